@@ -1,0 +1,3 @@
+from brainmigrate.cli import main
+
+main()

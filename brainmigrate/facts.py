@@ -1,0 +1,150 @@
+"""Turn a fact line and its continuations into a ``ParsedFact`` (SPEC.md §Notation).
+
+Pure: no file system. The rules here are the notation's: kind from the marker, text
+folding and the 2000-character cut, trailers (``created`` and ``run``), the task id, the
+SUPERSEDED status and the scope.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import PurePath
+
+from brainmigrate.model import Diagnostic, ParsedFact, Segment
+from brainmigrate.notation import Line, fold, parse_stamp, split_trailer
+
+#: The stored text is at most this long (SPEC.md §Notation).
+MAX_TEXT = 2000
+
+#: Marker -> kind; "+" depends on the file (SPEC.md §Notation, "Markers").
+KIND_OF_MARKER = {
+    "!": "blocker",
+    "~": "decision",
+    "=": "environment",
+    "?": "other",
+    ">": "other",
+    "->": "other",
+    "x": "other",
+}
+
+#: Default task id: an upper-case letter, upper-case letters or digits, a hyphen, digits;
+#: not after a letter, digit or "_", not before a letter or digit (SPEC.md §Notation).
+DEFAULT_TASK_PATTERN = r"(?<!\w)[A-Z][A-Z0-9]*-[0-9]+(?![^\W_])"
+#: Technical prefixes that are never task ids, also followed by digits (SHA3, MD5, X86, P0).
+TASK_DENY = re.compile(
+    r"(?:UTF|SHA|ISO|RFC|CVE|CWE|HTTP|TLS|SSL|AES|RSA|MD|UUID|GPT|IPV|PEP|ECMA|X|P|PBKDF"
+    r"|HMAC|BASE|UCS|IEEE|ANSI|CRC|WGS|EPSG|SRID)[0-9]*"
+)
+SUPERSEDED = re.compile(r"(?<![^\W_])SUPERSEDED")
+_PATTERNS_STEM = re.compile(r"(?:.*[-_])?patterns?")
+
+
+class TaskIds:
+    """Finds task ids in a fact's text.
+
+    With the default pattern, a match whose prefix (before the hyphen) is a deny-listed
+    technical prefix is passed over. A ``--task-pattern`` is used as given: its whole match
+    is the task id, and no deny-list applies. Raises ``re.error`` for an invalid pattern.
+    """
+
+    def __init__(self, pattern: str | None = None) -> None:
+        self.default = pattern is None
+        self.regex = re.compile(DEFAULT_TASK_PATTERN if pattern is None else pattern)
+
+    def all(self, text: str) -> list[str]:
+        """Every task id in ``text``, in order."""
+        out = []
+        for m in self.regex.finditer(text):
+            tid = m.group(0)
+            if self.default and TASK_DENY.fullmatch(tid[: tid.rindex("-")]):
+                continue
+            if tid:
+                out.append(tid)
+        return out
+
+
+def scope_for(path: str | PurePath, scope: str | None = None) -> str:
+    """``area:<file stem, lower-cased>``, or ``scope`` as given (SPEC.md §Notation, Scope)."""
+    return scope if scope is not None else "area:" + PurePath(path).stem.lower()
+
+
+def plus_kind_for(path: str | PurePath, plus_kind: str | None = None) -> str:
+    """Kind of a ``+`` fact: ``plus_kind`` if given, ``pattern`` in a file named for
+    patterns (stem ``pattern(s)`` or ending ``-pattern(s)``/``_pattern(s)``), else
+    ``environment`` (SPEC.md §Notation)."""
+    if plus_kind:
+        return plus_kind
+    return "pattern" if _PATTERNS_STEM.fullmatch(PurePath(path).stem.lower()) else "environment"
+
+
+def build_fact(
+    file: str,
+    lines: Sequence[Line],
+    scope: str,
+    plus_kind: str,
+    tasks: TaskIds,
+    diags: list[Diagnostic],
+) -> ParsedFact:
+    """Build the fact that ``lines`` (a fact line, then its continuations) state.
+
+    Appends to ``diags``: BM301 for an undated trailing comment (removed all the same),
+    BM302 when the text is cut to 2000 characters.
+    """
+    head = lines[0]
+    created = run = None
+    segments = []
+    for ln in lines:
+        body, inside = split_trailer(ln.text)
+        if inside is not None:
+            stamp = parse_stamp(inside)
+            if stamp is None:
+                diags.append(
+                    Diagnostic(
+                        file, ln.number, "BM301", "info",
+                        "trailing comment is not a date; removed from the text",
+                        ln.col + len(body),
+                    )
+                )
+            elif created is None:
+                created, run = stamp
+        segments.append(Segment(ln.number, ln.col, body))
+    full = fold(" ".join(s.text for s in segments))
+    text = full
+    if len(full) > MAX_TEXT:
+        text = cut(full)
+        diags.append(
+            Diagnostic(
+                file, head.number, "BM302", "info",
+                f"text cut to {len(text)} of {len(full)} characters",
+            )
+        )
+    found = tasks.all(full)
+    kind = plus_kind if head.marker == "+" else KIND_OF_MARKER[head.marker]
+    return ParsedFact(
+        file=file,
+        line=head.number,
+        scope=scope,
+        kind=kind,
+        marker=head.marker,
+        text=text,
+        full_text=full,
+        task=found[0] if found else None,
+        tasks=frozenset(found),
+        run=run,
+        created=created,
+        status="superseded" if SUPERSEDED.search(full) else "active",
+        segments=tuple(segments),
+    )
+
+
+def cut(text: str, limit: int = MAX_TEXT) -> str:
+    """Cut folded ``text`` to at most ``limit`` characters at a word boundary.
+
+    A single word longer than ``limit`` is cut inside the word.
+    """
+    if len(text) <= limit:
+        return text
+    head = text[: limit + 1]
+    space = head.rfind(" ")
+    return (head[:space] if space > 0 else text[:limit]).rstrip(" ")

@@ -1,0 +1,359 @@
+"""Run an import: notes files -> lines -> facts -> anchors -> merge -> store (SPEC.md).
+
+``import_notes`` is what ``brainmigrate import`` calls; ``read_notes`` is the part shared
+with ``check`` (everything up to the merge, touching no store).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import stat
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from brainmigrate import notation
+from brainmigrate.anchors import Resolved, Resolver, Root
+from brainmigrate.facts import TaskIds, build_fact, plus_kind_for, scope_for
+from brainmigrate.merge import Key, MergeIndex, Stems, numbers, similarity
+from brainmigrate.model import SKIP_REASONS, Diagnostic, FactRecord, ParsedFact
+from brainmigrate.stores import sqlite
+
+#: Folders never walked for notes files.
+SKIP_DIRS = frozenset({".git", ".hg", ".svn"})
+
+
+class InputError(Exception):
+    """A notes path or a root is missing or unreadable, or holds no notes; or a bad option."""
+
+
+@dataclass
+class Options:
+    """How to read the notes: roots in order, scope, kind of ``+``, task pattern.
+
+    ``roots`` default to the current folder. ``classifier`` is ``fast`` or ``lark``
+    (SPEC.md §Notation; both give the same lines). ``cache_dir`` is where the first root's
+    declaration index is cached (None: the default cache folder).
+    """
+
+    roots: Sequence[str | os.PathLike] = ()
+    scope: str | None = None
+    plus_kind: str | None = None
+    task_pattern: str | None = None
+    classifier: str = "fast"
+    cache_dir: str | os.PathLike | None = None
+
+
+@dataclass
+class FileStats:
+    """Line counts of one notes file (SPEC.md §Report: lines == fact_lines + continuations
+    + blank + skipped)."""
+
+    path: str
+    scope: str
+    lines: int = 0
+    fact_lines: int = 0
+    continuations: int = 0
+    blank: int = 0
+    skipped: int = 0
+    skipped_by_reason: Counter = field(default_factory=Counter)
+    merged: int = 0
+    gone: int = 0
+
+
+@dataclass
+class Notes:
+    """What reading the notes gave: per-file counts, facts with what they name, diagnostics."""
+
+    files: list[FileStats]
+    facts: list[tuple[ParsedFact, Resolved]]
+    warnings: list[Diagnostic]
+    roots: list[Root]
+
+
+@dataclass
+class RunResult:
+    """An import's outcome, what every report renders (SPEC.md §Report)."""
+
+    notes: Notes
+    facts: list[FactRecord]
+    actions: dict[int, str]
+    merged: list[dict]
+    gone: list[dict]
+    outside: list[dict]
+    ambiguous: list[dict]
+    store: str | None
+    dry_run: bool
+
+    @property
+    def files(self) -> list[FileStats]:
+        return self.notes.files
+
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        return self.notes.warnings
+
+    @property
+    def roots(self) -> list[Root]:
+        return self.notes.roots
+
+
+def notes_files(paths: Sequence[str | os.PathLike]) -> list[tuple[str, Path]]:
+    """The notes files ``paths`` name, in order: a file as given, a folder's ``*.md`` files
+    (recursively, sorted, ``.git`` skipped, symlinked folders not followed).
+
+    Returns ``(display name, path)`` pairs, each file once. Raises ``InputError`` for a
+    path that does not exist, is not a regular file or folder, or a folder without notes.
+    """
+    out: list[tuple[str, Path]] = []
+    seen: set[str] = set()
+    for given in paths:
+        p = Path(given)
+        try:
+            mode = p.stat().st_mode
+        except OSError as exc:
+            raise InputError(f"{given}: {exc.strerror or 'cannot read'}") from None
+        if stat.S_ISDIR(mode):
+            found = sorted(_walk(p))
+            if not found:
+                raise InputError(f"{given}: no *.md notes files in this folder")
+        elif stat.S_ISREG(mode):
+            found = [p]
+        else:
+            raise InputError(f"{given}: not a regular file or a folder")
+        for f in found:
+            real = os.path.realpath(f)
+            if real not in seen:
+                seen.add(real)
+                out.append((f.as_posix(), f))
+    return out
+
+
+def _walk(folder: Path):
+    for dirpath, dirnames, filenames in os.walk(folder):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
+        for name in filenames:
+            if name.endswith(".md"):
+                f = Path(dirpath, name)
+                if f.is_file():
+                    yield f
+
+
+def make_roots(roots: Sequence[str | os.PathLike]) -> list[Root]:
+    """``Root`` values for the folders given, in order; the current folder when none.
+
+    Raises ``InputError`` for a root that does not exist or is not a folder.
+    """
+    out = []
+    for i, r in enumerate(roots or ["."]):
+        if not Path(r).is_dir():
+            raise InputError(f"--root {r}: no such folder")
+        out.append(Root.of(i, r))
+    return out
+
+
+def _name_index(root: Root, cache_dir):
+    from brainmigrate.codeindex import CodeIndex
+
+    return CodeIndex(root.path, cache_dir=Path(cache_dir) if cache_dir else None)
+
+
+def read_notes(paths: Sequence[str | os.PathLike], options: Options) -> Notes:
+    """Read every notes file: count every line, build facts, resolve what they name.
+
+    Raises ``InputError`` (bad path, root or task pattern) or ``notation.NotesReadError``.
+    """
+    roots = make_roots(options.roots)
+    files = notes_files(paths)
+    try:
+        tasks = TaskIds(options.task_pattern)
+    except re.error as exc:
+        raise InputError(f"--task-pattern: not a valid regular expression: {exc}") from None
+    classify = notation.classifier(options.classifier)
+    resolver = Resolver(roots, lambda: _name_index(roots[0], options.cache_dir))
+    diags: list[Diagnostic] = []
+    stats: list[FileStats] = []
+    facts: list[tuple[ParsedFact, Resolved]] = []
+    for display, path in files:
+        scope = scope_for(path, options.scope)
+        plus = plus_kind_for(path, options.plus_kind)
+        st = FileStats(display, scope)
+        reasons = st.skipped_by_reason
+        pending: list[notation.Line] = []
+
+        def flush(pending=pending, display=display, scope=scope, plus=plus):
+            fact = build_fact(display, pending, scope, plus, tasks, diags)
+            facts.append((fact, resolver.scan(fact)))
+            pending.clear()
+
+        for ln in notation.scan(path, display, diags, classify):
+            st.lines += 1
+            cls = ln.cls
+            if cls == "fact":
+                if pending:
+                    flush()
+                pending.append(ln)
+                st.fact_lines += 1
+            elif cls == "continuation":
+                pending.append(ln)
+                st.continuations += 1
+            else:
+                if pending:
+                    flush()
+                if cls == "blank":
+                    st.blank += 1
+                else:
+                    st.skipped += 1
+                    reasons[ln.reason] += 1
+        if pending:
+            flush()
+        stats.append(st)
+    resolver.finish([r for _, r in facts])
+    for fact, res in facts:
+        for count, what in res.notes:
+            diags.append(
+                Diagnostic(
+                    fact.file, fact.line, "BM202", "info",
+                    f"{count} more {what} dropped (at most 6 anchors of each per fact)",
+                )
+            )
+    order = {display: i for i, (display, _) in enumerate(files)}
+    diags.sort(key=lambda d: (order.get(d.file, 0), d.line or 0, d.col or 0))
+    return Notes(stats, facts, diags, roots)
+
+
+def fingerprint(fact: ParsedFact) -> str:
+    """A digest of what a fact line says: scope, kind, marker, whole text, run, created."""
+    data = "\x1f".join(
+        (fact.scope, fact.kind, fact.marker, fact.full_text, fact.run or "", fact.created or "")
+    )
+    return hashlib.blake2b(data.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+
+
+def merge(notes: Notes, snapshot: sqlite.Snapshot, stems: Stems) -> RunResult:
+    """Merge the facts read into the stored ones (SPEC.md §Merge). Pure.
+
+    A line whose fingerprint the store already holds is the fact it fed and changes nothing
+    but what adds up (anchors, gone citations, provenance); so importing the same files
+    twice adds nothing and changes nothing. Any other line follows the repeat rule.
+    """
+    items = [(f, r, stems(f.full_text), numbers(f.full_text)) for f, r in notes.facts]
+    df = MergeIndex.frequencies([s for _, _, s, _ in items])
+    df.update(MergeIndex.frequencies(rec.stems for rec in snapshot.facts.values()))
+    index = MergeIndex(df)
+    records = dict(snapshot.facts)
+    for rec in records.values():
+        index.add(rec.id, Key(rec.scope, rec.numbers, rec.tasks), rec.stems)
+    next_id = snapshot.next_id
+    touched: dict[int, FactRecord] = {}
+    merged, gone, outside, ambiguous = [], [], [], []
+    new_prov: set[tuple[int, str, int, str]] = set()
+    by_file = {st.path: st for st in notes.files}
+    for fact, res, st, nums in items:
+        fp = fingerprint(fact)
+        key = Key(fact.scope, nums, fact.tasks)
+        known = snapshot.known.get(fp)
+        if known is not None:
+            rec, sim = records[known], similarity(st, records[known].stems)
+        else:
+            hit = index.best(key, st)
+            rec, sim = (records[hit[0]], hit[1]) if hit else (None, 0.0)
+        if rec is None:
+            rec = FactRecord(
+                id=next_id, scope=fact.scope, kind=fact.kind, marker=fact.marker,
+                text=fact.text, task=fact.task, run=fact.run, created=fact.created,
+                status=fact.status, status_reason=_reason(fact.status), stems=st, numbers=nums,
+                tasks=fact.tasks,
+            )
+            next_id += 1
+            records[rec.id] = rec
+            index.add(rec.id, key, st)
+        else:
+            if known is None:
+                rec.text, rec.kind, rec.marker = fact.text, fact.kind, fact.marker
+                rec.status, rec.status_reason = fact.status, _reason(fact.status)
+                rec.task, rec.stems = fact.task, st
+                if fact.run:
+                    rec.run = fact.run
+                if not rec.created:
+                    rec.created = fact.created
+                index.replace(rec.id, st)
+            merged.append(
+                {"into": rec.key, "file": fact.file, "line": fact.line,
+                 "similarity": round(sim, 4), "known": known is not None}
+            )
+            by_file[fact.file].merged += 1
+        for a in res.anchors:
+            if a not in rec.anchors:
+                rec.anchors.append(a)
+        prov = (rec.id, fact.file, fact.line, fp)
+        if prov not in snapshot.provenance and prov not in new_prov:
+            new_prov.add(prov)
+            rec.new_provenance.append(prov[1:])
+        rec.origin = rec.origin or (fact.file, fact.line)
+        touched[rec.id] = rec
+        for c in res.citations:
+            entry = {"file": fact.file, "line": c.line, "col": c.col, "fact": rec.key}
+            if c.state == "gone":
+                if c.name not in rec.gone:
+                    rec.gone.append(c.name)
+                gone.append({**entry, "path": c.name})
+                by_file[fact.file].gone += 1
+            elif c.state == "outside":
+                outside.append({**entry, "path": c.name, "reason": c.reason})
+            else:
+                ambiguous.append(
+                    {**entry, "name": c.name, "how": c.how, "candidates": list(c.candidates)}
+                )
+    facts = [touched[i] for i in sorted(touched)]
+    actions = {
+        r.id: "added" if not r.stored else "updated" if r.state() != r.snapshot else "unchanged"
+        for r in facts
+    }
+    return RunResult(notes, facts, actions, merged, gone, outside, ambiguous, None, True)
+
+
+def _reason(status: str) -> str | None:
+    return "SUPERSEDED in the text" if status == "superseded" else None
+
+
+def fts_words(stems: Stems):
+    """The words FTS5 indexes for a fact: stems of its text, scope, kind and task."""
+
+    def words(rec: FactRecord) -> str:
+        return " ".join(stems.words(" ".join(filter(None, (rec.text, rec.scope, rec.kind,
+                                                             rec.task)))))
+
+    return words
+
+
+def import_notes(
+    paths: Sequence[str | os.PathLike],
+    options: Options,
+    store: str | os.PathLike = "know.db",
+    dry_run: bool = False,
+) -> RunResult:
+    """Import notes files into the store at ``store``; with ``dry_run`` write nothing.
+
+    Raises ``InputError``, ``notation.NotesReadError`` or ``sqlite.StoreError``; on any of
+    them the store is left exactly as it was.
+    """
+    store_path = Path(store)
+    if not dry_run:
+        sqlite.check_writable(store_path)
+    snapshot = sqlite.load(store_path)
+    notes = read_notes(paths, options)
+    stems = Stems()
+    result = merge(notes, snapshot, stems)
+    result.store, result.dry_run = str(store_path), dry_run
+    if not dry_run:
+        changed = [r for r in result.facts if result.actions[r.id] != "unchanged"
+                   or r.new_provenance]
+        if changed or not store_path.exists():
+            now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+            sqlite.write(store_path, changed, fts_words(stems), now)
+    return result

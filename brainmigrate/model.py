@@ -1,0 +1,154 @@
+"""The values every stage passes on: lines, facts, anchors, citations, diagnostics.
+
+All frozen dataclasses. Positions (file, line, column) are kept out of equality where two
+values should compare by meaning (STYLE.md, "Habits").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+#: Kinds the store keeps, in report order (SPEC.md §Notation, "Markers").
+KINDS = ("decision", "pattern", "blocker", "environment", "other")
+#: Markers in report order (SPEC.md §Notation).
+MARKERS = ("+", "!", "~", "=", "?", ">", "->", "x")
+#: Reasons a line is skipped (SPEC.md §Notation, classes "skipped" and "other").
+SKIP_REASONS = ("context", "state", "heading", "code", "comment", "empty", "orphan", "prose")
+#: Fact statuses (SPEC.md §Store).
+STATUSES = ("active", "stale", "superseded")
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """A problem in the notes: where it is, a stable code, a severity and a sentence.
+
+    ``line`` and ``col`` are 1-based; ``col`` is None when the whole line is meant.
+    Severity is ``error``, ``warning`` or ``info``.
+    """
+
+    file: str
+    line: int | None
+    code: str
+    severity: str
+    message: str
+    col: int | None = None
+
+    def to_dict(self) -> dict:
+        out = {"file": self.file, "line": self.line}
+        if self.col is not None:
+            out["col"] = self.col
+        out.update(code=self.code, severity=self.severity, message=self.message)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """A fact's text as it stands on one physical line: 1-based line and column of ``text``."""
+
+    line: int
+    col: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Anchor:
+    """What a fact holds for: a file (``kind="file"``) or a declaration (``kind="symbol"``).
+
+    ``root`` is the checkout's folder as an absolute path; ``path`` is POSIX, relative to it;
+    ``lines`` is ``(first, last)`` or None; ``how`` is ``cited``, ``bare-name`` or
+    ``camelcase`` (SPEC.md §Anchors). Equality is by (root, path, symbol) only, the key
+    anchors are de-duplicated by.
+    """
+
+    kind: str
+    root: str
+    path: str
+    symbol: str | None = None
+    lines: tuple[int, int] | None = field(default=None, compare=False)
+    how: str = field(default="cited", compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    """A name in a fact's text that anchored nothing: a gone or outside path, an ambiguous name.
+
+    ``state`` is ``gone``, ``outside`` or ``ambiguous``; ``name`` is the normalized path (or
+    the bare or CamelCase name); ``candidates`` lists the files for an ambiguous name;
+    ``reason`` says why a path is outside.
+    """
+
+    state: str
+    name: str
+    line: int
+    col: int
+    how: str = "cited"
+    candidates: tuple[str, ...] = ()
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedFact:
+    """A fact as its lines state it, before anchors and merge (SPEC.md §Notation).
+
+    ``text`` is folded and cut to 2000 characters; ``full_text`` is the whole folded text
+    every rule reads. ``created`` is ISO 8601 UTC (``2026-09-23T13:16:09Z``) or None.
+    """
+
+    file: str
+    line: int
+    scope: str
+    kind: str
+    marker: str
+    text: str
+    full_text: str
+    task: str | None
+    tasks: frozenset[str]
+    run: str | None
+    created: str | None
+    status: str
+    segments: tuple[Segment, ...] = field(compare=False, default=())
+
+
+@dataclass(slots=True)
+class FactRecord:
+    """A fact in the store, while a run merges into it: the one mutable record.
+
+    ``id`` is the number behind ``k<id>``. ``stems``, ``numbers`` and ``tasks`` are the merge
+    rule's sets, taken from the whole text (SPEC.md §Merge). ``anchors`` and ``gone`` add up
+    over repeats. ``provenance`` lists ``(file, line, fingerprint)`` of every line that fed
+    the fact; ``new_provenance`` those this run adds. ``stored`` says whether the store held
+    the fact before this run; ``origin`` is the first line of this run that fed it.
+    """
+
+    id: int
+    scope: str
+    kind: str
+    marker: str
+    text: str
+    task: str | None
+    run: str | None
+    created: str | None
+    status: str
+    status_reason: str | None
+    stems: frozenset[str]
+    numbers: frozenset[str]
+    tasks: frozenset[str]
+    anchors: list[Anchor] = field(default_factory=list)
+    gone: list[str] = field(default_factory=list)
+    supersedes: list[int] = field(default_factory=list)
+    related: list[int] = field(default_factory=list)
+    new_provenance: list[tuple[str, int, str]] = field(default_factory=list)
+    stored: bool = False
+    origin: tuple[str, int] | None = None
+    snapshot: tuple | None = None
+
+    @property
+    def key(self) -> str:
+        return f"k{self.id}"
+
+    def state(self) -> tuple:
+        """What the store keeps of the fact, to tell whether a run changed it."""
+        return (
+            self.kind, self.marker, self.text, self.task, self.run, self.created,
+            self.status, self.status_reason, tuple(self.anchors), tuple(self.gone),
+        )

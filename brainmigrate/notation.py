@@ -1,0 +1,398 @@
+"""Read a notes file and say what every physical line is (SPEC.md §Notation).
+
+The notation's tokens are defined once, in ``grammar/notation.lark``. Two classifiers read
+a line with them:
+
+* ``LarkClassifier`` runs Lark's LALR parser (contextual lexer) on each line;
+* ``FastClassifier`` (the default) matches one regular expression composed from the same
+  grammar's terminals, in the lexer's priority order. It is 5-10x faster; tests assert both
+  give the same answer on every golden and generated line.
+
+``scan`` keeps the little state that spans lines (an open fact, a fence, an HTML comment
+block, a context or state line) and yields one ``Line`` per physical line, so every line is
+accounted for: ``fact``, ``continuation``, ``blank`` or ``skipped`` with a reason. It
+streams: memory does not grow with the file.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+from lark import Lark, Token, Tree
+
+from brainmigrate.model import Diagnostic
+
+#: Unicode White_Space, "\n" aside (SPEC.md §Notation: "Whitespace" is Unicode White_Space).
+WS_CHARS = "\t\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+WS_RUN = re.compile(f"[{WS_CHARS}\n]+")
+BOM = b"\xef\xbb\xbf"
+#: The same characters as a string, for str.strip().
+_WS_STRIP = "\t\x0b\x0c\r \x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000" + "".join(
+    chr(c) for c in range(0x2000, 0x200B)
+)
+
+
+class GrammarError(RuntimeError):
+    """The notation grammar could not be found or loaded (a broken install)."""
+
+
+def grammar_text() -> str:
+    """Return the text of ``notation.lark``.
+
+    Looks in the installed package first (the wheel force-includes it as
+    ``brainmigrate/grammar/notation.lark``), then in the repository's ``grammar/`` folder
+    (an editable install or a checkout). Raises ``GrammarError`` when neither exists.
+    """
+    packaged = resources.files("brainmigrate").joinpath("grammar/notation.lark")
+    if packaged.is_file():
+        return packaged.read_text(encoding="utf-8")
+    repo = Path(__file__).resolve().parent.parent / "grammar" / "notation.lark"
+    if repo.is_file():
+        return repo.read_text(encoding="utf-8")
+    raise GrammarError("notation.lark is missing from the installation; reinstall brainmigrate")
+
+
+@cache
+def parser() -> Lark:
+    """The grammar's LALR parser (contextual lexer), built once per process."""
+    return Lark(grammar_text(), parser="lalr", lexer="contextual", start=["line", "stamp"])
+
+
+# A classification: (class, lead token, index where the line's rest begins).
+# class is one of: blank fact context state heading fence comment indented prose.
+# For a fact, lead is the marker ("!" for "!P3") and the rest is the fact's raw text.
+Classified = tuple[str, str, int]
+
+
+class LarkClassifier:
+    """Classify a line with the Lark parser. The reference the fast path is tested against."""
+
+    name = "lark"
+
+    def __init__(self) -> None:
+        self._lark = parser()
+
+    def __call__(self, line: str) -> Classified:
+        tree = self._lark.parse(line, start="line")
+        node = tree.children[0]
+        assert isinstance(node, Tree)
+        cls = str(node.data)
+        tokens = [t for t in node.children if isinstance(t, Token)]
+        if cls == "prose":
+            return cls, "", 0
+        if cls == "blank":
+            return cls, "", len(line)
+        lead, start = "", len(line)
+        for tok in tokens:
+            if tok.type == "PRIORITY":
+                return cls, "!", tok.start_pos + 1
+            if tok.type not in ("BULLET", "REST"):
+                lead, start = str(tok), tok.end_pos
+        return cls, lead, start
+
+
+class FastClassifier:
+    """Classify a line with one regex composed from the grammar's terminals.
+
+    Alternatives follow the terminals' priorities in ``notation.lark`` (the order Lark's
+    contextual lexer tries them in), so the answer equals ``LarkClassifier``'s.
+    """
+
+    name = "fast"
+
+    def __init__(self) -> None:
+        t = {term.name: term.pattern.to_regexp() for term in parser().terminals}
+        self._re = re.compile(
+            f"(?P<blank>(?:{t['BLANK']})?$)"
+            f"|(?P<indented>{t['INDENT']})(?=.)"
+            f"|(?P<heading>{t['HEADING']})"
+            f"|(?P<fence>{t['FENCE']})"
+            f"|(?P<comment>{t['COMMENT_OPEN']})"
+            f"|(?:{t['BULLET']})?(?:(?P<priority>{t['PRIORITY']})|(?P<fact>{t['MARKER']})"
+            f"|(?P<context>{t['CONTEXT']})|(?P<state>{t['STATE']}))"
+            f"|(?P<prose>)"
+        )
+
+    def __call__(self, line: str) -> Classified:
+        m = self._re.match(line)
+        cls = m.lastgroup
+        if cls == "priority":
+            return "fact", "!", m.start("priority") + 1
+        if cls == "prose":
+            return "prose", "", 0
+        if cls == "blank":
+            return "blank", "", len(line)
+        return cls, m.group(cls), m.end()
+
+
+def classifier(name: str = "fast") -> Callable[[str], Classified]:
+    """Return the line classifier called ``name`` (``fast`` or ``lark``)."""
+    if name == "fast":
+        return _fast()
+    if name == "lark":
+        return LarkClassifier()
+    raise ValueError(f"unknown classifier {name!r}; use 'fast' or 'lark'")
+
+
+@cache
+def _fast() -> FastClassifier:
+    return FastClassifier()
+
+
+# ------------------------------------------------------------------------------ trailers
+
+
+def split_trailer(text: str) -> tuple[str, str | None]:
+    """Split the last HTML comment at the end of ``text`` off it (SPEC.md §Notation, Trailer).
+
+    Returns ``(text_before, comment_inside)``; ``comment_inside`` is None when the text does
+    not end with a closed comment (trailing whitespace aside). A comment in mid-line, an
+    unclosed one (``<!-- a``) and one closed with ``->`` stay in the text. Linear time.
+    """
+    end = len(text.rstrip(_WS_STRIP))
+    if end < 7 or not text.startswith("-->", end - 3):
+        return text, None
+    start = text.rfind("<!--", 0, end - 3)
+    if start < 0 or start + 4 > end - 3:
+        return text, None
+    inside = text[start + 4 : end - 3]
+    if "-->" in inside:
+        return text, None
+    return text[:start], inside
+
+
+def fold(text: str) -> str:
+    """Fold runs of Unicode White_Space to one space and trim (SPEC.md §Notation)."""
+    return WS_RUN.sub(" ", text).strip(" ")
+
+
+def is_blank(text: str) -> bool:
+    """True when ``text`` is empty or only Unicode White_Space."""
+    return not text.strip(_WS_STRIP)
+
+
+# ------------------------------------------------------------------------------ reading
+
+
+@dataclass(slots=True)
+class Line:
+    """One physical line and what it is.
+
+    ``cls`` is ``fact``, ``continuation``, ``blank`` or ``skipped``; ``reason`` is the skip
+    reason (SPEC.md §Notation); for a fact ``marker`` is its marker; for a fact or a
+    continuation ``text`` is the raw text (marker removed) and ``col`` its 1-based column.
+    """
+
+    number: int
+    cls: str
+    reason: str = ""
+    marker: str = ""
+    text: str = ""
+    col: int = 1
+
+
+class NotesReadError(OSError):
+    """A notes file could not be opened or read."""
+
+
+def _decode(raw: bytes, number: int, file: str, diags: list[Diagnostic] | None) -> str:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        text = raw.decode("utf-8", errors="replace")
+        if diags is not None:
+            col = len(raw[: exc.start].decode("utf-8", errors="replace")) + 1
+            diags.append(
+                Diagnostic(
+                    file, number, "BM305", "warning",
+                    "invalid UTF-8 bytes replaced with U+FFFD", col,
+                )
+            )
+    if "\x00" in text:
+        if diags is not None:
+            diags.append(
+                Diagnostic(
+                    file, number, "BM306", "warning",
+                    "NUL bytes replaced with U+FFFD", text.index("\x00") + 1,
+                )
+            )
+        text = text.replace("\x00", "\ufffd")
+    return text
+
+
+def _read(handle, offset: int, number: int, file: str, warn_after: int, diags: list[Diagnostic]):
+    """Yield ``(number, text, offset_after)`` from byte ``offset`` on, decoding each line."""
+    handle.seek(offset)
+    for raw in handle:
+        number += 1
+        offset += len(raw)
+        if offset == len(raw) and raw.startswith(BOM):
+            raw = raw[3:]
+        if raw.endswith(b"\n"):
+            raw = raw[:-2] if raw.endswith(b"\r\n") else raw[:-1]
+        yield number, _decode(raw, number, file, diags if number > warn_after else None), offset
+
+
+def scan(
+    path: str | Path,
+    file: str,
+    diags: list[Diagnostic],
+    classify: Callable[[str], Classified] | None = None,
+) -> Iterator[Line]:
+    """Yield one ``Line`` per physical line of the notes file at ``path``.
+
+    ``file`` is the name diagnostics use. Problems in the notes (invalid UTF-8, NUL bytes,
+    an unclosed fence or comment) are appended to ``diags``; they never stop the scan.
+    Raises ``NotesReadError`` when the file cannot be opened or read. Lines end at ``\\n``
+    only; a ``\\r`` before it is dropped; a BOM at byte 0 is dropped (SPEC.md §Notation).
+    """
+    classify = classify or _fast()
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - closed in finally, across a generator
+    except OSError as exc:
+        raise NotesReadError(f"{file}: cannot read: {exc.strerror or exc}") from exc
+    try:
+        yield from _scan(handle, file, diags, classify)
+    except OSError as exc:
+        raise NotesReadError(f"{file}: cannot read: {exc.strerror or exc}") from exc
+    finally:
+        handle.close()
+
+
+def _scan(handle, file: str, diags: list[Diagnostic], classify) -> Iterator[Line]:
+    offset, number, warned = 0, 0, 0
+    comments_close = True  # False once a comment was seen to run to the end of the file
+    open_kind = ""  # "fact", "context" or "state": what an indented line would continue
+    while True:
+        lines = _read(handle, offset, number, file, warned, diags)
+        restart = None
+        for number, text, offset in lines:
+            warned = max(warned, number)
+            cls, lead, start = classify(text)
+            if cls == "indented":
+                if open_kind == "fact":
+                    yield Line(number, "continuation", text=text, col=1)
+                elif open_kind:
+                    yield Line(number, "skipped", open_kind)
+                else:
+                    yield Line(number, "skipped", "orphan")
+                continue
+            open_kind = ""
+            if cls == "fact":
+                rest = text[start:]
+                body, _ = split_trailer(rest)
+                if is_blank(body):
+                    yield Line(number, "skipped", "empty")
+                else:
+                    open_kind = "fact"
+                    yield Line(number, "fact", marker=lead, text=rest, col=start + 1)
+            elif cls == "blank":
+                yield Line(number, "blank")
+            elif cls in ("context", "state"):
+                open_kind = cls
+                yield Line(number, "skipped", cls)
+            elif cls == "heading" or cls == "prose":
+                yield Line(number, "skipped", cls)
+            elif cls == "fence":
+                yield Line(number, "skipped", "code")
+                first = number
+                closing = re.compile(re.escape(lead[0]) + "{%d,}" % len(lead) + f"[{WS_CHARS}]*$")
+                for number, text, offset in lines:
+                    warned = max(warned, number)
+                    yield Line(number, "skipped", "code")
+                    if closing.match(text):
+                        break
+                else:
+                    diags.append(
+                        Diagnostic(file, first, "BM303", "info", "code fence never closed", 1)
+                    )
+            elif cls == "comment":
+                if text.find("-->", start) >= 0:
+                    yield Line(number, "skipped", "comment")
+                    continue
+                if not comments_close:
+                    yield Line(number, "skipped", "comment")
+                    diags.append(_unclosed(file, number))
+                    continue
+                first, resume = number, offset
+                for number, text, offset in lines:
+                    warned = max(warned, number)
+                    if "-->" in text:
+                        for n in range(first, number + 1):
+                            yield Line(n, "skipped", "comment")
+                        break
+                else:
+                    # Never closed: that line alone is a comment; read on after it.
+                    yield Line(first, "skipped", "comment")
+                    diags.append(_unclosed(file, first))
+                    comments_close = False
+                    restart = (resume, first)
+                    break
+        if restart is None:
+            return
+        offset, number = restart
+
+
+def _unclosed(file: str, number: int) -> Diagnostic:
+    return Diagnostic(file, number, "BM304", "info", "HTML comment never closed", 1)
+
+
+def parse_stamp(inside: str) -> tuple[str, str | None] | None:
+    """Read a trailer's inside as ``YYYY-MM-DD HH:MM[:SS][offset] [run]`` (SPEC.md §Notation).
+
+    Returns ``(created, run)`` with ``created`` in UTC as ``YYYY-MM-DDTHH:MM:SSZ``, or None
+    when the text is not such a stamp or not a real calendar time.
+    """
+    m = _STAMP.match(inside.strip(_WS_STRIP))
+    if not m:
+        return None
+    return _stamp_value(m.group("date"), m.group("time"), m.group("offset"), m.group("run"))
+
+
+def parse_stamp_lark(inside: str) -> tuple[str, str | None] | None:
+    """``parse_stamp`` through the Lark parser's ``stamp`` rule; tests check they agree."""
+    from lark.exceptions import LarkError
+
+    try:
+        tree = parser().parse(inside.strip(_WS_STRIP), start="stamp")
+    except LarkError:
+        return None
+    parts = {t.type: str(t) for t in tree.children}
+    return _stamp_value(parts["DATE"], parts["TIME"], parts.get("OFFSET"), parts.get("RUN"))
+
+
+def _stamp_value(date: str, time: str, offset: str | None, run: str | None):
+    from datetime import UTC, datetime, timedelta
+
+    try:
+        year, month, day = (int(x) for x in date.split("-"))
+        hms = [int(x) for x in time.split(":")]
+        when = datetime(year, month, day, hms[0], hms[1], hms[2] if len(hms) > 2 else 0)
+    except ValueError:
+        return None
+    if offset and offset != "Z":
+        sign = -1 if offset[0] == "-" else 1
+        digits = offset[1:].replace(":", "")
+        hours, minutes = int(digits[:2]), int(digits[2:])
+        if hours > 23 or minutes > 59:
+            return None
+        when -= sign * timedelta(hours=hours, minutes=minutes)
+    if when.year < 1:
+        return None
+    return when.replace(tzinfo=UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), run
+
+
+def _compose_stamp() -> re.Pattern:
+    t = {term.name: term.pattern.to_regexp() for term in parser().terminals}
+    return re.compile(
+        f"(?P<date>{t['DATE']})(?:{t['DATE_SEP']})(?P<time>{t['TIME']})"
+        f"(?P<offset>{t['OFFSET']})?(?:(?:{t['RUN_SEP']})(?P<run>{t['RUN']}))?$"
+    )
+
+
+_STAMP = _compose_stamp()

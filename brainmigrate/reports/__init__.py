@@ -1,0 +1,140 @@
+"""Reports of a run: a JSON-able dict (SPEC.md §Report) and templates that render it.
+
+``report(result)`` builds the dict every format starts from; ``render(data, fmt)`` turns it
+into text. JSON is ``json.dumps`` of the dict; every other format is one jinja2 template in
+``templates/`` (``<format>.j2``), so adding a format is adding a template.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from functools import cache
+
+import jinja2
+
+from brainmigrate.model import KINDS, MARKERS, SKIP_REASONS, FactRecord
+
+#: The report's schema version (SPEC.md §Report).
+SCHEMA_VERSION = 1
+#: Formats ``import`` renders.
+FORMATS = ("text", "json")
+
+COUNTS = ("lines", "fact_lines", "continuations", "blank", "skipped")
+
+
+def report(result) -> dict:
+    """The JSON report of an import (``importer.RunResult``), keys per SPEC.md §Report.
+
+    Counts ``by_kind``, ``by_marker``, ``superseded`` and ``citing_gone`` are over the facts
+    after merging; per file and in total ``lines == fact_lines + continuations + blank +
+    skipped``.
+    """
+    roots = {r.path: r.index for r in result.roots}
+    files = []
+    totals = dict.fromkeys(COUNTS, 0)
+    skipped = Counter({r: 0 for r in SKIP_REASONS})
+    for st in result.files:
+        entry = {"path": st.path, "scope": st.scope}
+        for key in COUNTS:
+            entry[key] = getattr(st, key)
+            totals[key] += entry[key]
+        entry["skipped_by_reason"] = {r: st.skipped_by_reason.get(r, 0) for r in SKIP_REASONS}
+        entry["merged"] = st.merged
+        entry["gone"] = st.gone
+        skipped.update(st.skipped_by_reason)
+        files.append(entry)
+    facts = [_fact(rec, roots, result.actions[rec.id]) for rec in result.facts]
+    by_kind = Counter({k: 0 for k in KINDS})
+    by_marker = Counter({m: 0 for m in MARKERS})
+    for f in facts:
+        by_kind[f["kind"]] += 1
+        by_marker[f["marker"]] += 1
+    actions = Counter(result.actions.values())
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "dry_run": result.dry_run,
+        "store": result.store,
+        "roots": [r.path for r in result.roots],
+        "totals": {
+            "files": len(files),
+            **totals,
+            "facts": len(facts),
+            "merged": len(result.merged),
+            "superseded": sum(f["status"] == "superseded" for f in facts),
+            "citing_gone": len({g["fact"] for g in result.gone}),
+            "added": actions.get("added", 0),
+            "updated": actions.get("updated", 0),
+            "unchanged": actions.get("unchanged", 0),
+            "gone": len(result.gone),
+            "outside": len(result.outside),
+            "ambiguous": len(result.ambiguous),
+            "warnings": len(result.warnings),
+            "by_kind": dict(by_kind),
+            "by_marker": dict(by_marker),
+            "skipped_by_reason": {r: skipped[r] for r in SKIP_REASONS},
+        },
+        "files": files,
+        "facts": facts,
+        "gone": result.gone,
+        "outside": result.outside,
+        "ambiguous": result.ambiguous,
+        "merged": result.merged,
+        "warnings": [d.to_dict() for d in result.warnings],
+    }
+
+
+def _fact(rec: FactRecord, roots: dict[str, int], action: str) -> dict:
+    anchors = []
+    for a in rec.anchors:
+        entry = {
+            "kind": a.kind,
+            "path": a.path,
+            "root": roots.get(a.root),
+            "lines": list(a.lines) if a.lines else None,
+            "symbol": a.symbol,
+            "how": a.how,
+        }
+        if entry["root"] is None:
+            entry["root_path"] = a.root
+        anchors.append(entry)
+    return {
+        "id": rec.key,
+        "scope": rec.scope,
+        "kind": rec.kind,
+        "marker": rec.marker,
+        "text": rec.text,
+        "task": rec.task,
+        "run": rec.run,
+        "created": rec.created,
+        "status": rec.status,
+        "origin": {"file": rec.origin[0], "line": rec.origin[1]} if rec.origin else None,
+        "anchors": anchors,
+        "action": action,
+    }
+
+
+@cache
+def _env() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("brainmigrate.reports", "templates"),
+        autoescape=jinja2.select_autoescape(enabled_extensions=("html",), default=False),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+    )
+
+
+def render(data: dict, fmt: str) -> str:
+    """Render a report dict as ``fmt``: ``json`` or the name of a template in ``templates/``.
+
+    Raises ``ValueError`` for an unknown format.
+    """
+    if fmt == "json":
+        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    try:
+        template = _env().get_template(f"{fmt}.j2")
+    except jinja2.TemplateNotFound:
+        raise ValueError(f"unknown report format {fmt!r}") from None
+    return template.render(r=data)

@@ -1,0 +1,345 @@
+"""``know.db``: the embedded fact store, SQLite with FTS5 (SPEC.md §Store).
+
+Tables: ``facts`` (one row per fact, id ``k<id>``), ``anchors``, ``citations`` (gone
+paths), ``provenance`` (every notes file and line that fed a fact, with the line's
+fingerprint and when it was imported), ``facts_fts`` (FTS5 over the stemmed words of
+text, scope, kind and task; rowid = fact id) and ``meta``. ``PRAGMA user_version`` holds
+the schema version.
+
+Safety: an import into an existing store is one ``BEGIN IMMEDIATE`` transaction, so a
+failure or a kill leaves the store as it was; a new store is written to a temporary file
+beside the target and renamed into place only when complete. A dry run opens the store
+read-only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+from brainmigrate.model import Anchor, FactRecord
+
+SCHEMA_VERSION = 1
+APPLICATION = "brainmigrate"
+#: Seconds to wait for another writer before giving up with "store is busy".
+BUSY_TIMEOUT = float(os.environ.get("BRAINMIGRATE_BUSY_TIMEOUT", "30"))
+
+SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE facts (
+    id INTEGER PRIMARY KEY,
+    scope TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    marker TEXT NOT NULL,
+    text TEXT NOT NULL,
+    task TEXT,
+    run TEXT,
+    created TEXT,
+    status TEXT NOT NULL DEFAULT 'active',
+    status_reason TEXT,
+    supersedes TEXT NOT NULL DEFAULT '[]',
+    related TEXT NOT NULL DEFAULT '[]',
+    stems TEXT NOT NULL,
+    numbers TEXT NOT NULL,
+    tasks TEXT NOT NULL,
+    imported TEXT NOT NULL,
+    updated TEXT NOT NULL
+);
+CREATE INDEX facts_scope ON facts (scope);
+CREATE TABLE anchors (
+    fact_id INTEGER NOT NULL REFERENCES facts (id),
+    kind TEXT NOT NULL,
+    root TEXT NOT NULL,
+    path TEXT NOT NULL,
+    symbol TEXT NOT NULL DEFAULT '',
+    line_first INTEGER,
+    line_last INTEGER,
+    how TEXT NOT NULL,
+    signature_digest TEXT,
+    body_digest TEXT,
+    verified_at TEXT,
+    PRIMARY KEY (fact_id, root, path, symbol)
+);
+CREATE INDEX anchors_path ON anchors (path);
+CREATE TABLE citations (
+    fact_id INTEGER NOT NULL REFERENCES facts (id),
+    state TEXT NOT NULL,
+    path TEXT NOT NULL,
+    PRIMARY KEY (fact_id, state, path)
+);
+CREATE TABLE provenance (
+    fact_id INTEGER NOT NULL REFERENCES facts (id),
+    file TEXT NOT NULL,
+    line INTEGER NOT NULL,
+    fingerprint TEXT NOT NULL,
+    imported TEXT NOT NULL,
+    PRIMARY KEY (fact_id, file, line, fingerprint)
+);
+CREATE INDEX provenance_fingerprint ON provenance (fingerprint);
+CREATE VIRTUAL TABLE facts_fts USING fts5 (words, tokenize = 'unicode61');
+"""
+
+
+class StoreError(Exception):
+    """The store cannot be opened, read or written; the message names the fix."""
+
+
+class Snapshot:
+    """What a run merges against: the stored facts and the fingerprints of fed lines.
+
+    ``facts`` maps id to ``FactRecord`` (ids ascending); ``known`` maps a line fingerprint
+    to the id of the fact it fed; ``next_id`` is the id a new fact gets.
+    """
+
+    def __init__(self) -> None:
+        self.facts: dict[int, FactRecord] = {}
+        self.known: dict[str, int] = {}
+        self.provenance: set[tuple[int, str, int, str]] = set()
+        self.next_id = 1
+
+
+def check_file(path: Path) -> None:
+    """Raise ``StoreError`` unless ``path`` is absent, empty, or an SQLite file."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(16)
+    except FileNotFoundError:
+        return
+    except IsADirectoryError:
+        raise StoreError(f"{path} is a folder; pass --store FILE") from None
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot read the store: {exc.strerror}") from None
+    if head and head != b"SQLite format 3\x00":
+        raise StoreError(
+            f"{path} is not a brainmigrate store (not an SQLite file); "
+            "move it away or pass --store with another path"
+        )
+
+
+def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
+    try:
+        if readonly:
+            con = sqlite3.connect(
+                path.absolute().as_uri() + "?mode=ro", uri=True, timeout=BUSY_TIMEOUT,
+                isolation_level=None,
+            )
+        else:
+            con = sqlite3.connect(path, timeout=BUSY_TIMEOUT, isolation_level=None)
+        _check_schema(con, path)
+    except sqlite3.DatabaseError as exc:
+        raise _error(path, exc) from None
+    return con
+
+
+def _error(path: Path, exc: sqlite3.Error) -> StoreError:
+    msg = str(exc)
+    if "locked" in msg or "busy" in msg:
+        return StoreError(
+            f"{path}: store is busy (another import holds it); try again when it is done"
+        )
+    if "readonly" in msg or "read-only" in msg:
+        return StoreError(f"{path}: store is read-only; make it writable or pass --store")
+    if "not a database" in msg or "malformed" in msg or "corrupt" in msg:
+        return StoreError(
+            f"{path} is not a readable brainmigrate store ({msg}); "
+            "move it away or pass --store with another path"
+        )
+    return StoreError(f"{path}: store error: {msg}")
+
+
+def _check_schema(con: sqlite3.Connection, path: Path) -> None:
+    version = con.execute("PRAGMA user_version").fetchone()[0]
+    tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if version > SCHEMA_VERSION:
+        raise StoreError(
+            f"{path} was written by a newer brainmigrate (schema {version}, this one reads "
+            f"{SCHEMA_VERSION}); upgrade brainmigrate"
+        )
+    if version == 0 and tables:
+        raise StoreError(
+            f"{path} is an SQLite file but not a brainmigrate store; "
+            "move it away or pass --store with another path"
+        )
+    if version == SCHEMA_VERSION:
+        app = con.execute("SELECT value FROM meta WHERE key='application'").fetchone()
+        if not app or app[0] != APPLICATION:
+            raise StoreError(f"{path} is not a brainmigrate store; pass --store with another path")
+
+
+def load(path: Path) -> Snapshot:
+    """Read the store at ``path`` read-only; an absent or empty file gives an empty snapshot.
+
+    Raises ``StoreError`` for a file that is not a (readable) store or is of a newer schema.
+    """
+    check_file(path)
+    snap = Snapshot()
+    if not path.exists() or path.stat().st_size == 0:
+        return snap
+    con = _connect(path, readonly=True)
+    try:
+        if con.execute("PRAGMA user_version").fetchone()[0] == 0:
+            return snap
+        for row in con.execute(
+            "SELECT id, scope, kind, marker, text, task, run, created, status, status_reason,"
+            " supersedes, related, stems, numbers, tasks FROM facts ORDER BY id"
+        ):
+            rec = FactRecord(
+                id=row[0], scope=row[1], kind=row[2], marker=row[3], text=row[4], task=row[5],
+                run=row[6], created=row[7], status=row[8], status_reason=row[9],
+                supersedes=json.loads(row[10]), related=json.loads(row[11]),
+                stems=_set(row[12]), numbers=_set(row[13]), tasks=_set(row[14]), stored=True,
+            )
+            snap.facts[rec.id] = rec
+        for fid, kind, root, p, symbol, first, last, how in con.execute(
+            "SELECT fact_id, kind, root, path, symbol, line_first, line_last, how FROM anchors"
+            " ORDER BY rowid"
+        ):
+            lines = (first, last) if first is not None else None
+            snap.facts[fid].anchors.append(Anchor(kind, root, p, symbol or None, lines, how))
+        for fid, p in con.execute(
+            "SELECT fact_id, path FROM citations WHERE state='gone' ORDER BY rowid"
+        ):
+            snap.facts[fid].gone.append(p)
+        for fid, file, line, fp in con.execute(
+            "SELECT fact_id, file, line, fingerprint FROM provenance ORDER BY rowid"
+        ):
+            snap.known.setdefault(fp, fid)
+            snap.provenance.add((fid, file, line, fp))
+        snap.next_id = max(snap.facts, default=0) + 1
+        for rec in snap.facts.values():
+            rec.snapshot = rec.state()
+    except (sqlite3.Error, KeyError, ValueError) as exc:
+        if isinstance(exc, sqlite3.Error):
+            raise _error(path, exc) from None
+        raise StoreError(f"{path}: the store is inconsistent ({exc}); restore a backup") from None
+    finally:
+        con.close()
+    return snap
+
+
+def _set(text: str) -> frozenset[str]:
+    return frozenset(text.split(" ")) if text else frozenset()
+
+
+def _join(values: Iterable[str]) -> str:
+    return " ".join(sorted(values))
+
+
+def check_writable(path: Path) -> None:
+    """Raise ``StoreError`` early when the store at ``path`` could not be written."""
+    check_file(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    if path.exists():
+        if not os.access(path, os.W_OK):
+            raise StoreError(f"{path}: store is read-only; make it writable or pass --store")
+        con = _connect(path, readonly=True)
+        con.close()
+    elif not folder.is_dir():
+        raise StoreError(f"{path}: folder {folder} does not exist; create it or pass --store")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise StoreError(f"{path}: cannot write in {folder}; pass --store with a writable path")
+
+
+def write(path: Path, facts: Iterable[FactRecord], words, now: str) -> None:
+    """Write the new and changed ``facts`` to the store at ``path`` in one transaction.
+
+    ``words(rec)`` returns the stemmed words FTS5 indexes for a fact. ``now`` is the ISO
+    time of the import. A new store is built in a temporary file and renamed into place.
+    Raises ``StoreError``; on any failure the store is left as it was.
+    """
+    facts = list(facts)
+    fresh = not path.exists() or path.stat().st_size == 0
+    target = path
+    if fresh:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        os.close(fd)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        target = Path(tmp)
+    try:
+        con = _connect(target, readonly=False)
+        try:
+            con.execute("BEGIN IMMEDIATE")
+            if fresh:
+                _create(con)
+            _write(con, facts, words, now)
+            con.execute("COMMIT")
+        except BaseException:
+            if con.in_transaction:
+                con.execute("ROLLBACK")
+            raise
+        finally:
+            con.close()
+        if fresh:
+            os.replace(target, path)
+    except sqlite3.Error as exc:
+        raise _error(path, exc) from None
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot write the store: {exc.strerror or exc}") from None
+    finally:
+        if fresh:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(target)
+
+
+def _create(con: sqlite3.Connection) -> None:
+    for statement in SCHEMA.split(";"):
+        if statement.strip():
+            con.execute(statement)
+    con.execute("INSERT INTO meta VALUES ('application', ?)", (APPLICATION,))
+    from brainmigrate import __version__
+
+    con.execute("INSERT INTO meta VALUES ('created_by', ?)", (__version__,))
+    con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def _write(con: sqlite3.Connection, facts: list[FactRecord], words, now: str) -> None:
+    for rec in facts:
+        values = (
+            rec.scope, rec.kind, rec.marker, rec.text, rec.task, rec.run, rec.created,
+            rec.status, rec.status_reason, json.dumps(rec.supersedes), json.dumps(rec.related),
+            _join(rec.stems), _join(rec.numbers), _join(rec.tasks),
+        )
+        if not rec.stored:
+            con.execute(
+                "INSERT INTO facts (scope, kind, marker, text, task, run, created, status,"
+                " status_reason, supersedes, related, stems, numbers, tasks, id, imported,"
+                " updated) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (*values, rec.id, now, now),
+            )
+        elif rec.state() != rec.snapshot:
+            con.execute(
+                "UPDATE facts SET scope=?, kind=?, marker=?, text=?, task=?, run=?, created=?,"
+                " status=?, status_reason=?, supersedes=?, related=?, stems=?, numbers=?,"
+                " tasks=?, updated=? WHERE id=?",
+                (*values, now, rec.id),
+            )
+            con.execute("DELETE FROM facts_fts WHERE rowid=?", (rec.id,))
+        if not rec.stored or rec.state() != rec.snapshot:
+            con.execute("INSERT INTO facts_fts (rowid, words) VALUES (?, ?)", (rec.id, words(rec)))
+            con.executemany(
+                "INSERT OR IGNORE INTO anchors (fact_id, kind, root, path, symbol, line_first,"
+                " line_last, how) VALUES (?,?,?,?,?,?,?,?)",
+                [
+                    (
+                        rec.id, a.kind, a.root, a.path, a.symbol or "",
+                        a.lines[0] if a.lines else None, a.lines[1] if a.lines else None, a.how,
+                    )
+                    for a in rec.anchors
+                ],
+            )
+            con.executemany(
+                "INSERT OR IGNORE INTO citations (fact_id, state, path) VALUES (?, 'gone', ?)",
+                [(rec.id, p) for p in rec.gone],
+            )
+        con.executemany(
+            "INSERT OR IGNORE INTO provenance (fact_id, file, line, fingerprint, imported)"
+            " VALUES (?,?,?,?,?)",
+            [(rec.id, f, ln, fp, now) for f, ln, fp in rec.new_provenance],
+        )
