@@ -36,9 +36,32 @@ NAME_CAP = 6
 
 #: File names that are paths without an extension (SPEC.md §Anchors 1).
 FILE_NAMES = frozenset(
-    "Makefile GNUmakefile makefile Dockerfile Containerfile Jenkinsfile Vagrantfile Gemfile "
-    "Rakefile Procfile Pipfile Brewfile Podfile Justfile justfile LICENSE LICENCE COPYING "
-    "NOTICE AUTHORS CODEOWNERS README CHANGELOG CONTRIBUTING".split()
+    {
+        "Makefile",
+        "GNUmakefile",
+        "makefile",
+        "Dockerfile",
+        "Containerfile",
+        "Jenkinsfile",
+        "Vagrantfile",
+        "Gemfile",
+        "Rakefile",
+        "Procfile",
+        "Pipfile",
+        "Brewfile",
+        "Podfile",
+        "Justfile",
+        "justfile",
+        "LICENSE",
+        "LICENCE",
+        "COPYING",
+        "NOTICE",
+        "AUTHORS",
+        "CODEOWNERS",
+        "README",
+        "CHANGELOG",
+        "CONTRIBUTING",
+    }
 )
 
 _TOKEN = re.compile(f"[^{WS_CHARS}\n]+")
@@ -460,7 +483,11 @@ class Resolver:
                 if state == "ambiguous":
                     res.citations.append(
                         Citation(
-                            "ambiguous", tok.text, tok.line, tok.col, "camelcase",
+                            "ambiguous",
+                            tok.text,
+                            tok.line,
+                            tok.col,
+                            "camelcase",
                             tuple(sorted({d.path for d in decls})),
                         )
                     )

@@ -27,7 +27,11 @@ def _known_errors() -> tuple[type[BaseException], ...]:
     from brainmigrate.stores.sqlite import StoreError
 
     errors: list[type[BaseException]] = [
-        Failure, InputError, NotesReadError, StoreError, GrammarError
+        Failure,
+        InputError,
+        NotesReadError,
+        StoreError,
+        GrammarError,
     ]
     try:
         from brainmigrate.codeindex import RootError
@@ -88,26 +92,35 @@ def notes_options(func):
         [
             click.argument("paths", nargs=-1, required=True, type=click.Path()),
             click.option(
-                "--root", "roots", multiple=True, type=click.Path(),
+                "--root",
+                "roots",
+                multiple=True,
+                type=click.Path(),
                 help="Checkout that cited paths are looked up in; repeat, first wins. "
                 "Default: the current folder.",
             ),
             click.option("--scope", help="Scope of every fact (default: area:<file stem>)."),
             click.option(
-                "--plus-kind", type=click.Choice(KINDS),
+                "--plus-kind",
+                type=click.Choice(KINDS),
                 help="Kind of '+' facts (default: environment; pattern in patterns files).",
             ),
             click.option(
-                "--task-pattern", metavar="REGEX",
+                "--task-pattern",
+                metavar="REGEX",
                 help="Regular expression for task ids, replacing the default (TER-167).",
             ),
             click.option(
-                "--cache-dir", type=click.Path(), envvar="BRAINMIGRATE_CACHE_DIR",
+                "--cache-dir",
+                type=click.Path(),
+                envvar="BRAINMIGRATE_CACHE_DIR",
                 help="Folder for the declaration index cache "
                 "(env BRAINMIGRATE_CACHE_DIR; default ~/.cache/brainmigrate).",
             ),
             click.option(
-                "--parser", type=click.Choice(["fast", "lark"]), default="fast",
+                "--parser",
+                type=click.Choice(["fast", "lark"]),
+                default="fast",
                 show_default=True,
                 help="Line reader: the fast regex composed from the grammar, or the Lark "
                 "parser itself (same result, slower).",
@@ -127,18 +140,26 @@ def main() -> None:
 @main.command("import")
 @notes_options
 @click.option(
-    "--store", default="know.db", show_default=True, type=click.Path(),
+    "--store",
+    default="know.db",
+    show_default=True,
+    type=click.Path(),
     help="SQLite fact store to import into.",
 )
 @click.option("--dry-run", is_flag=True, help="Read and report; write no store.")
 @click.option(
-    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
     help="Report format.",
 )
 @click.option("--output", type=click.Path(), help="Write the report to FILE instead of stdout.")
 @guarded
-def import_cmd(paths, roots, scope, plus_kind, task_pattern, cache_dir, parser, store, dry_run,
-               fmt, output):
+def import_cmd(
+    paths, roots, scope, plus_kind, task_pattern, cache_dir, parser, store, dry_run, fmt, output
+):
     """Import notes files (or folders of *.md) into the fact store."""
     from brainmigrate import importer, reports
 

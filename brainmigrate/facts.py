@@ -101,7 +101,10 @@ def build_fact(
             if stamp is None:
                 diags.append(
                     Diagnostic(
-                        file, ln.number, "BM301", "info",
+                        file,
+                        ln.number,
+                        "BM301",
+                        "info",
                         "trailing comment is not a date; removed from the text",
                         ln.col + len(body),
                     )
@@ -115,7 +118,10 @@ def build_fact(
         text = cut(full)
         diags.append(
             Diagnostic(
-                file, head.number, "BM302", "info",
+                file,
+                head.number,
+                "BM302",
+                "info",
                 f"text cut to {len(text)} of {len(full)} characters",
             )
         )

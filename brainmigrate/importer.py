@@ -20,7 +20,7 @@ from brainmigrate import notation
 from brainmigrate.anchors import Resolved, Resolver, Root
 from brainmigrate.facts import TaskIds, build_fact, plus_kind_for, scope_for
 from brainmigrate.merge import Key, MergeIndex, Stems, numbers, similarity
-from brainmigrate.model import SKIP_REASONS, Diagnostic, FactRecord, ParsedFact
+from brainmigrate.model import Diagnostic, FactRecord, ParsedFact
 from brainmigrate.stores import sqlite
 
 #: Folders never walked for notes files.
@@ -217,7 +217,10 @@ def read_notes(paths: Sequence[str | os.PathLike], options: Options) -> Notes:
         for count, what in res.notes:
             diags.append(
                 Diagnostic(
-                    fact.file, fact.line, "BM202", "info",
+                    fact.file,
+                    fact.line,
+                    "BM202",
+                    "info",
                     f"{count} more {what} dropped (at most 6 anchors of each per fact)",
                 )
             )
@@ -264,9 +267,18 @@ def merge(notes: Notes, snapshot: sqlite.Snapshot, stems: Stems) -> RunResult:
             rec, sim = (records[hit[0]], hit[1]) if hit else (None, 0.0)
         if rec is None:
             rec = FactRecord(
-                id=next_id, scope=fact.scope, kind=fact.kind, marker=fact.marker,
-                text=fact.text, task=fact.task, run=fact.run, created=fact.created,
-                status=fact.status, status_reason=_reason(fact.status), stems=st, numbers=nums,
+                id=next_id,
+                scope=fact.scope,
+                kind=fact.kind,
+                marker=fact.marker,
+                text=fact.text,
+                task=fact.task,
+                run=fact.run,
+                created=fact.created,
+                status=fact.status,
+                status_reason=_reason(fact.status),
+                stems=st,
+                numbers=nums,
                 tasks=fact.tasks,
             )
             next_id += 1
@@ -283,8 +295,13 @@ def merge(notes: Notes, snapshot: sqlite.Snapshot, stems: Stems) -> RunResult:
                     rec.created = fact.created
                 index.replace(rec.id, st)
             merged.append(
-                {"into": rec.key, "file": fact.file, "line": fact.line,
-                 "similarity": round(sim, 4), "known": known is not None}
+                {
+                    "into": rec.key,
+                    "file": fact.file,
+                    "line": fact.line,
+                    "similarity": round(sim, 4),
+                    "known": known is not None,
+                }
             )
             by_file[fact.file].merged += 1
         for a in res.anchors:
@@ -325,8 +342,9 @@ def fts_words(stems: Stems):
     """The words FTS5 indexes for a fact: stems of its text, scope, kind and task."""
 
     def words(rec: FactRecord) -> str:
-        return " ".join(stems.words(" ".join(filter(None, (rec.text, rec.scope, rec.kind,
-                                                             rec.task)))))
+        return " ".join(
+            stems.words(" ".join(filter(None, (rec.text, rec.scope, rec.kind, rec.task))))
+        )
 
     return words
 
@@ -351,8 +369,9 @@ def import_notes(
     result = merge(notes, snapshot, stems)
     result.store, result.dry_run = str(store_path), dry_run
     if not dry_run:
-        changed = [r for r in result.facts if result.actions[r.id] != "unchanged"
-                   or r.new_provenance]
+        changed = [
+            r for r in result.facts if result.actions[r.id] != "unchanged" or r.new_provenance
+        ]
         if changed or not store_path.exists():
             now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
             sqlite.write(store_path, changed, fts_words(stems), now)

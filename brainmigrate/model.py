@@ -149,6 +149,14 @@ class FactRecord:
     def state(self) -> tuple:
         """What the store keeps of the fact, to tell whether a run changed it."""
         return (
-            self.kind, self.marker, self.text, self.task, self.run, self.created,
-            self.status, self.status_reason, tuple(self.anchors), tuple(self.gone),
+            self.kind,
+            self.marker,
+            self.text,
+            self.task,
+            self.run,
+            self.created,
+            self.status,
+            self.status_reason,
+            tuple(self.anchors),
+            tuple(self.gone),
         )

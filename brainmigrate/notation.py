@@ -209,16 +209,24 @@ def _decode(raw: bytes, number: int, file: str, diags: list[Diagnostic] | None) 
             col = len(raw[: exc.start].decode("utf-8", errors="replace")) + 1
             diags.append(
                 Diagnostic(
-                    file, number, "BM305", "warning",
-                    "invalid UTF-8 bytes replaced with U+FFFD", col,
+                    file,
+                    number,
+                    "BM305",
+                    "warning",
+                    "invalid UTF-8 bytes replaced with U+FFFD",
+                    col,
                 )
             )
     if "\x00" in text:
         if diags is not None:
             diags.append(
                 Diagnostic(
-                    file, number, "BM306", "warning",
-                    "NUL bytes replaced with U+FFFD", text.index("\x00") + 1,
+                    file,
+                    number,
+                    "BM306",
+                    "warning",
+                    "NUL bytes replaced with U+FFFD",
+                    text.index("\x00") + 1,
                 )
             )
         text = text.replace("\x00", "\ufffd")
@@ -301,8 +309,8 @@ def _scan(handle, file: str, diags: list[Diagnostic], classify) -> Iterator[Line
             elif cls == "fence":
                 yield Line(number, "skipped", "code")
                 first = number
-                closing = re.compile(re.escape(lead[0]) + "{%d,}" % len(lead) + f"[{WS_CHARS}]*$")
-                for number, text, offset in lines:
+                closing = re.compile(f"{re.escape(lead[0])}{{{len(lead)},}}[{WS_CHARS}]*$")
+                for number, text, offset in lines:  # noqa: B007 - offset read after
                     warned = max(warned, number)
                     yield Line(number, "skipped", "code")
                     if closing.match(text):
@@ -320,7 +328,7 @@ def _scan(handle, file: str, diags: list[Diagnostic], classify) -> Iterator[Line
                     diags.append(_unclosed(file, number))
                     continue
                 first, resume = number, offset
-                for number, text, offset in lines:
+                for number, text, offset in lines:  # noqa: B007 - offset read after
                     warned = max(warned, number)
                     if "-->" in text:
                         for n in range(first, number + 1):

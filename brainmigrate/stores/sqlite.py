@@ -125,7 +125,9 @@ def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
     try:
         if readonly:
             con = sqlite3.connect(
-                path.absolute().as_uri() + "?mode=ro", uri=True, timeout=BUSY_TIMEOUT,
+                path.absolute().as_uri() + "?mode=ro",
+                uri=True,
+                timeout=BUSY_TIMEOUT,
                 isolation_level=None,
             )
         else:
@@ -189,10 +191,22 @@ def load(path: Path) -> Snapshot:
             " supersedes, related, stems, numbers, tasks FROM facts ORDER BY id"
         ):
             rec = FactRecord(
-                id=row[0], scope=row[1], kind=row[2], marker=row[3], text=row[4], task=row[5],
-                run=row[6], created=row[7], status=row[8], status_reason=row[9],
-                supersedes=json.loads(row[10]), related=json.loads(row[11]),
-                stems=_set(row[12]), numbers=_set(row[13]), tasks=_set(row[14]), stored=True,
+                id=row[0],
+                scope=row[1],
+                kind=row[2],
+                marker=row[3],
+                text=row[4],
+                task=row[5],
+                run=row[6],
+                created=row[7],
+                status=row[8],
+                status_reason=row[9],
+                supersedes=json.loads(row[10]),
+                related=json.loads(row[11]),
+                stems=_set(row[12]),
+                numbers=_set(row[13]),
+                tasks=_set(row[14]),
+                stored=True,
             )
             snap.facts[rec.id] = rec
         for fid, kind, root, p, symbol, first, last, how in con.execute(
@@ -302,9 +316,20 @@ def _create(con: sqlite3.Connection) -> None:
 def _write(con: sqlite3.Connection, facts: list[FactRecord], words, now: str) -> None:
     for rec in facts:
         values = (
-            rec.scope, rec.kind, rec.marker, rec.text, rec.task, rec.run, rec.created,
-            rec.status, rec.status_reason, json.dumps(rec.supersedes), json.dumps(rec.related),
-            _join(rec.stems), _join(rec.numbers), _join(rec.tasks),
+            rec.scope,
+            rec.kind,
+            rec.marker,
+            rec.text,
+            rec.task,
+            rec.run,
+            rec.created,
+            rec.status,
+            rec.status_reason,
+            json.dumps(rec.supersedes),
+            json.dumps(rec.related),
+            _join(rec.stems),
+            _join(rec.numbers),
+            _join(rec.tasks),
         )
         if not rec.stored:
             con.execute(
@@ -328,8 +353,14 @@ def _write(con: sqlite3.Connection, facts: list[FactRecord], words, now: str) ->
                 " line_last, how) VALUES (?,?,?,?,?,?,?,?)",
                 [
                     (
-                        rec.id, a.kind, a.root, a.path, a.symbol or "",
-                        a.lines[0] if a.lines else None, a.lines[1] if a.lines else None, a.how,
+                        rec.id,
+                        a.kind,
+                        a.root,
+                        a.path,
+                        a.symbol or "",
+                        a.lines[0] if a.lines else None,
+                        a.lines[1] if a.lines else None,
+                        a.how,
                     )
                     for a in rec.anchors
                 ],

@@ -1,0 +1,121 @@
+"""The on-disk cache of one root's declarations.
+
+One file per root, ``<cache_dir>/codeindex-<16 hex of blake2b(resolved root)>.bin``::
+
+    b"BMCI1\\n" | namespace (32 ASCII hex) | blake2b-16 of the payload | payload
+
+The payload is a pickle of ``{"root": str, "files": {path: Entry}}`` made only of dicts,
+tuples, strings, bytes, ints, bools and None; it is read with an unpickler that refuses
+every global, and only after its checksum matched. A file with another magic, namespace
+(extractor / tree-sitter / language-pack versions, query texts, size limit), root, or a
+bad checksum is discarded, never trusted. Writes go to a temporary file in the same folder,
+then ``os.replace``.
+
+``Entry`` is a tuple ``(size, mtime_ns, racy, content_hash, language, has_error, rows,
+skip_reason)``: ``rows`` is ``None`` for a skipped file (``skip_reason`` says why). ``racy``
+marks a file whose mtime was less than :data:`RACY_NS` old when it was read: its mtime may
+not change on a quick re-edit, so it is trusted only after its content hash is checked.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import os
+import pickle
+import tempfile
+from pathlib import Path
+from typing import Any
+
+MAGIC = b"BMCI1\n"
+RACY_NS = 2_000_000_000
+
+Entry = tuple[int, int, bool, bytes, str, bool, Any, str | None]
+
+
+def default_cache_dir() -> Path:
+    """The default cache folder.
+
+    ``$BRAINMIGRATE_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/brainmigrate``, else
+    ``~/.cache/brainmigrate``.
+    """
+    explicit = os.environ.get("BRAINMIGRATE_CACHE_DIR")
+    if explicit:
+        return Path(explicit).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    if xdg:
+        return Path(xdg).expanduser() / "brainmigrate"
+    return Path.home() / ".cache" / "brainmigrate"
+
+
+def cache_file(cache_dir: Path, root: Path) -> Path:
+    """The cache file of a (resolved) root inside ``cache_dir``."""
+    key = hashlib.blake2b(os.fsencode(root), digest_size=8).hexdigest()
+    return cache_dir / f"codeindex-{key}.bin"
+
+
+def content_hash(data: bytes) -> bytes:
+    """blake2b-16 of a file's raw bytes (checks racy entries)."""
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+class _NoGlobals(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        raise pickle.UnpicklingError(f"global {module}.{name} refused")
+
+
+def load(path: Path, namespace: str, root: Path) -> tuple[dict[str, Entry] | None, str]:
+    """Read a cache file; returns ``(files, status)``.
+
+    ``files`` is ``None`` when there is nothing usable; ``status`` is ``"used"``,
+    ``"created"`` (no file yet) or ``"discarded: <why>"``. Never raises for bad content.
+    """
+    try:
+        blob = path.read_bytes()
+    except FileNotFoundError:
+        return None, "created"
+    except OSError as exc:
+        return None, f"discarded: unreadable ({exc.strerror or exc})"
+    head = len(MAGIC) + 32 + 16
+    if len(blob) < head or not blob.startswith(MAGIC):
+        return None, "discarded: not a cache file or truncated"
+    if blob[len(MAGIC) : len(MAGIC) + 32] != namespace.encode("ascii"):
+        return None, "discarded: other version"
+    payload = memoryview(blob)[head:]
+    if hashlib.blake2b(payload, digest_size=16).digest() != blob[head - 16 : head]:
+        return None, "discarded: checksum mismatch (corrupt or truncated)"
+    try:
+        data = _NoGlobals(io.BytesIO(payload)).load()
+    except Exception:  # noqa: BLE001 - any unpickling failure means a bad file
+        return None, "discarded: unreadable payload"
+    if (
+        not isinstance(data, dict)
+        or data.get("root") != str(root)
+        or not isinstance(data.get("files"), dict)
+    ):
+        return None, "discarded: unexpected content"
+    return data["files"], "used"
+
+
+def save(path: Path, namespace: str, root: Path, files: dict[str, Entry]) -> None:
+    """Write the cache atomically (temporary file, then ``os.replace``).
+
+    Raises:
+        OSError: the folder cannot be created or written.
+    """
+    payload = pickle.dumps({"root": str(root), "files": files}, protocol=pickle.HIGHEST_PROTOCOL)
+    check = hashlib.blake2b(payload, digest_size=16).digest()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".codeindex-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(MAGIC)
+            fh.write(namespace.encode("ascii"))
+            fh.write(check)
+            fh.write(payload)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise

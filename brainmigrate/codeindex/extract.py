@@ -1,0 +1,271 @@
+"""Declarations of one source text: parse with tree-sitter, run the language's query.
+
+The result of one file is a tuple of *rows*, plain tuples that pickle small and fast::
+
+    (name, kind, container, first_line, last_line, name_line, signature_digest, body_digest)
+
+:func:`rows_to_declarations` turns them into :class:`~.model.Declaration` values.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from tree_sitter import QueryCursor
+
+from .languages import parser_and_query
+from .model import Declaration, category_of
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+Row = tuple[str, str, str | None, int, int, int, str, str | None]
+
+#: Bumped whenever rows would come out differently for the same input (cache namespace).
+EXTRACTOR_VERSION = 1
+
+#: Containers whose direct ``function`` children are methods.
+TYPE_LIKE = frozenset(
+    {
+        "class",
+        "interface",
+        "object",
+        "enum",
+        "struct",
+        "trait",
+        "impl",
+        "protocol",
+        "extension",
+        "record",
+        "companion",
+        "actor",
+        "union",
+    }
+)
+
+#: Parents that a declaration's start (its lines and signature) is widened over:
+#: always for these …
+_WIDEN_ALWAYS = frozenset({"decorated_definition", "export_statement", "template_declaration"})
+#: … and for these only when the declaration is their single child of its type
+#: (``const f = …`` takes the ``const``; ``type T struct`` takes the ``type``).
+_WIDEN_SINGLE = frozenset(
+    {
+        "lexical_declaration",
+        "variable_declaration",
+        "type_declaration",
+        "const_declaration",
+        "var_declaration",
+    }
+)
+
+#: Names given to declarations whose grammar has no name node.
+_DEFAULT_NAMES = {
+    ("kotlin", "companion"): "Companion",
+    ("kotlin", "constructor"): "constructor",
+    ("swift", "constructor"): "init",
+    ("swift", "destructor"): "deinit",
+}
+
+_IDENT = re.compile(r"[A-Za-z_$~][\w$~]*(?:::~?[A-Za-z_$][\w$]*)*")
+#: Names kept as written: identifiers (Ruby's may end in ? ! =) and dotted or backslashed
+#: namespace names (``Demo.Sub``, ``App\Billing``).
+_PLAIN = re.compile(r"[^\W\d][\w$]*(?:[?!=]|(?:[.\\][^\W\d][\w$]*)*)\Z")
+
+
+def normalise_source(data: bytes) -> bytes:
+    """Strip a leading UTF-8 BOM and turn CRLF into LF (line numbers are unchanged)."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    if b"\r\n" in data:
+        data = data.replace(b"\r\n", b"\n")
+    return data
+
+
+def digest(text: bytes) -> str:
+    """Hex blake2b (12 bytes) of ``text`` with every whitespace run folded to one space."""
+    return hashlib.blake2b(b" ".join(text.split()), digest_size=12).hexdigest()
+
+
+def _clean_name(raw: str) -> tuple[str, str | None]:
+    """Split a raw name into (name, qualifier).
+
+    ``A::B::m`` -> (``m``, ``A.B``); ``:sym`` -> (``sym``, None); ``(*f)`` -> (``f``, None).
+    """
+    if not _PLAIN.match(raw):
+        m = _IDENT.search(raw)
+        if m is None:
+            return raw, None
+        raw = m.group(0)
+    if "::" in raw:
+        *outer, last = raw.split("::")
+        qualifier = ".".join(p for p in outer if p)
+        return last, qualifier or None
+    return raw, None
+
+
+def _widened_start(node: Node) -> Node:
+    """The outermost node over which a declaration's start is widened (see _WIDEN_*)."""
+    while True:
+        parent = node.parent
+        if parent is None:
+            return node
+        if parent.type in _WIDEN_ALWAYS:
+            node = parent
+            continue
+        if parent.type in _WIDEN_SINGLE:
+            same = sum(1 for c in parent.named_children if c.type == node.type)
+            if same == 1:
+                node = parent
+                continue
+        return node
+
+
+def _content_start(node: Node) -> int:
+    """Start byte of ``node`` after any comment children it begins with."""
+    start = node.start_byte
+    for child in node.children:
+        if "comment" not in child.type:
+            return child.start_byte
+        start = child.end_byte
+    return start
+
+
+def _last_line(node: Node) -> int:
+    """1-based last line of ``node`` (a node ending at column 0 ends on the line before)."""
+    row, col = node.end_point
+    if col == 0 and row > node.start_point.row:
+        return row
+    return row + 1
+
+
+def _refine_kind(language: str, kind: str, node: Node) -> str:
+    """Kinds the query cannot tell apart: Kotlin interface/enum, Swift struct/enum/actor."""
+    if language == "kotlin" and kind == "class":
+        for child in node.children:
+            if child.type in ("interface", "enum"):
+                return child.type
+            if child.type == "type_identifier":
+                break
+    elif language == "swift" and kind == "class":
+        dk = node.child_by_field_name("declaration_kind")
+        if dk is not None and dk.type in ("struct", "enum", "actor", "extension"):
+            return dk.type
+    return kind
+
+
+def extract(data: bytes, language: str) -> tuple[bool, tuple[Row, ...]]:
+    """Parse one file's bytes and return ``(has_error, rows)``.
+
+    ``data`` is normalised first (BOM, CRLF), so both digests and all line numbers are the
+    same for an LF and a CRLF copy. Rows are in source order (first line, then the name's
+    position). Declarations inside syntax-error regions are kept; ``has_error`` tells they may be
+    incomplete. Raises ``KeyError`` for an unknown language.
+    """
+    src = normalise_source(data)
+    parser, query = parser_and_query(language)
+    tree = parser.parse(src)
+    root = tree.root_node
+    best: dict[tuple[int, int], tuple[int, Node, str, Node | None, Node | None, Node | None]] = {}
+    for pattern, caps in QueryCursor(query).matches(root):
+        dnode = None
+        kind = ""
+        for cap, nodes in caps.items():
+            if cap.startswith("def."):
+                dnode, kind = nodes[0], cap[4:]
+                break
+        if dnode is None:
+            continue
+        names = caps.get("name") or [None]
+        body = caps.get("body")
+        receiver = caps.get("receiver")
+        for name_node in names:
+            key = (dnode.id, name_node.start_byte if name_node is not None else -1)
+            old = best.get(key)
+            if old is None or old[0] > pattern:
+                best[key] = (
+                    pattern,
+                    dnode,
+                    kind,
+                    name_node,
+                    body[0] if body else None,
+                    receiver[0] if receiver else None,
+                )
+
+    found = sorted(best.values(), key=lambda m: (m[1].start_byte, -m[1].end_byte, m[0]))
+    # Stack of enclosing declarations: (start, end, qualified name, kind).
+    stack: list[tuple[int, int, str, str]] = []
+    keyed: list[tuple[int, int, int, Row]] = []
+    for _pattern, dnode, kind, name_node, body, receiver in found:
+        start, end = dnode.start_byte, dnode.end_byte
+        while stack and not (
+            stack[-1][0] <= start
+            and end <= stack[-1][1]
+            and (stack[-1][0], stack[-1][1]) != (start, end)
+        ):
+            stack.pop()
+        kind = _refine_kind(language, kind, dnode)
+        if name_node is not None:
+            raw = src[name_node.start_byte : name_node.end_byte].decode("utf-8", "replace")
+            name, qualifier = _clean_name(raw)
+            name_line = name_node.start_point.row + 1
+        else:
+            name, qualifier = _DEFAULT_NAMES.get((language, kind), kind), None
+            name_line = dnode.start_point.row + 1
+        if receiver is not None:
+            container: str | None = src[receiver.start_byte : receiver.end_byte].decode(
+                "utf-8", "replace"
+            )
+        else:
+            container = stack[-1][2] if stack else None
+            if qualifier:
+                container = f"{container}.{qualifier}" if container else qualifier
+        if kind == "function" and stack and stack[-1][3] in TYPE_LIKE and receiver is None:
+            kind = "method"
+        outer = _widened_start(dnode)
+        first_line = outer.start_point.row + 1
+        last_line = _last_line(dnode)
+        text_start = _content_start(outer)
+        if body is not None and body.start_byte >= text_start:
+            signature = src[text_start : body.start_byte]
+            body_digest: str | None = digest(src[text_start:end])
+        else:
+            signature = src[text_start:end]
+            body_digest = None
+        row = (
+            name,
+            kind,
+            container,
+            first_line,
+            last_line,
+            name_line,
+            digest(signature),
+            body_digest,
+        )
+        name_at = name_node.start_byte if name_node is not None else start
+        keyed.append((first_line, name_line, name_at, row))
+        qual = f"{container}.{name}" if container else name
+        stack.append((start, end, qual, kind))
+    keyed.sort(key=lambda k: k[:3])
+    return root.has_error, tuple(k[3] for k in keyed)
+
+
+def rows_to_declarations(rows: Iterable[Row], path: str, language: str) -> list[Declaration]:
+    """Declarations of one file from its cached rows (see the module docstring for the shape)."""
+    return [
+        Declaration(
+            name=r[0],
+            kind=r[1],
+            category=category_of(r[1]),
+            container=r[2],
+            path=path,
+            lines=(r[3], r[4]),
+            name_line=r[5],
+            language=language,
+            signature_digest=r[6],
+            body_digest=r[7],
+        )
+        for r in rows
+    ]

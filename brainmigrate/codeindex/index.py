@@ -1,0 +1,419 @@
+"""CodeIndex: the cached declaration index of one root (see the package docstring)."""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import time
+import unicodedata
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from . import cache as cachemod
+from .extract import EXTRACTOR_VERSION, extract, rows_to_declarations
+from .languages import CPP_MARKERS, extension_of, language_for, namespace, parser_and_query
+from .listing import ListedFile, list_files
+from .model import Declaration, IndexSummary, LanguageCount, RootError, SkippedFile
+
+log = logging.getLogger(__name__)
+
+#: Default size limit: larger source files (minified, generated) are skipped.
+DEFAULT_MAX_BYTES = 1_000_000
+#: Bytes looked at for a NUL to call a file binary.
+BINARY_PROBE = 8192
+#: More files than this to (re)parse in one build use a process pool.
+POOL_THRESHOLD = 200
+
+Progress = Callable[[int, int], object]
+
+
+def _read_and_extract(
+    abspath: str, language: str, size: int, mtime_ns: int, max_bytes: int, data: bytes | None = None
+) -> tuple[cachemod.Entry | None, str | None]:
+    """Read (unless ``data`` is given), check and parse one file.
+
+    Returns ``(entry, None)`` for a parsed file, ``(entry, reason)`` for a skipped one
+    whose skip is worth caching (binary, too large), ``(None, reason)`` for an unreadable
+    file (not cached, tried again next time).
+    """
+    if size > max_bytes:
+        reason = f"too large ({size} bytes > {max_bytes})"
+        return (size, mtime_ns, False, b"", language, False, None, reason), reason
+    if data is None:
+        try:
+            with open(abspath, "rb") as fh:
+                data = fh.read(max_bytes + 1)
+        except OSError as exc:
+            return None, f"unreadable: {exc.strerror or exc}"
+    racy = time.time_ns() - mtime_ns < cachemod.RACY_NS
+    chash = cachemod.content_hash(data)
+    if b"\0" in data[:BINARY_PROBE]:
+        return (size, mtime_ns, racy, chash, language, False, None, "binary"), "binary"
+    if len(data) > max_bytes:
+        reason = f"too large (over {max_bytes} bytes)"
+        return (size, mtime_ns, False, b"", language, False, None, reason), reason
+    has_error, rows = extract(data, language)
+    return (size, mtime_ns, racy, chash, language, has_error, rows, None), None
+
+
+def _pool_work(
+    item: tuple[str, str, str, int, int, int],
+) -> tuple[str, cachemod.Entry | None, str | None]:
+    rel, abspath, language, size, mtime_ns, max_bytes = item
+    entry, reason = _read_and_extract(abspath, language, size, mtime_ns, max_bytes)
+    return rel, entry, reason
+
+
+class CodeIndex:
+    """Tree-sitter declarations of one checkout (``root``), cached on disk per file.
+
+    Args:
+        root: the checkout folder.
+        cache_dir: folder of the cache files; default :func:`.cache.default_cache_dir`.
+        use_cache: ``False`` keeps everything in memory only.
+        max_bytes: source files larger than this are skipped (default 1 MB).
+        workers: processes of the pool used when many files need parsing (default 2).
+
+    Raises:
+        RootError: ``root`` does not exist or is not a folder.
+
+    The file listing is taken on first use and kept for the object's life (a snapshot);
+    :meth:`build` takes it again.
+    """
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        cache_dir: Path | None = None,
+        *,
+        use_cache: bool = True,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        workers: int = 2,
+    ) -> None:
+        given = Path(root).expanduser()
+        if not given.exists():
+            raise RootError(f"root {str(root)!r} does not exist")
+        if not given.is_dir():
+            raise RootError(f"root {str(root)!r} is not a folder")
+        self.root = given.resolve()
+        self.max_bytes = max_bytes
+        self.workers = max(1, workers)
+        self.cache_path: Path | None = (
+            cachemod.cache_file(
+                Path(cache_dir) if cache_dir else cachemod.default_cache_dir(), self.root
+            )
+            if use_cache
+            else None
+        )
+        self.cache_status = "disabled: off" if not use_cache else "not loaded"
+        #: Files parsed by this object so far (all builds and lookups).
+        self.parse_count = 0
+        self._listing_way = ""
+        self._listing: list[ListedFile] | None = None
+        self._by_basename: dict[str, list[str]] | None = None
+        self._entries: dict[str, cachemod.Entry] = {}
+        self._cache_loaded = False
+        self._dirty = False
+        self._fresh: set[str] = set()  # paths whose entry matches the current listing
+        self._complete = False  # every source file is fresh (after build)
+        self._by_name: dict[str, list[str]] | None = None
+        self._last: IndexSummary | None = None
+
+    # --- listing -----------------------------------------------------------------------
+
+    def _list(self, refresh: bool = False) -> list[ListedFile]:
+        if self._listing is None or refresh:
+            self._listing_way, self._listing = list_files(self.root)
+            self._by_basename = None
+            self._fresh.clear()
+            self._complete = False
+            self._by_name = None
+        return self._listing
+
+    @property
+    def listing_way(self) -> str:
+        """How the files were listed: ``"git"`` or ``"scandir"`` (lists them if not yet done)."""
+        self._list()
+        return self._listing_way
+
+    def files(self) -> list[str]:
+        """Root-relative POSIX paths of all regular files, sorted (see :mod:`.listing`)."""
+        return [f.path for f in self._list()]
+
+    def files_named(self, name: str) -> list[str]:
+        """Sorted paths whose last segment equals ``name`` (both compared after Unicode NFC)."""
+        if self._by_basename is None:
+            index: dict[str, list[str]] = {}
+            for f in self._list():
+                base = unicodedata.normalize("NFC", f.path.rpartition("/")[2])
+                index.setdefault(base, []).append(f.path)
+            self._by_basename = index
+        return list(self._by_basename.get(unicodedata.normalize("NFC", name), ()))
+
+    def _sources(self) -> list[tuple[ListedFile, str]]:
+        listing = self._list()
+        cpp = any(extension_of(f.path) in CPP_MARKERS for f in listing)
+        out = []
+        for f in listing:
+            lang = language_for(f.path, cpp)
+            if lang is not None:
+                out.append((f, lang))
+        return out
+
+    # --- cache -------------------------------------------------------------------------
+
+    def _namespace(self) -> str:
+        return namespace(EXTRACTOR_VERSION, self.max_bytes)
+
+    def _load_cache(self) -> None:
+        if self._cache_loaded:
+            return
+        self._cache_loaded = True
+        if self.cache_path is None:
+            return
+        files, status = cachemod.load(self.cache_path, self._namespace(), self.root)
+        self.cache_status = (
+            status if files is not None or status == "created" else f"{status}; rebuilt"
+        )
+        if files is not None:
+            self._entries = files
+        else:
+            self._dirty = True
+
+    def _save_cache(self) -> None:
+        if self.cache_path is None or not self._dirty:
+            return
+        listed = {f.path for f in self._list()}
+        keep = {p: e for p, e in self._entries.items() if p in listed}
+        try:
+            cachemod.save(self.cache_path, self._namespace(), self.root, keep)
+        except OSError as exc:
+            self.cache_status = (
+                f"disabled: cannot write {self.cache_path.parent} ({exc.strerror or exc})"
+            )
+            log.warning("declaration cache not written: %s", self.cache_status)
+            self.cache_path = None
+            return
+        self._dirty = False
+
+    def _fresh_entry(self, f: ListedFile, language: str) -> cachemod.Entry | None:
+        """The cached entry of ``f`` when it still matches the file, else ``None``."""
+        if f.path in self._fresh:
+            return self._entries[f.path]
+        entry = self._entries.get(f.path)
+        if (
+            type(entry) is not tuple
+            or len(entry) != 8
+            or entry[0] != f.size
+            or entry[1] != f.mtime_ns
+            or entry[4] != language
+        ):
+            return None
+        if entry[2]:  # racy: trust only after comparing the content
+            try:
+                with open(self.root / f.path, "rb") as fh:
+                    data = fh.read(self.max_bytes + 1)
+            except OSError:
+                return None
+            if cachemod.content_hash(data) != entry[3]:
+                return None
+            if time.time_ns() - f.mtime_ns >= cachemod.RACY_NS:
+                entry = (*entry[:2], False, *entry[3:])
+                self._entries[f.path] = entry
+                self._dirty = True
+        self._fresh.add(f.path)
+        return entry
+
+    def _store(self, path: str, entry: cachemod.Entry) -> None:
+        self._entries[path] = entry
+        self._fresh.add(path)
+        self._dirty = True
+        self._by_name = None
+        if entry[6] is not None:
+            self.parse_count += 1
+
+    # --- lookups -----------------------------------------------------------------------
+
+    def _name_index(self) -> dict[str, list[str]]:
+        if self._by_name is None:
+            index: dict[str, list[str]] = {}
+            for path in sorted(self._fresh):
+                rows = self._entries[path][6]
+                for name in {r[0] for r in rows or ()}:
+                    index.setdefault(name, []).append(path)
+            self._by_name = index
+        return self._by_name
+
+    def _declarations_named(self, name: str) -> list[Declaration]:
+        out: list[Declaration] = []
+        for path in self._name_index().get(name, ()):
+            entry = self._entries[path]
+            rows = [r for r in entry[6] if r[0] == name]
+            out.extend(rows_to_declarations(rows, path, entry[4]))
+        return out
+
+    def declarations_of(self, names: Iterable[str]) -> dict[str, list[Declaration]]:
+        """Declarations of each name, parsing only files whose bytes mention one of them.
+
+        Returns ``{name: [Declaration, …]}`` for every non-empty name asked (``[]`` when
+        undeclared), each list sorted by (path, first line, name line). All kinds and
+        categories are returned; :func:`.resolve.resolve_symbol` picks the anchor.
+
+        Files whose cached entry is still fresh are answered from the cache. Every other
+        source file is read and tested for ``name.encode() in data``; only the files that
+        hold one of the names are parsed (and cached). So the cost grows with the names
+        asked, not with the checkout (beyond one read of the uncached files).
+        """
+        wanted = sorted({n for n in names if n})
+        result: dict[str, list[Declaration]] = {n: [] for n in wanted}
+        if not wanted:
+            return result
+        self._load_cache()
+        needles = [n.encode("utf-8") for n in wanted]
+        if not self._complete:
+            for f, lang in self._sources():
+                if self._fresh_entry(f, lang) is not None or f.size > self.max_bytes:
+                    continue
+                abspath = str(self.root / f.path)
+                try:
+                    with open(abspath, "rb") as fh:
+                        data = fh.read(self.max_bytes + 1)
+                except OSError as exc:
+                    log.warning("cannot read %s: %s", f.path, exc.strerror or exc)
+                    continue
+                if not any(n in data for n in needles):
+                    continue
+                entry, _reason = _read_and_extract(
+                    abspath, lang, f.size, f.mtime_ns, self.max_bytes, data
+                )
+                if entry is not None:
+                    self._store(f.path, entry)
+            self._save_cache()
+        for name in wanted:
+            result[name] = self._declarations_named(name)
+        return result
+
+    def lookup(self, name: str) -> list[Declaration]:
+        """Declarations named ``name``: from the full index after :meth:`build`, else lazily."""
+        if self._complete:
+            return self._declarations_named(name)
+        return self.declarations_of([name])[name]
+
+    def has_error(self, path: str) -> bool | None:
+        """Whether the parse tree of ``path`` held syntax errors; ``None`` if not parsed yet."""
+        entry = self._entries.get(path)
+        return bool(entry[5]) if entry is not None and path in self._fresh else None
+
+    # --- full build --------------------------------------------------------------------
+
+    def build(self, progress: Progress | None = None) -> IndexSummary:
+        """Index every source file of the root (cached files are not parsed again).
+
+        Retakes the listing, parses what is new or changed (in a pool of ``workers``
+        processes, fork start method, when more than :data:`POOL_THRESHOLD` files need it),
+        saves the cache and returns an :class:`IndexSummary`. ``progress(done, total)`` is
+        called with counts of source files. Unreadable files are logged and listed as
+        skipped; a cache that cannot be written is reported in ``cache_status``.
+        """
+        t0 = time.perf_counter()
+        self._list(refresh=True)
+        self._load_cache()
+        sources = self._sources()
+        total = len(sources)
+        skipped: list[SkippedFile] = []
+        todo: list[tuple[ListedFile, str]] = []
+        hits = 0
+        for f, lang in sources:
+            entry = self._fresh_entry(f, lang)
+            if entry is None:
+                todo.append((f, lang))
+            else:
+                hits += 1
+        if progress is not None:
+            progress(hits, total)
+        parsed_before = self.parse_count
+        done = hits
+        for rel, entry, reason in self._parse_many(todo):
+            if entry is not None:
+                self._store(rel, entry)
+            elif reason is not None:
+                log.warning("cannot read %s: %s", rel, reason)
+                skipped.append(SkippedFile(rel, reason))
+            done += 1
+            if progress is not None:
+                progress(done, total)
+        self._complete = True
+        self._save_cache()
+
+        counts: dict[str, list[int]] = {}
+        error_files = []
+        for f, lang in sources:
+            if f.path not in self._fresh:
+                continue
+            entry = self._entries[f.path]
+            if entry[6] is None:
+                skipped.append(SkippedFile(f.path, entry[7] or "skipped"))
+                continue
+            c = counts.setdefault(lang, [0, 0, 0])
+            c[0] += 1
+            c[1] += len(entry[6])
+            if entry[5]:
+                c[2] += 1
+                error_files.append(f.path)
+        skipped.sort(key=lambda s: s.path)
+        by_language = {lang: LanguageCount(*c) for lang, c in sorted(counts.items())}
+        self._last = IndexSummary(
+            root=str(self.root),
+            listing=self._listing_way,
+            files=len(self._list()),
+            by_language=by_language,
+            declarations=sum(c.declarations for c in by_language.values()),
+            parsed=self.parse_count - parsed_before,
+            cache_hits=hits,
+            skipped=tuple(skipped),
+            error_files=tuple(sorted(error_files)),
+            seconds=time.perf_counter() - t0,
+            cache_path=str(self.cache_path) if self.cache_path else None,
+            cache_status=self.cache_status,
+        )
+        return self._last
+
+    def _parse_many(
+        self, todo: list[tuple[ListedFile, str]]
+    ) -> Iterable[tuple[str, cachemod.Entry | None, str | None]]:
+        items = [
+            (f.path, str(self.root / f.path), lang, f.size, f.mtime_ns, self.max_bytes)
+            for f, lang in todo
+        ]
+        use_pool = (
+            len(items) > POOL_THRESHOLD
+            and self.workers > 1
+            and "fork" in multiprocessing.get_all_start_methods()
+        )
+        if not use_pool:
+            for item in items:
+                yield _pool_work(item)
+            return
+        # Compile the needed queries once here: forked workers inherit them.
+        for lang in sorted({lang for _f, lang in todo}):
+            parser_and_query(lang)
+        items.sort(key=lambda it: -it[3])  # big files first: better balance
+        chunk = max(1, min(32, len(items) // (self.workers * 8)))
+        ctx = multiprocessing.get_context("fork")
+        with ctx.Pool(self.workers) as pool:
+            yield from pool.imap_unordered(_pool_work, items, chunksize=chunk)
+
+    def summary(self) -> IndexSummary:
+        """The summary of the last :meth:`build`.
+
+        Raises:
+            RuntimeError: :meth:`build` has not run yet.
+        """
+        if self._last is None:
+            raise RuntimeError("build() has not run yet")
+        return self._last
+
+    def summary_dict(self) -> dict[str, object]:
+        """``summary().to_dict()``: JSON-able summary of the last build."""
+        return self.summary().to_dict()

@@ -1,0 +1,284 @@
+"""Listing the regular files of a root, with their size and mtime.
+
+Two ways, chosen per root:
+
+* **git** — when ``git -C root rev-parse --show-toplevel`` succeeds (the root is a work tree
+  or a folder inside one): ``git ls-files -z --cached --others --exclude-standard`` run in
+  the root, i.e. tracked files plus untracked files that .gitignore, ``.git/info/exclude``
+  and the global excludes do not ignore. Paths come out relative to the root, also when the
+  root is a sub-folder of the work tree.
+* **scandir** — otherwise: a walk that skips folders named ``.git``, ``.hg`` and ``.svn``
+  and honours ``.gitignore`` files found on the way (see :class:`IgnoreRules` for the subset
+  of the syntax). Nothing else is skipped by name: a tracked ``build/`` or ``dist/`` folder
+  can hold real sources.
+
+Both ways: directory symlinks are never followed (a symlink to a folder is not listed);
+a file symlink is listed only when it resolves to a regular file inside the root; nothing
+under a ``.git`` folder is ever listed; only regular files are kept. File contents are not
+read here.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+VCS_DIRS = frozenset({".git", ".hg", ".svn"})
+
+
+@dataclass(frozen=True, slots=True)
+class ListedFile:
+    """A regular file of a root: root-relative POSIX ``path``, ``size`` in bytes, ``mtime_ns``."""
+
+    path: str
+    size: int
+    mtime_ns: int
+
+
+def _inside(target: str, root_real: str) -> bool:
+    return target == root_real or target.startswith(root_real.rstrip(os.sep) + os.sep)
+
+
+def _regular(abspath: str, root_real: str) -> os.stat_result | None:
+    """stat of a regular file (a file symlink only when it resolves inside the root)."""
+    try:
+        st = os.lstat(abspath)
+        if stat.S_ISLNK(st.st_mode):
+            if not _inside(os.path.realpath(abspath), root_real):
+                return None
+            st = os.stat(abspath)
+    except OSError:
+        return None
+    return st if stat.S_ISREG(st.st_mode) else None
+
+
+def git_toplevel(root: Path) -> str | None:
+    """The work tree's top folder when ``root`` is inside a git work tree, else ``None``.
+
+    ``None`` too when git is not installed or fails.
+    """
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--show-toplevel"],
+            capture_output=True,
+            check=False,
+            timeout=60,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if out.returncode != 0:
+        return None
+    top = os.fsdecode(out.stdout.strip())
+    return top or None
+
+
+def _git_paths(root: Path) -> list[str] | None:
+    try:
+        out = subprocess.run(
+            [
+                "git",
+                "-C",
+                str(root),
+                "-c",
+                "core.quotepath=off",
+                "ls-files",
+                "-z",
+                "--cached",
+                "--others",
+                "--exclude-standard",
+            ],
+            capture_output=True,
+            check=False,
+            timeout=600,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if out.returncode != 0:
+        return None
+    return [os.fsdecode(p) for p in out.stdout.split(b"\0") if p]
+
+
+# --- .gitignore subset ---------------------------------------------------------------
+
+
+def _translate(pattern: str) -> str:
+    """Regex body for one gitignore glob (``*``, ``?``, ``[…]``, ``**``, ``\\`` escapes)."""
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "*":
+            if pattern.startswith("**", i) and (i == 0 or pattern[i - 1] == "/"):
+                if i + 2 == n:
+                    out.append(".*")
+                    i += 2
+                    continue
+                if pattern[i + 2] == "/":
+                    out.append("(?:.*/)?")
+                    i += 3
+                    continue
+            while i < n and pattern[i] == "*":
+                i += 1
+            out.append("[^/]*")
+            continue
+        if c == "?":
+            out.append("[^/]")
+        elif c == "[":
+            close = pattern.find("]", i + 2 if pattern.startswith(("[!", "[^"), i) else i + 1)
+            if close < 0:
+                out.append(re.escape(c))
+            else:
+                body = pattern[i + 1 : close]
+                neg = body[:1] in ("!", "^")
+                body = body[1:] if neg else body
+                body = body.replace("\\", "\\\\")
+                out.append(("[^" if neg else "[") + body + "]")
+                i = close
+        elif c == "\\" and i + 1 < n:
+            i += 1
+            out.append(re.escape(pattern[i]))
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return "".join(out)
+
+
+@dataclass(frozen=True, slots=True)
+class _Rule:
+    base: str  # folder of the .gitignore, root-relative ('' for the root)
+    regex: re.Pattern[str]
+    negate: bool
+    dir_only: bool
+
+
+def parse_gitignore(text: str, base: str) -> list[_Rule]:
+    """Rules of one .gitignore found in folder ``base`` (root-relative POSIX, '' for the root).
+
+    Supported: blank lines and ``#`` comments; ``!`` re-includes; a trailing ``/`` matches
+    folders only; a pattern with a ``/`` before its end is anchored to the .gitignore's
+    folder, one without matches the name at any depth below it; ``*``, ``?``, ``[…]``,
+    ``**/``, ``/**`` and ``/**/``; trailing spaces are dropped. As in git, a file inside an
+    ignored folder cannot be re-included (ignored folders are not entered).
+    """
+    rules = []
+    for raw in text.splitlines():
+        line = raw.rstrip(" ") if not raw.endswith("\\ ") else raw
+        if not line or line.startswith("#"):
+            continue
+        negate = line.startswith("!")
+        if negate:
+            line = line[1:]
+        dir_only = line.endswith("/")
+        line = line.rstrip("/")
+        if not line:
+            continue
+        anchored = "/" in line
+        line = line.lstrip("/")
+        body = _translate(line)
+        if not anchored:
+            body = "(?:.*/)?" + body
+        rules.append(_Rule(base, re.compile(body + r"\Z", re.DOTALL), negate, dir_only))
+    return rules
+
+
+class IgnoreRules:
+    """The .gitignore rules in force in one folder of a scandir walk (parents' rules first)."""
+
+    __slots__ = ("rules",)
+
+    def __init__(self, rules: tuple[_Rule, ...] = ()) -> None:
+        self.rules = rules
+
+    def extended(self, more: list[_Rule]) -> IgnoreRules:
+        """These rules followed by ``more`` (a deeper .gitignore wins over a shallower one)."""
+        return IgnoreRules(self.rules + tuple(more)) if more else self
+
+    def ignored(self, path: str, is_dir: bool) -> bool:
+        """Whether root-relative ``path`` is ignored: the last matching rule decides."""
+        result = False
+        for rule in self.rules:
+            if rule.dir_only and not is_dir:
+                continue
+            if rule.base:
+                if not path.startswith(rule.base + "/"):
+                    continue
+                sub = path[len(rule.base) + 1 :]
+            else:
+                sub = path
+            if rule.regex.match(sub):
+                result = not rule.negate
+        return result
+
+
+def _walk(root: Path, root_real: str) -> Iterator[ListedFile]:
+    stack: list[tuple[str, str, IgnoreRules]] = [(str(root), "", IgnoreRules())]
+    while stack:
+        folder, rel, rules = stack.pop()
+        gi = os.path.join(folder, ".gitignore")
+        if os.path.isfile(gi) and not os.path.islink(gi):
+            try:
+                with open(gi, encoding="utf-8", errors="replace") as fh:
+                    rules = rules.extended(parse_gitignore(fh.read(), rel))
+            except OSError:
+                pass
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            name = entry.name
+            path = f"{rel}/{name}" if rel else name
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if name in VCS_DIRS or rules.ignored(path, True):
+                        continue
+                    stack.append((entry.path, path, rules))
+                    continue
+                if name == ".git" or rules.ignored(path, False):
+                    continue
+                if entry.is_symlink():
+                    st = _regular(entry.path, root_real)
+                elif entry.is_file(follow_symlinks=False):
+                    st = entry.stat(follow_symlinks=False)
+                else:
+                    st = None
+            except OSError:
+                continue
+            if st is not None:
+                yield ListedFile(path, st.st_size, st.st_mtime_ns)
+
+
+def list_files(root: Path) -> tuple[str, list[ListedFile]]:
+    """List the regular files of ``root``; returns ``(way, files)`` sorted by path.
+
+    ``way`` is ``"git"`` or ``"scandir"`` (see the module docstring). ``root`` must be an
+    existing folder (checked by the caller). Files that vanish while listing are left out;
+    a root inside a ``.git`` folder lists nothing.
+    """
+    root_real = os.path.realpath(root)
+    files: list[ListedFile] = []
+    if ".git" in Path(root_real).parts:
+        return "scandir", files  # a folder inside a .git folder: nothing is listed
+    paths = _git_paths(root) if git_toplevel(root) is not None else None
+    if paths is not None:
+        way = "git"
+        seen: set[str] = set()
+        for path in paths:
+            if path in seen or path.endswith("/"):
+                continue
+            seen.add(path)
+            if ".git" in path.split("/"):
+                continue
+            st = _regular(os.path.join(root, path), root_real)
+            if st is not None:
+                files.append(ListedFile(path, st.st_size, st.st_mtime_ns))
+    else:
+        way = "scandir"
+        files.extend(_walk(root, root_real))
+    files.sort(key=lambda f: f.path)
+    return way, files

@@ -1,0 +1,165 @@
+"""Values of the declaration index: declarations, skipped files, summaries, errors."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+#: Fine kinds that declare a type (SPEC §Anchors 3: class, interface, struct, enum, object,
+#: trait, type alias; plus the equivalents other languages spell differently).
+TYPE_KINDS = frozenset(
+    {
+        "class",
+        "interface",
+        "struct",
+        "enum",
+        "object",
+        "trait",
+        "typealias",
+        "type",
+        "typedef",
+        "record",
+        "protocol",
+        "union",
+        "companion",
+        "annotation",
+        "delegate",
+        "actor",
+    }
+)
+
+#: Fine kinds that declare something callable.
+FUNCTION_KINDS = frozenset({"function", "method", "constructor", "destructor", "prototype"})
+
+
+def category_of(kind: str) -> str:
+    """Map a fine kind to its category: ``"type"``, ``"function"`` or ``"other"``.
+
+    ``other`` covers fields, properties, variables, constants, enum members, macros and the
+    containers that do not declare a type of their own (Rust ``impl``, Swift ``extension``,
+    namespaces and modules), so that e.g. ``impl Foo`` in one file and ``struct Foo`` in
+    another do not make ``Foo`` ambiguous.
+    """
+    if kind in TYPE_KINDS:
+        return "type"
+    if kind in FUNCTION_KINDS:
+        return "function"
+    return "other"
+
+
+class RootError(ValueError):
+    """The root does not exist or is not a folder."""
+
+
+@dataclass(frozen=True, slots=True)
+class Declaration:
+    """One declaration found by tree-sitter in one file of a root.
+
+    Fields:
+        name: the declared identifier as written (``PaymentGateway``, ``charge``).
+        kind: fine kind (``class``, ``interface``, ``struct``, ``enum``, ``object``,
+            ``trait``, ``typealias``, ``record``, ``protocol``, ``function``, ``method``,
+            ``constructor``, ``field``, ``property``, ``variable``, ``constant`` …).
+        category: ``"type"``, ``"function"`` or ``"other"`` (see :func:`category_of`).
+        container: dotted qualified name of the enclosing declaration (``Outer.Inner``),
+            the receiver type for Go methods, or ``None`` at top level.
+        path: root-relative POSIX path of the declaring file.
+        lines: 1-based inclusive (first, last) line span of the declaration, widened over
+            Python decorators, JS/TS ``export`` and C++ ``template <…>`` prefixes.
+        name_line: 1-based line of the name token (the declaration's first line when it
+            has no name token, e.g. a Swift ``init``).
+        language: tree-sitter language name (``python``, ``kotlin``, ``tsx`` …).
+        signature_digest: hex blake2b (12 bytes) of the header (declaration start up to
+            its body, or the whole declaration when it has no body), whitespace folded.
+        body_digest: hex blake2b (12 bytes) of the whole declaration text (header and
+            body, leading comments excluded), whitespace folded; ``None`` without a body.
+    """
+
+    name: str
+    kind: str
+    category: str
+    container: str | None
+    path: str
+    lines: tuple[int, int]
+    name_line: int
+    language: str
+    signature_digest: str
+    body_digest: str | None
+
+    @property
+    def qualname(self) -> str:
+        """``container.name``, or ``name`` at top level."""
+        return f"{self.container}.{self.name}" if self.container else self.name
+
+
+@dataclass(frozen=True, slots=True)
+class SkippedFile:
+    """A source file left unparsed, and why: ``binary``, ``too large (…)``, ``unreadable: …``."""
+
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class LanguageCount:
+    """Per-language totals of one build: source files, declarations, files with parse errors."""
+
+    files: int
+    declarations: int
+    errors: int
+
+
+@dataclass(frozen=True)
+class IndexSummary:
+    """What :meth:`CodeIndex.build` did.
+
+    Fields:
+        root: the resolved root folder.
+        listing: ``"git"`` (``git ls-files``) or ``"scandir"`` (walk with .gitignore rules).
+        files: number of regular files listed (all files, not only source files).
+        by_language: language -> :class:`LanguageCount` for parsed or cached source files.
+        declarations: total declarations over all languages.
+        parsed: source files parsed in this build.
+        cache_hits: source files whose declarations came from the cache.
+        skipped: source files not parsed (binary, over the size limit, unreadable).
+        error_files: sorted paths of files whose parse tree holds syntax errors (their
+            declarations are kept).
+        seconds: wall time of the build.
+        cache_path: the cache file, or ``None`` when the cache is disabled.
+        cache_status: ``"used"``, ``"created"``, ``"discarded: <why>; rebuilt"`` or
+            ``"disabled: <why>"`` (the folder could not be written; nothing was cached).
+    """
+
+    root: str
+    listing: str
+    files: int
+    by_language: Mapping[str, LanguageCount]
+    declarations: int
+    parsed: int
+    cache_hits: int
+    skipped: tuple[SkippedFile, ...]
+    error_files: tuple[str, ...]
+    seconds: float
+    cache_path: str | None
+    cache_status: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able form: plain dicts, lists, strings and numbers (seconds rounded to ms)."""
+        return {
+            "root": self.root,
+            "listing": self.listing,
+            "files": self.files,
+            "by_language": {
+                lang: {"files": c.files, "declarations": c.declarations, "errors": c.errors}
+                for lang, c in sorted(self.by_language.items())
+            },
+            "declarations": self.declarations,
+            "parsed": self.parsed,
+            "cache_hits": self.cache_hits,
+            "skipped": [{"path": s.path, "reason": s.reason} for s in self.skipped],
+            "error_files": list(self.error_files),
+            "seconds": round(self.seconds, 3),
+            "cache_path": self.cache_path,
+            "cache_status": self.cache_status,
+        }

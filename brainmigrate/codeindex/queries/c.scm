@@ -1,0 +1,1 @@
+; include: _c_common

@@ -1,0 +1,489 @@
+"""The declaration index: listing, cache, lazy lookups, full builds, resolve_symbol."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import unicodedata
+from pathlib import Path
+
+import click
+import lark
+import pytest
+
+import brainmigrate.codeindex.index as index_module
+from brainmigrate.codeindex import CodeIndex, Declaration, RootError, resolve_symbol
+from brainmigrate.codeindex.cache import MAGIC, cache_file, default_cache_dir
+from brainmigrate.codeindex.listing import IgnoreRules, parse_gitignore
+
+
+def write(root: Path, rel: str, text: str | bytes) -> Path:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+def git(cwd: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=Test", "-c", "user.email=test@example.com", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+    )
+
+
+@pytest.fixture
+def cache_dir(tmp_path: Path) -> Path:
+    return tmp_path / "cache"
+
+
+@pytest.fixture
+def plain(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty folder that git does not see as a work tree."""
+    root = tmp_path / "tree"
+    root.mkdir()
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
+    return root
+
+
+def line_of(path: Path, pattern: str) -> int:
+    """The 1-based line of the single line of ``path`` that matches ``pattern`` at its start."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    (hit,) = [i for i, line in enumerate(lines, 1) if re.match(pattern, line)]
+    return hit
+
+
+# --- real packages ----------------------------------------------------------------------
+
+
+def test_click_package_full_build(cache_dir: Path) -> None:
+    root = Path(click.__file__).parent
+    idx = CodeIndex(root, cache_dir=cache_dir)
+    summary = idx.build()
+    py_files = sorted(p.relative_to(root).as_posix() for p in root.rglob("*.py"))
+    assert summary.by_language["python"].files == len(py_files)
+    assert summary.parsed == len(py_files) and summary.cache_hits == 0
+    assert summary.cache_status == "created"
+
+    (command,) = [d for d in idx.lookup("Command") if d.category == "type"]
+    assert (command.path, command.kind, command.container) == ("core.py", "class", None)
+    assert command.name_line == line_of(root / "core.py", r"class Command[(:]")
+    assert command.lines[0] == command.name_line and command.lines[1] > command.lines[0] + 100
+    invoke = [d for d in idx.lookup("invoke") if d.container == "Command"]
+    assert [(d.kind, d.path) for d in invoke] == [("method", "core.py")]
+    assert resolve_symbol([d for d in idx.lookup("Group")])[0] == "unique"
+
+    warm = CodeIndex(root, cache_dir=cache_dir).build()
+    assert (warm.parsed, warm.cache_hits, warm.cache_status) == (0, len(py_files), "used")
+    assert warm.declarations == summary.declarations
+
+
+def test_lark_package_lazy_lookup(cache_dir: Path) -> None:
+    root = Path(lark.__file__).parent
+    idx = CodeIndex(root, cache_dir=cache_dir)
+    found = idx.declarations_of(["Lark", "LarkOptions"])
+    status, (decl,) = resolve_symbol(found["Lark"])
+    assert status == "unique"
+    assert (decl.path, decl.kind, decl.category) == ("lark.py", "class", "type")
+    assert decl.name_line == line_of(root / "lark.py", r"class Lark[(:]")
+    assert resolve_symbol(found["LarkOptions"])[1][0].path == "lark.py"
+    # only files holding the bytes of a name were parsed
+    mentioning = [
+        p for p in idx.files() if p.endswith((".py", ".pyi")) and b"Lark" in (root / p).read_bytes()
+    ]
+    assert idx.parse_count == len(mentioning) < len([p for p in idx.files() if p.endswith(".py")])
+
+
+# --- lazy lookups -----------------------------------------------------------------------
+
+
+def test_declarations_of_parses_only_candidates(plain: Path, cache_dir: Path) -> None:
+    for i in range(48):
+        write(plain, f"pkg/mod{i:02}.py", f"def helper_{i}():\n    return {i}\n")
+    write(plain, "pkg/gateway.py", "class PaymentGateway:\n    def charge(self):\n        pass\n")
+    write(plain, "pkg/use.py", "from .gateway import PaymentGateway\n\nGW = PaymentGateway()\n")
+    write(plain, "notes.md", "PaymentGateway is described here\n")
+    idx = CodeIndex(plain, cache_dir=cache_dir)
+    found = idx.declarations_of(["PaymentGateway", "Nowhere"])
+    assert idx.parse_count == 2
+    assert found["Nowhere"] == []
+    (decl,) = found["PaymentGateway"]
+    assert (decl.path, decl.kind, decl.lines, decl.name_line) == (
+        "pkg/gateway.py",
+        "class",
+        (1, 3),
+        1,
+    )
+    # asking again parses nothing; a name no file holds parses nothing either
+    idx.declarations_of(["PaymentGateway", "charge", "AlsoNowhere"])
+    assert idx.parse_count == 2
+    assert idx.lookup("charge")[0].container == "PaymentGateway"
+    # the parsed files went to the cache: a new index answers without parsing
+    again = CodeIndex(plain, cache_dir=cache_dir)
+    assert [d.path for d in again.declarations_of(["PaymentGateway"])["PaymentGateway"]] == [
+        "pkg/gateway.py"
+    ]
+    assert again.parse_count == 0
+    # and a full build then only parses the other 48
+    assert again.build().parsed == 48
+
+
+# --- cache ------------------------------------------------------------------------------
+
+
+def small_tree(root: Path) -> None:
+    write(root, "a.py", "class Alpha:\n    pass\n")
+    write(root, "b.py", "def beta():\n    return 1\n")
+    write(root, "src/c.go", "package c\n\ntype Gamma struct{}\n")
+
+
+def test_warm_run_and_touched_file(plain: Path, cache_dir: Path) -> None:
+    small_tree(plain)
+    first = CodeIndex(plain, cache_dir=cache_dir).build()
+    assert (first.parsed, first.cache_hits) == (3, 0)
+    assert Path(first.cache_path or "").parent == cache_dir
+    warm = CodeIndex(plain, cache_dir=cache_dir).build()
+    assert (warm.parsed, warm.cache_hits, warm.cache_status) == (0, 3, "used")
+    st = (plain / "b.py").stat()
+    os.utime(plain / "b.py", ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
+    touched = CodeIndex(plain, cache_dir=cache_dir).build()
+    assert (touched.parsed, touched.cache_hits) == (1, 2)
+
+
+def test_same_size_same_mtime_edit_is_noticed(plain: Path, cache_dir: Path) -> None:
+    small_tree(plain)
+    CodeIndex(plain, cache_dir=cache_dir).build()
+    path = plain / "a.py"
+    st = path.stat()
+    path.write_text("class Delta:\n    pass\n", encoding="utf-8")  # same size
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    idx = CodeIndex(plain, cache_dir=cache_dir)
+    assert idx.build().parsed == 1
+    assert [d.name for d in idx.lookup("Delta")] == ["Delta"] and idx.lookup("Alpha") == []
+
+
+@pytest.mark.parametrize(
+    ("damage", "status"),
+    [
+        (lambda b: b"garbage" * 10, "discarded: not a cache file or truncated; rebuilt"),
+        (
+            lambda b: b[: len(b) // 2],
+            "discarded: checksum mismatch (corrupt or truncated); rebuilt",
+        ),
+        (
+            lambda b: b[:-1] + bytes([b[-1] ^ 1]),
+            "discarded: checksum mismatch (corrupt or truncated); rebuilt",
+        ),
+        (lambda b: MAGIC + b"0" * 32 + b[len(MAGIC) + 32 :], "discarded: other version; rebuilt"),
+        (lambda b: b"", "discarded: not a cache file or truncated; rebuilt"),
+    ],
+    ids=["garbage", "truncated", "flipped-bit", "other-version", "empty"],
+)
+def test_bad_cache_is_discarded_and_rebuilt(
+    plain: Path, cache_dir: Path, damage, status: str
+) -> None:
+    small_tree(plain)
+    first = CodeIndex(plain, cache_dir=cache_dir).build()
+    path = Path(first.cache_path or "")
+    path.write_bytes(damage(path.read_bytes()))
+    rebuilt = CodeIndex(plain, cache_dir=cache_dir).build()
+    assert (rebuilt.parsed, rebuilt.cache_hits, rebuilt.cache_status) == (3, 0, status)
+    assert rebuilt.declarations == first.declarations
+    after = CodeIndex(plain, cache_dir=cache_dir).build()
+    assert (after.parsed, after.cache_status) == (0, "used")
+
+
+def test_cache_of_another_root_is_not_trusted(plain: Path, cache_dir: Path, tmp_path: Path) -> None:
+    small_tree(plain)
+    other = tmp_path / "other"
+    small_tree(other)
+    CodeIndex(other, cache_dir=cache_dir).build()
+    os.replace(cache_file(cache_dir, other.resolve()), cache_file(cache_dir, plain.resolve()))
+    summary = CodeIndex(plain, cache_dir=cache_dir).build()
+    assert (summary.parsed, summary.cache_status) == (3, "discarded: unexpected content; rebuilt")
+
+
+def test_unwritable_cache_dir_still_works(plain: Path, tmp_path: Path) -> None:
+    small_tree(plain)
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file where the cache folder should go\n")
+    idx = CodeIndex(plain, cache_dir=blocker / "cache")
+    summary = idx.build()
+    assert summary.parsed == 3 and summary.declarations == 3
+    assert summary.cache_status.startswith("disabled: cannot write")
+    assert summary.cache_path is None
+    assert [d.path for d in idx.lookup("Gamma")] == ["src/c.go"]
+
+
+def test_default_cache_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("BRAINMIGRATE_CACHE_DIR", str(tmp_path / "explicit"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert default_cache_dir() == tmp_path / "explicit"
+    monkeypatch.delenv("BRAINMIGRATE_CACHE_DIR")
+    assert default_cache_dir() == tmp_path / "xdg" / "brainmigrate"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert default_cache_dir() == tmp_path / "home" / ".cache" / "brainmigrate"
+
+
+def test_env_cache_dir_is_used_and_argument_overrides(
+    plain: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    small_tree(plain)
+    monkeypatch.setenv("BRAINMIGRATE_CACHE_DIR", str(tmp_path / "envcache"))
+    assert Path(CodeIndex(plain).build().cache_path or "").parent == tmp_path / "envcache"
+    explicit = CodeIndex(plain, cache_dir=tmp_path / "arg").build()
+    assert Path(explicit.cache_path or "").parent == tmp_path / "arg"
+    assert CodeIndex(plain, use_cache=False).build().cache_status == "disabled: off"
+
+
+# --- full build -------------------------------------------------------------------------
+
+
+def test_build_summary_skips_and_progress(
+    plain: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    small_tree(plain)
+    write(plain, "bin.py", b"x = 1\0\1\2")
+    write(plain, "big.js", "var x = 1;\n" * 200)  # 2200 bytes
+    write(plain, "locked.rs", "fn f() {}\n")
+    write(plain, "broken.py", "class Ok:\n    pass\n\ndef broken(:\n")
+    write(plain, "README.md", "not a source file\n")
+    real_open = open
+
+    def fake_open(path, *args, **kwargs):
+        if str(path).endswith("locked.rs"):
+            raise PermissionError(13, "Permission denied")
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(index_module, "open", fake_open, raising=False)
+    calls: list[tuple[int, int]] = []
+    idx = CodeIndex(plain, cache_dir=cache_dir, max_bytes=1000)
+    summary = idx.build(progress=lambda done, total: calls.append((done, total)))
+    assert summary.files == 8 and summary.listing == "scandir"
+    assert [(s.path, s.reason) for s in summary.skipped] == [
+        ("big.js", "too large (2200 bytes > 1000)"),
+        ("bin.py", "binary"),
+        ("locked.rs", "unreadable: Permission denied"),
+    ]
+    assert summary.to_dict()["by_language"] == {
+        "go": {"files": 1, "declarations": 1, "errors": 0},
+        "python": {"files": 3, "declarations": 4, "errors": 1},  # broken() is kept
+    }
+    assert summary.error_files == ("broken.py",)
+    assert idx.has_error("broken.py") is True and idx.has_error("a.py") is False
+    assert summary.parsed == 4 and summary.cache_hits == 0
+    assert calls[0] == (0, 7) and calls[-1] == (7, 7)
+    assert json.loads(json.dumps(idx.summary_dict()))["skipped"][1] == {
+        "path": "bin.py",
+        "reason": "binary",
+    }
+    # skips are cached too; the unreadable file is tried again
+    warm = CodeIndex(plain, cache_dir=cache_dir, max_bytes=1000).build()
+    assert (warm.parsed, warm.cache_hits) == (0, 6)
+    assert [s.path for s in warm.skipped] == ["big.js", "bin.py", "locked.rs"]
+
+
+def test_pool_build_matches_in_process_build(
+    plain: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for i in range(12):
+        write(plain, f"m{i}.py", f"class C{i}:\n    def m(self):\n        return {i}\n")
+        write(plain, f"k{i}.kt", f"class K{i} {{\n    fun m() = {i}\n}}\n")
+    serial = CodeIndex(plain, use_cache=False)
+    serial.build()
+    monkeypatch.setattr(index_module, "POOL_THRESHOLD", 4)
+    pooled = CodeIndex(plain, cache_dir=tmp_path / "c")
+    summary = pooled.build()
+    assert summary.parsed == 24
+    assert summary.by_language["kotlin"].declarations == 24
+    for name in ("C3", "K7", "m"):
+        assert pooled.lookup(name) == serial.lookup(name)
+    assert len(pooled.lookup("m")) == 24
+
+
+def test_h_is_cpp_only_next_to_cpp_sources(plain: Path, tmp_path: Path) -> None:
+    write(plain, "inc/x.h", "class Widget { int w; };\n")
+    write(plain, "src/y.cc", "int main() { return 0; }\n")
+    assert CodeIndex(plain, use_cache=False).build().by_language.keys() == {"cpp"}
+    c_root = tmp_path / "c_only"
+    write(c_root, "inc/x.h", "struct widget { int w; };\n")
+    write(c_root, "src/y.c", "int main(void) { return 0; }\n")
+    assert CodeIndex(c_root, use_cache=False).build().by_language.keys() == {"c"}
+
+
+# --- listing ----------------------------------------------------------------------------
+
+
+def test_git_listing(tmp_path: Path, cache_dir: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    write(repo, ".gitignore", "*.log\nsecret/\n")
+    write(repo, "tracked.py", "def tracked():\n    pass\n")
+    write(repo, "build/gen.py", "class Generated:\n    pass\n")
+    write(repo, "sub/inner.py", "class Inner:\n    pass\n")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "start")
+    write(repo, "untracked.py", "class Untracked:\n    pass\n")
+    write(repo, "debug.log", "ignored\n")
+    write(repo, "secret/key.py", "KEY = 1\n")
+    write(repo, "outside_target.py", "x = 1\n").rename(tmp_path / "elsewhere.py")
+    (repo / "escape.py").symlink_to(tmp_path / "elsewhere.py")
+    (repo / "alias.py").symlink_to("tracked.py")
+    (repo / "dirlink").symlink_to("sub", target_is_directory=True)
+    idx = CodeIndex(repo, cache_dir=cache_dir)
+    assert idx.listing_way == "git"
+    assert idx.files() == [
+        ".gitignore",
+        "alias.py",
+        "build/gen.py",
+        "sub/inner.py",
+        "tracked.py",
+        "untracked.py",
+    ]
+    assert [d.path for d in idx.lookup("Untracked")] == ["untracked.py"]
+    # a sub-folder of the work tree as root: paths relative to it
+    sub = CodeIndex(repo / "sub", cache_dir=cache_dir)
+    assert (sub.listing_way, sub.files()) == ("git", ["inner.py"])
+    assert [(d.path, d.name_line) for d in sub.lookup("Inner")] == [("inner.py", 1)]
+
+
+def test_scandir_listing_with_gitignore(plain: Path) -> None:
+    write(
+        plain, ".gitignore", "# comment\n*.log\n!keep.log\n/top_only.txt\ntmp/\ndocs/**/draft.md\n"
+    )
+    for rel in [
+        "a.py",
+        "app.log",
+        "keep.log",
+        "top_only.txt",
+        "deep/top_only.txt",
+        "tmp/x.py",
+        "deep/tmp/y.py",
+        "build/gen.py",
+        "dist/out.js",
+        "docs/a/b/draft.md",
+        "docs/draft.md",  # a/**/b also matches a/b
+        "docs/final.md",
+        "pkg/.gitignore",
+        "pkg/local.py",
+        "pkg/kept.py",
+        ".hg/store",
+        ".svn/entries",
+        "real/x.py",
+    ]:
+        write(plain, rel, "x = 1\n")
+    write(plain, "pkg/.gitignore", "local.py\n")
+    (plain / "dirlink").symlink_to("real", target_is_directory=True)
+    (plain / "alias.py").symlink_to("a.py")
+    outside = plain.parent / "outside.py"
+    outside.write_text("x = 1\n")
+    (plain / "escape.py").symlink_to(outside)
+    (plain / "dangling.py").symlink_to(plain / "missing.py")
+    idx = CodeIndex(plain, use_cache=False)
+    assert idx.listing_way == "scandir"
+    assert idx.files() == [
+        ".gitignore",
+        "a.py",
+        "alias.py",
+        "build/gen.py",
+        "deep/top_only.txt",
+        "dist/out.js",
+        "docs/final.md",
+        "keep.log",
+        "pkg/.gitignore",
+        "pkg/kept.py",
+        "real/x.py",
+    ]
+
+
+def test_gitignore_rules() -> None:
+    rules = IgnoreRules().extended(parse_gitignore("a/**/b\n**/c\n[xy].txt\nd?\\!e\n", ""))
+    assert rules.ignored("a/b", False) and rules.ignored("a/1/2/b", False)
+    assert not rules.ignored("z/a/b", False)
+    assert rules.ignored("c", False) and rules.ignored("q/r/c", True)
+    assert rules.ignored("x.txt", False) and not rules.ignored("z.txt", False)
+    assert rules.ignored("d1!e", False) and not rules.ignored("d12!e", False)
+
+
+def test_files_named_compares_after_nfc(plain: Path) -> None:
+    nfd = unicodedata.normalize("NFD", "café.py")
+    write(plain, f"one/{nfd}", "x = 1\n")
+    write(plain, "two/café.py", "x = 1\n")
+    write(plain, "two/other.py", "x = 1\n")
+    idx = CodeIndex(plain, use_cache=False)
+    assert idx.files_named("café.py") == [f"one/{nfd}", "two/café.py"]
+    assert idx.files_named(nfd) == [f"one/{nfd}", "two/café.py"]
+    assert idx.files_named("missing.py") == []
+
+
+def test_root_errors(tmp_path: Path) -> None:
+    with pytest.raises(RootError, match="does not exist"):
+        CodeIndex(tmp_path / "nope")
+    write(tmp_path, "file.txt", "x\n")
+    with pytest.raises(RootError, match="is not a folder"):
+        CodeIndex(tmp_path / "file.txt")
+    assert issubclass(RootError, ValueError)
+
+
+def test_summary_before_build(plain: Path) -> None:
+    with pytest.raises(RuntimeError, match="build"):
+        CodeIndex(plain, use_cache=False).summary_dict()
+
+
+# --- resolve_symbol ---------------------------------------------------------------------
+
+
+def decl(
+    path: str, kind: str, category: str, line: int, name: str = "PaymentGateway"
+) -> Declaration:
+    return Declaration(
+        name=name,
+        kind=kind,
+        category=category,
+        container=None,
+        path=path,
+        lines=(line, line + 3),
+        name_line=line,
+        language="kotlin",
+        signature_digest="0" * 24,
+        body_digest=None,
+    )
+
+
+def test_resolve_unique_picks_first_by_line() -> None:
+    first = decl("a/Gateway.kt", "class", "type", 3)
+    second = decl("a/Gateway.kt", "object", "type", 20)
+    elsewhere_fn = decl("b/Util.kt", "function", "function", 5)
+    assert resolve_symbol([second, first, elsewhere_fn]) == ("unique", [first])
+
+
+def test_resolve_ambiguous_gives_one_per_file() -> None:
+    a1 = decl("a.kt", "class", "type", 9)
+    a2 = decl("a.kt", "typealias", "type", 2)
+    b = decl("b.kt", "interface", "type", 4)
+    assert resolve_symbol([b, a1, a2]) == ("ambiguous", [a2, b])
+
+
+def test_resolve_types_before_functions() -> None:
+    fn1 = decl("a.kt", "function", "function", 1)
+    fn2 = decl("b.kt", "method", "function", 1)
+    assert resolve_symbol([fn1, fn2]) == ("ambiguous", [fn1, fn2])
+    ty = decl("c.kt", "class", "type", 7)
+    assert resolve_symbol([fn1, ty, fn2]) == ("unique", [ty])
+
+
+def test_resolve_none() -> None:
+    assert resolve_symbol([]) == ("none", [])
+    assert resolve_symbol([decl("a.kt", "property", "other", 1)]) == ("none", [])
+    with pytest.raises(ValueError, match="single name"):
+        resolve_symbol(
+            [decl("a.kt", "class", "type", 1), decl("b.kt", "class", "type", 1, name="Other")]
+        )
