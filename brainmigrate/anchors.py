@@ -128,13 +128,16 @@ def _token(raw: str, line: int, col: int) -> Iterator[Token]:
 
 
 def _strip_tail(text: str) -> str:
-    while True:
-        before = text
-        text = text.rstrip(_TRAIL)
-        while text.endswith("()"):
-            text = text[:-2]
-        if text == before:
-            return text
+    """Strip trailing punctuation and ``()`` in any order; linear in the token's length."""
+    end = len(text)
+    while end:
+        if end >= 2 and text[end - 2] == "(" and text[end - 1] == ")":
+            end -= 2
+        elif text[end - 1] in _TRAIL:
+            end -= 1
+        else:
+            break
+    return text[:end]
 
 
 def _line_form_starts(text: str) -> list[int]:

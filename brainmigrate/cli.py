@@ -166,3 +166,45 @@ def import_cmd(
     options = importer.Options(roots, scope, plus_kind, task_pattern, parser, cache_dir)
     result = importer.import_notes(paths, options, store, dry_run=dry_run)
     emit(reports.render(reports.report(result), fmt), output)
+
+
+@main.command("index")
+@click.option("--root", required=True, type=click.Path(), help="Checkout to index (one folder).")
+@click.option(
+    "--cache-dir",
+    type=click.Path(),
+    envvar="BRAINMIGRATE_CACHE_DIR",
+    help="Folder for the index cache (env BRAINMIGRATE_CACHE_DIR; default ~/.cache/brainmigrate).",
+)
+@click.option("--name", "names", multiple=True, help="List where NAME is declared; repeatable.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Report format.",
+)
+@click.option("--output", type=click.Path(), help="Write the report to FILE instead of stdout.")
+@guarded
+def index_cmd(root, cache_dir, names, fmt, output):
+    """Index a checkout's declarations (cached) and show why a name does or does not anchor."""
+    from pathlib import Path
+
+    from brainmigrate import reports
+    from brainmigrate.codeindex import CodeIndex
+
+    idx = CodeIndex(root, cache_dir=Path(cache_dir) if cache_dir else None)
+    show = sys.stderr.isatty() and not os.environ.get("CI")
+    if show:
+        with click.progressbar(length=1, label="indexing", file=sys.stderr) as bar:
+
+            def progress(done, total):
+                bar.length = max(total, 1)
+                bar.update(done - bar.pos)
+
+            summary = idx.build(progress)
+    else:
+        summary = idx.build()
+    data = reports.index_report(summary, {n: idx.lookup(n) for n in names})
+    emit(reports.render(data, "json" if fmt == "json" else "index"), output)

@@ -138,3 +138,30 @@ def render(data: dict, fmt: str) -> str:
     except jinja2.TemplateNotFound:
         raise ValueError(f"unknown report format {fmt!r}") from None
     return template.render(r=data)
+
+
+def index_report(summary, declared: dict[str, list]) -> dict:
+    """The report of ``brainmigrate index``: the build summary and, per name asked, where it
+    is declared and how it would anchor (SPEC.md §Anchors 3)."""
+    from brainmigrate.codeindex import resolve_symbol
+
+    data = {"schema_version": SCHEMA_VERSION, **summary.to_dict()}
+    data["names"] = {}
+    for name, decls in declared.items():
+        state, chosen = resolve_symbol(decls) if decls else ("none", [])
+        data["names"][name] = {
+            "anchor": state,
+            "declarations": [
+                {
+                    "path": d.path,
+                    "lines": list(d.lines),
+                    "kind": d.kind,
+                    "category": d.category,
+                    "container": d.container,
+                    "language": d.language,
+                }
+                for d in decls
+            ],
+            "chosen": [d.path for d in chosen],
+        }
+    return data

@@ -1,0 +1,167 @@
+"""The import and index commands as a user runs them: output, exit codes, messages."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from brainmigrate import __version__
+from brainmigrate.cli import main
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+ROOT_ARGS = ["--root", str(SAMPLES / "roots/app"), "--root", str(SAMPLES / "roots/infra")]
+INVARIANTS = Path(__file__).resolve().parents[2] / "shared" / "tools" / "report-invariants"
+
+
+def cli(*args, cwd=None):
+    runner = CliRunner()
+    return runner.invoke(main, [str(a) for a in args], catch_exceptions=False)
+
+
+def test_version():
+    r = cli("--version")
+    assert r.exit_code == 0 and r.output == f"brainmigrate, version {__version__}\n"
+
+
+def test_dry_run_text_report(tmp_path):
+    r = cli("import", SAMPLES / "notes", *ROOT_ARGS, "--dry-run", "--store", tmp_path / "k.db")
+    assert r.exit_code == 0
+    assert r.output.startswith("Dry run: nothing written\n  files 4, lines 57: facts 32,")
+    assert f"{SAMPLES / 'notes' / 'docker.md'}:7: docker/certs/dev.pem (k9)" in r.output
+    assert not (tmp_path / "k.db").exists()
+
+
+def test_json_report_holds_the_invariants(tmp_path):
+    out = tmp_path / "r.json"
+    r = cli(
+        "import",
+        SAMPLES / "notes",
+        *ROOT_ARGS,
+        "--dry-run",
+        "--format",
+        "json",
+        "--output",
+        out,
+        "--store",
+        tmp_path / "k.db",
+    )
+    assert r.exit_code == 0 and r.output == ""
+    data = json.loads(out.read_text())
+    assert data["totals"]["facts"] == 29
+    if INVARIANTS.exists():
+        done = subprocess.run(
+            [sys.executable, INVARIANTS, out, "--fresh-store"], capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stdout
+
+
+def test_import_then_again(tmp_path):
+    db = tmp_path / "k.db"
+    first = cli("import", SAMPLES / "notes", *ROOT_ARGS, "--store", db, "--format", "json")
+    second = cli("import", SAMPLES / "notes", *ROOT_ARGS, "--store", db, "--format", "json")
+    assert json.loads(first.output)["totals"]["added"] == 29
+    assert json.loads(second.output)["totals"]["added"] == 0
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["missing.md"], "brainmigrate: error: missing.md: No such file or directory\n"),
+        (["empty"], "brainmigrate: error: empty: no *.md notes files in this folder\n"),
+        (["n.md", "--root", "nope"], "brainmigrate: error: --root nope: no such folder\n"),
+        (
+            ["n.md", "--task-pattern", "("],
+            "brainmigrate: error: --task-pattern: not a valid regular expression: "
+            "missing ), unterminated subpattern at position 0\n",
+        ),
+        (
+            ["n.md", "--store", "sub/k.db"],
+            "brainmigrate: error: sub/k.db: folder sub does not exist; create it or pass --store\n",
+        ),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(tmp_path, monkeypatch, args, message):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "n.md").write_text("+ fact\n")
+    r = CliRunner().invoke(main, ["import", *args])
+    assert r.exit_code == 2
+    assert r.stderr == message
+    assert not (tmp_path / "know.db").exists()
+
+
+def test_corrupt_store_is_left_untouched(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "n.md").write_text("+ fact\n")
+    (tmp_path / "know.db").write_bytes(b"garbage")
+    r = CliRunner().invoke(main, ["import", "n.md"])
+    assert r.exit_code == 2
+    assert "know.db is not a brainmigrate store" in r.stderr
+    assert (tmp_path / "know.db").read_bytes() == b"garbage"
+
+
+def test_unreadable_notes_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "d.md").mkdir()
+    (tmp_path / "fifo.md").symlink_to("/dev/null")
+    r = CliRunner().invoke(main, ["import", "fifo.md", "--dry-run"])
+    assert (
+        r.exit_code == 2
+        and r.stderr == "brainmigrate: error: fifo.md: not a regular file or a folder\n"
+    )
+
+
+def test_big_line_and_big_file_import_with_warnings(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "n.md").write_text("+ " + "word " * 250_000 + "TER-9\n")
+    r = CliRunner().invoke(main, ["import", "n.md", "--dry-run", "--format", "json"])
+    assert r.exit_code == 0
+    data = json.loads(r.stdout)
+    assert data["facts"][0]["task"] == "TER-9"
+    assert data["warnings"][0]["code"] == "BM302"
+    assert data["warnings"][0]["message"] == "text cut to 1999 of 1250005 characters"
+
+
+def test_index_command(tmp_path):
+    r = cli(
+        "index",
+        "--root",
+        SAMPLES / "roots/app",
+        "--name",
+        "PaymentGateway",
+        "--format",
+        "json",
+        "--cache-dir",
+        tmp_path,
+    )
+    assert r.exit_code == 0
+    data = json.loads(r.output)
+    assert data["by_language"]["kotlin"]["files"] == 6
+    name = data["names"]["PaymentGateway"]
+    assert name["anchor"] == "unique"
+    assert (
+        name["declarations"][0]["path"] == "src/main/kotlin/com/example/payments/PaymentGateway.kt"
+    )
+    warm = json.loads(
+        cli(
+            "index", "--root", SAMPLES / "roots/app", "--format", "json", "--cache-dir", tmp_path
+        ).output
+    )
+    assert (warm["parsed"], warm["cache_hits"]) == (0, 6)
+
+
+def test_index_of_a_missing_root(tmp_path):
+    r = CliRunner().invoke(main, ["index", "--root", str(tmp_path / "nope")])
+    assert r.exit_code == 2 and r.stderr.startswith("brainmigrate: error: root ")
+
+
+def test_module_entry_point():
+    done = subprocess.run(
+        [sys.executable, "-m", "brainmigrate", "--version"], capture_output=True, text=True
+    )
+    assert done.stdout == f"brainmigrate, version {__version__}\n"

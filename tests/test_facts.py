@@ -1,0 +1,120 @@
+"""Fact building: kinds, text, trailers, task ids, SUPERSEDED, scope (SPEC.md §Notation)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from brainmigrate.facts import TaskIds, build_fact, cut, plus_kind_for, scope_for
+from brainmigrate.notation import Line
+
+
+def fact(*texts: str, marker: str = "+", tasks: TaskIds | None = None, plus: str = "environment"):
+    lines = [Line(1, "fact", marker=marker, text=texts[0], col=2)]
+    lines += [Line(i + 2, "continuation", text=t, col=1) for i, t in enumerate(texts[1:])]
+    diags = []
+    return build_fact("n.md", lines, "area:n", plus, tasks or TaskIds(), diags), diags
+
+
+@pytest.mark.parametrize(
+    "marker, kind",
+    [
+        ("!", "blocker"),
+        ("~", "decision"),
+        ("=", "environment"),
+        ("?", "other"),
+        (">", "other"),
+        ("->", "other"),
+        ("x", "other"),
+        ("+", "pattern"),
+    ],
+)
+def test_kind_of_each_marker(marker, kind):
+    assert fact(" t", marker=marker, plus="pattern")[0].kind == kind
+
+
+@pytest.mark.parametrize(
+    "stem, kind",
+    [
+        ("patterns.md", "pattern"),
+        ("pattern.md", "pattern"),
+        ("api-patterns.md", "pattern"),
+        ("db_pattern.md", "pattern"),
+        ("API-Patterns.md", "pattern"),
+        ("antipatterns.md", "environment"),
+        ("patterns-old.md", "environment"),
+        ("facts.md", "environment"),
+    ],
+)
+def test_plus_kind_from_file_stem(stem, kind):
+    assert plus_kind_for(f"notes/{stem}") == kind
+    assert plus_kind_for(f"notes/{stem}", "decision") == "decision"
+
+
+def test_scope():
+    assert scope_for("brain/facts/Docker.md") == "area:docker"
+    assert scope_for("brain/facts/Docker.md", "repo") == "repo"
+
+
+def test_text_joins_continuations_and_trailers_come_off_every_line():
+    f, diags = fact(" a  <!-- 2026-09-20 10:00 r1 -->", "   b <!-- note -->", "\tc")
+    assert (f.text, f.created, f.run) == ("a b c", "2026-09-20T10:00:00Z", "r1")
+    assert [(d.line, d.col, d.code) for d in diags] == [(2, 6, "BM301")]
+
+
+def test_task_id_reads_continuations_but_not_trailers():
+    f, _ = fact(" no id <!-- TER-9 -->", "  here TER-12 then TER-13")
+    assert (f.task, f.tasks) == ("TER-12", frozenset({"TER-12", "TER-13"}))
+
+
+@pytest.mark.parametrize(
+    "text, ids",
+    [
+        ("TER-167 CL-86 INV-2231", ["TER-167", "CL-86", "INV-2231"]),
+        ("SHA-256 UTF-8 ISO-8601 RFC-9110 CVE-2024 X86-64 P0-1 MD5-9 SHA3-512", []),
+        ("(TER-1), [TER-2]: TER-3.", ["TER-1", "TER-2", "TER-3"]),
+        ("xTER-1 TER-1x 9TER-1 _TER-1 TER-1_", ["TER-1"]),
+        ("ter-5 Ter-5", []),
+        ("A1-2 Z9Z-3", ["A1-2", "Z9Z-3"]),
+    ],
+)
+def test_default_task_pattern(text, ids):
+    assert TaskIds().all(text) == ids
+
+
+def test_custom_task_pattern_replaces_the_default_without_deny_list():
+    assert TaskIds(r"#\d+").all("see #12 and SHA-1 and TER-4") == ["#12"]
+    assert TaskIds(r"[A-Z]+-\d+").all("SHA-256") == ["SHA-256"]
+    with pytest.raises(re.error):
+        TaskIds("(")
+
+
+@pytest.mark.parametrize(
+    "text, status",
+    [
+        ("SUPERSEDED by k3", "superseded"),
+        ("old (SUPERSEDED)", "superseded"),
+        ("SUPERSEDED_BY k12", "superseded"),
+        ("superseded", "active"),
+        ("Superseded", "active"),
+        ("XSUPERSEDED", "active"),
+        ("2SUPERSEDED", "active"),
+    ],
+)
+def test_superseded(text, status):
+    assert fact(" " + text)[0].status == status
+
+
+def test_cut_at_word_boundary_reads_whole_text_for_rules():
+    long = " ".join(["w"] * 1500) + " TER-7"
+    f, diags = fact(" " + long)
+    assert len(f.text) <= 2000 and f.text.endswith("w") and not f.text.endswith(" ")
+    assert f.task == "TER-7" and f.full_text.endswith("TER-7")
+    assert [d.code for d in diags] == ["BM302"]
+
+
+def test_cut_one_long_word():
+    assert cut("x" * 2500) == "x" * 2000
+    assert cut("ab cd", 4) == "ab"
+    assert cut("ab cd", 5) == "ab cd"

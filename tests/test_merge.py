@@ -1,0 +1,97 @@
+"""The repeat rule (SPEC.md §Merge): stems, numbers, the exact index against brute force."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from brainmigrate.merge import Key, MergeIndex, Stems, humps, numbers, qualifies, similarity
+
+
+def test_words_split_at_humps_and_digit_edges_and_are_stemmed():
+    stems = Stems()
+    assert stems("HTTPAdapter retries parseJSONBody v2beta") == frozenset(
+        {"http", "adapt", "retri", "pars", "json", "bodi", "v", "beta"}
+    )
+    assert stems("retries retried retry") == frozenset({"retri"})
+    assert stems("") == frozenset()
+
+
+def test_humps():
+    assert humps("parseHTTPResponse") == ["parse", "HTTP", "Response"]
+    assert humps("PaymentGateway") == ["Payment", "Gateway"]
+    assert humps("ÉcoleNormale") == ["École", "Normale"]
+    assert humps("lower") == ["lower"]
+
+
+def test_numbers_compare_as_strings():
+    assert numbers("a 001 b 1 c1.5") == frozenset({"001", "1", "5"})
+
+
+def test_threshold_is_exact_in_integers():
+    a = frozenset(str(i) for i in range(20))
+    b17 = frozenset(str(i) for i in range(17)) | {"x", "y", "z"}  # 17/23 < 0.85
+    b = a - {"0", "1", "2"}  # 17/20 = 0.85 exactly
+    assert qualifies(a, b) and similarity(a, b) == 0.85
+    assert not qualifies(a, b17)
+    assert qualifies(frozenset(), frozenset())
+    assert not qualifies(frozenset(), frozenset({"a"}))
+
+
+def brute_best(entries, key, stems):
+    best = None
+    for seq, (k, s) in entries.items():
+        if k != key or not qualifies(stems, s):
+            continue
+        sim = similarity(stems, s)
+        if best is None or sim > best[1] or (sim == best[1] and seq < best[0]):
+            best = (seq, sim)
+    return best
+
+
+sets = st.frozensets(st.sampled_from("abcdefghijklmnop"), max_size=9)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["s1", "s2"]), sets), min_size=1, max_size=40))
+def test_index_finds_exactly_what_brute_force_finds(items):
+    df = MergeIndex.frequencies(s for _, s in items)
+    index = MergeIndex(df)
+    entries = {}
+    for seq, (scope, stems) in enumerate(items):
+        key = Key(scope, frozenset(), frozenset())
+        got = index.best(key, stems)
+        want = brute_best(entries, key, stems)
+        assert (got[0], round(got[1], 9)) == (want[0], round(want[1], 9)) if want else got is None
+        if got:
+            index.replace(got[0], stems)
+            entries[got[0]] = (key, stems)
+        else:
+            index.add(seq, key, stems)
+            entries[seq] = (key, stems)
+
+
+def test_numbers_and_tasks_block_merges():
+    index = MergeIndex()
+    s = frozenset({"retri", "webhook"})
+    index.add(1, Key("area:a", frozenset({"3"}), frozenset({"TER-1"})), s)
+    assert index.best(Key("area:a", frozenset({"3"}), frozenset({"TER-1"})), s) == (1, 1.0)
+    assert index.best(Key("area:a", frozenset({"4"}), frozenset({"TER-1"})), s) is None
+    assert index.best(Key("area:a", frozenset({"3"}), frozenset({"TER-2"})), s) is None
+    assert index.best(Key("area:b", frozenset({"3"}), frozenset({"TER-1"})), s) is None
+
+
+def test_most_similar_wins_ties_go_to_the_earliest():
+    rng = random.Random(1)
+    words = [f"w{i}" for i in range(40)]
+    base = frozenset(rng.sample(words, 20))
+    near = base - {sorted(base)[0]}  # 19/20
+    nearer = base  # 20/20
+    index = MergeIndex()
+    key = Key("s", frozenset(), frozenset())
+    index.add(5, key, near)
+    index.add(9, key, nearer)
+    index.add(7, key, nearer)
+    assert index.best(key, base) == (7, 1.0)

@@ -1,0 +1,205 @@
+"""know.db: the import transaction, idempotency, and stores that cannot be used (SPEC.md §Store)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from brainmigrate import importer, reports
+from brainmigrate.stores import sqlite as store
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+ROOTS = [SAMPLES / "roots" / "app", SAMPLES / "roots" / "infra"]
+
+
+def run(tmp_path, dry_run=False, paths=None, db=None):
+    options = importer.Options(roots=ROOTS)
+    result = importer.import_notes(
+        paths or [SAMPLES / "notes"], options, db or tmp_path / "know.db", dry_run=dry_run
+    )
+    return reports.report(result)
+
+
+def dump(db: Path) -> list:
+    con = sqlite3.connect(db)
+    try:
+        return [
+            con.execute(f"SELECT * FROM {t} ORDER BY 1, 2").fetchall()
+            for t in ("facts", "anchors", "citations", "provenance", "meta")
+        ] + [con.execute("PRAGMA user_version").fetchone()]
+    finally:
+        con.close()
+
+
+def test_import_twice_adds_nothing_and_changes_nothing(tmp_path):
+    first = run(tmp_path)
+    before = dump(tmp_path / "know.db")
+    mtime = (tmp_path / "know.db").stat().st_mtime_ns
+    second = run(tmp_path)
+    assert first["totals"]["added"] == first["totals"]["facts"] == 29
+    assert second["totals"]["added"] == 0
+    assert second["totals"]["updated"] == 0
+    assert second["totals"]["merged"] == second["totals"]["fact_lines"] == 32
+    assert dump(tmp_path / "know.db") == before
+    assert (tmp_path / "know.db").stat().st_mtime_ns == mtime
+
+
+def test_dry_run_reports_what_the_import_does(tmp_path):
+    dry = run(tmp_path, dry_run=True)
+    assert not (tmp_path / "know.db").exists()
+    real = run(tmp_path)
+    for key in ("dry_run",):
+        dry.pop(key), real.pop(key)
+    assert dry == real
+    again_dry = run(tmp_path, dry_run=True)
+    assert again_dry["totals"]["added"] == 0
+
+
+def test_store_contents(tmp_path):
+    run(tmp_path)
+    con = sqlite3.connect(tmp_path / "know.db")
+    assert con.execute("PRAGMA user_version").fetchone() == (1,)
+    row = con.execute(
+        "SELECT id, scope, kind, task, run, created FROM facts WHERE text LIKE 'PaymentGateway retries%'"
+    ).fetchone()
+    assert row == (
+        11,
+        "area:payments",
+        "environment",
+        "TER-160",
+        "ter-160-b",
+        "2026-09-20T10:02:11Z",
+    )
+    prov = con.execute(
+        "SELECT file, line FROM provenance WHERE fact_id=11 ORDER BY line"
+    ).fetchall()
+    assert [(Path(f).name, n) for f, n in prov] == [("payments.md", 6), ("payments.md", 16)]
+    hits = con.execute(
+        "SELECT rowid FROM facts_fts WHERE facts_fts MATCH 'retri' ORDER BY rowid"
+    ).fetchall()
+    assert (11,) in hits
+    gone = con.execute("SELECT fact_id, path FROM citations ORDER BY 1, 2").fetchall()
+    assert ("docker/certs/dev.pem") in [p for _, p in gone]
+
+
+def test_a_changed_line_updates_its_fact(tmp_path):
+    notes = tmp_path / "n.md"
+    notes.write_text("+ the cache expires keys after ten minutes of idle time TER-1\n")
+    run(tmp_path, paths=[notes])
+    notes.write_text(
+        "+ the cache expires keys after ten minutes of idle time TER-1 <!-- 2026-10-01 10:00 r -->\n"
+        "+ SUPERSEDED the cache expires keys after ten minutes of idle time TER-1\n"
+    )
+    r = run(tmp_path, paths=[notes])
+    assert (r["totals"]["added"], r["totals"]["updated"]) == (0, 1)
+    (fact,) = r["facts"]
+    assert (fact["id"], fact["status"], fact["run"], fact["created"]) == (
+        "k1",
+        "superseded",
+        "r",
+        "2026-10-01T10:00:00Z",
+    )
+
+
+def test_failed_write_leaves_the_store_as_it_was(tmp_path, monkeypatch):
+    run(tmp_path)
+    before = dump(tmp_path / "know.db")
+    notes = tmp_path / "more.md"
+    notes.write_text("+ a brand new fact about queues\n")
+
+    def boom(*a, **k):
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(store, "_write", boom)
+    with pytest.raises(store.StoreError, match="disk I/O error"):
+        run(tmp_path, paths=[notes])
+    assert dump(tmp_path / "know.db") == before
+
+
+def test_failed_first_write_leaves_no_store_and_no_temp_file(tmp_path, monkeypatch):
+    monkeypatch.setattr(store, "_write", lambda *a: (_ for _ in ()).throw(OSError(28, "full")))
+    with pytest.raises(store.StoreError):
+        run(tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"this is not sqlite at all", "not a brainmigrate store"),
+        (b"SQLite format 3\x00" + b"\x00" * 50, "not a readable brainmigrate store"),
+    ],
+)
+def test_not_a_store(tmp_path, content, message):
+    db = tmp_path / "know.db"
+    db.write_bytes(content)
+    with pytest.raises(store.StoreError, match=message):
+        run(tmp_path)
+    assert db.read_bytes() == content
+
+
+def test_foreign_sqlite_and_newer_schema(tmp_path):
+    db = tmp_path / "know.db"
+    con = sqlite3.connect(db)
+    con.execute("CREATE TABLE other (x)")
+    con.commit()
+    con.close()
+    with pytest.raises(store.StoreError, match="not a brainmigrate store"):
+        run(tmp_path)
+    db.unlink()
+    run(tmp_path)
+    con = sqlite3.connect(db)
+    con.execute("PRAGMA user_version = 7")
+    con.commit()
+    con.close()
+    data = db.read_bytes()
+    with pytest.raises(store.StoreError, match="newer brainmigrate.*upgrade"):
+        run(tmp_path)
+    with pytest.raises(store.StoreError, match="newer"):
+        run(tmp_path, dry_run=True)
+    assert db.read_bytes() == data
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can write read-only files")
+def test_read_only_store(tmp_path):
+    run(tmp_path)
+    (tmp_path / "know.db").chmod(0o444)
+    with pytest.raises(store.StoreError, match="read-only"):
+        run(tmp_path)
+
+
+def test_store_in_a_missing_folder_or_a_folder(tmp_path):
+    with pytest.raises(store.StoreError, match="does not exist"):
+        run(tmp_path, db=tmp_path / "nope" / "know.db")
+    with pytest.raises(store.StoreError, match="is a folder"):
+        run(tmp_path, db=tmp_path)
+
+
+def test_truncated_store(tmp_path):
+    run(tmp_path)
+    db = tmp_path / "know.db"
+    data = db.read_bytes()
+    db.write_bytes(data[: len(data) // 3])
+    with pytest.raises(store.StoreError):
+        run(tmp_path)
+    assert db.read_bytes() == data[: len(data) // 3]
+
+
+def test_report_is_json_serializable_and_keeps_invariants(tmp_path):
+    data = run(tmp_path, dry_run=True)
+    t = data["totals"]
+    assert t["lines"] == t["fact_lines"] + t["continuations"] + t["blank"] + t["skipped"]
+    assert t["fact_lines"] == t["facts"] + t["merged"]
+    json.dumps(data)
+
+
+def test_copy_of_samples_imports_the_same(tmp_path):
+    shutil.copytree(SAMPLES / "notes", tmp_path / "notes")
+    a = run(tmp_path, dry_run=True, paths=[tmp_path / "notes"])
+    b = run(tmp_path, dry_run=True)
+    assert [f["text"] for f in a["facts"]] == [f["text"] for f in b["facts"]]
