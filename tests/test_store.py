@@ -65,7 +65,8 @@ def test_store_contents(tmp_path):
     con = sqlite3.connect(tmp_path / "know.db")
     assert con.execute("PRAGMA user_version").fetchone() == (1,)
     row = con.execute(
-        "SELECT id, scope, kind, task, run, created FROM facts WHERE text LIKE 'PaymentGateway retries%'"
+        "SELECT id, scope, kind, task, run, created FROM facts"
+        " WHERE text LIKE 'PaymentGateway retries%'"
     ).fetchone()
     assert row == (
         11,
@@ -92,7 +93,8 @@ def test_a_changed_line_updates_its_fact(tmp_path):
     notes.write_text("+ the cache expires keys after ten minutes of idle time TER-1\n")
     run(tmp_path, paths=[notes])
     notes.write_text(
-        "+ the cache expires keys after ten minutes of idle time TER-1 <!-- 2026-10-01 10:00 r -->\n"
+        "+ the cache expires keys after ten minutes of idle time TER-1"
+        " <!-- 2026-10-01 10:00 r -->\n"
         "+ SUPERSEDED the cache expires keys after ten minutes of idle time TER-1\n"
     )
     r = run(tmp_path, paths=[notes])
