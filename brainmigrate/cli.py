@@ -150,10 +150,10 @@ def main() -> None:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["text", "json"]),
+    type=click.Choice(["text", "json", "markdown", "html"]),
     default="text",
     show_default=True,
-    help="Report format.",
+    help="Report format (html: one self-contained audit page).",
 )
 @click.option("--output", type=click.Path(), help="Write the report to FILE instead of stdout.")
 @guarded
@@ -165,7 +165,7 @@ def import_cmd(
 
     options = importer.Options(roots, scope, plus_kind, task_pattern, parser, cache_dir)
     result = importer.import_notes(paths, options, store, dry_run=dry_run)
-    emit(reports.render(reports.report(result), fmt), output)
+    emit(reports.render(reports.report(result, with_facts=fmt != "text"), fmt), output)
 
 
 @main.command("index")
@@ -208,3 +208,326 @@ def index_cmd(root, cache_dir, names, fmt, output):
         summary = idx.build()
     data = reports.index_report(summary, {n: idx.lookup(n) for n in names})
     emit(reports.render(data, "json" if fmt == "json" else "index"), output)
+
+
+@main.command("check")
+@notes_options
+@click.option(
+    "--format",
+    "formats",
+    multiple=True,
+    type=click.Choice(["text", "json", "github", "sarif", "junit", "markdown"]),
+    help="Report format; repeat for several reports, each paired with the --output at the "
+    "same position. Default: text.",
+)
+@click.option(
+    "--output",
+    "outputs",
+    multiple=True,
+    type=click.Path(),
+    help="File for the report of the --format at the same position ('-': stdout). A format "
+    "without one goes to stdout; at most one may.",
+)
+@click.option(
+    "--fail-on",
+    type=click.Choice(["error", "warning", "info"]),
+    help="Lowest severity that fails the check (exit 1). Default: error, or the config's.",
+)
+@click.option(
+    "--baseline",
+    type=click.Path(),
+    help="Baseline file: findings it holds do not fail; entries no longer found are listed.",
+)
+@click.option(
+    "--update-baseline",
+    is_flag=True,
+    help="Write the current findings to the --baseline file, then check against it.",
+)
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even with failing findings.")
+@guarded
+def check_cmd(
+    paths,
+    roots,
+    scope,
+    plus_kind,
+    task_pattern,
+    cache_dir,
+    parser,
+    formats,
+    outputs,
+    fail_on,
+    baseline,
+    update_baseline,
+    exit_zero,
+):
+    """Check notes for citations of files that no longer exist; read-only, for CI.
+
+    Exit 0: nothing fails; 1: findings at or above --fail-on; 2: could not run. Settings
+    come from .brainmigrate.toml or [tool.brainmigrate] in pyproject.toml; options given
+    here override them.
+    """
+    from brainmigrate import check, config, importer
+    from brainmigrate.reports import ci
+
+    try:
+        targets = ci.plan(formats, outputs)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    settings = config.load().override(
+        roots=roots,
+        task_pattern=task_pattern,
+        plus_kind=plus_kind,
+        fail_on=fail_on,
+        baseline=baseline,
+    )
+    if update_baseline and not settings.baseline:
+        raise click.UsageError("--update-baseline needs a baseline file: add --baseline FILE")
+    options = importer.Options(
+        settings.roots, scope, settings.plus_kind, settings.task_pattern, parser, cache_dir
+    )
+    result = check.run_check(
+        paths,
+        options,
+        settings.fail_on,
+        baseline=settings.baseline,
+        update_baseline=update_baseline,
+        exclude=settings.exclude,
+    )
+    reports = [(ci.render(result, fmt), output) for fmt, output in targets]
+    for text, output in reports:
+        emit(text, output)
+    step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if step_summary and any(fmt == ci.Format.GITHUB for fmt, _ in targets):
+        extra = ci.github_step_summary(result)
+        if extra:
+            try:
+                with open(step_summary, "a", encoding="utf-8") as handle:
+                    handle.write(extra)
+            except OSError as exc:
+                click.echo(f"brainmigrate: warning: GITHUB_STEP_SUMMARY: {exc}", err=True)
+    sys.exit(0 if exit_zero else result.exit_code)
+
+
+# ------------------------------------------------------------------ export, search, show
+
+#: The export formats (``brainmigrate.stores.export.FORMATS``; a test keeps them equal).
+EXPORT_FORMATS = ["jsonl", "brain", "knowledge", "memory"]
+
+
+def store_option(func):
+    """``--store``, for the commands that read the fact store."""
+    return click.option(
+        "--store",
+        default="know.db",
+        show_default=True,
+        type=click.Path(),
+        help="SQLite fact store to read.",
+    )(func)
+
+
+@main.command("export")
+@store_option
+@click.option(
+    "--to", "fmt", required=True, type=click.Choice(EXPORT_FORMATS), help="Target format."
+)
+@click.option(
+    "--output",
+    required=True,
+    type=click.Path(),
+    help="File (jsonl; '-' for stdout) or folder (brain, knowledge, memory) to write.",
+)
+@click.option(
+    "--scope",
+    "scopes",
+    multiple=True,
+    help="Only facts of this scope; repeat or comma-separate; 'area' means every area:*.",
+)
+@click.option("--kind", "kinds", multiple=True, type=click.Choice(KINDS), help="Only this kind.")
+@click.option(
+    "--status",
+    type=click.Choice(["active", "all"]),
+    default="all",
+    show_default=True,
+    help="'active' leaves out stale and superseded facts.",
+)
+@click.option(
+    "--plus-kind",
+    type=click.Choice(KINDS),
+    help="brain: write '+' for this kind in every file (import the result with the same "
+    "--plus-kind). Default: as the importer reads '+' by the file's name.",
+)
+@click.option(
+    "--task-pattern",
+    metavar="REGEX",
+    help="brain: the --task-pattern the store was imported with.",
+)
+@click.option(
+    "--type-map",
+    "type_map",
+    multiple=True,
+    metavar="KIND=TYPE",
+    help="knowledge: entry type of a kind (project, reference or feedback); default project.",
+)
+@click.option(
+    "--index-budget",
+    type=click.IntRange(min=0),
+    default=2048,
+    show_default=True,
+    help="memory: largest MEMORY.md, in bytes.",
+)
+@click.option(
+    "--total-budget",
+    type=click.IntRange(min=0),
+    default=65536,
+    show_default=True,
+    help="memory: largest size of all files together, in bytes.",
+)
+@click.option(
+    "--fit",
+    is_flag=True,
+    help="memory: leave out what does not fit the budgets (blockers, decisions, then the "
+    "rest; active first; newest first) and list it. Without it the export fails.",
+)
+@click.pass_context
+@guarded
+def export_cmd(
+    ctx,
+    store,
+    fmt,
+    output,
+    scopes,
+    kinds,
+    status,
+    plus_kind,
+    task_pattern,
+    type_map,
+    index_budget,
+    total_budget,
+    fit,
+):
+    """Export the fact store as jsonl, brain notes, knowledge entries or a memory folder.
+
+    Nothing is written when the export fails (exit 2); summary and notes go to stderr.
+    """
+    from brainmigrate.stores import export
+
+    only = {
+        "plus_kind": "brain",
+        "task_pattern": "brain",
+        "type_map": "knowledge",
+        "index_budget": "memory",
+        "total_budget": "memory",
+        "fit": "memory",
+    }
+    for name, target in only.items():
+        if fmt != target and ctx.get_parameter_source(name).name != "DEFAULT":
+            flag = "--" + name.replace("_", "-")
+            raise click.UsageError(f"{flag} applies to --to {target} only; leave it out")
+    options = export.Options(
+        scopes, kinds, status, plus_kind, task_pattern, type_map, index_budget, total_budget, fit
+    )
+    try:
+        result = export.export(store, fmt, output, options)
+    except export.ExportError as exc:
+        raise Failure(str(exc)) from None
+    if result.text is not None:
+        click.echo(result.text, nl=False)
+    say = functools.partial(click.echo, err=True)
+    files = f"{len(result.files)} files, " if fmt != "jsonl" else ""
+    if result.text is None:
+        say(
+            f"exported {result.facts - len(result.left_out)} facts to {output} as {fmt}: "
+            f"{files}{len(result.written)} written, "
+            f"{len(result.files) - len(result.written)} unchanged"
+        )
+    if result.sizes:
+        s = result.sizes
+        say(
+            f"  MEMORY.md {s['index']} of {s['index_budget']} bytes; "
+            f"all files {s['total']} of {s['total_budget']} bytes"
+        )
+    for note in result.notes:
+        say(f"  note: {note}")
+    if result.others:
+        say(f"  left alone: {len(result.others)} other files in {output}")
+    if result.left_out:
+        say(f"  left out by --fit: {len(result.left_out)} facts")
+        for e in result.left_out:
+            say(f"    {e['id']} {e['kind']} {e['scope']} {e['status']} ({e['bytes']} bytes)")
+
+
+# A query word may start with "-" (and hold an "h"): unknown options are query words, and
+# only --help (not -h) asks for help.
+@main.command(
+    "search",
+    context_settings={"ignore_unknown_options": True, "help_option_names": ["--help"]},
+)
+@click.argument("query", nargs=-1, required=True)
+@store_option
+@click.option(
+    "--scope",
+    "scopes",
+    multiple=True,
+    help="Only facts of this scope; repeat or comma-separate; 'area' means every area:*.",
+)
+@click.option("--kind", "kinds", multiple=True, type=click.Choice(KINDS), help="Only this kind.")
+@click.option(
+    "--limit", type=click.IntRange(1, 30), default=5, show_default=True, help="Most hits."
+)
+@click.option("--all", "include_all", is_flag=True, help="Also superseded facts.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="One line per hit, or JSON.",
+)
+@guarded
+def search_cmd(query, store, scopes, kinds, limit, include_all, fmt):
+    """Full-text search (BM25 over stemmed words); one line per hit, best first.
+
+    Any text is a query (quote it, or give several words); a word starting with '-' is a
+    word, not an option. Stale facts are marked STALE.
+    """
+    import json
+
+    from brainmigrate import search
+
+    hits = search.search(store, " ".join(query), scopes, kinds, limit, include_all)
+    if fmt == "json":
+        data = {"hits": [{"fact": search.fact_dict(h.fact, {}), "line": h.line} for h in hits]}
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        return
+    for hit in hits:
+        click.echo(hit.line)
+    if not hits:
+        click.echo("no facts match", err=True)
+
+
+@main.command("show")
+@click.argument("fact_id")
+@store_option
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
+@guarded
+def show_cmd(fact_id, store, fmt):
+    """Show one fact (k17 or 17) with its anchors and provenance."""
+    import json
+
+    from brainmigrate import search
+
+    try:
+        fact = search.show(store, fact_id)
+    except search.NotFound as exc:
+        raise Failure(str(exc)) from None
+    if fmt == "json":
+        click.echo(json.dumps(fact, indent=2, ensure_ascii=False))
+    else:
+        click.echo(search.render_fact(fact), nl=False)

@@ -37,6 +37,9 @@ TASK_DENY = re.compile(
     r"|HMAC|BASE|UCS|IEEE|ANSI|CRC|WGS|EPSG|SRID)[0-9]*"
 )
 SUPERSEDED = re.compile(r"(?<![^\W_])SUPERSEDED")
+#: A trailer that waives a check for the fact: ``<!-- brainmigrate: allow-gone -->``.
+#: It is removed like any trailer but is not an undated comment (no BM301).
+ALLOW = re.compile(r"\s*brainmigrate:\s*allow-(?P<what>gone)\s*")
 _PATTERNS_STEM = re.compile(r"(?:.*[-_])?patterns?")
 
 
@@ -54,7 +57,9 @@ class TaskIds:
 
     def all(self, text: str) -> list[str]:
         """Every task id in ``text``, in order."""
-        out = []
+        out: list[str] = []
+        if self.default and "-" not in text:
+            return out
         for m in self.regex.finditer(text):
             tid = m.group(0)
             if self.default and TASK_DENY.fullmatch(tid[: tid.rindex("-")]):
@@ -89,16 +94,21 @@ def build_fact(
     """Build the fact that ``lines`` (a fact line, then its continuations) state.
 
     Appends to ``diags``: BM301 for an undated trailing comment (removed all the same),
-    BM302 when the text is cut to 2000 characters.
+    BM302 when the text is cut to 2000 characters. A ``<!-- brainmigrate: allow-gone -->``
+    trailer on any line adds ``"gone"`` to the fact's ``suppress``.
     """
     head = lines[0]
     created = run = None
     segments = []
+    suppress: set[str] = set()
     for ln in lines:
-        body, inside = split_trailer(ln.text)
+        body, inside = split_trailer(ln.text) if "-->" in ln.text else (ln.text, None)
         if inside is not None:
             stamp = parse_stamp(inside)
-            if stamp is None:
+            allow = ALLOW.fullmatch(inside) if stamp is None else None
+            if allow is not None:
+                suppress.add(allow.group("what"))
+            elif stamp is None:
                 diags.append(
                     Diagnostic(
                         file,
@@ -112,7 +122,7 @@ def build_fact(
             elif created is None:
                 created, run = stamp
         segments.append(Segment(ln.number, ln.col, body))
-    full = fold(" ".join(s.text for s in segments))
+    full = fold(segments[0].text if len(segments) == 1 else " ".join(s.text for s in segments))
     text = full
     if len(full) > MAX_TEXT:
         text = cut(full)
@@ -139,8 +149,9 @@ def build_fact(
         tasks=frozenset(found),
         run=run,
         created=created,
-        status="superseded" if SUPERSEDED.search(full) else "active",
+        status="superseded" if "SUPERSEDED" in full and SUPERSEDED.search(full) else "active",
         segments=tuple(segments),
+        suppress=frozenset(suppress),
     )
 
 

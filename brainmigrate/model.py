@@ -92,6 +92,8 @@ class ParsedFact:
 
     ``text`` is folded and cut to 2000 characters; ``full_text`` is the whole folded text
     every rule reads. ``created`` is ISO 8601 UTC (``2026-09-23T13:16:09Z``) or None.
+    ``suppress`` names the checks a ``<!-- brainmigrate: allow-… -->`` trailer waives
+    (``"gone"``).
     """
 
     file: str
@@ -107,6 +109,7 @@ class ParsedFact:
     created: str | None
     status: str
     segments: tuple[Segment, ...] = field(compare=False, default=())
+    suppress: frozenset[str] = frozenset()
 
 
 @dataclass(slots=True)

@@ -1,0 +1,678 @@
+"""``brainmigrate check``: what in the notes a CI job should flag (docs/check.md).
+
+Read-only: the notes are read and resolved exactly as ``import`` reads them
+(``importer.read_notes``); no store is opened. Every citation that anchored nothing and
+every diagnostic of the reading becomes a ``Finding`` with a stable code and a severity
+(``RULES``). A finding *fails* the check when its severity is at or above ``fail_on``,
+unless an inline ``<!-- brainmigrate: allow-gone -->`` suppresses it (gone paths only) or
+the baseline holds it. For a gone path, ``MoveHints`` says where the file may have gone:
+git's rename history, else the one file of the first root with the same name, else one
+clearly closest path of the first root.
+"""
+
+from __future__ import annotations
+
+import bisect
+import fnmatch
+import hashlib
+import json
+import os
+import re
+import subprocess
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from brainmigrate import importer
+from brainmigrate.anchors import Root, is_absolute, normalize
+from brainmigrate.fsutil import write_text_atomic
+from brainmigrate.model import Citation, Diagnostic, ParsedFact
+
+#: Severity levels, highest first; ``--fail-on`` takes one of them.
+LEVELS = ("error", "warning", "info")
+_RANK = {"info": 0, "warning": 1, "error": 2}
+#: Version of the JSON report and of the baseline file.
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """A finding code: short ``name``, default ``severity`` and a one-line ``summary``."""
+
+    code: str
+    name: str
+    severity: str
+    summary: str
+
+
+#: Every finding code, in report order (docs/check.md, "Finding codes").
+RULES: dict[str, Rule] = {
+    r.code: r
+    for r in (
+        Rule("BM101", "gone-path", "error", "A fact cites a path that no root holds."),
+        Rule("BM102", "outside-root", "warning", "A fact cites a path outside every root."),
+        Rule("BM201", "ambiguous-name", "info", "A bare file name or CamelCase name is ambiguous."),
+        Rule("BM202", "anchors-dropped", "info", "A fact names more than 6 names of one kind."),
+        Rule("BM301", "undated-trailer", "info", "A trailing comment of a fact is not a date."),
+        Rule("BM302", "text-cut", "info", "A fact's text was cut to 2000 characters."),
+        Rule("BM303", "unclosed-fence", "info", "A code fence is never closed."),
+        Rule("BM304", "unclosed-comment", "info", "An HTML comment is never closed."),
+        Rule("BM305", "invalid-utf8", "warning", "A line holds invalid UTF-8 bytes."),
+        Rule("BM306", "nul-byte", "warning", "A line holds NUL bytes."),
+    )
+}
+
+
+def rule(code: str) -> Rule:
+    """The rule of ``code``; a code without one (a newer diagnostic) is an ``info`` rule."""
+    return RULES.get(code) or Rule(code, code.lower(), "info", code)
+
+
+@dataclass(frozen=True, slots=True)
+class Hint:
+    """Where a gone path may have moved: ``path`` (relative to its root) and ``how`` it is
+    known: ``git-rename``, ``same-name`` or ``similar``."""
+
+    path: str
+    how: str
+
+    def describe(self) -> str:
+        return f"moved? {self.path} ({HINT_HOW[self.how]})"
+
+
+HINT_HOW = {
+    "git-rename": "renamed in git history",
+    "same-name": "the only file of that name",
+    "similar": "the closest path",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One thing a check reports, at ``file:line:col`` (1-based; ``col`` None: the line).
+
+    ``subject`` is the cited path or the name a citation finding is about ("" for other
+    findings); ``fact_line`` the first line of the fact it belongs to (None when it belongs
+    to no fact) and ``fact_text`` the start of its text; ``fingerprint`` identifies it
+    without line numbers (the baseline's key).
+    """
+
+    code: str
+    severity: str
+    file: str
+    line: int | None
+    col: int | None
+    message: str
+    subject: str = ""
+    scope: str = ""
+    fact_line: int | None = None
+    fact_text: str = ""
+    fingerprint: str = ""
+    hint: Hint | None = None
+    suppressed: bool = False
+    baselined: bool = False
+
+    @property
+    def rule(self) -> Rule:
+        return rule(self.code)
+
+    @property
+    def where(self) -> str:
+        """``file:line:col`` (``file:line`` without a column, ``file`` without a line)."""
+        out = self.file
+        if self.line is not None:
+            out += f":{self.line}"
+            if self.col is not None:
+                out += f":{self.col}"
+        return out
+
+    @property
+    def full_message(self) -> str:
+        """The message, with the "moved?" hint when there is one."""
+        return f"{self.message}; {self.hint.describe()}" if self.hint else self.message
+
+    def at_or_above(self, level: str) -> bool:
+        return _RANK[self.severity] >= _RANK[level]
+
+    def fails(self, fail_on: str) -> bool:
+        """At or above ``fail_on`` and neither suppressed nor in the baseline."""
+        return self.at_or_above(fail_on) and not self.suppressed and not self.baselined
+
+
+@dataclass(frozen=True, slots=True)
+class CheckedFact:
+    """A fact the check read: its file, first line, scope and text (for per-fact reports)."""
+
+    file: str
+    line: int
+    scope: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class BaselineEntry:
+    """A finding the baseline accepts: ``fingerprint`` and ``count``; the rest is for people."""
+
+    fingerprint: str
+    code: str
+    scope: str
+    path: str
+    text: str
+    count: int = 1
+
+    def to_dict(self) -> dict:
+        return {
+            "code": self.code,
+            "count": self.count,
+            "fingerprint": self.fingerprint,
+            "path": self.path,
+            "scope": self.scope,
+            "text": self.text,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class BaselineStatus:
+    """How the findings met the baseline at ``path``: ``matched`` findings it holds,
+    ``vanished`` entries no finding matched; ``updated`` when this run wrote it."""
+
+    path: str
+    updated: bool
+    matched: int
+    vanished: tuple[BaselineEntry, ...] = ()
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """A check's outcome: notes files (display names, in order), facts, findings (sorted by
+    file, line, column, code), the ``fail_on`` level, the baseline's status and the files
+    ``exclude`` globs left out."""
+
+    files: tuple[str, ...]
+    facts: tuple[CheckedFact, ...]
+    findings: tuple[Finding, ...]
+    fail_on: str = "error"
+    baseline: BaselineStatus | None = None
+    excluded: tuple[str, ...] = ()
+
+    @property
+    def failing(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.fails(self.fail_on))
+
+    @property
+    def exit_code(self) -> int:
+        """1 when a finding fails the check, else 0 (SPEC.md §Exit codes)."""
+        return 1 if self.failing else 0
+
+    def totals(self) -> dict:
+        """Counts every report shows: files, facts, findings by severity and by code,
+        failing, suppressed, baselined."""
+        sev = Counter(f.severity for f in self.findings)
+        return {
+            "files": len(self.files),
+            "facts": len(self.facts),
+            "findings": len(self.findings),
+            "by_severity": {lvl: sev.get(lvl, 0) for lvl in LEVELS},
+            "by_code": dict(sorted(Counter(f.code for f in self.findings).items())),
+            "failing": len(self.failing),
+            "suppressed": sum(f.suppressed for f in self.findings),
+            "baselined": sum(f.baselined for f in self.findings),
+        }
+
+
+class BaselineError(importer.InputError):
+    """The baseline file is missing, unreadable, or not a brainmigrate baseline."""
+
+
+# ------------------------------------------------------------------------------ running
+
+
+def run_check(
+    paths: Sequence[str | os.PathLike],
+    options: importer.Options,
+    fail_on: str = "error",
+    *,
+    baseline: str | os.PathLike | None = None,
+    update_baseline: bool = False,
+    exclude: Sequence[str] = (),
+) -> CheckResult:
+    """Check the notes files ``paths`` name: read them as ``import`` does, make findings.
+
+    ``fail_on`` is ``error``, ``warning`` or ``info``. With ``baseline``, findings its file
+    holds do not fail; with ``update_baseline`` too, the file is first (re)written with the
+    current findings (atomically). ``exclude`` globs leave notes files out (``is_excluded``).
+    Writes nothing else. Raises ``importer.InputError`` (bad path, root, option or baseline) or
+    ``notation.NotesReadError``.
+    """
+    if fail_on not in LEVELS:
+        raise importer.InputError(f"--fail-on {fail_on}: must be one of {', '.join(LEVELS)}")
+    if update_baseline and baseline is None:
+        raise importer.InputError("--update-baseline needs a baseline file: add --baseline FILE")
+    excluded: list[str] = []
+    if exclude:
+        kept = []
+        for display, path in importer.notes_files(paths):
+            if is_excluded(display, exclude):
+                excluded.append(display)
+            else:
+                kept.append(path)
+        paths = kept
+    notes = importer.read_notes(paths, options)
+    findings = collect(notes, MoveHints(notes.roots, options.cache_dir))
+    facts = tuple(CheckedFact(f.file, f.line, f.scope, f.text) for f, _ in notes.facts)
+    files = tuple(st.path for st in notes.files)
+    status = None
+    if baseline is not None:
+        if update_baseline:
+            write_baseline(baseline, findings)
+        entries = read_baseline(baseline)
+        findings, status = apply_baseline(findings, entries, os.fspath(baseline))
+        status = replace(status, updated=update_baseline)
+    return CheckResult(files, facts, tuple(findings), fail_on, status, tuple(excluded))
+
+
+def is_excluded(path: str, globs: Sequence[str]) -> bool:
+    """True when a glob matches notes file ``path`` (POSIX, ``./`` dropped): a glob without
+    ``/`` is matched against the file name, one with ``/`` against the path and each of its
+    tails that starts at a folder (``drafts/*`` matches ``notes/drafts/a.md``). ``*`` also
+    matches ``/``."""
+    path = path.removeprefix("./")
+    tails = [path] + [path[i + 1 :] for i, c in enumerate(path) if c == "/"]
+    for glob in globs:
+        glob = glob.removeprefix("./")
+        if "/" not in glob:
+            if fnmatch.fnmatchcase(tails[-1], glob):
+                return True
+        elif any(fnmatch.fnmatchcase(t, glob) for t in tails):
+            return True
+    return False
+
+
+def collect(notes: importer.Notes, hints: MoveHints | None = None) -> list[Finding]:
+    """The findings of read notes, sorted by file (command-line order), line, column, code.
+
+    One finding per gone, outside or ambiguous citation and per diagnostic. ``hints``
+    gives gone paths a "moved?" hint (None: no hints).
+    """
+    out: list[Finding] = []
+    for fact, res in notes.facts:
+        for c in res.citations:
+            out.append(_citation_finding(fact, c, hints))
+    if notes.warnings:
+        scopes = {st.path: st.scope for st in notes.files}
+        heads: dict[str, tuple[list[int], list[ParsedFact]]] = {}
+        for fact, _ in notes.facts:
+            lines, facts = heads.setdefault(fact.file, ([], []))
+            lines.append(fact.line)
+            facts.append(fact)
+        for d in notes.warnings:
+            out.append(_diagnostic_finding(d, _owner(d, *heads.get(d.file, ([], []))), scopes))
+    order = {st.path: i for i, st in enumerate(notes.files)}
+    out.sort(key=lambda f: (order.get(f.file, 0), f.line or 0, f.col or 0, f.code, f.subject))
+    return out
+
+
+#: Diagnostics that always belong to a fact: at its first line (BM202, BM302) or at one of
+#: its lines (BM301); others belong to a fact only when they sit on its first line.
+_FACT_CODES = frozenset({"BM202", "BM301", "BM302"})
+
+
+def _owner(d: Diagnostic, lines: list[int], facts: list[ParsedFact]) -> ParsedFact | None:
+    """The fact a diagnostic is about (``facts`` of its file and their first ``lines``, in
+    line order), or None."""
+    if d.line is None or not facts:
+        return None
+    i = bisect.bisect_right(lines, d.line) - 1
+    if i < 0:
+        return None
+    fact = facts[i]
+    return fact if fact.line == d.line or d.code in _FACT_CODES else None
+
+
+def _citation_finding(fact: ParsedFact, c: Citation, hints: MoveHints | None) -> Finding:
+    if c.state == "gone":
+        code, subject = "BM101", c.name
+        message = f"cites {c.name}, which no root holds"
+        hint = hints.hint(c.name) if hints else None
+    elif c.state == "outside":
+        code, subject, hint = "BM102", c.name, None
+        message = f"cites {c.name}, outside every root ({c.reason})"
+    else:
+        code, subject, hint = "BM201", c.name, None
+        shown = ", ".join(c.candidates[:5])
+        if len(c.candidates) > 5:
+            shown += f" and {len(c.candidates) - 5} more"
+        if c.how == "camelcase":
+            message = f"{c.name} is declared in {len(c.candidates)} files: {shown}"
+        else:
+            message = f"{c.name} names {len(c.candidates)} files: {shown}"
+    return Finding(
+        code=code,
+        severity=RULES[code].severity,
+        file=fact.file,
+        line=c.line,
+        col=c.col,
+        message=message,
+        subject=subject,
+        scope=fact.scope,
+        fact_line=fact.line,
+        fact_text=_short(fact.text),
+        fingerprint=fingerprint(code, fact.scope, fact.full_text, subject),
+        hint=hint,
+        suppressed=code == "BM101" and "gone" in fact.suppress,
+    )
+
+
+def _diagnostic_finding(d: Diagnostic, fact: ParsedFact | None, scopes: dict) -> Finding:
+    scope = fact.scope if fact else scopes.get(d.file, "")
+    text = fact.full_text if fact else d.message
+    return Finding(
+        code=d.code,
+        severity=RULES[d.code].severity if d.code in RULES else d.severity,
+        file=d.file,
+        line=d.line,
+        col=d.col,
+        message=d.message,
+        scope=scope,
+        fact_line=fact.line if fact else None,
+        fact_text=_short(fact.text) if fact else "",
+        fingerprint=fingerprint(d.code, scope, text, ""),
+    )
+
+
+def fingerprint(code: str, scope: str, text: str, subject: str) -> str:
+    """A finding's identity without line numbers: rule, scope, normalized fact text (case
+    and whitespace runs folded) and the cited path or name. 32 hex digits."""
+    norm = " ".join(text.casefold().split())
+    data = "\x1f".join((code, scope, norm, subject))
+    return hashlib.blake2b(data.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+# ------------------------------------------------------------------------------ baseline
+
+
+def baseline_entries(findings: Sequence[Finding]) -> list[BaselineEntry]:
+    """Baseline entries for ``findings`` (suppressed ones left out), sorted."""
+    counts: Counter[str] = Counter()
+    first: dict[str, Finding] = {}
+    for f in findings:
+        if not f.suppressed:
+            counts[f.fingerprint] += 1
+            first.setdefault(f.fingerprint, f)
+    entries = [
+        BaselineEntry(fp, f.code, f.scope, f.subject, f.fact_text or f.message)
+        for fp, f in first.items()
+    ]
+    entries = [replace(e, count=counts[e.fingerprint]) for e in entries]
+    return sorted(entries, key=lambda e: (e.code, e.scope, e.path, e.text, e.fingerprint))
+
+
+def _short(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def write_baseline(path: str | os.PathLike, findings: Sequence[Finding]) -> None:
+    """Write the baseline of ``findings`` to ``path`` (JSON, sorted, atomic).
+
+    Raises ``BaselineError`` when it cannot be written.
+    """
+    data = {
+        "schema_version": SCHEMA_VERSION,
+        "tool": "brainmigrate check",
+        "entries": [e.to_dict() for e in baseline_entries(findings)],
+    }
+    try:
+        write_text_atomic(
+            path, json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+        )
+    except OSError as exc:
+        raise BaselineError(
+            f"--baseline {os.fspath(path)}: cannot write: {exc.strerror or exc}"
+        ) from None
+
+
+def read_baseline(path: str | os.PathLike) -> list[BaselineEntry]:
+    """The entries of the baseline file at ``path``. Raises ``BaselineError``."""
+    name = os.fspath(path)
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BaselineError(
+            f"--baseline {name}: no such file; create it with --update-baseline"
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BaselineError(f"--baseline {name}: cannot read: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise BaselineError(f"--baseline {name}: not JSON: {exc}") from None
+    if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION:
+        raise BaselineError(
+            f"--baseline {name}: not a brainmigrate baseline (schema_version {SCHEMA_VERSION})"
+        )
+    entries = []
+    for item in data.get("entries", []):
+        try:
+            entries.append(
+                BaselineEntry(
+                    str(item["fingerprint"]),
+                    str(item.get("code", "")),
+                    str(item.get("scope", "")),
+                    str(item.get("path", "")),
+                    str(item.get("text", "")),
+                    int(item.get("count", 1)),
+                )
+            )
+        except (KeyError, TypeError, ValueError, AttributeError):
+            raise BaselineError(f"--baseline {name}: an entry lacks a fingerprint") from None
+    return entries
+
+
+def apply_baseline(
+    findings: Sequence[Finding], entries: Sequence[BaselineEntry], path: str
+) -> tuple[list[Finding], BaselineStatus]:
+    """Mark the findings the baseline holds (each entry covers ``count`` findings, in
+    order); entries left over are ``vanished``. Suppressed findings are never matched."""
+    left = Counter()
+    for e in entries:
+        left[e.fingerprint] += e.count
+    out, matched = [], 0
+    for f in findings:
+        if not f.suppressed and left[f.fingerprint] > 0:
+            left[f.fingerprint] -= 1
+            matched += 1
+            f = replace(f, baselined=True)
+        out.append(f)
+    vanished = []
+    for e in entries:
+        if left[e.fingerprint] > 0:
+            vanished.append(replace(e, count=min(e.count, left[e.fingerprint])))
+            left[e.fingerprint] -= vanished[-1].count
+    return out, BaselineStatus(path, False, matched, tuple(vanished))
+
+
+# ------------------------------------------------------------------------------ hints
+
+#: A similar path is suggested only when the stem of its file name (before the first dot)
+#: scores at least this against the gone one (rapidfuzz ``ratio``, 0-100, case folded): a
+#: character or two apart in a usual name (``PaymentGatewy``/``PaymentGateway`` 96,
+#: ``UserServce``/``UserService`` 95); short or sibling stems stay below (``util``/``utils``
+#: 89, ``test_a``/``test_b`` 83, ``engine``/``appengine`` 80, ``bars``/``bar`` 86) ...
+STEM_CUTOFF = 90.0
+#: ... when its extension scores at least this (``yml``/``yaml`` 86; not ``ts``/``js`` 50) ...
+EXT_CUTOFF = 80.0
+#: ... and when its score (stem 70 %, extension 10 %, folder 20 %) leads the next one's by
+#: this much.
+MARGIN = 5.0
+_DIGITS = re.compile(r"[0-9]+")
+
+
+class MoveHints:
+    """Says where a gone path may have moved (``hint``), first found wins:
+
+    1. ``git-rename``: a root in a git checkout whose history renamed the path (followed
+       through later renames) to a file that exists now;
+    2. ``same-name``: the first root holds exactly one file with the path's file name;
+    3. ``similar``: one path of the first root is clearly the closest (``STEM_CUTOFF``,
+       ``EXT_CUTOFF``, ``MARGIN``); names that differ only in their numbers
+       (``handler_v1``/``handler_v2``) never match.
+
+    Everything is lazy and made once per run: git's history per root, the first root's
+    file list; answers are cached per path.
+    """
+
+    def __init__(self, roots: Sequence[Root], cache_dir: str | os.PathLike | None = None):
+        self.roots = list(roots)
+        self._cache_dir = cache_dir
+        self._renames: dict[int, dict[str, str]] = {}
+        self._index = None
+        self._by_stem: dict[str, list[tuple[str, str]]] | None = None
+        self._answers: dict[str, Hint | None] = {}
+
+    def hint(self, cited: str) -> Hint | None:
+        """The hint for the gone path ``cited`` (as a citation names it), or None."""
+        if cited not in self._answers:
+            self._answers[cited] = self._hint(cited)
+        return self._answers[cited]
+
+    def _hint(self, cited: str) -> Hint | None:
+        if not self.roots:
+            return None
+        candidates = self._relative(cited)
+        for root, rel in candidates:
+            moved = self._renamed(root, rel)
+            if moved:
+                return Hint(moved, "git-rename")
+        rel = next((r for root, r in candidates if root.index == 0), None)
+        if rel is None:
+            return None
+        name = rel.rpartition("/")[2]
+        index = self._first_index()
+        same = index.files_named(name)
+        if len(same) == 1:
+            return Hint(same[0], "same-name")
+        close = self._similar(rel)
+        return Hint(close, "similar") if close else None
+
+    def _relative(self, cited: str) -> list[tuple[Root, str]]:
+        """(root, path relative to it) pairs the cited path may have meant."""
+        if is_absolute(cited):
+            norm = normalize(os.path.expanduser(cited)) if cited.startswith(("/", "~")) else None
+            for root in self.roots:
+                rel = root.relative(norm) if norm else None
+                if rel:
+                    return [(root, rel)]
+            return []
+        return [(root, cited) for root in self.roots]
+
+    def _renamed(self, root: Root, rel: str) -> str | None:
+        renames = self._renames.get(root.index)
+        if renames is None:
+            renames = self._renames[root.index] = git_renames(root.path)
+        seen = {rel}
+        path = renames.get(rel)
+        while path is not None and path not in seen:
+            if _is_file_in(root, path):
+                return path
+            seen.add(path)
+            path = renames.get(path)
+        return None
+
+    def _first_index(self):
+        if self._index is None:
+            from brainmigrate.codeindex import CodeIndex
+
+            cache = Path(self._cache_dir) if self._cache_dir else None
+            self._index = CodeIndex(self.roots[0].path, cache_dir=cache)
+        return self._index
+
+    def _similar(self, rel: str) -> str | None:
+        from rapidfuzz import fuzz, process
+
+        if self._by_stem is None:
+            self._by_stem = {}
+            for path in self._first_index().files():
+                stem, ext = _stem_ext(path.rpartition("/")[2])
+                self._by_stem.setdefault(stem, []).append((path, ext))
+        folder, _, name = rel.rpartition("/")
+        stem, ext = _stem_ext(name)
+        folder = folder.casefold()
+        hits = process.extract(
+            stem, list(self._by_stem), scorer=fuzz.ratio, score_cutoff=STEM_CUTOFF, limit=None
+        )
+        scored = []
+        for other, score, _ in hits:
+            if other != stem and _DIGITS.sub("#", other) == _DIGITS.sub("#", stem):
+                continue  # numbered siblings: another file, not a move
+            for path, other_ext in self._by_stem[other]:
+                ext_score = fuzz.ratio(ext, other_ext)
+                if ext_score < EXT_CUTOFF:
+                    continue
+                near = fuzz.ratio(folder, path.rpartition("/")[0].casefold())
+                scored.append((0.7 * score + 0.1 * ext_score + 0.2 * near, path))
+        if not scored:
+            return None
+        scored.sort(key=lambda t: (-t[0], t[1]))
+        if len(scored) > 1 and scored[0][0] - scored[1][0] < MARGIN:
+            return None
+        return scored[0][1]
+
+
+def _stem_ext(name: str) -> tuple[str, str]:
+    """A file name's stem (before the first dot; a leading dot is part of it) and the rest,
+    case folded."""
+    name = name.casefold()
+    dot = name.find(".", 1)
+    return (name, "") if dot < 0 else (name[:dot], name[dot + 1 :])
+
+
+def _is_file_in(root: Root, rel: str) -> bool:
+    real = os.path.realpath(os.path.join(root.real, rel))
+    return root.relative(real) is not None and os.path.isfile(real)
+
+
+def git_renames(folder: str | os.PathLike) -> dict[str, str]:
+    """Old path -> new path of every rename in the history of the git checkout holding
+    ``folder``, paths relative to ``folder`` (a later rename of the same path wins).
+
+    Runs ``git log -M --diff-filter=R --name-status -z --format= --relative``. Empty when
+    ``folder`` is not in a git checkout or git is missing or fails.
+    """
+    try:
+        out = subprocess.run(
+            [
+                "git",
+                "-C",
+                os.fspath(folder),
+                "-c",
+                "core.quotepath=off",
+                "log",
+                "-M",
+                "--diff-filter=R",
+                "--name-status",
+                "-z",
+                "--format=",
+                "--relative",
+            ],
+            capture_output=True,
+            check=False,
+            timeout=120,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    if out.returncode != 0:
+        return {}
+    fields = [os.fsdecode(p).strip("\n") for p in out.stdout.split(b"\0")]
+    fields = [p for p in fields if p]
+    moves: list[tuple[str, str]] = []
+    i = 0
+    while i + 2 < len(fields):
+        status = fields[i]
+        if status[:1] == "R" and status[1:].isdigit():
+            moves.append((fields[i + 1], fields[i + 2]))
+            i += 3
+        else:
+            i += 1
+    renames: dict[str, str] = {}
+    for old, new in reversed(moves):  # git log lists the newest first
+        renames[old] = new
+    return renames

@@ -1,0 +1,424 @@
+"""Reports of ``brainmigrate check`` for people and CI systems (docs/check.md, Formats).
+
+One small interface: a formatter takes a ``check.CheckResult`` and returns the report's
+text. ``Format`` names them and ``FORMATTERS`` maps every name to its function (a test
+asserts the map is exhaustive). Text formats are jinja2 templates (``check_*.j2``); JSON and
+SARIF are ``json.dumps`` of a dict; JUnit is built with ``xml.etree``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ET
+from collections import Counter
+from collections.abc import Callable, Sequence
+from enum import StrEnum
+from functools import cache
+from pathlib import PurePosixPath
+from urllib.parse import quote
+
+import jinja2
+
+from brainmigrate import __version__
+from brainmigrate.check import LEVELS, RULES, CheckResult, Finding
+
+#: GitHub shows at most this many annotations of each kind (error, warning, notice) per step.
+GITHUB_LIMIT = 10
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+#: The name of the fingerprint in SARIF ``partialFingerprints``.
+SARIF_FINGERPRINT = "brainmigrate/v1"
+_SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
+_GITHUB_KIND = {"error": "error", "warning": "warning", "info": "notice"}
+
+
+class Format(StrEnum):
+    """Report formats of ``check``."""
+
+    TEXT = "text"
+    JSON = "json"
+    GITHUB = "github"
+    SARIF = "sarif"
+    JUNIT = "junit"
+    MARKDOWN = "markdown"
+
+
+def plan(formats: Sequence[str], outputs: Sequence[str]) -> list[tuple[Format, str | None]]:
+    """Pair ``--format`` and ``--output`` values by position: ``(format, file or None)``.
+
+    No format means ``text``; a format without an output (or with ``-``) goes to stdout.
+    Raises ``ValueError`` for more outputs than formats or more than one report on stdout.
+    """
+    chosen = [Format(f) for f in formats] or [Format.TEXT]
+    if len(outputs) > len(chosen):
+        raise ValueError(
+            f"--output given {len(outputs)} times for {len(chosen)} --format: "
+            "give one --format per --output, in the same order"
+        )
+    pairs = [
+        (fmt, outputs[i] if i < len(outputs) and outputs[i] != "-" else None)
+        for i, fmt in enumerate(chosen)
+    ]
+    to_stdout = [fmt.value for fmt, out in pairs if out is None]
+    if len(to_stdout) > 1:
+        raise ValueError(
+            f"formats {', '.join(to_stdout)} would all go to stdout: "
+            "give each but one an --output FILE"
+        )
+    return pairs
+
+
+def render(result: CheckResult, fmt: str) -> str:
+    """The report of ``result`` in format ``fmt``. Raises ``ValueError`` for an unknown one."""
+    return FORMATTERS[Format(fmt)](result)
+
+
+# ------------------------------------------------------------------------------ shared
+
+
+def summary(result: CheckResult) -> str:
+    """One sentence with every count: files, facts, findings by severity, failing,
+    suppressed, baselined (and vanished baseline entries)."""
+    t = result.totals()
+    sev = ", ".join(f"{t['by_severity'][lvl]} {lvl}" for lvl in LEVELS)
+    parts = [
+        f"{t['files']} files, {t['facts']} facts: {t['findings']} findings ({sev})",
+        f"{t['failing']} failing at --fail-on {result.fail_on}",
+        f"{t['suppressed']} suppressed",
+        f"{t['baselined']} in the baseline",
+    ]
+    if result.baseline and result.baseline.vanished:
+        parts.append(f"{len(result.baseline.vanished)} baseline entries no longer occur")
+    return "; ".join(parts)
+
+
+def _tags(f: Finding) -> str:
+    return (" [suppressed]" if f.suppressed else "") + (" [baseline]" if f.baselined else "")
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
+
+
+def _md(value) -> str:
+    """Escape text for a Markdown table cell (backslashes before punctuation; no newlines)."""
+    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(value).split()))
+
+
+@cache
+def _env() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("brainmigrate.reports", "templates"),
+        autoescape=False,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    env.filters["md"] = _md
+    env.filters["tags"] = _tags
+    return env
+
+
+# ------------------------------------------------------------------------------ text, markdown
+
+
+def text(result: CheckResult) -> str:
+    """``path:line:col: CODE message`` per finding, then the counts."""
+    return _env().get_template("check_text.j2").render(r=result, summary=summary(result))
+
+
+def markdown(result: CheckResult) -> str:
+    """A Markdown report for step summaries and pull-request comments."""
+    return _markdown(result, result.findings, title=_verdict(result))
+
+
+def _verdict(result: CheckResult) -> str:
+    n = len(result.failing)
+    return f"brainmigrate check: {n} failing" if n else "brainmigrate check: passed"
+
+
+def _markdown(result: CheckResult, findings: Sequence[Finding], title: str, note: str = ""):
+    return (
+        _env()
+        .get_template("check_markdown.j2")
+        .render(r=result, findings=findings, title=title, note=note, summary=summary(result))
+    )
+
+
+# ------------------------------------------------------------------------------ json
+
+
+def finding_dict(f: Finding, fail_on: str) -> dict:
+    """A finding as JSON (the ``findings`` items of the JSON report)."""
+    return {
+        "code": f.code,
+        "rule": f.rule.name,
+        "severity": f.severity,
+        "file": f.file,
+        "line": f.line,
+        "col": f.col,
+        "message": f.message,
+        "path": f.subject or None,
+        "scope": f.scope,
+        "fact_line": f.fact_line,
+        "fingerprint": f.fingerprint,
+        "hint": {"path": f.hint.path, "how": f.hint.how} if f.hint else None,
+        "suppressed": f.suppressed,
+        "baselined": f.baselined,
+        "fails": f.fails(fail_on),
+    }
+
+
+def as_json(result: CheckResult) -> str:
+    """The JSON report: versioned, keys sorted, findings in report order, no timestamps."""
+    from brainmigrate.check import SCHEMA_VERSION
+
+    b = result.baseline
+    data = {
+        "schema_version": SCHEMA_VERSION,
+        "tool": "brainmigrate check",
+        "fail_on": result.fail_on,
+        "exit_code": result.exit_code,
+        "totals": result.totals(),
+        "files": list(result.files),
+        "excluded": list(result.excluded),
+        "findings": [finding_dict(f, result.fail_on) for f in result.findings],
+        "baseline": None
+        if b is None
+        else {
+            "path": b.path,
+            "updated": b.updated,
+            "matched": b.matched,
+            "vanished": [e.to_dict() for e in b.vanished],
+        },
+    }
+    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+# ------------------------------------------------------------------------------ github
+
+
+def escape_data(value: str) -> str:
+    """Escape a workflow command's message: ``%`` ``\\r`` ``\\n``."""
+    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(value: str) -> str:
+    """Escape a workflow command's property: as data, and ``:`` ``,`` too."""
+    return escape_data(value).replace(":", "%3A").replace(",", "%2C")
+
+
+def _annotated(result: CheckResult) -> tuple[list[Finding], list[Finding]]:
+    """Findings to show (neither suppressed nor baselined): the first ``GITHUB_LIMIT`` of
+    each kind, and the rest."""
+    seen: Counter[str] = Counter()
+    shown, rest = [], []
+    for f in result.findings:
+        if f.suppressed or f.baselined:
+            continue
+        seen[f.severity] += 1
+        (shown if seen[f.severity] <= GITHUB_LIMIT else rest).append(f)
+    return shown, rest
+
+
+def github_command(f: Finding) -> str:
+    """The workflow command (``::error file=…,line=…,col=…,title=…::message``) of a finding."""
+    props = [f"file={escape_property(f.file)}"]
+    if f.line is not None:
+        props.append(f"line={f.line}")
+        if f.col is not None:
+            props.append(f"col={f.col}")
+    props.append(f"title={escape_property(f'{f.code} {f.rule.name}')}")
+    return f"::{_GITHUB_KIND[f.severity]} {','.join(props)}::{escape_data(f.full_message)}"
+
+
+def github(result: CheckResult) -> str:
+    """GitHub Actions workflow commands: one annotation per finding, at most
+    ``GITHUB_LIMIT`` per kind; the rest as plain log lines (and in ``github_step_summary``),
+    then the counts."""
+    shown, rest = _annotated(result)
+    lines = [github_command(f) for f in shown]
+    if rest:
+        lines.append(
+            f"{len(rest)} more findings (GitHub shows {GITHUB_LIMIT} annotations of each kind):"
+        )
+        lines.extend(f"{_plain(f.where)}: {f.code} {_plain(f.full_message)}" for f in rest)
+    lines.append(f"brainmigrate check: {summary(result)}")
+    return "\n".join(lines) + "\n"
+
+
+def _plain(value: str) -> str:
+    return value.replace("\r", " ").replace("\n", " ")
+
+
+def github_step_summary(result: CheckResult) -> str | None:
+    """Markdown of the findings the annotations leave out, with their count, for
+    ``$GITHUB_STEP_SUMMARY``; None when every finding was annotated."""
+    _, rest = _annotated(result)
+    if not rest:
+        return None
+    return _markdown(
+        result,
+        rest,
+        title=f"brainmigrate check: {len(rest)} more findings",
+        note=f"GitHub shows {GITHUB_LIMIT} annotations of each kind per step; "
+        f"these {len(rest)} are not annotated.",
+    )
+
+
+# ------------------------------------------------------------------------------ sarif
+
+
+def _uri(path: str) -> str:
+    if path.startswith("/"):
+        return PurePosixPath(path).as_uri()
+    return quote(path, safe="/")
+
+
+def sarif(result: CheckResult) -> str:
+    """SARIF 2.1.0: one run, every rule, one result per finding with its physical location,
+    ``partialFingerprints`` (no line numbers), in-source suppressions and, with a baseline,
+    ``baselineState``."""
+    codes = list(RULES)
+    codes += sorted({f.code for f in result.findings} - set(codes))
+    index = {c: i for i, c in enumerate(codes)}
+    rules = []
+    for code in codes:
+        r = RULES.get(code)
+        rules.append(
+            {
+                "id": code,
+                "name": r.name if r else code,
+                "shortDescription": {"text": r.summary if r else code},
+                "defaultConfiguration": {"level": _SARIF_LEVEL[r.severity if r else "info"]},
+            }
+        )
+    results = []
+    for f in result.findings:
+        loc: dict = {"artifactLocation": {"uri": _uri(f.file)}}
+        if f.line is not None:
+            loc["region"] = {"startLine": f.line}
+            if f.col is not None:
+                loc["region"]["startColumn"] = f.col
+        item: dict = {
+            "ruleId": f.code,
+            "ruleIndex": index[f.code],
+            "level": _SARIF_LEVEL[f.severity],
+            "message": {"text": f.full_message},
+            "locations": [{"physicalLocation": loc}],
+            "partialFingerprints": {SARIF_FINGERPRINT: f.fingerprint},
+        }
+        if f.hint:
+            item["properties"] = {"hint": {"path": f.hint.path, "how": f.hint.how}}
+        if f.suppressed:
+            item["suppressions"] = [
+                {"kind": "inSource", "justification": "<!-- brainmigrate: allow-gone -->"}
+            ]
+        if result.baseline is not None:
+            item["baselineState"] = "unchanged" if f.baselined else "new"
+        results.append(item)
+    totals = result.totals()
+    data = {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "brainmigrate",
+                        "version": __version__,
+                        "rules": rules,
+                    }
+                },
+                "columnKind": "unicodeCodePoints",
+                "results": results,
+                "properties": {
+                    "failOn": result.fail_on,
+                    "failing": totals["failing"],
+                    "suppressed": totals["suppressed"],
+                    "baselined": totals["baselined"],
+                },
+            }
+        ],
+    }
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+# ------------------------------------------------------------------------------ junit
+
+_XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _x(value) -> str:
+    """Text XML 1.0 can hold (other characters become U+FFFD)."""
+    return _XML_INVALID.sub("\ufffd", str(value))
+
+
+def junit(result: CheckResult) -> str:
+    """JUnit XML: a testsuite per notes file, a testcase per fact (named by its first line);
+    a failure for each fact with findings that fail the check. Findings that belong to no
+    fact and fail go to a testcase named ``(file)``. Suppressed and baselined counts are
+    suite properties."""
+    by_fact: dict[tuple[str, int | None], list[Finding]] = {}
+    for f in result.findings:
+        by_fact.setdefault((f.file, f.fact_line), []).append(f)
+    facts_of: dict[str, list] = {}
+    for fact in result.facts:
+        facts_of.setdefault(fact.file, []).append(fact)
+    top = ET.Element("testsuites", name="brainmigrate check")
+    all_tests = all_failures = 0
+    for path in result.files:
+        suite = ET.SubElement(top, "testsuite", name=_x(path))
+        cases: list[tuple[str, int | None, list[Finding]]] = [
+            (f"line {fact.line}: {fact.text[:80]}", fact.line, by_fact.get((path, fact.line), []))
+            for fact in facts_of.get(path, [])
+        ]
+        loose = [f for f in by_fact.get((path, None), []) if f.fails(result.fail_on)]
+        if loose:
+            cases.append(("(file)", None, loose))
+        mine = [f for key, fs in by_fact.items() if key[0] == path for f in fs]
+        props = ET.SubElement(suite, "properties")
+        for name, value in (
+            ("fail-on", result.fail_on),
+            ("suppressed", sum(f.suppressed for f in mine)),
+            ("baselined", sum(f.baselined for f in mine)),
+        ):
+            ET.SubElement(props, "property", name=name, value=str(value))
+        failures = 0
+        for name, line, findings in cases:
+            case = ET.SubElement(suite, "testcase", classname=_x(path), name=_x(name))
+            case.set("file", _x(path))
+            if line is not None:
+                case.set("line", str(line))
+            failing = [f for f in findings if f.fails(result.fail_on)]
+            if failing:
+                failures += 1
+                fail = ET.SubElement(
+                    case,
+                    "failure",
+                    message=_x(f"{failing[0].code} {failing[0].full_message}"),
+                    type=failing[0].code,
+                )
+                fail.text = _x("\n".join(f"{f.where}: {f.code} {f.full_message}" for f in failing))
+        suite.set("tests", str(len(cases)))
+        suite.set("failures", str(failures))
+        suite.set("errors", "0")
+        suite.set("skipped", "0")
+        all_tests += len(cases)
+        all_failures += failures
+    top.set("tests", str(all_tests))
+    top.set("failures", str(all_failures))
+    top.set("errors", "0")
+    ET.indent(top)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(top, "unicode") + "\n"
+
+
+#: Every format's formatter; ``tests/test_check_formats.py`` asserts it covers ``Format``.
+FORMATTERS: dict[Format, Callable[[CheckResult], str]] = {
+    Format.TEXT: text,
+    Format.JSON: as_json,
+    Format.GITHUB: github,
+    Format.SARIF: sarif,
+    Format.JUNIT: junit,
+    Format.MARKDOWN: markdown,
+}

@@ -1,0 +1,547 @@
+"""``brainmigrate check``: findings, exit codes, baseline, suppression and "moved?" hints.
+
+The library (``brainmigrate.check``) is called directly; exit codes go through the CLI
+(click's CliRunner). The CI-like case builds a real git history in a temporary folder.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from brainmigrate import check, importer
+from brainmigrate.cli import main
+from brainmigrate.facts import TaskIds, build_fact
+from brainmigrate.notation import Line
+
+NOTES = """\
+# Docker
++ the app starts in app/src/Main.kt
++ old entry point app/src/Old.kt is gone
+! certificates in /etc/ssl/dev.pem
+~ settings live in Config.kt
+= reviewed build <!-- reviewed -->
++ legacy loader app/src/Legacy.kt <!-- brainmigrate: allow-gone -->
+"""
+
+
+def write(base: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        p = base / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text, encoding="utf-8")
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch) -> Path:
+    """A checkout ``repo/`` and notes ``notes/docker.md``; the current folder is tmp_path."""
+    write(
+        tmp_path / "repo",
+        {
+            "app/src/Main.kt": "class MainActivity\n",
+            "lib/a/Config.kt": "class A\n",
+            "lib/b/Config.kt": "class B\n",
+        },
+    )
+    write(tmp_path, {"notes/docker.md": NOTES})
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def run(paths=("notes",), fail_on="error", **kw) -> check.CheckResult:
+    return check.run_check(list(paths), importer.Options(roots=["repo"]), fail_on, **kw)
+
+
+def cli(*args: str, env: dict | None = None):
+    return CliRunner().invoke(main, ["check", *args], env=env)
+
+
+def summary_of(result: check.CheckResult) -> list[tuple]:
+    return [(f.code, f.severity, f.where, f.message, f.suppressed) for f in result.findings]
+
+
+# ------------------------------------------------------------------------------ findings
+
+
+def test_findings_have_codes_severities_and_positions(project):
+    result = run()
+    assert summary_of(result) == [
+        (
+            "BM101",
+            "error",
+            "notes/docker.md:3:19",
+            "cites app/src/Old.kt, which no root holds",
+            False,
+        ),
+        (
+            "BM102",
+            "warning",
+            "notes/docker.md:4:19",
+            "cites /etc/ssl/dev.pem, outside every root (absolute path under no root)",
+            False,
+        ),
+        (
+            "BM201",
+            "info",
+            "notes/docker.md:5:20",
+            "Config.kt names 2 files: lib/a/Config.kt, lib/b/Config.kt",
+            False,
+        ),
+        (
+            "BM301",
+            "info",
+            "notes/docker.md:6:18",
+            "trailing comment is not a date; removed from the text",
+            False,
+        ),
+        (
+            "BM101",
+            "error",
+            "notes/docker.md:7:17",
+            "cites app/src/Legacy.kt, which no root holds",
+            True,
+        ),
+    ]
+    assert result.files == ("notes/docker.md",)
+    assert [(f.line, f.text) for f in result.facts][:2] == [
+        (2, "the app starts in app/src/Main.kt"),
+        (3, "old entry point app/src/Old.kt is gone"),
+    ]
+    assert [f.code for f in result.failing] == ["BM101"]
+    assert result.exit_code == 1
+    assert result.totals() == {
+        "files": 1,
+        "facts": 6,
+        "findings": 5,
+        "by_severity": {"error": 2, "warning": 1, "info": 2},
+        "by_code": {"BM101": 2, "BM102": 1, "BM201": 1, "BM301": 1},
+        "failing": 1,
+        "suppressed": 1,
+        "baselined": 0,
+    }
+
+
+def test_check_writes_nothing(project):
+    before = sorted(p.relative_to(project) for p in project.rglob("*"))
+    assert cli("notes", "--root", "repo").exit_code == 1
+    assert sorted(p.relative_to(project) for p in project.rglob("*")) == before
+
+
+def test_every_diagnostic_code_has_a_rule_with_the_documented_severity():
+    assert {c: r.severity for c, r in check.RULES.items()} == {
+        "BM101": "error",
+        "BM102": "warning",
+        "BM201": "info",
+        "BM202": "info",
+        "BM301": "info",
+        "BM302": "info",
+        "BM303": "info",
+        "BM304": "info",
+        "BM305": "warning",
+        "BM306": "warning",
+    }
+
+
+def test_file_diagnostics_become_findings(project):
+    write(
+        project,
+        {"notes/raw.md": "+ a fact\n```\nnever closed\n"},
+    )
+    (project / "notes/bytes.md").write_bytes(b"+ bad \xff byte\n+ nul \x00 here\n")
+    result = run(["notes/raw.md", "notes/bytes.md"])
+    assert summary_of(result) == [
+        ("BM303", "info", "notes/raw.md:2:1", "code fence never closed", False),
+        (
+            "BM305",
+            "warning",
+            "notes/bytes.md:1:7",
+            "invalid UTF-8 bytes replaced with U+FFFD",
+            False,
+        ),
+        ("BM306", "warning", "notes/bytes.md:2:7", "NUL bytes replaced with U+FFFD", False),
+    ]
+    assert [f.fact_line for f in result.findings] == [None, 1, 2]
+
+
+def test_camelcase_ambiguity_is_reported(project):
+    write(
+        project / "repo",
+        {"x/One.kt": "class PaymentGateway\n", "y/Two.kt": "class PaymentGateway\n"},
+    )
+    write(project, {"notes/pay.md": "+ retries live in PaymentGateway.charge\n"})
+    result = run(["notes/pay.md"])
+    assert summary_of(result) == [
+        (
+            "BM201",
+            "info",
+            "notes/pay.md:1:19",
+            "PaymentGateway is declared in 2 files: x/One.kt, y/Two.kt",
+            False,
+        )
+    ]
+
+
+# ------------------------------------------------------------------------------ suppression
+
+
+def _fact(*texts: str):
+    lines = [Line(1, "fact", marker="+", text=texts[0], col=3)]
+    lines += [Line(i + 2, "continuation", text=t, col=1) for i, t in enumerate(texts[1:])]
+    diags: list = []
+    return build_fact("n.md", lines, "area:n", "environment", TaskIds(), diags), diags
+
+
+def test_allow_gone_trailer_is_removed_without_bm301():
+    fact, diags = _fact("see app/Old.kt <!-- brainmigrate: allow-gone -->")
+    assert fact.text == "see app/Old.kt"
+    assert fact.suppress == frozenset({"gone"})
+    assert diags == []
+
+
+def test_allow_gone_on_a_continuation_line_counts():
+    fact, diags = _fact("see app/Old.kt", "  and more <!--brainmigrate:allow-gone-->")
+    assert fact.suppress == frozenset({"gone"})
+    assert fact.text == "see app/Old.kt and more"
+    assert diags == []
+
+
+def test_other_brainmigrate_comments_still_warn():
+    fact, diags = _fact("see app/Old.kt <!-- brainmigrate: allow-outside -->")
+    assert fact.suppress == frozenset()
+    assert [d.code for d in diags] == ["BM301"]
+
+
+def test_suppression_keeps_gone_from_failing_but_is_counted(project):
+    write(
+        project, {"notes/ok.md": "+ loader app/src/Legacy.kt <!-- brainmigrate: allow-gone -->\n"}
+    )
+    assert cli("notes/ok.md", "--root", "repo").exit_code == 0
+    result = run(["notes/ok.md"])
+    assert [(f.code, f.suppressed, f.fails("info")) for f in result.findings] == [
+        ("BM101", True, False)
+    ]
+    assert result.totals()["suppressed"] == 1
+    out = cli("notes/ok.md", "--root", "repo").output
+    assert out.splitlines() == [
+        "notes/ok.md:1:10: BM101 cites app/src/Legacy.kt, which no root holds [suppressed]",
+        "OK: 1 files, 1 facts: 1 findings (1 error, 0 warning, 0 info); "
+        "0 failing at --fail-on error; 1 suppressed; 0 in the baseline",
+    ]
+
+
+# ------------------------------------------------------------------------------ exit codes
+
+LEVEL_NOTES = {
+    "error": "+ gone app/src/Old.kt\n",
+    "warning": "+ outside /etc/ssl/dev.pem\n",
+    "info": "+ ambiguous Config.kt\n",
+    "clean": "+ found app/src/Main.kt\n",
+}
+
+
+@pytest.mark.parametrize(
+    ("worst", "fail_on", "code"),
+    [
+        ("error", "error", 1),
+        ("error", "warning", 1),
+        ("error", "info", 1),
+        ("warning", "error", 0),
+        ("warning", "warning", 1),
+        ("warning", "info", 1),
+        ("info", "error", 0),
+        ("info", "warning", 0),
+        ("info", "info", 1),
+        ("clean", "error", 0),
+        ("clean", "info", 0),
+    ],
+)
+def test_exit_code_per_fail_on_level(project, worst, fail_on, code):
+    write(project, {"notes/level.md": LEVEL_NOTES[worst]})
+    got = cli("notes/level.md", "--root", "repo", "--fail-on", fail_on)
+    assert got.exit_code == code, got.output
+
+
+def test_default_fail_on_is_error(project):
+    write(project, {"notes/level.md": LEVEL_NOTES["warning"]})
+    assert cli("notes/level.md", "--root", "repo").exit_code == 0
+
+
+def test_exit_zero_exits_0_with_failing_findings(project):
+    got = cli("notes", "--root", "repo", "--exit-zero")
+    assert got.exit_code == 0
+    assert "BM101 cites app/src/Old.kt" in got.output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["missing.md", "--root", "repo"], "missing.md"),
+        (["notes", "--root", "nowhere"], "--root nowhere: no such folder"),
+        (
+            ["notes", "--root", "repo", "--baseline", "none.json"],
+            "create it with --update-baseline",
+        ),
+        (["notes", "--root", "repo", "--update-baseline"], "needs a baseline file"),
+        (["notes", "--root", "repo", "--fail-on", "fatal"], "fatal"),
+    ],
+)
+def test_could_not_run_exits_2_even_with_exit_zero(project, args, message):
+    got = cli(*args, "--exit-zero")
+    assert got.exit_code == 2
+    assert message in got.output
+
+
+# ------------------------------------------------------------------------------ baseline
+
+
+def test_update_baseline_writes_sorted_fingerprints_and_passes(project):
+    got = cli("notes", "--root", "repo", "--baseline", "bl.json", "--update-baseline")
+    assert got.exit_code == 0, got.output
+    data = json.loads((project / "bl.json").read_text())
+    assert data["schema_version"] == 1
+    entries = data["entries"]
+    assert [(e["code"], e["scope"], e["path"], e["count"]) for e in entries] == [
+        ("BM101", "area:docker", "app/src/Old.kt", 1),
+        ("BM102", "area:docker", "/etc/ssl/dev.pem", 1),
+        ("BM201", "area:docker", "Config.kt", 1),
+        ("BM301", "area:docker", "", 1),
+    ]
+    assert all(len(e["fingerprint"]) == 32 for e in entries)
+    text = (project / "bl.json").read_text()
+    assert text == json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    assert "3:" not in json.dumps([e["fingerprint"] for e in entries])
+    assert "Baseline bl.json written: 4 findings" in got.output
+
+
+def test_baseline_fails_only_on_new_findings_and_lists_vanished(project):
+    assert (
+        cli("notes", "--root", "repo", "--baseline", "bl.json", "--update-baseline").exit_code == 0
+    )
+    assert cli("notes", "--root", "repo", "--baseline", "bl.json").exit_code == 0
+    # Move the gone fact down (line numbers change), drop the outside one, add a new gone one.
+    notes = NOTES.replace("! certificates in /etc/ssl/dev.pem\n", "")
+    notes = notes.replace(
+        "+ old entry point", "\n\n+ new citation app/src/New.kt\n+ old entry point"
+    )
+    write(project, {"notes/docker.md": notes})
+    result = run(baseline="bl.json")
+    assert [(f.code, f.subject, f.baselined, f.fails("error")) for f in result.findings] == [
+        ("BM101", "app/src/New.kt", False, True),
+        ("BM101", "app/src/Old.kt", True, False),
+        ("BM201", "Config.kt", True, False),
+        ("BM301", "", True, False),
+        ("BM101", "app/src/Legacy.kt", False, False),
+    ]
+    assert result.baseline.matched == 3
+    assert [(e.code, e.path) for e in result.baseline.vanished] == [("BM102", "/etc/ssl/dev.pem")]
+    got = cli("notes", "--root", "repo", "--baseline", "bl.json")
+    assert got.exit_code == 1
+    lines = got.output.splitlines()
+    assert "notes/docker.md:5:16: BM101 cites app/src/New.kt, which no root holds" in lines
+    assert (
+        "notes/docker.md:6:19: BM101 cites app/src/Old.kt, which no root holds [baseline]" in lines
+    )
+    assert "Baseline bl.json: 1 entries no longer occur" in lines
+    assert "  BM102 area:docker /etc/ssl/dev.pem: certificates in /etc/ssl/dev.pem" in lines
+
+
+def test_baseline_counts_repeated_findings(project):
+    # Same file stem, same scope: the second copy of the fact is a new finding.
+    write(
+        project,
+        {"one/x.md": "+ a app/x/Gone.kt\n", "two/x.md": "+ a app/x/Gone.kt\n\n+ a app/x/Gone.kt\n"},
+    )
+    check.write_baseline("bl.json", run(["one/x.md"]).findings)
+    result = run(["two/x.md"], baseline="bl.json")
+    assert [f.baselined for f in result.findings] == [True, False]
+    assert result.exit_code == 1
+
+
+def test_suppressed_findings_stay_out_of_the_baseline(project):
+    write(
+        project, {"notes/ok.md": "+ loader app/src/Legacy.kt <!-- brainmigrate: allow-gone -->\n"}
+    )
+    result = run(["notes/ok.md"], baseline="bl.json", update_baseline=True)
+    assert json.loads((project / "bl.json").read_text())["entries"] == []
+    assert result.baseline.matched == 0
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("not json", "not JSON"),
+        ('{"entries": []}', "not a brainmigrate baseline"),
+        ('{"schema_version": 1, "entries": [{"code": "BM101"}]}', "lacks a fingerprint"),
+    ],
+)
+def test_bad_baseline_exits_2(project, content, message):
+    (project / "bl.json").write_text(content)
+    got = cli("notes", "--root", "repo", "--baseline", "bl.json")
+    assert got.exit_code == 2
+    assert message in got.output
+
+
+def test_fingerprint_ignores_position_case_and_spacing():
+    a = check.fingerprint("BM101", "area:x", "Old  file app/Old.kt", "app/Old.kt")
+    assert a == check.fingerprint("BM101", "area:x", "old file app/Old.kt", "app/Old.kt")
+    assert a != check.fingerprint("BM101", "area:y", "old file app/Old.kt", "app/Old.kt")
+    assert a != check.fingerprint("BM102", "area:x", "old file app/Old.kt", "app/Old.kt")
+
+
+# ------------------------------------------------------------------------------ exclude
+
+
+def test_exclude_globs(project):
+    write(project, {"notes/drafts/wip.md": "+ gone app/x/Gone.kt\n"})
+    result = run(exclude=["drafts/*"])
+    assert result.files == ("notes/docker.md",)
+    assert result.excluded == ("notes/drafts/wip.md",)
+    assert check.is_excluded("notes/drafts/wip.md", ["wip.md"])
+    assert check.is_excluded("./notes/drafts/wip.md", ["notes/*"])
+    assert not check.is_excluded("notes/drafts/wip.md", ["drafts/*.txt"])
+
+
+# ------------------------------------------------------------------------------ CI-like run, hints
+
+GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"]
+
+
+def git(repo: Path, *args: str) -> None:
+    subprocess.run([*GIT, "-C", str(repo), *args], check=True, capture_output=True)
+
+
+@pytest.fixture
+def history(tmp_path, monkeypatch) -> Path:
+    """A checkout whose later commits rename and delete files the notes cite."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    repo = tmp_path / "checkout"
+    write(
+        repo,
+        {
+            "app/src/Old.kt": "class OldEntry {\n    fun start() = 1\n}\n",
+            "app/src/Chain.kt": "object Chain {\n    val steps = listOf(1, 2, 3)\n}\n",
+            "docs/guide.md": "# Guide\n\nHow to build the thing.\n",
+            "manual/guide.md": "# Operator guide\n\nAnother text entirely.\n",
+            "src/PaymentGateway.kt": "class PaymentGateway\n",
+            "src/Bill.kt": "class Bill\n",
+            "tests/test_a.py": "def test_a():\n    assert 1\n",
+            "api/handler_v1.py": "def handle():\n    return 1\n",
+        },
+    )
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "first")
+    (repo / "app/core").mkdir()
+    (repo / "app/mid").mkdir()
+    git(repo, "mv", "app/src/Old.kt", "app/core/Entry.kt")
+    git(repo, "mv", "app/src/Chain.kt", "app/mid/Chain.kt")
+    git(repo, "rm", "-q", "docs/guide.md", "tests/test_a.py")
+    write(repo, {"tests/test_b.py": "def test_b():\n    assert 2\n"})
+    git(repo, "mv", "api/handler_v1.py", "api/handler_v2.py")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "move things")
+    (repo / "app/last").mkdir()
+    git(repo, "mv", "app/mid/Chain.kt", "app/last/Chain.kt")
+    git(repo, "commit", "-qm", "move again")
+    write(
+        tmp_path,
+        {
+            "notes/code.md": "\n".join(
+                [
+                    "+ entry point is app/src/Old.kt",
+                    "+ the chain lives in app/src/Chain.kt",
+                    "+ read docs/guide.md first",
+                    "+ charges go through src/PaymentGatewy.kt",
+                    "+ invoices are built in src/Billing.kt",
+                    "+ first test is tests/test_a.py",
+                    "+ the handler is api/handler_v1.py",
+                ]
+            )
+            + "\n"
+        },
+    )
+    monkeypatch.chdir(tmp_path)
+    return repo
+
+
+def test_hints_from_git_renames_same_name_and_similar_paths(history):
+    result = check.run_check(["notes"], importer.Options(roots=["checkout"]))
+    got = [(f.code, f.subject, f.hint) for f in result.findings]
+    assert got == [
+        ("BM101", "app/src/Old.kt", check.Hint("app/core/Entry.kt", "git-rename")),
+        ("BM101", "app/src/Chain.kt", check.Hint("app/last/Chain.kt", "git-rename")),
+        ("BM101", "docs/guide.md", check.Hint("manual/guide.md", "same-name")),
+        ("BM101", "src/PaymentGatewy.kt", check.Hint("src/PaymentGateway.kt", "similar")),
+        ("BM101", "src/Billing.kt", None),
+        ("BM101", "tests/test_a.py", None),
+        ("BM101", "api/handler_v1.py", check.Hint("api/handler_v2.py", "git-rename")),
+    ]
+
+
+def test_ci_run_reports_hints_in_text_and_github(history):
+    got = cli("notes", "--root", "checkout", "--format", "github")
+    assert got.exit_code == 1
+    assert got.output.splitlines()[:4] == [
+        "::error file=notes/code.md,line=1,col=18,title=BM101 gone-path::cites app/src/Old.kt, "
+        "which no root holds; moved? app/core/Entry.kt (renamed in git history)",
+        "::error file=notes/code.md,line=2,col=22,title=BM101 gone-path::cites "
+        "app/src/Chain.kt, which no root holds; moved? app/last/Chain.kt (renamed in git history)",
+        "::error file=notes/code.md,line=3,col=8,title=BM101 gone-path::cites docs/guide.md, "
+        "which no root holds; moved? manual/guide.md (the only file of that name)",
+        "::error file=notes/code.md,line=4,col=22,title=BM101 gone-path::cites "
+        "src/PaymentGatewy.kt, which no root holds; moved? src/PaymentGateway.kt "
+        "(the closest path)",
+    ]
+    text = cli("notes", "--root", "checkout").output.splitlines()
+    assert text[4] == "notes/code.md:5:25: BM101 cites src/Billing.kt, which no root holds"
+
+
+def test_unrelated_files_are_never_suggested(tmp_path):
+    write(
+        tmp_path,
+        {
+            "src/Bill.kt": "",
+            "src/OrderService.kt": "",
+            "tests/test_b.py": "",
+            "web/index.js": "",
+            "db/0002_init.py": "",
+            "README.md": "",
+            "lib/bar.py": "",
+            "lib/dateutil.py": "",
+            "lib/appengine.py": "",
+            "src/Invoicer.kt": "",
+        },
+    )
+    hints = check.MoveHints([importer.make_roots([tmp_path])[0]])
+    for gone in (
+        "src/Billing.kt",
+        "src/UserService.kt",
+        "tests/test_a.py",
+        "web/index.ts",
+        "db/0001_init.py",
+        "docs/README.rst",
+        "app/Main.kt",
+        "pkg/bars.py",
+        "pkg/datautil.py",
+        "lib/engine.py",
+    ):
+        assert hints.hint(gone) is None, gone
+    assert hints.hint("src/Invoicr.kt") == check.Hint("src/Invoicer.kt", "similar")
+    assert hints.hint("conf/Invoicer.kts") == check.Hint("src/Invoicer.kt", "similar")
+
+
+def test_similar_needs_a_clear_leader(tmp_path):
+    write(tmp_path, {"a/PaymentGateway.kt": "", "b/PaymentGateway.kt": ""})
+    hints = check.MoveHints([importer.make_roots([tmp_path])[0]])
+    assert hints.hint("c/PaymentGatewy.kt") is None
+    assert hints.hint("a/PaymentGatewy.kt") == check.Hint("a/PaymentGateway.kt", "similar")
+
+
+def test_git_renames_outside_a_checkout_is_empty(tmp_path):
+    assert check.git_renames(tmp_path) == {}
