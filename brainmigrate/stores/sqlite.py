@@ -374,3 +374,160 @@ def _write(con: sqlite3.Connection, facts: list[FactRecord], words, now: str) ->
             " VALUES (?,?,?,?,?)",
             [(rec.id, f, ln, fp, now) for f, ln, fp in rec.new_provenance],
         )
+
+
+# ------------------------------------------------------------------ reading: export, search, show
+
+
+def require(path: Path) -> None:
+    """Raise ``StoreError`` unless ``path`` holds a store this version can read.
+
+    Absent, empty and never-initialized files are "no store" (the message names
+    ``brainmigrate import``); other files fail as in ``load``.
+    """
+    check_file(path)
+    missing = StoreError(
+        f"{path}: no store here; run 'brainmigrate import NOTES --store {path}' first "
+        "or pass --store with the path of a store"
+    )
+    if not path.exists() or path.stat().st_size == 0:
+        raise missing
+    con = _connect(path, readonly=True)
+    try:
+        version = con.execute("PRAGMA user_version").fetchone()[0]
+    except sqlite3.Error as exc:
+        raise _error(path, exc) from None
+    finally:
+        con.close()
+    if version == 0:
+        raise missing
+
+
+def details(path: Path, ids: Iterable[int] | None = None) -> dict[int, dict]:
+    """What ``load`` leaves out, per fact id: ``imported``, ``updated`` (ISO UTC times) and
+    ``provenance``, a list of ``{"file", "line", "imported"}`` in the order it was recorded.
+
+    ``ids`` limits the answer to those facts (None: every fact). Raises ``StoreError``.
+    """
+    require(path)
+    wanted = None if ids is None else set(ids)
+    out: dict[int, dict] = {}
+    con = _connect(path, readonly=True)
+    try:
+        for fid, imported, updated in con.execute("SELECT id, imported, updated FROM facts"):
+            if wanted is None or fid in wanted:
+                out[fid] = {"imported": imported, "updated": updated, "provenance": []}
+        for fid, file, line, imported in con.execute(
+            "SELECT fact_id, file, line, imported FROM provenance ORDER BY rowid"
+        ):
+            entry = out.get(fid)
+            if entry is not None:
+                entry["provenance"].append({"file": file, "line": line, "imported": imported})
+    except sqlite3.Error as exc:
+        raise _error(path, exc) from None
+    finally:
+        con.close()
+    return out
+
+
+def match(
+    path: Path,
+    query: str,
+    scopes: Iterable[str] = (),
+    areas: bool = False,
+    kinds: Iterable[str] = (),
+    superseded: bool = False,
+    limit: int = 5,
+) -> list[int]:
+    """Fact ids whose FTS5 words match ``query`` (an FTS5 expression), best BM25 first.
+
+    ``scopes`` keeps facts of those scopes (``areas``: also every ``area:*`` scope),
+    ``kinds`` those kinds; superseded facts only with ``superseded``. At most ``limit``
+    ids. Raises ``StoreError`` (no store, newer schema, unreadable).
+    """
+    require(path)
+    sql = ["SELECT f.id FROM facts_fts JOIN facts f ON f.id = facts_fts.rowid"]
+    sql.append(" WHERE facts_fts MATCH ?")
+    args: list = [query]
+    scopes = list(scopes)
+    if scopes or areas:
+        parts = []
+        if scopes:
+            parts.append(f"f.scope IN ({','.join('?' * len(scopes))})")
+            args.extend(scopes)
+        if areas:
+            parts.append("f.scope LIKE 'area:%'")
+        sql.append(f" AND ({' OR '.join(parts)})")
+    kinds = list(kinds)
+    if kinds:
+        sql.append(f" AND f.kind IN ({','.join('?' * len(kinds))})")
+        args.extend(kinds)
+    if not superseded:
+        sql.append(" AND f.status != 'superseded'")
+    sql.append(" ORDER BY bm25(facts_fts), f.id LIMIT ?")
+    args.append(limit)
+    con = _connect(path, readonly=True)
+    try:
+        return [row[0] for row in con.execute("".join(sql), args)]
+    except sqlite3.Error as exc:
+        raise _error(path, exc) from None
+    finally:
+        con.close()
+
+
+def fetch(path: Path, ids: Iterable[int]) -> dict[int, FactRecord]:
+    """The facts with these ids (those the store holds), with anchors and gone citations.
+
+    Reads only those rows, so it is quick on a large store. Raises ``StoreError``.
+    """
+    require(path)
+    ids = list(dict.fromkeys(ids))
+    out: dict[int, FactRecord] = {}
+    if not ids:
+        return out
+    marks = ",".join("?" * len(ids))
+    con = _connect(path, readonly=True)
+    try:
+        for row in con.execute(
+            "SELECT id, scope, kind, marker, text, task, run, created, status, status_reason,"
+            f" supersedes, related, stems, numbers, tasks FROM facts WHERE id IN ({marks})",
+            ids,
+        ):
+            out[row[0]] = FactRecord(
+                id=row[0],
+                scope=row[1],
+                kind=row[2],
+                marker=row[3],
+                text=row[4],
+                task=row[5],
+                run=row[6],
+                created=row[7],
+                status=row[8],
+                status_reason=row[9],
+                supersedes=json.loads(row[10]),
+                related=json.loads(row[11]),
+                stems=_set(row[12]),
+                numbers=_set(row[13]),
+                tasks=_set(row[14]),
+                stored=True,
+            )
+        for fid, kind, root, p, symbol, first, last, how in con.execute(
+            "SELECT fact_id, kind, root, path, symbol, line_first, line_last, how FROM anchors"
+            f" WHERE fact_id IN ({marks}) ORDER BY rowid",
+            ids,
+        ):
+            lines = (first, last) if first is not None else None
+            out[fid].anchors.append(Anchor(kind, root, p, symbol or None, lines, how))
+        for fid, p in con.execute(
+            f"SELECT fact_id, path FROM citations WHERE state='gone' AND fact_id IN ({marks})"
+            " ORDER BY rowid",
+            ids,
+        ):
+            out[fid].gone.append(p)
+    except sqlite3.Error as exc:
+        raise _error(path, exc) from None
+    except (KeyError, ValueError) as exc:
+        raise StoreError(f"{path}: the store is inconsistent ({exc}); restore a backup") from None
+    finally:
+        con.close()
+    return out

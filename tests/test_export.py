@@ -1,0 +1,872 @@
+"""Exports: jsonl, brain notation (round trip), knowledge entries, memory folder; the rules
+of each target, atomic writes and bad input (brainmigrate.stores.export, ``export``)."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import random
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from brainmigrate import cli, importer
+from brainmigrate.facts import KIND_OF_MARKER, SUPERSEDED, TaskIds, plus_kind_for
+from brainmigrate.merge import Stems, numbers
+from brainmigrate.model import FactRecord
+from brainmigrate.notation import fold
+from brainmigrate.stores import export, sqlite
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+
+
+def import_into(store: Path, paths, roots, cache: Path, **kw) -> None:
+    options = importer.Options(roots=[str(r) for r in roots], cache_dir=str(cache), **kw)
+    importer.import_notes([str(p) for p in paths], options, store)
+
+
+@pytest.fixture(scope="module")
+def sample_store(tmp_path_factory) -> Path:
+    """know.db of samples/notes against the two sample roots (built once per module)."""
+    base = tmp_path_factory.mktemp("samples")
+    store = base / "know.db"
+    with contextlib.chdir(SAMPLES):
+        import_into(store, ["notes"], ["roots/app", "roots/infra"], base / "cache", scope=None)
+    return store
+
+
+@pytest.fixture
+def store(sample_store, tmp_path) -> Path:
+    copy = tmp_path / "know.db"
+    shutil.copyfile(sample_store, copy)
+    return copy
+
+
+def key(rec: FactRecord) -> tuple:
+    """What a round trip must keep of a fact."""
+    return (
+        rec.scope,
+        rec.kind,
+        rec.marker,
+        rec.text,
+        rec.task,
+        rec.run,
+        rec.created,
+        rec.status,
+        sorted((a.root, a.path, a.symbol or "") for a in rec.anchors),
+        sorted(rec.gone),
+    )
+
+
+def facts_of(store: Path) -> list[tuple]:
+    return [key(r) for r in sqlite.load(store).facts.values()]
+
+
+def run(*args: str):
+    return CliRunner().invoke(cli.main, list(args))
+
+
+def no_temp_files(folder: Path) -> bool:
+    return not [p for p in folder.rglob("*") if p.name.startswith(".")]
+
+
+# ------------------------------------------------------------------------------ jsonl
+
+
+def test_jsonl_one_fact_per_line_with_provenance(store, tmp_path):
+    out = tmp_path / "facts.jsonl"
+    result = run("export", "--store", str(store), "--to", "jsonl", "--output", str(out))
+    assert result.exit_code == 0, result.output
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 29
+    facts = [json.loads(line) for line in lines]
+    assert [f["id"] for f in facts] == [f"k{i}" for i in range(1, 30)]
+    k11 = facts[10]
+    assert k11["text"].startswith("PaymentGateway retries failed charges twice")
+    assert (k11["task"], k11["run"], k11["created"]) == (
+        "TER-160",
+        "ter-160-b",
+        "2026-09-20T10:02:11Z",
+    )
+    assert k11["origin"] == {"file": "notes/payments.md", "line": 6}
+    assert [(p["file"], p["line"]) for p in k11["provenance"]] == [
+        ("notes/payments.md", 6),
+        ("notes/payments.md", 16),
+    ]
+    assert [(a["kind"], a["path"], a["lines"], a["how"]) for a in k11["anchors"]] == [
+        ("file", "src/main/kotlin/com/example/payments/PaymentGateway.kt", [13, 24], "cited"),
+        ("symbol", "src/main/kotlin/com/example/payments/PaymentGateway.kt", [7, 30], "camelcase"),
+    ]
+    assert k11["anchors"][0]["root"] == str(SAMPLES / "roots" / "app")
+    assert facts[20]["status"] == "superseded"
+    assert facts[8]["gone"] == ["docker/certs/dev.pem", "scripts/gen-certs.sh"]
+
+
+def test_jsonl_filters_and_stdout(store):
+    result = run(
+        "export",
+        "--store",
+        str(store),
+        "--to",
+        "jsonl",
+        "--output",
+        "-",
+        "--scope",
+        "area:payments",
+        "--kind",
+        "blocker",
+        "--kind",
+        "decision",
+    )
+    assert result.exit_code == 0, result.output
+    ids = [json.loads(line)["id"] for line in result.stdout.splitlines()]
+    assert ids == ["k13", "k15"]
+    active = run(
+        "export",
+        "--store",
+        str(store),
+        "--to",
+        "jsonl",
+        "--output",
+        "-",
+        "--scope",
+        "area:payments",
+        "--status",
+        "active",
+    )
+    ids = [json.loads(line)["id"] for line in active.stdout.splitlines()]
+    assert "k21" not in ids and len(ids) == 11
+    areas = run(
+        "export", "--store", str(store), "--to", "jsonl", "--output", "-", "--scope", "area"
+    )
+    assert len(areas.stdout.splitlines()) == 29
+
+
+# ------------------------------------------------------------------------------ brain
+
+
+def test_brain_round_trip_on_samples(store, tmp_path):
+    out = tmp_path / "brain"
+    result = run("export", "--store", str(store), "--to", "brain", "--output", str(out))
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in out.iterdir()) == [
+        "api-patterns.md",
+        "docker.md",
+        "payments.md",
+        "webhooks.md",
+    ]
+    docker = (out / "docker.md").read_text(encoding="utf-8").splitlines()
+    assert docker[:3] == [
+        "# area:docker",
+        "",
+        "+ the app image runs on eclipse-temurin:21-jre, see docker/Dockerfile "
+        "<!-- 2026-09-18 14:10:00Z infra-1 -->",
+    ]
+    payments = (out / "payments.md").read_text(encoding="utf-8")
+    assert "! P1 refunds above 10000 cents" in payments
+    assert "+ SUPERSEDED: refunds are sent synchronously" in payments
+    again = tmp_path / "again.db"
+    with contextlib.chdir(SAMPLES):
+        import_into(again, [out], ["roots/app", "roots/infra"], tmp_path / "cache")
+    assert facts_of(again) == facts_of(store)
+
+
+WORDS = [
+    "retry",
+    "backoff",
+    "ledger",
+    "charge",
+    "webhook",
+    "cache",
+    "deploy",
+    "image",
+    "build",
+    "queue",
+    "token",
+    "secret",
+    "refund",
+    "gateway",
+    "handler",
+    "config",
+    "BillingService",
+    "timeout",
+    "proxy",
+    "shard",
+    "index",
+]
+TRICKY = [
+    "# not a heading",
+    "@ not context",
+    "% not state",
+    "<!-- mid comment --> stays",
+    "```",
+    "- bullet",
+    "+ plus",
+    "-->",
+    "<!--",
+    "x",
+    "SUPERSEDED",
+    "a-->b",
+    "`code`",
+    "evt:<id>",
+    "and/or",
+]
+
+
+def generate_notes(rng: random.Random, folder: Path, files: int = 3, facts: int = 25) -> None:
+    """Notes files with every marker, bullets, trailers, task ids, continuations, repeats,
+    cited paths (found and gone), a CamelCase name, and texts that start or end with what
+    the notation could read differently."""
+    folder.mkdir()
+    names = ["alpha", "api-patterns", "ops_notes", "beta"][:files]
+    for name in names:
+        lines, written = [f"# {name}", ""], []
+        for _ in range(facts):
+            roll = rng.random()
+            if written and roll < 0.1:
+                lines.append(rng.choice(written))
+                continue
+            if roll < 0.15:
+                lines.append(rng.choice(["", "## section", "<!-- a comment -->", "@ ctx", "prose"]))
+                continue
+            marker = rng.choice(["+", "+", "!", "~", "=", "?", ">", "->", "x"])
+            bullet = rng.choice(["", "", "- ", "* "])
+            tokens = [rng.choice(WORDS) for _ in range(rng.randint(2, 9))]
+            if rng.random() < 0.3:
+                tokens.insert(0, rng.choice(TRICKY))
+            if rng.random() < 0.3:
+                tokens.append(rng.choice(TRICKY))
+            if rng.random() < 0.4:
+                tokens.insert(rng.randint(0, len(tokens)), f"TER-{rng.randint(1, 40)}")
+            if rng.random() < 0.3:
+                tokens.append(rng.choice(["src/app/config.yaml:3", "docs/guide.md", "src/gone.py"]))
+            if rng.random() < 0.2:
+                tokens.append(str(rng.randint(1, 999)))
+            if rng.random() < 0.1:
+                tokens.insert(0, "SUPERSEDED:")
+            text = " ".join(tokens)
+            if marker == "!" and rng.random() < 0.2:
+                line = f"{bullet}!P{rng.randint(0, 9)} {text}"
+            else:
+                line = f"{bullet}{marker} {text}"
+            if rng.random() < 0.5:
+                when = f"2026-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+                sep = rng.choice([" ", "T"])
+                off = rng.choice(["", "Z", "+02:00", "-0500"])
+                run_name = rng.choice(["", " nightly", " run-7"])
+                hm = f"{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}"
+                line += f" <!-- {when}{sep}{hm}{off}{run_name} -->"
+            lines.append(line)
+            written.append(line)
+            if rng.random() < 0.15:
+                lines.append("  " + " ".join(rng.choice(WORDS) for _ in range(3)))
+        (folder / f"{name}.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def make_root(folder: Path) -> Path:
+    (folder / "src" / "app").mkdir(parents=True)
+    (folder / "docs").mkdir()
+    (folder / "src" / "app" / "config.yaml").write_text("a: 1\nb: 2\nc: 3\n")
+    (folder / "docs" / "guide.md").write_text("# guide\n")
+    (folder / "src" / "Billing.kt").write_text("class BillingService {\n    fun charge() {}\n}\n")
+    return folder
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5, 6])
+def test_brain_round_trip_on_generated_corpora(seed, tmp_path):
+    root = make_root(tmp_path / "root")
+    generate_notes(random.Random(seed), tmp_path / "notes")
+    first, second = tmp_path / "first.db", tmp_path / "second.db"
+    import_into(first, [tmp_path / "notes"], [root], tmp_path / "cache")
+    result = export.export(first, "brain", tmp_path / "out")
+    assert result.notes == []
+    import_into(second, [tmp_path / "out"], [root], tmp_path / "cache")
+    assert facts_of(second) == facts_of(first)
+    assert len(facts_of(first)) > 20
+
+
+def _stored(i: int, text: str, marker: str, created: str | None, run: str | None):
+    scope = f"area:s{i}"
+    plus = plus_kind_for(f"s{i}.md")
+    found = TaskIds().all(text)
+    return FactRecord(
+        id=i,
+        scope=scope,
+        kind=KIND_OF_MARKER.get(marker, plus),
+        marker=marker,
+        text=text,
+        task=found[0] if found else None,
+        run=run if created else None,
+        created=created,
+        status="superseded" if SUPERSEDED.search(text) else "active",
+        status_reason=None,
+        stems=Stems()(text),
+        numbers=numbers(text),
+        tasks=frozenset(found),
+    )
+
+
+TEXT = st.lists(
+    st.one_of(
+        st.sampled_from(TRICKY + ["TER-5", "SHA-256", "<!-- 2026-01-02 03:04 r -->", "!P3"]),
+        st.text(
+            alphabet=st.characters(
+                codec="utf-8", exclude_categories=("Cs", "Cc", "Zl", "Zp", "Zs")
+            ),
+            min_size=1,
+            max_size=8,
+        ),
+    ),
+    min_size=1,
+    max_size=6,
+).map(" ".join)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(
+        st.tuples(
+            TEXT,
+            st.sampled_from(["+", "!", "~", "=", "?", ">", "->", "x"]),
+            st.one_of(st.none(), st.just("2026-09-23T13:16:09Z")),
+            st.one_of(st.none(), st.sampled_from(["nightly", "r-1"])),
+        ),
+        min_size=1,
+        max_size=5,
+    )
+)
+def test_brain_round_trip_on_any_text(tmp_path_factory, items):
+    """Any stored text (one fact per scope, so no two can merge) comes back the same."""
+    from brainmigrate.notation import is_blank, split_trailer
+
+    tmp = tmp_path_factory.mktemp("prop")
+    recs = []
+    for i, (text, marker, created, run_name) in enumerate(items, 1):
+        text = fold(text)
+        if is_blank(split_trailer(text)[0]) or len(text) > 2000:
+            continue
+        recs.append(_stored(i, text, marker, created, run_name))
+    if not recs:
+        return
+    first, second = tmp / "first.db", tmp / "second.db"
+    sqlite.write(first, recs, importer.fts_words(Stems()), "2026-01-01T00:00:00Z")
+    export.export(first, "brain", tmp / "out")
+    with contextlib.chdir(tmp):
+        import_into(second, [tmp / "out"], [tmp], tmp / "cache")
+    got = [key(r)[:8] for r in sqlite.load(second).facts.values()]
+    assert got == [key(r)[:8] for r in recs]
+
+
+def _write_facts(path: Path, recs) -> None:
+    sqlite.write(path, recs, importer.fts_words(Stems()), "2026-01-01T00:00:00Z")
+
+
+def _rec(i, scope, kind, marker, text, status="active", created=None, reason=None):
+    return FactRecord(
+        id=i,
+        scope=scope,
+        kind=kind,
+        marker=marker,
+        text=text,
+        task=None,
+        run=None,
+        created=created,
+        status=status,
+        status_reason=reason,
+        stems=Stems()(text),
+        numbers=numbers(text),
+        tasks=frozenset(),
+    )
+
+
+def test_brain_kind_that_no_marker_gives_fails_and_plus_kind_fixes_it(tmp_path):
+    db = tmp_path / "k.db"
+    _write_facts(
+        db,
+        [
+            _rec(1, "area:docker", "pattern", "+", "images are built once and promoted"),
+            _rec(2, "area:api-patterns", "environment", "+", "the gateway runs on port 8080"),
+            _rec(3, "area:docker", "environment", "+", "compose starts postgres"),
+        ],
+    )
+    out = tmp_path / "out"
+    result = run("export", "--store", str(db), "--to", "brain", "--output", str(out))
+    assert result.exit_code == 2
+    assert "k1 (area:docker): a pattern has no marker of its own" in result.stderr
+    assert "--plus-kind pattern" in result.stderr
+    assert not out.exists() and no_temp_files(tmp_path)
+    result = run(
+        "export",
+        "--store",
+        str(db),
+        "--to",
+        "brain",
+        "--output",
+        str(out),
+        "--plus-kind",
+        "pattern",
+    )
+    assert result.exit_code == 0, result.output
+    assert (out / "docker.md").read_text().splitlines()[2:] == [
+        "+ images are built once and promoted",
+        "= compose starts postgres",
+    ]
+    assert (out / "api-patterns.md").read_text().splitlines()[2:] == [
+        "= the gateway runs on port 8080"
+    ]
+    again = tmp_path / "again.db"
+    import_into(again, [out], [tmp_path], tmp_path / "cache", plus_kind="pattern")
+    assert [(r.scope, r.kind, r.text) for r in sqlite.load(again).facts.values()] == [
+        ("area:api-patterns", "environment", "the gateway runs on port 8080"),
+        ("area:docker", "pattern", "images are built once and promoted"),
+        ("area:docker", "environment", "compose starts postgres"),
+    ]
+
+
+def test_brain_stale_superseded_and_comment_endings(tmp_path):
+    db = tmp_path / "k.db"
+    _write_facts(
+        db,
+        [
+            _rec(1, "area:x", "environment", "=", "see <!-- old note -->"),
+            _rec(2, "area:x", "other", "?", "gone file", status="stale", reason="file gone: a.py"),
+            _rec(3, "area:x", "decision", "~", "was replaced", status="superseded"),
+            _rec(
+                4, "area:x", "environment", "+", "ends <!-- c -->", created="2026-01-02T03:04:05Z"
+            ),
+        ],
+    )
+    result = export.export(db, "brain", tmp_path / "out")
+    assert (tmp_path / "out" / "x.md").read_text().splitlines()[2:] == [
+        "= see <!-- old note --> <!-- -->",
+        "? gone file",
+        "~ was replaced SUPERSEDED",
+        "+ ends <!-- c --> <!-- 2026-01-02 03:04:05Z -->",
+    ]
+    assert result.notes == [
+        "1 stale facts are written as plain facts (brain notation has no stale status): k2",
+        "1 texts got SUPERSEDED or their task id appended, so that importing the export "
+        "keeps status and task: k3",
+    ]
+
+
+def test_scope_file_names_are_safe_and_unique():
+    stems = export.scope_stems(
+        [
+            "area:docker",
+            "area:Docker",
+            "area:../../etc",
+            "area:etc",
+            "file:src/Foo.kt",
+            "repo",
+            "area:con",
+            "area:.hidden",
+            "area:a b",
+            "area:docker-2",
+        ]
+    )
+    assert stems == {
+        "area:docker": "docker",
+        "area:docker-2": "docker-2",
+        "area:etc": "etc",
+        "area:../../etc": "etc-2",
+        "area:.hidden": "hidden",
+        "area:Docker": "docker-3",
+        "area:a b": "a-b",
+        "area:con": "scope-con",
+        "file:src/Foo.kt": "file-src-foo.kt",
+        "repo": "repo",
+    }
+    assert export.scope_stems(["area:memory"], ["memory"]) == {"area:memory": "memory-2"}
+
+
+def test_brain_traversal_scope_stays_inside(tmp_path):
+    db = tmp_path / "k.db"
+    _write_facts(db, [_rec(1, "area:../../etc", "other", "?", "who owns passwd")])
+    out = tmp_path / "deep" / "out"
+    out.parent.mkdir()
+    export.export(db, "brain", out)
+    assert [p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.md")] == [
+        "deep/out/etc.md"
+    ]
+    assert (out / "etc.md").read_text() == "# area:../../etc\n\n? who owns passwd\n"
+
+
+# ------------------------------------------------------------------------------ knowledge
+
+
+def test_knowledge_entries(store, tmp_path):
+    out = tmp_path / "kn"
+    result = run(
+        "export",
+        "--store",
+        str(store),
+        "--to",
+        "knowledge",
+        "--output",
+        str(out),
+        "--type-map",
+        "blocker=feedback",
+        "--type-map",
+        "pattern=reference",
+    )
+    assert result.exit_code == 0, result.output
+    files = sorted(out.iterdir())
+    assert len(files) == 29
+    entries = {}
+    for f in files:
+        text = f.read_text(encoding="utf-8")
+        assert text.startswith("---\n")
+        front = yaml.safe_load(text.split("---\n")[1])
+        assert front["name"] == f.stem
+        assert front["name"] == export.slug(front["name"], 200)  # kebab-case
+        assert "\n" not in front["description"]
+        entries[front["id"]] = (front, text)
+    assert len({e[0]["name"] for e in entries.values()}) == 29
+    front, body = entries["k11"]
+    assert front["name"] == "paymentgateway-retries-failed-charges-twice-then-k11"
+    assert front["type"] == "project"
+    assert front["created"] == "2026-09-20T10:02:11Z"
+    digest = hashlib.sha256(
+        (SAMPLES / "roots/app/src/main/kotlin/com/example/payments/PaymentGateway.kt").read_bytes()
+    ).hexdigest()
+    assert [(a["path"], a["sha256"], a.get("symbol")) for a in front["anchors"]] == [
+        ("src/main/kotlin/com/example/payments/PaymentGateway.kt", digest, None),
+        ("src/main/kotlin/com/example/payments/PaymentGateway.kt", digest, "PaymentGateway"),
+    ]
+    assert "source" not in front
+    assert "- notes/payments.md:16 (imported " in body
+    assert entries["k15"][0]["type"] == "feedback"
+    assert entries["k1"][0]["type"] == "reference"
+    front, _ = entries["k22"]
+    assert front["anchors"] == []
+    assert front["source"] == {"task": None, "run": None, "notes": "notes/payments.md:23"}
+
+
+def test_knowledge_yaml_quoting_and_idempotence(tmp_path):
+    texts = [
+        'she said "no": #1 - * & ! | > % @ `x` \\ {a: [b]}',
+        "- leading dash",
+        "null",
+        "yes",
+        "tab\there \u2028 line \x85 next \ufeff bom \U0001f600",
+        "'single' and trailing: ",
+    ]
+    db = tmp_path / "k.db"
+    _write_facts(db, [_rec(i, f"area:{t}", "other", "?", t) for i, t in enumerate(texts, 1)])
+    out = tmp_path / "kn"
+    export.export(db, "knowledge", out)
+    for i, text in enumerate(texts, 1):
+        (f,) = out.glob(f"*-k{i}.md")
+        front = yaml.safe_load(f.read_text(encoding="utf-8").split("---\n")[1])
+        assert front["description"] == fold(text)
+        assert front["scope"] == f"area:{text}"  # kept exactly, control characters too
+    before = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in out.iterdir()}
+    result = export.export(db, "knowledge", out)
+    assert result.written == []
+    assert {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in out.iterdir()} == before
+
+
+def test_knowledge_digest_only_inside_root(tmp_path):
+    root = tmp_path / "root"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "a.py").write_bytes(b"print(1)\n")
+    (tmp_path / "secret.txt").write_text("outside")
+    (root / "src" / "link.txt").symlink_to(tmp_path / "secret.txt")
+    assert export.file_digest(str(root), "src/a.py") == hashlib.sha256(b"print(1)\n").hexdigest()
+    assert export.file_digest(str(root), "src/link.txt") is None
+    assert export.file_digest(str(root), "../secret.txt") is None
+    assert export.file_digest(str(root), "src") is None
+    assert export.file_digest(str(root), "src/missing.py") is None
+
+
+def test_bad_type_map_exits_2(store, tmp_path):
+    result = run(
+        "export",
+        "--store",
+        str(store),
+        "--to",
+        "knowledge",
+        "--output",
+        str(tmp_path / "k"),
+        "--type-map",
+        "blocker=user",
+    )
+    assert result.exit_code == 2
+    assert "--type-map 'blocker=user': give KIND=TYPE" in result.stderr
+    assert not (tmp_path / "k").exists()
+
+
+# ------------------------------------------------------------------------------ memory
+
+
+def test_memory_layout_within_default_budgets(store, tmp_path):
+    out = tmp_path / "mem"
+    result = run("export", "--store", str(store), "--to", "memory", "--output", str(out))
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in out.iterdir()) == [
+        "MEMORY.md",
+        "api-patterns.md",
+        "docker.md",
+        "payments.md",
+        "webhooks.md",
+    ]
+    assert (out / "MEMORY.md").read_text().splitlines() == [
+        "- area:api-patterns: 4 pattern, see api-patterns.md",
+        "- area:docker: 1 decision, 1 blocker, 4 environment, see docker.md",
+        "- area:payments: 1 decision, 1 blocker, 5 environment, 5 other, see payments.md",
+        "- area:webhooks: 1 decision, 1 blocker, 4 environment, 1 other, see webhooks.md",
+    ]
+    docker = (out / "docker.md").read_text().splitlines()
+    assert docker[:4] == [
+        "# area:docker",
+        "",
+        "- k10 blocker: the image does not build on arm64 hosts yet INF-16",
+        "- k8 decision: CI runs ./gradlew test on every push, .github/workflows/ci.yml INF-14",
+    ]
+    payments = (out / "payments.md").read_text()
+    assert payments.endswith(
+        "- k21 environment (superseded): SUPERSEDED: refunds are sent "
+        "synchronously from the web request TER-159 (moved to the outbox, "
+        "see docs/adr/0007-refund-outbox.md)\n"
+    )
+    total = sum(p.stat().st_size for p in out.iterdir())
+    assert (out / "MEMORY.md").stat().st_size <= 2048 and total <= 65536
+    assert f"all files {total} of 65536 bytes" in result.stderr
+
+
+OLD = "2026-01-01T00:00:00Z"
+
+
+def _memory_store(tmp_path) -> Path:
+    db = tmp_path / "m.db"
+    recs = [
+        _rec(
+            1,
+            "area:a",
+            "environment",
+            "+",
+            "old environment fact " + "x" * 40,
+            created="2026-01-01T00:00:00Z",
+        ),
+        _rec(2, "area:a", "blocker", "!", "old blocker", created=OLD),
+        _rec(3, "area:b", "blocker", "!", "new blocker", created="2026-05-01T00:00:00Z"),
+        _rec(4, "area:b", "decision", "~", "superseded decision SUPERSEDED", status="superseded"),
+        _rec(5, "area:b", "decision", "~", "active decision"),
+        _rec(6, "area:c", "other", "?", "stale question", status="stale"),
+    ]
+    _write_facts(db, recs)
+    return db
+
+
+def test_memory_over_budget_fails_with_the_plan(tmp_path):
+    db = _memory_store(tmp_path)
+    out = tmp_path / "mem"
+    result = run(
+        "export",
+        "--store",
+        str(db),
+        "--to",
+        "memory",
+        "--output",
+        str(out),
+        "--total-budget",
+        "200",
+    )
+    assert result.exit_code == 2
+    assert "do not fit the memory budgets" in result.stderr
+    assert "all files 402 bytes (--total-budget 200); nothing written" in result.stderr
+    assert (
+        "these 3 of 6 facts would have to go: k4 (decision, superseded, 59 B), "
+        "k1 (environment, active, 80 B), k6 (other, stale, 35 B)"
+    ) in result.stderr
+    assert "Pass --fit" in result.stderr
+    assert not out.exists() and no_temp_files(tmp_path)
+
+
+def test_memory_fit_keeps_by_priority_and_lists_what_went(tmp_path):
+    db = _memory_store(tmp_path)
+    out = tmp_path / "mem"
+    result = export.export(db, "memory", out, export.Options(total_budget=200, fit=True))
+    # priority: blockers (k3 newer, k2), decisions (k5 active, k4 superseded), then the rest
+    # (k1 active, k6 stale); 200 bytes hold k3, k2, k5 only. Listed in priority order.
+    assert [e["id"] for e in result.left_out] == ["k4", "k1", "k6"]
+    assert result.left_out[2] == {
+        "id": "k6",
+        "scope": "area:c",
+        "kind": "other",
+        "status": "stale",
+        "bytes": 35,
+    }
+    assert (out / "MEMORY.md").read_text() == (
+        "- area:a: 1 blocker, see a.md\n- area:b: 1 decision, 1 blocker, see b.md\n"
+    )
+    assert (out / "b.md").read_text() == (
+        "# area:b\n\n- k3 blocker: new blocker\n- k5 decision: active decision\n"
+    )
+    assert sorted(p.name for p in out.iterdir()) == ["MEMORY.md", "a.md", "b.md"]
+    assert sum(p.stat().st_size for p in out.iterdir()) == result.sizes["total"] <= 200
+    cli_run = run(
+        "export",
+        "--store",
+        str(db),
+        "--to",
+        "memory",
+        "--output",
+        str(tmp_path / "m2"),
+        "--total-budget",
+        "200",
+        "--fit",
+    )
+    assert cli_run.exit_code == 0
+    assert "left out by --fit: 3 facts" in cli_run.stderr
+    assert "k6 other area:c stale (35 bytes)" in cli_run.stderr
+
+
+def test_memory_index_budget(tmp_path):
+    db = _memory_store(tmp_path)
+    result = export.export(
+        db, "memory", tmp_path / "mem", export.Options(index_budget=40, fit=True)
+    )
+    # k3 opens topic b (30 bytes); every other fact would need an index line over 40 bytes
+    assert (tmp_path / "mem" / "MEMORY.md").read_text() == "- area:b: 1 blocker, see b.md\n"
+    assert [e["id"] for e in result.left_out] == ["k2", "k5", "k4", "k1", "k6"]
+
+
+def test_memory_topic_never_named_like_the_index(tmp_path):
+    db = tmp_path / "m.db"
+    _write_facts(db, [_rec(1, "area:memory", "other", "?", "q")])
+    export.export(db, "memory", tmp_path / "mem")
+    assert sorted(p.name for p in (tmp_path / "mem").iterdir()) == ["MEMORY.md", "memory-2.md"]
+
+
+# ------------------------------------------------------------------------------ atomicity
+
+
+def test_failure_mid_export_leaves_previous_output(store, tmp_path, monkeypatch):
+    out = tmp_path / "kn"
+    export.export(store, "knowledge", out)
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    db = tmp_path / "other.db"
+    _write_facts(
+        db, [_rec(i, "area:a", "other", "?", f"fact number {i} of many") for i in range(1, 6)]
+    )
+    real = export._stage
+    calls = []
+
+    def failing(folder, name, data, mode):
+        calls.append(name)
+        if len(calls) == 3:
+            raise OSError(28, "No space left on device")
+        return real(folder, name, data, mode)
+
+    monkeypatch.setattr(export, "_stage", failing)
+    with pytest.raises(export.ExportError, match="No space left on device"):
+        export.export(db, "knowledge", out)
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert no_temp_files(tmp_path)
+
+
+def test_failure_in_new_folder_leaves_nothing(store, tmp_path, monkeypatch):
+    real = os.chmod
+    calls = []
+
+    def failing(path, mode, *a, **kw):
+        calls.append(path)
+        if len(calls) == 2:
+            raise OSError(5, "Input/output error")
+        return real(path, mode, *a, **kw)
+
+    monkeypatch.setattr(export.os, "chmod", failing)
+    with pytest.raises(export.ExportError, match="Input/output error"):
+        export.export(store, "brain", tmp_path / "out")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["know.db"]
+
+
+def test_reexport_is_idempotent_and_leaves_other_files(store, tmp_path):
+    out = tmp_path / "brain"
+    first = export.export(store, "brain", out)
+    assert first.written == first.files
+    (out / "mine.txt").write_text("keep me")
+    again = export.export(store, "brain", out)
+    assert again.written == [] and again.others == ["mine.txt"]
+    assert (out / "mine.txt").read_text() == "keep me"
+
+
+# ------------------------------------------------------------------------------ bad input
+
+
+def test_unknown_format_exits_2(store, tmp_path):
+    result = run("export", "--store", str(store), "--to", "csv", "--output", str(tmp_path / "x"))
+    assert result.exit_code == 2
+    assert "'csv' is not one of 'jsonl', 'brain', 'knowledge', 'memory'" in result.stderr
+    with pytest.raises(export.ExportError, match="use one of: jsonl, brain, knowledge, memory"):
+        export.export(store, "csv", tmp_path / "x")
+
+
+def test_cli_formats_match_the_library():
+    assert list(export.FORMATS) == cli.EXPORT_FORMATS
+
+
+def test_output_is_a_file_where_a_folder_is_needed(store, tmp_path):
+    target = tmp_path / "taken"
+    target.write_text("a file")
+    result = run("export", "--store", str(store), "--to", "brain", "--output", str(target))
+    assert result.exit_code == 2
+    assert (
+        "is a file, and this format writes a folder; pass --output with a folder" in result.stderr
+    )
+    assert target.read_text() == "a file"
+
+
+def test_output_folder_missing_or_unwritable(store, tmp_path):
+    result = run(
+        "export", "--store", str(store), "--to", "jsonl", "--output", str(tmp_path / "no" / "x")
+    )
+    assert result.exit_code == 2
+    assert "does not exist; create it first" in result.stderr
+    if os.geteuid() == 0:
+        pytest.skip("root writes into read-only folders; the unwritable case needs a user")
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        result = run("export", "--store", str(store), "--to", "brain", "--output", str(locked))
+        assert result.exit_code == 2
+        assert "cannot write in" in result.stderr
+    finally:
+        locked.chmod(0o700)
+
+
+def test_missing_and_newer_stores_exit_2(store, tmp_path):
+    result = run("export", "--store", str(tmp_path / "none.db"), "--to", "jsonl", "--output", "-")
+    assert result.exit_code == 2
+    assert "no store here; run 'brainmigrate import NOTES --store" in result.stderr
+    assert not (tmp_path / "none.db").exists()
+    con = sqlite3.connect(store)
+    con.execute("PRAGMA user_version = 99")
+    con.commit()
+    con.close()
+    out = tmp_path / "out"
+    result = run("export", "--store", str(store), "--to", "brain", "--output", str(out))
+    assert result.exit_code == 2
+    assert (
+        "newer brainmigrate (schema 99" in result.stderr and "upgrade brainmigrate" in result.stderr
+    )
+    assert not out.exists()
+
+
+def test_option_of_another_format_is_a_usage_error(store, tmp_path):
+    result = run("export", "--store", str(store), "--to", "jsonl", "--output", "-", "--fit")
+    assert result.exit_code == 2
+    assert "--fit applies to --to memory only" in result.stderr

@@ -1,0 +1,228 @@
+"""Search (FTS5 BM25 over merge stems) and show (brainmigrate.search, ``search``/``show``)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from brainmigrate import cli, importer, search
+from brainmigrate.stores import sqlite
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+
+
+@pytest.fixture(scope="module")
+def sample_store(tmp_path_factory) -> Path:
+    base = tmp_path_factory.mktemp("search")
+    store = base / "know.db"
+    options = importer.Options(roots=["roots/app", "roots/infra"], cache_dir=str(base / "c"))
+    with contextlib.chdir(SAMPLES):
+        importer.import_notes(["notes"], options, store)
+    return store
+
+
+@pytest.fixture
+def store(sample_store, tmp_path) -> Path:
+    copy = tmp_path / "know.db"
+    shutil.copyfile(sample_store, copy)
+    return copy
+
+
+def ids(hits) -> list[str]:
+    return [h.fact.key for h in hits]
+
+
+def run(*args: str):
+    return CliRunner().invoke(cli.main, list(args))
+
+
+def test_stems_match_other_forms(store):
+    # "retried" and "retrying" stem like "retries"/"retry"
+    want = ["k12", "k19", "k26", "k11", "k24"]
+    assert ids(search.search(store, "retries backoff")) == want
+    assert set(ids(search.search(store, "retried", limit=30))) == set(
+        ids(search.search(store, "retrying", limit=30))
+    )
+    assert "k26" in ids(search.search(store, "retrying", limit=30))
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        '"',
+        '""',
+        "'",
+        "-x",
+        "-",
+        "AND",
+        "OR",
+        "NOT",
+        "*",
+        "(",
+        ")",
+        "NEAR(",
+        "NEAR(a b",
+        "^",
+        ":",
+        "",
+        "   ",
+        "col:umn",
+        "a AND OR b",
+        '"unbalanced',
+        "{a b}",
+        "\x00",
+        "k1",
+        "🙂",
+    ],
+)
+def test_hostile_queries_never_raise(store, query):
+    hits = search.search(store, query, limit=30)
+    assert all(isinstance(h, search.Hit) for h in hits)
+
+
+def test_hostile_syntax_is_only_words(store):
+    plain = ids(search.search(store, "webhook signing", limit=30))
+    assert plain and plain[0] == "k22"
+    for noisy in [
+        '"webhook signing"',
+        "-webhook -signing",
+        "(webhook) signing*",
+        "{webhook} +signing",
+        "webhook: signing^",
+        "webhook' signing\"",
+    ]:
+        assert ids(search.search(store, noisy, limit=30)) == plain
+    assert search.search(store, '"', limit=30) == []
+    assert search.search(store, "", limit=30) == []
+
+
+def test_fts_query_quotes_each_stem():
+    assert search.fts_query('Retries AND "backoff" -x NEAR(') == (
+        '"retri" OR "and" OR "backoff" OR "x" OR "near"'
+    )
+    assert search.fts_query('*()"') == ""
+
+
+def test_superseded_only_with_all(store):
+    assert "k21" not in ids(search.search(store, "refunds synchronously", limit=30))
+    hits = search.search(store, "refunds synchronously", limit=30, include_superseded=True)
+    assert ids(hits)[0] == "k21"
+    result = run("search", "--store", str(store), "--all", "refunds", "synchronously")
+    assert result.exit_code == 0
+    assert result.stdout.splitlines()[0].startswith("k21 environment area:payments  SUPERSEDED:")
+
+
+def test_stale_is_marked(store):
+    con = sqlite3.connect(store)
+    con.execute(
+        "UPDATE facts SET status='stale', status_reason='file gone: docker/Dockerfile' WHERE id=5"
+    )
+    con.commit()
+    con.close()
+    (hit,) = search.search(store, "temurin")
+    assert hit.line == (
+        "k5 environment area:docker STALE: file gone: docker/Dockerfile  "
+        "the app image runs on eclipse-temurin:21-jre, see docker/Dockerfile"
+    )
+
+
+def test_line_format_scope_kind_and_limit(store):
+    (hit,) = search.search(store, "arm64")
+    assert hit.line == "k10 blocker area:docker  the image does not build on arm64 hosts yet INF-16"
+    assert set(ids(search.search(store, "idempotency", scopes=["area:payments"], limit=30))) == {
+        "k13",
+        "k14",
+        "k16",
+    }
+    assert ids(search.search(store, "idempotency", kinds=["decision"])) == ["k13"]
+    assert set(
+        ids(
+            search.search(
+                store, "idempotency", scopes=["area:payments,area:api-patterns"], limit=30
+            )
+        )
+    ) == {"k1", "k13", "k14", "k16"}
+    assert len(search.search(store, "the", limit=2)) == 2
+    with pytest.raises(ValueError):
+        search.search(store, "the", limit=31)
+
+
+def test_hit_line_adds_the_task_only_when_the_text_lacks_it_and_cuts_long_text():
+    from brainmigrate.model import FactRecord
+
+    rec = FactRecord(
+        41,
+        "area:webhooks",
+        "decision",
+        "~",
+        "retries back off " + "x" * 400,
+        "TER-1",
+        None,
+        None,
+        "active",
+        None,
+        frozenset(),
+        frozenset(),
+        frozenset(),
+    )
+    line = search.hit_line(rec)
+    assert line.startswith("k41 decision area:webhooks  retries back off xxx")
+    assert line.endswith("… (TER-1)") and len(line) == 300
+
+
+def test_cli_search_leading_dash_and_no_hits(store):
+    result = run("search", "--store", str(store), "-webhook", "signing", "-h")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0].startswith("k22 other area:payments  who owns")
+    result = run("search", "--store", str(store), "zzzqqq")
+    assert result.exit_code == 0 and result.stdout == "" and "no facts match" in result.stderr
+    result = run("search", "--store", str(store), "--format", "json", "arm64")
+    data = json.loads(result.stdout)
+    assert [h["fact"]["id"] for h in data["hits"]] == ["k10"]
+
+
+def test_show_by_k_and_number(store):
+    a = run("show", "k11", "--store", str(store))
+    b = run("show", "11", "--store", str(store))
+    assert a.exit_code == 0 and a.stdout == b.stdout
+    lines = a.stdout.splitlines()
+    assert lines[0] == "k11 environment area:payments (active)"
+    assert "task: TER-160" in lines and "run: ter-160-b" in lines
+    assert (
+        "  file src/main/kotlin/com/example/payments/PaymentGateway.kt:13-24 (cited; root "
+        + str(SAMPLES / "roots" / "app")
+        + ")"
+        in lines
+    )
+    assert "provenance: 2" in lines
+    assert any(line.startswith("  notes/payments.md:16 (imported ") for line in lines)
+    data = json.loads(run("show", "k9", "--store", str(store), "--format", "json").stdout)
+    assert data["gone"] == ["docker/certs/dev.pem", "scripts/gen-certs.sh"]
+
+
+@pytest.mark.parametrize("bad", ["k999", "0", "kx", "k-1", "x17"])
+def test_show_unknown_id_exits_2(store, bad):
+    result = run("show", bad, "--store", str(store))
+    assert result.exit_code == 2
+    assert "brainmigrate: error:" in result.stderr
+
+
+def test_missing_and_newer_store_exit_2(store, tmp_path):
+    result = run("search", "--store", str(tmp_path / "none.db"), "x")
+    assert result.exit_code == 2 and "no store here" in result.stderr
+    con = sqlite3.connect(store)
+    con.execute("PRAGMA user_version = 7")
+    con.commit()
+    con.close()
+    for args in (["search", "--store", str(store), "x"], ["show", "k1", "--store", str(store)]):
+        result = run(*args)
+        assert result.exit_code == 2
+        assert "upgrade brainmigrate" in result.stderr
+    with pytest.raises(sqlite.StoreError):
+        search.show(store, "k1")
