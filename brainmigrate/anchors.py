@@ -65,6 +65,22 @@ FILE_NAMES = frozenset(
 )
 
 _TOKEN = re.compile(f"[^{WS_CHARS}\n]+")
+#: What every path, file name or CamelCase name holds: a slash, a dot or an upper-case letter.
+_INTERESTING = re.compile(r"[/\\.A-Z]").search
+_UPPER = re.compile(r"[A-Z]").search
+_LOWER = re.compile(r"[a-z]").search
+
+
+def _interesting(raw: str) -> bool:
+    """Whether a token can hold a path, a file name or a CamelCase name: it has a slash or
+    a dot, or an upper-case letter with a lower-case one after it. Linear; plain words,
+    numbers and task ids (``TER-167``) are passed over without further work."""
+    if "/" in raw or "." in raw or "\\" in raw:
+        return True
+    upper = _UPPER(raw)
+    return upper is not None and _LOWER(raw, upper.end()) is not None
+
+
 _LEAD = "([\"'<`"
 _TRAIL = ")]>\"'.,;:!?`"
 _EXTENSION = re.compile(r"[A-Za-z][A-Za-z0-9]*")
@@ -100,8 +116,13 @@ def tokens(segments: Iterable[Segment]) -> Iterator[Token]:
     ``#L88``, ``#L88-L92``) is split off into ``lines`` as ``(first, last)``.
     """
     for seg in segments:
+        if not _INTERESTING(seg.text):
+            continue
         for m in _TOKEN.finditer(seg.text):
-            raw, col = m.group(), seg.col + m.start()
+            raw = m.group()
+            if not _interesting(raw):
+                continue
+            col = seg.col + m.start()
             link = raw.find("](")
             if link >= 0:
                 yield from _token(raw[: link + 1], seg.line, col)

@@ -16,7 +16,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from itertools import chain
+from typing import NamedTuple
 
 import snowballstemmer
 
@@ -39,26 +40,17 @@ class Stems:
         self._memo: dict[str, tuple[str, ...]] = {}
 
     def __call__(self, text: str) -> frozenset[str]:
-        out: set[str] = set()
+        runs = _LETTERS.findall(text)
         memo = self._memo
-        for run in _LETTERS.findall(text):
-            stems = memo.get(run)
-            if stems is None:
-                stems = tuple(self._stemmer.stemWords([w.lower() for w in humps(run)]))
-                memo[run] = stems
-            out.update(stems)
-        return frozenset(out)
+        for run in runs:
+            if run not in memo:
+                memo[run] = tuple(self._stemmer.stemWords([w.lower() for w in humps(run)]))
+        return frozenset(chain.from_iterable(map(memo.__getitem__, runs)))
 
     def words(self, text: str) -> list[str]:
         """The stems of ``text`` in order, repeats kept (for full-text search)."""
-        out: list[str] = []
-        for run in _LETTERS.findall(text):
-            stems = self._memo.get(run)
-            if stems is None:
-                stems = tuple(self._stemmer.stemWords([w.lower() for w in humps(run)]))
-                self._memo[run] = stems
-            out.extend(stems)
-        return out
+        self(text)
+        return list(chain.from_iterable(map(self._memo.__getitem__, _LETTERS.findall(text))))
 
 
 def humps(word: str) -> list[str]:
@@ -104,9 +96,11 @@ def prefix_length(n: int) -> int:
     return n - (NUM * n + DEN - 1) // DEN + 1
 
 
-@dataclass(frozen=True, slots=True)
-class Key:
-    """The block a fact belongs to: facts merge only inside one block."""
+class Key(NamedTuple):
+    """The block a fact belongs to: facts merge only inside one block.
+
+    A named tuple, so that hashing and comparing keys in the index stays in C.
+    """
 
     scope: str
     numbers: frozenset[str]
@@ -120,15 +114,19 @@ class MergeIndex:
     smaller numbers); ``replace(seq, stems)`` re-indexes it after its text changed;
     ``best(key, stems)`` returns ``(seq, similarity)`` of the most similar qualifying fact
     (ties: the earliest) or None. ``frequencies`` fixes the global stem order (rarest
-    first); stems it does not know sort first.
+    first); stems it does not know sort after the others, in the order first seen.
     """
 
     def __init__(self, frequencies: Counter | None = None) -> None:
-        self._df = frequencies or Counter()
+        df = frequencies or Counter()
+        # One fixed total order of stems: rarest first, then by text; stems first seen
+        # later are appended, so the order of a stem never changes once given.
+        self._rank = {s: i for i, s in enumerate(sorted(df, key=lambda s: (df[s], s)))}
+        self._blocks: dict[Key, int] = {}
         self._stems: dict[int, frozenset[str]] = {}
-        self._key: dict[int, Key] = {}
-        self._post: dict[tuple[Key, str], dict[int, None]] = {}
-        self._empty: dict[Key, dict[int, None]] = {}
+        self._block_of: dict[int, int] = {}
+        self._post: dict[tuple[int, str], dict[int, None]] = {}
+        self._empty: dict[int, dict[int, None]] = {}
 
     @staticmethod
     def frequencies(stem_sets: Iterable[frozenset[str]]) -> Counter:
@@ -139,38 +137,56 @@ class MergeIndex:
         return df
 
     def _prefix(self, stems: frozenset[str]) -> list[str]:
-        df = self._df
-        ordered = sorted(stems, key=lambda s: (df.get(s, 0), s))
-        return ordered[: prefix_length(len(stems))]
+        rank = self._rank
+        for s in sorted(stems.difference(rank)):
+            rank[s] = len(rank)
+        return sorted(stems, key=rank.__getitem__)[: prefix_length(len(stems))]
+
+    def _block(self, key: Key) -> int:
+        block = self._blocks.get(key)
+        if block is None:
+            block = self._blocks[key] = len(self._blocks)
+        return block
 
     def add(self, seq: int, key: Key, stems: frozenset[str]) -> None:
+        self._insert(seq, self._block(key), stems)
+
+    def _insert(self, seq: int, block: int, stems: frozenset[str]) -> None:
         self._stems[seq] = stems
-        self._key[seq] = key
+        self._block_of[seq] = block
         if not stems:
-            self._empty.setdefault(key, {})[seq] = None
+            self._empty.setdefault(block, {})[seq] = None
             return
+        post = self._post
         for s in self._prefix(stems):
-            self._post.setdefault((key, s), {})[seq] = None
+            entry = post.get((block, s))
+            if entry is None:
+                post[(block, s)] = {seq: None}
+            else:
+                entry[seq] = None
 
     def replace(self, seq: int, stems: frozenset[str]) -> None:
-        old, key = self._stems[seq], self._key[seq]
+        old, block = self._stems[seq], self._block_of[seq]
         if old == stems:
             return
         if not old:
-            self._empty[key].pop(seq, None)
+            self._empty[block].pop(seq, None)
         for s in self._prefix(old):
-            self._post[(key, s)].pop(seq, None)
-        self.add(seq, key, stems)
+            self._post[(block, s)].pop(seq, None)
+        self._insert(seq, block, stems)
 
     def best(self, key: Key, stems: frozenset[str]) -> tuple[int, float] | None:
+        block = self._blocks.get(key)
+        if block is None:
+            return None
         if not stems:
-            found = self._empty.get(key)
+            found = self._empty.get(block)
             return (min(found), 1.0) if found else None
         seen: set[int] = set()
         best_seq, best_inter, best_union = -1, 0, 1
         n = len(stems)
         for s in self._prefix(stems):
-            for seq in self._post.get((key, s), ()):
+            for seq in self._post.get((block, s), ()):
                 if seq in seen:
                     continue
                 seen.add(seq)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -168,7 +169,10 @@ def split_trailer(text: str) -> tuple[str, str | None]:
 
 def fold(text: str) -> str:
     """Fold runs of Unicode White_Space to one space and trim (SPEC.md §Notation)."""
-    return WS_RUN.sub(" ", text).strip(" ")
+    if "\x1c" in text or "\x1d" in text or "\x1e" in text or "\x1f" in text:
+        return WS_RUN.sub(" ", text).strip(" ")
+    # str.split() splits at exactly White_Space plus U+001C..U+001F, ruled out above.
+    return " ".join(text.split())
 
 
 def is_blank(text: str) -> bool:
@@ -234,16 +238,25 @@ def _decode(raw: bytes, number: int, file: str, diags: list[Diagnostic] | None) 
 
 
 def _read(handle, offset: int, number: int, file: str, warn_after: int, diags: list[Diagnostic]):
-    """Yield ``(number, text, offset_after)`` from byte ``offset`` on, decoding each line."""
+    """Yield ``(number, text, offset_after)`` from byte ``offset`` on, decoding each line.
+
+    Problems of lines numbered ``warn_after`` or less were reported by an earlier pass.
+    """
     handle.seek(offset)
     for raw in handle:
         number += 1
         offset += len(raw)
-        if offset == len(raw) and raw.startswith(BOM):
+        if raw[-1:] == b"\n":
+            raw = raw[:-2] if raw[-2:-1] == b"\r" else raw[:-1]
+        if number == 1 and raw[:3] == BOM:
             raw = raw[3:]
-        if raw.endswith(b"\n"):
-            raw = raw[:-2] if raw.endswith(b"\r\n") else raw[:-1]
-        yield number, _decode(raw, number, file, diags if number > warn_after else None), offset
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            text = None
+        if text is None or "\x00" in text:
+            text = _decode(raw, number, file, diags if number > warn_after else None)
+        yield number, text, offset
 
 
 def scan(
@@ -273,35 +286,32 @@ def scan(
 
 
 def _scan(handle, file: str, diags: list[Diagnostic], classify) -> Iterator[Line]:
-    offset, number, warned = 0, 0, 0
+    offset = number = warned = 0
     comments_close = True  # False once a comment was seen to run to the end of the file
     open_kind = ""  # "fact", "context" or "state": what an indented line would continue
     while True:
         lines = _read(handle, offset, number, file, warned, diags)
         restart = None
         for number, text, offset in lines:
-            warned = max(warned, number)
             cls, lead, start = classify(text)
             if cls == "indented":
                 if open_kind == "fact":
-                    yield Line(number, "continuation", text=text, col=1)
-                elif open_kind:
-                    yield Line(number, "skipped", open_kind)
+                    yield Line(number, "continuation", "", "", text, 1)
                 else:
-                    yield Line(number, "skipped", "orphan")
+                    yield Line(number, "skipped", open_kind or "orphan")
                 continue
             open_kind = ""
             if cls == "fact":
                 rest = text[start:]
-                body, _ = split_trailer(rest)
+                body = split_trailer(rest)[0] if "-->" in rest else rest
                 if is_blank(body):
                     yield Line(number, "skipped", "empty")
                 else:
                     open_kind = "fact"
-                    yield Line(number, "fact", marker=lead, text=rest, col=start + 1)
+                    yield Line(number, "fact", "", lead, rest, start + 1)
             elif cls == "blank":
                 yield Line(number, "blank")
-            elif cls in ("context", "state"):
+            elif cls == "context" or cls == "state":
                 open_kind = cls
                 yield Line(number, "skipped", cls)
             elif cls == "heading" or cls == "prose":
@@ -311,7 +321,6 @@ def _scan(handle, file: str, diags: list[Diagnostic], classify) -> Iterator[Line
                 first = number
                 closing = re.compile(f"{re.escape(lead[0])}{{{len(lead)},}}[{WS_CHARS}]*$")
                 for number, text, offset in lines:  # noqa: B007 - offset read after
-                    warned = max(warned, number)
                     yield Line(number, "skipped", "code")
                     if closing.match(text):
                         break
@@ -329,17 +338,18 @@ def _scan(handle, file: str, diags: list[Diagnostic], classify) -> Iterator[Line
                     continue
                 first, resume = number, offset
                 for number, text, offset in lines:  # noqa: B007 - offset read after
-                    warned = max(warned, number)
                     if "-->" in text:
                         for n in range(first, number + 1):
                             yield Line(n, "skipped", "comment")
                         break
                 else:
-                    # Never closed: that line alone is a comment; read on after it.
+                    # Never closed: that line alone is a comment; read on after it. The
+                    # lines after it were read to the end, and their problems reported.
                     yield Line(first, "skipped", "comment")
                     diags.append(_unclosed(file, first))
                     comments_close = False
                     restart = (resume, first)
+                    warned = number
                     break
         if restart is None:
             return
@@ -375,12 +385,15 @@ def parse_stamp_lark(inside: str) -> tuple[str, str | None] | None:
 
 
 def _stamp_value(date: str, time: str, offset: str | None, run: str | None):
-    from datetime import UTC, datetime, timedelta
-
     try:
-        year, month, day = (int(x) for x in date.split("-"))
-        hms = [int(x) for x in time.split(":")]
-        when = datetime(year, month, day, hms[0], hms[1], hms[2] if len(hms) > 2 else 0)
+        when = datetime(
+            int(date[:4]),
+            int(date[5:7]),
+            int(date[8:10]),
+            int(time[:2]),
+            int(time[3:5]),
+            int(time[6:8]) if len(time) > 5 else 0,
+        )
     except ValueError:
         return None
     if offset and offset != "Z":
@@ -389,10 +402,14 @@ def _stamp_value(date: str, time: str, offset: str | None, run: str | None):
         hours, minutes = int(digits[:2]), int(digits[2:])
         if hours > 23 or minutes > 59:
             return None
-        when -= sign * timedelta(hours=hours, minutes=minutes)
-    if when.year < 1:
-        return None
-    return when.replace(tzinfo=UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), run
+        try:
+            when -= sign * timedelta(hours=hours, minutes=minutes)
+        except OverflowError:
+            return None
+    return (
+        f"{when.year:04d}-{when.month:02d}-{when.day:02d}T"
+        f"{when.hour:02d}:{when.minute:02d}:{when.second:02d}Z"
+    ), run
 
 
 def _compose_stamp() -> re.Pattern:

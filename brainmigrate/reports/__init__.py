@@ -23,8 +23,11 @@ FORMATS = ("text", "json")
 COUNTS = ("lines", "fact_lines", "continuations", "blank", "skipped")
 
 
-def report(result) -> dict:
+def report(result, with_facts: bool = True) -> dict:
     """The JSON report of an import (``importer.RunResult``), keys per SPEC.md §Report.
+
+    ``with_facts=False`` leaves the ``facts`` list empty (its count stays in ``totals``), for
+    renderers that do not show facts one by one: the list is the report's bulk.
 
     Counts ``by_kind``, ``by_marker``, ``superseded`` and ``citing_gone`` are over the facts
     after merging; per file and in total ``lines == fact_lines + continuations + blank +
@@ -44,12 +47,14 @@ def report(result) -> dict:
         entry["gone"] = st.gone
         skipped.update(st.skipped_by_reason)
         files.append(entry)
-    facts = [_fact(rec, roots, result.actions[rec.id]) for rec in result.facts]
+    facts = (
+        [_fact(rec, roots, result.actions[rec.id]) for rec in result.facts] if with_facts else []
+    )
     by_kind = Counter({k: 0 for k in KINDS})
     by_marker = Counter({m: 0 for m in MARKERS})
-    for f in facts:
-        by_kind[f["kind"]] += 1
-        by_marker[f["marker"]] += 1
+    for rec in result.facts:
+        by_kind[rec.kind] += 1
+        by_marker[rec.marker] += 1
     actions = Counter(result.actions.values())
     return {
         "schema_version": SCHEMA_VERSION,
@@ -59,9 +64,9 @@ def report(result) -> dict:
         "totals": {
             "files": len(files),
             **totals,
-            "facts": len(facts),
+            "facts": len(result.facts),
             "merged": len(result.merged),
-            "superseded": sum(f["status"] == "superseded" for f in facts),
+            "superseded": sum(rec.status == "superseded" for rec in result.facts),
             "citing_gone": len({g["fact"] for g in result.gone}),
             "added": actions.get("added", 0),
             "updated": actions.get("updated", 0),
