@@ -15,6 +15,7 @@ import click
 
 from brainmigrate import __version__
 from brainmigrate.model import KINDS
+from brainmigrate.reports import FORMATS as REPORT_FORMATS
 
 
 class Failure(Exception):
@@ -150,7 +151,7 @@ def main() -> None:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["text", "json", "markdown", "html"]),
+    type=click.Choice(REPORT_FORMATS),
     default="text",
     show_default=True,
     help="Report format (html: one self-contained audit page).",

@@ -165,3 +165,30 @@ def test_module_entry_point():
         [sys.executable, "-m", "brainmigrate", "--version"], capture_output=True, text=True
     )
     assert done.stdout == f"brainmigrate, version {__version__}\n"
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "markdown", "html"])
+def test_every_import_format_renders(fmt, tmp_path):
+    from brainmigrate.reports import FORMATS
+
+    assert fmt in FORMATS
+    r = cli(
+        "import",
+        SAMPLES / "notes",
+        *ROOT_ARGS,
+        "--dry-run",
+        "--format",
+        fmt,
+        "--store",
+        tmp_path / "k.db",
+    )
+    assert r.exit_code == 0
+    assert "docker/certs/dev.pem" in r.output
+
+
+def test_formats_list_is_exhaustive():
+    from brainmigrate.reports import FORMATS
+
+    templates = Path(__file__).resolve().parent.parent / "brainmigrate/reports/templates"
+    rendered = {p.stem for p in templates.glob("*.j2")} | {"json"}
+    assert set(FORMATS) <= rendered

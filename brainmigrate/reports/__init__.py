@@ -18,7 +18,7 @@ from brainmigrate.model import KINDS, MARKERS, SKIP_REASONS, FactRecord
 #: The report's schema version (SPEC.md §Report).
 SCHEMA_VERSION = 1
 #: Formats ``import`` renders.
-FORMATS = ("text", "json")
+FORMATS = ("text", "json", "markdown", "html")
 
 COUNTS = ("lines", "fact_lines", "continuations", "blank", "skipped")
 
