@@ -487,3 +487,18 @@ def test_resolve_none() -> None:
         resolve_symbol(
             [decl("a.kt", "class", "type", 1), decl("b.kt", "class", "type", 1, name="Other")]
         )
+
+
+def test_root_ignored_by_its_enclosing_work_tree_is_walked(tmp_path: Path) -> None:
+    # A package folder inside a git checkout's ignored .venv, named as a root: git would
+    # list nothing there; the index walks it instead.
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".gitignore").write_text(".venv/\n")
+    pkg = tmp_path / ".venv" / "lib" / "pkg"
+    pkg.mkdir(parents=True)
+    (pkg / "core.py").write_text("class PaymentGateway:\n    pass\n")
+    idx = CodeIndex(pkg, cache_dir=tmp_path / "cache")
+    assert (idx.listing_way, idx.files()) == ("scandir", ["core.py"])
+    assert [d.path for d in idx.declarations_of(["PaymentGateway"])["PaymentGateway"]] == [
+        "core.py"
+    ]

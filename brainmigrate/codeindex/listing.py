@@ -3,10 +3,12 @@
 Two ways, chosen per root:
 
 * **git** — when ``git -C root rev-parse --show-toplevel`` succeeds (the root is a work tree
-  or a folder inside one): ``git ls-files -z --cached --others --exclude-standard`` run in
-  the root, i.e. tracked files plus untracked files that .gitignore, ``.git/info/exclude``
-  and the global excludes do not ignore. Paths come out relative to the root, also when the
-  root is a sub-folder of the work tree.
+  or a folder inside one) and the work tree does not ignore the root itself (a root inside
+  an ignored ``.venv`` is walked, as git would list nothing there):
+  ``git ls-files -z --cached --others --exclude-standard`` run in the root, i.e. tracked
+  files plus untracked files that .gitignore, ``.git/info/exclude`` and the global excludes
+  do not ignore. Paths come out relative to the root, also when the root is a sub-folder of
+  the work tree.
 * **scandir** — otherwise: a walk that skips folders named ``.git``, ``.hg`` and ``.svn``
   and honours ``.gitignore`` files found on the way (see :class:`IgnoreRules` for the subset
   of the syntax). Nothing else is skipped by name: a tracked ``build/`` or ``dist/`` folder
@@ -75,6 +77,21 @@ def git_toplevel(root: Path) -> str | None:
         return None
     top = os.fsdecode(out.stdout.strip())
     return top or None
+
+
+def _git_ignores(root: Path) -> bool:
+    """True when the enclosing work tree ignores ``root`` itself (a virtualenv or a build
+    folder named as a root): git would list nothing there, so the root is walked instead."""
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(root), "check-ignore", "-q", "."],
+            capture_output=True,
+            check=False,
+            timeout=60,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return out.returncode == 0
 
 
 def _git_paths(root: Path) -> list[str] | None:
@@ -264,7 +281,8 @@ def list_files(root: Path) -> tuple[str, list[ListedFile]]:
     files: list[ListedFile] = []
     if ".git" in Path(root_real).parts:
         return "scandir", files  # a folder inside a .git folder: nothing is listed
-    paths = _git_paths(root) if git_toplevel(root) is not None else None
+    in_git = git_toplevel(root) is not None and not _git_ignores(root)
+    paths = _git_paths(root) if in_git else None
     if paths is not None:
         way = "git"
         seen: set[str] = set()
