@@ -1,0 +1,77 @@
+"""Every extractor is linear in its input: adversarial 100k-character tokens.
+
+Each case is timed at n and 10n characters (best of three); a quadratic extractor would take
+about 100x longer on the larger input, a linear one about 10x. The bound leaves room for a
+busy machine.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from brainmigrate import anchors, notation
+from brainmigrate.facts import TaskIds
+from brainmigrate.merge import Stems, numbers
+from brainmigrate.model import Segment
+
+FAST = notation.classifier("fast")
+TASKS = TaskIds()
+STEMS = Stems()
+
+EXTRACTORS = {
+    "classify": FAST,
+    "split_trailer": notation.split_trailer,
+    "fold": notation.fold,
+    "parse_stamp": notation.parse_stamp,
+    "tokens": lambda s: list(anchors.tokens([Segment(1, 1, s)])),
+    "path_like": anchors.path_like,
+    "camelcase": anchors.camelcase_names,
+    "task_ids": TASKS.all,
+    "stems": STEMS,
+    "numbers": numbers,
+}
+UNITS = [
+    "/",
+    ".",
+    "-",
+    ":",
+    "7",
+    "<!--",
+    "-->",
+    "a/",
+    "A",
+    "aB",
+    "Ab",
+    "#L",
+    ":1",
+    ":1-",
+    ",1",
+    "TER-1",
+    "[x](",
+    "\\",
+    "2026-",
+    " <!-- ",
+]
+
+
+def best_time(fn, arg) -> float:
+    best = float("inf")
+    for _ in range(3):
+        t = time.perf_counter()
+        fn(arg)
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+@pytest.mark.parametrize("name", sorted(EXTRACTORS))
+def test_extractor_is_linear(name):
+    fn = EXTRACTORS[name]
+    for unit in UNITS:
+        small = (unit * (10_000 // len(unit) + 1))[:10_000]
+        large = (unit * (100_000 // len(unit) + 1))[:100_000]
+        for prefix in ("", "+ ", "x/"):
+            t_small = max(best_time(fn, prefix + small), 2e-4)
+            t_large = best_time(fn, prefix + large)
+            assert t_large < 0.5 or t_large / t_small < 40, (name, unit, prefix, t_small, t_large)
