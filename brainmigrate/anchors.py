@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 from urllib.parse import unquote
 
+from brainmigrate.fsutil import printable
 from brainmigrate.model import Anchor, Citation, ParsedFact, Segment
 from brainmigrate.notation import WS_CHARS
 
@@ -256,6 +257,11 @@ class Root:
         absolute = os.path.abspath(os.fspath(folder))
         return cls(index, absolute, os.path.realpath(absolute))
 
+    @property
+    def label(self) -> str:
+        """The root's path as text every output and the store can hold."""
+        return printable(self.path)
+
     def relative(self, absolute: str) -> str | None:
         """``absolute`` relative to this root, or None when it lies outside."""
         for base in (self.path, self.real):
@@ -454,7 +460,7 @@ class Resolver:
         found = self.paths.lookup(cited)
         if found[0] == "found":
             root = self.roots[found[1]]
-            _add(out, Anchor("file", root.path, found[2], None, tok.lines, "cited"))
+            _add(out, Anchor("file", root.label, printable(found[2]), None, tok.lines, "cited"))
         elif found[0] == "outside":
             out.citations.append(
                 Citation("outside", normalize(cited) or cited, tok.line, tok.col, reason=found[1])
@@ -473,10 +479,19 @@ class Resolver:
     def _bare(self, out: Resolved, tok: Token, files: list[str]) -> None:
         if len(files) > 1:
             out.citations.append(
-                Citation("ambiguous", tok.text, tok.line, tok.col, "bare-name", tuple(files))
+                Citation(
+                    "ambiguous",
+                    tok.text,
+                    tok.line,
+                    tok.col,
+                    "bare-name",
+                    tuple(printable(f) for f in files),
+                )
             )
             return
-        anchor = Anchor("file", self.roots[0].path, files[0], None, tok.lines, "bare-name")
+        anchor = Anchor(
+            "file", self.roots[0].label, printable(files[0]), None, tok.lines, "bare-name"
+        )
         if anchor in out.anchors:
             return
         if out.bare_count >= NAME_CAP:
@@ -495,7 +510,7 @@ class Resolver:
         from brainmigrate.codeindex import resolve_symbol
 
         choice = {name: resolve_symbol(found.get(name, [])) for name in wanted}
-        root = self.roots[0].path
+        root = self.roots[0].label
         for res in results:
             count = dropped = 0
             seen: set[str] = set()
@@ -512,12 +527,14 @@ class Resolver:
                             tok.line,
                             tok.col,
                             "camelcase",
-                            tuple(sorted({d.path for d in decls})),
+                            tuple(sorted({printable(d.path) for d in decls})),
                         )
                     )
                 elif state == "unique":
                     d = decls[0]
-                    anchor = Anchor("symbol", root, d.path, tok.text, tuple(d.lines), "camelcase")
+                    anchor = Anchor(
+                        "symbol", root, printable(d.path), tok.text, tuple(d.lines), "camelcase"
+                    )
                     if anchor in res.anchors:
                         continue
                     if count >= NAME_CAP:

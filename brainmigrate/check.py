@@ -22,6 +22,7 @@ import subprocess
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 
 from brainmigrate import importer
@@ -60,6 +61,7 @@ RULES: dict[str, Rule] = {
         Rule("BM304", "unclosed-comment", "info", "An HTML comment is never closed."),
         Rule("BM305", "invalid-utf8", "warning", "A line holds invalid UTF-8 bytes."),
         Rule("BM306", "nul-byte", "warning", "A line holds NUL bytes."),
+        Rule("BM307", "not-a-file", "warning", "A *.md entry of a notes folder is not a file."),
     )
 }
 
@@ -384,9 +386,16 @@ def _diagnostic_finding(d: Diagnostic, fact: ParsedFact | None, scopes: dict) ->
 def fingerprint(code: str, scope: str, text: str, subject: str) -> str:
     """A finding's identity without line numbers: rule, scope, normalized fact text (case
     and whitespace runs folded) and the cited path or name. 32 hex digits."""
-    norm = " ".join(text.casefold().split())
-    data = "\x1f".join((code, scope, norm, subject))
+    data = "\x1f".join((code, scope, _text_digest(text), subject))
     return hashlib.blake2b(data.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+@lru_cache(maxsize=256)
+def _text_digest(text: str) -> str:
+    """Digest of the text with case and whitespace runs folded; cached, as a fact with many
+    findings asks for it again (a long text is then read once, not once per finding)."""
+    norm = " ".join(text.casefold().split())
+    return hashlib.blake2b(norm.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 # ------------------------------------------------------------------------------ baseline

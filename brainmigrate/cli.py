@@ -132,7 +132,35 @@ def notes_options(func):
     return func
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class OneLineErrors(click.Group):
+    """A command group whose usage errors are one line on stderr, exit 2:
+    ``brainmigrate: error: <what>; see 'brainmigrate <command> --help'``."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        try:
+            rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.exceptions.NoArgsIsHelpError as exc:
+            click.echo(exc.ctx.get_help() if exc.ctx else exc.format_message())
+            sys.exit(0)
+        except click.UsageError as exc:
+            where = f"; see '{exc.ctx.command_path} --help'" if exc.ctx else ""
+            message = exc.format_message().rstrip(".")
+            click.echo(f"brainmigrate: error: {message}{where}", err=True)
+            sys.exit(2)
+        except click.ClickException as exc:
+            click.echo(f"brainmigrate: error: {exc.format_message()}", err=True)
+            sys.exit(exc.exit_code)
+        except click.Abort:
+            click.echo("brainmigrate: interrupted; nothing written", err=True)
+            sys.exit(2)
+        if not standalone_mode:
+            return rv
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
+@click.group(
+    "brainmigrate", cls=OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]}
+)
 @click.version_option(__version__, prog_name="brainmigrate")
 def main() -> None:
     """Turn brain-notation notes into a fact store tools can trust."""

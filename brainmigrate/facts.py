@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 from pathlib import PurePath
 
+from brainmigrate.fsutil import printable
 from brainmigrate.model import Diagnostic, ParsedFact, Segment
 from brainmigrate.notation import Line, fold, parse_stamp, split_trailer
 
@@ -71,7 +72,7 @@ class TaskIds:
 
 def scope_for(path: str | PurePath, scope: str | None = None) -> str:
     """``area:<file stem, lower-cased>``, or ``scope`` as given (SPEC.md §Notation, Scope)."""
-    return scope if scope is not None else "area:" + PurePath(path).stem.lower()
+    return scope if scope is not None else "area:" + printable(PurePath(path).stem).lower()
 
 
 def plus_kind_for(path: str | PurePath, plus_kind: str | None = None) -> str:

@@ -26,3 +26,13 @@ def write_text_atomic(path: str | os.PathLike, text: str) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def printable(name: str) -> str:
+    """A file name as text every output can hold: bytes that are not UTF-8 (which Python
+    keeps as lone surrogates) become U+FFFD. The file is still opened by its real name."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return name

@@ -21,6 +21,7 @@ from pathlib import Path
 from brainmigrate import notation
 from brainmigrate.anchors import Resolved, Resolver, Root
 from brainmigrate.facts import TaskIds, build_fact, plus_kind_for, scope_for
+from brainmigrate.fsutil import printable
 from brainmigrate.merge import Key, MergeIndex, Stems, numbers, similarity
 from brainmigrate.model import Diagnostic, FactRecord, ParsedFact
 from brainmigrate.stores import sqlite
@@ -104,12 +105,16 @@ class RunResult:
         return self.notes.roots
 
 
-def notes_files(paths: Sequence[str | os.PathLike]) -> list[tuple[str, Path]]:
+def notes_files(
+    paths: Sequence[str | os.PathLike], skipped: list[str] | None = None
+) -> list[tuple[str, Path]]:
     """The notes files ``paths`` name, in order: a file as given, a folder's ``*.md`` files
     (recursively, sorted, ``.git`` skipped, symlinked folders not followed).
 
-    Returns ``(display name, path)`` pairs, each file once. Raises ``InputError`` for a
-    path that does not exist, is not a regular file or folder, or a folder without notes.
+    Returns ``(display name, path)`` pairs, each file once. A ``*.md`` entry of a folder
+    that is not a regular file (a FIFO, a device, a dangling link) is left out and its name
+    appended to ``skipped``. Raises ``InputError`` for a path that does not exist, is not a
+    regular file or folder, or a folder without readable notes.
     """
     out: list[tuple[str, Path]] = []
     seen: set[str] = set()
@@ -120,7 +125,16 @@ def notes_files(paths: Sequence[str | os.PathLike]) -> list[tuple[str, Path]]:
         except OSError as exc:
             raise InputError(f"{given}: {exc.strerror or 'cannot read'}") from None
         if stat.S_ISDIR(mode):
-            found = sorted(_walk(p))
+            found, odd = [], []
+            for f in sorted(_walk(p)):
+                (found if f.is_file() else odd).append(f)
+            if skipped is not None:
+                skipped.extend(printable(f.as_posix()) for f in odd)
+            if not found and odd:
+                raise InputError(
+                    f"{given}: no readable *.md notes files in this folder"
+                    f" ({printable(odd[0].name)} is not a regular file)"
+                )
             if not found:
                 raise InputError(f"{given}: no *.md notes files in this folder")
         elif stat.S_ISREG(mode):
@@ -131,7 +145,7 @@ def notes_files(paths: Sequence[str | os.PathLike]) -> list[tuple[str, Path]]:
             real = os.path.realpath(f)
             if real not in seen:
                 seen.add(real)
-                out.append((f.as_posix(), f))
+                out.append((printable(f.as_posix()), f))
     return out
 
 
@@ -140,9 +154,7 @@ def _walk(folder: Path):
         dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
         for name in filenames:
             if name.endswith(".md"):
-                f = Path(dirpath, name)
-                if f.is_file():
-                    yield f
+                yield Path(dirpath, name)
 
 
 def make_roots(roots: Sequence[str | os.PathLike]) -> list[Root]:
@@ -191,14 +203,17 @@ def read_notes(paths: Sequence[str | os.PathLike], options: Options) -> Notes:
 
 def _read_notes(paths: Sequence[str | os.PathLike], options: Options) -> Notes:
     roots = make_roots(options.roots)
-    files = notes_files(paths)
+    odd: list[str] = []
+    files = notes_files(paths, odd)
     try:
         tasks = TaskIds(options.task_pattern)
     except re.error as exc:
         raise InputError(f"--task-pattern: not a valid regular expression: {exc}") from None
     classify = notation.classifier(options.classifier)
     resolver = Resolver(roots, lambda: _name_index(roots[0], options.cache_dir))
-    diags: list[Diagnostic] = []
+    diags: list[Diagnostic] = [
+        Diagnostic(name, None, "BM307", "warning", "not a regular file; skipped") for name in odd
+    ]
     stats: list[FileStats] = []
     facts: list[tuple[ParsedFact, Resolved]] = []
     for display, path in files:
@@ -391,16 +406,21 @@ def import_notes(
     store_path = Path(store)
     if not dry_run:
         sqlite.check_writable(store_path)
-    snapshot = sqlite.load(store_path)
     notes = read_notes(paths, options)
     stems = Stems()
-    result = merge(notes, snapshot, stems)
+    if dry_run:
+        result = merge(notes, sqlite.load(store_path), stems)
+    else:
+        done: list[RunResult] = []
+
+        def plan(snapshot: sqlite.Snapshot) -> list[FactRecord]:
+            done.append(merge(notes, snapshot, stems))
+            return [
+                r for r in done[0].facts if done[0].actions[r.id] != "unchanged" or r.new_provenance
+            ]
+
+        now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        sqlite.transact(store_path, plan, fts_words(stems), now)
+        result = done[0]
     result.store, result.dry_run = str(store_path), dry_run
-    if not dry_run:
-        changed = [
-            r for r in result.facts if result.actions[r.id] != "unchanged" or r.new_provenance
-        ]
-        if changed or not store_path.exists():
-            now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-            sqlite.write(store_path, changed, fts_words(stems), now)
     return result

@@ -144,6 +144,7 @@ def test_every_diagnostic_code_has_a_rule_with_the_documented_severity():
         "BM304": "info",
         "BM305": "warning",
         "BM306": "warning",
+        "BM307": "warning",
     }
 
 
@@ -229,7 +230,7 @@ def test_suppression_keeps_gone_from_failing_but_is_counted(project):
     out = cli("notes/ok.md", "--root", "repo").output
     assert out.splitlines() == [
         "notes/ok.md:1:10: BM101 cites app/src/Legacy.kt, which no root holds [suppressed]",
-        "OK: 1 files, 1 facts: 1 findings (1 error, 0 warning, 0 info); "
+        "OK: 1 file, 1 fact line: 1 finding (1 error, 0 warning, 0 info); "
         "0 failing at --fail-on error; 1 suppressed; 0 in the baseline",
     ]
 

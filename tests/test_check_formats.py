@@ -120,7 +120,7 @@ def test_text_lines(project):
         "notes/docker.md:4:11: BM102 cites /etc/hosts.conf, outside every root "
         "(absolute path under no root)",
         "notes/docker.md:5:10: BM101 cites app/Legacy.kt, which no root holds [suppressed]",
-        "FAILED: 2 files, 4 facts: 4 findings (3 error, 1 warning, 0 info); "
+        "FAILED: 2 files, 4 fact lines: 4 findings (3 error, 1 warning, 0 info); "
         "2 failing at --fail-on error; 1 suppressed; 0 in the baseline",
     ]
 
@@ -205,7 +205,7 @@ def test_github_lines_of_a_run(project):
         "cites app/__init__.py, which no root holds",
         "::warning file=notes/docker.md,line=4,col=11,title=BM102 outside-root::"
         "cites /etc/hosts.conf, outside every root (absolute path under no root)",
-        "brainmigrate check: 3 files, 6 facts: 5 findings (4 error, 1 warning, 0 info); "
+        "brainmigrate check: 3 files, 6 fact lines: 5 findings (4 error, 1 warning, 0 info); "
         "3 failing at --fail-on error; 1 suppressed; 0 in the baseline",
     ]
 
@@ -354,7 +354,7 @@ def test_markdown_report(project):
     out = ci.render(result_of(), "markdown").splitlines()
     assert out[0] == "## brainmigrate check: 3 failing"
     assert out[2] == (
-        "3 files, 5 facts: 5 findings (4 error, 1 warning, 0 info); 3 failing at --fail-on "
+        "3 files, 5 fact lines: 5 findings (4 error, 1 warning, 0 info); 3 failing at --fail-on "
         "error; 1 suppressed; 0 in the baseline"
     )
     assert out[4:6] == ["| Where | Code | Severity | Finding |", "| --- | --- | --- | --- |"]

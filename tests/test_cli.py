@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -31,7 +32,11 @@ def test_version():
 def test_dry_run_text_report(tmp_path):
     r = cli("import", SAMPLES / "notes", *ROOT_ARGS, "--dry-run", "--store", tmp_path / "k.db")
     assert r.exit_code == 0
-    assert r.output.startswith("Dry run: nothing written\n  files 4, lines 57: facts 32,")
+    assert r.output.startswith(
+        f"Dry run: nothing written; an import into {tmp_path / 'k.db'} would add 29 and update"
+        " 0 facts\n  files 4, lines 57: fact lines 32, continuations 5, blank 7, skipped 13\n"
+        "  facts 29 (29 new, 0 updated, 0 unchanged); repeats merged 3; superseded 1\n"
+    )
     assert f"{SAMPLES / 'notes' / 'docker.md'}:7: docker/certs/dev.pem (k9)" in r.output
     assert not (tmp_path / "k.db").exists()
 
@@ -192,3 +197,64 @@ def test_formats_list_is_exhaustive():
     templates = Path(__file__).resolve().parent.parent / "brainmigrate/reports/templates"
     rendered = {p.stem for p in templates.glob("*.j2")} | {"json"}
     assert set(FORMATS) <= rendered
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (
+            ["import"],
+            "brainmigrate: error: Missing argument 'PATHS...'; see 'brainmigrate import --help'\n",
+        ),
+        (
+            ["import", "x.md", "--bogus"],
+            "brainmigrate: error: No such option '--bogus'; see 'brainmigrate import --help'\n",
+        ),
+        (["nosuch"], "brainmigrate: error: No such command 'nosuch'; see 'brainmigrate --help'\n"),
+    ],
+)
+def test_usage_errors_are_one_line(args, message):
+    r = CliRunner().invoke(main, args)
+    assert (r.exit_code, r.stderr, r.stdout) == (2, message, "")
+
+
+def test_a_notes_file_name_that_is_not_utf8(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.txt").write_text("x")
+    with open(b"notes/caf\xe9.md", "wb") as f:
+        f.write(b"+ cites src/a.txt and gone/x.kt\n")
+    r = CliRunner().invoke(main, ["import", "notes", "--format", "json"])
+    assert r.exit_code == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert data["files"][0]["path"] == "notes/caf\ufffd.md"
+    assert data["facts"][0]["scope"] == "area:caf\ufffd"
+    assert data["gone"][0]["file"] == "notes/caf\ufffd.md"
+    again = CliRunner().invoke(main, ["import", "notes", "--format", "json"])
+    assert json.loads(again.stdout)["totals"]["added"] == 0
+
+
+def test_odd_entries_of_a_notes_folder_are_skipped_and_reported(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "a.md").write_text("+ a fact\n")
+    os.mkfifo(tmp_path / "notes" / "fifo.md")
+    (tmp_path / "notes" / "zero.md").symlink_to("/dev/zero")
+    (tmp_path / "notes" / "dangling.md").symlink_to(tmp_path / "nope")
+    r = CliRunner().invoke(main, ["import", "notes", "--dry-run", "--format", "json"])
+    assert r.exit_code == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert [f["path"] for f in data["files"]] == ["notes/a.md"]
+    assert [(w["file"], w["code"]) for w in data["warnings"]] == [
+        ("notes/dangling.md", "BM307"),
+        ("notes/fifo.md", "BM307"),
+        ("notes/zero.md", "BM307"),
+    ]
+    (tmp_path / "notes" / "a.md").unlink()
+    r = CliRunner().invoke(main, ["import", "notes", "--dry-run"])
+    assert (r.exit_code, r.stderr) == (
+        2,
+        "brainmigrate: error: notes: no readable *.md notes files in this folder "
+        "(dangling.md is not a regular file)\n",
+    )

@@ -127,7 +127,7 @@ def test_config_roots_and_exclude_apply(project):
         "notes/main.md:2:11: BM102 cites /etc/hosts.conf, outside every root "
         "(absolute path under no root)",
         "Excluded: notes/drafts/wip.md",
-        "OK: 1 files, 2 facts: 1 findings (0 error, 1 warning, 0 info); "
+        "OK: 1 file, 2 fact lines: 1 finding (0 error, 1 warning, 0 info); "
         "0 failing at --fail-on error; 0 suppressed; 0 in the baseline",
     ]
 

@@ -33,7 +33,7 @@ def report(result, with_facts: bool = True) -> dict:
     after merging; per file and in total ``lines == fact_lines + continuations + blank +
     skipped``.
     """
-    roots = {r.path: r.index for r in result.roots}
+    roots = {r.label: r.index for r in result.roots}
     files = []
     totals = dict.fromkeys(COUNTS, 0)
     skipped = Counter({r: 0 for r in SKIP_REASONS})
@@ -60,7 +60,7 @@ def report(result, with_facts: bool = True) -> dict:
         "schema_version": SCHEMA_VERSION,
         "dry_run": result.dry_run,
         "store": result.store,
-        "roots": [r.path for r in result.roots],
+        "roots": [r.label for r in result.roots],
         "totals": {
             "files": len(files),
             **totals,

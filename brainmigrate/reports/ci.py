@@ -77,12 +77,13 @@ def render(result: CheckResult, fmt: str) -> str:
 
 
 def summary(result: CheckResult) -> str:
-    """One sentence with every count: files, facts, findings by severity, failing,
+    """One sentence with every count: files, fact lines, findings by severity, failing,
     suppressed, baselined (and vanished baseline entries)."""
     t = result.totals()
     sev = ", ".join(f"{t['by_severity'][lvl]} {lvl}" for lvl in LEVELS)
     parts = [
-        f"{t['files']} files, {t['facts']} facts: {t['findings']} findings ({sev})",
+        f"{_n(t['files'], 'file')}, {_n(t['facts'], 'fact line')}:"
+        f" {_n(t['findings'], 'finding')} ({sev})",
         f"{t['failing']} failing at --fail-on {result.fail_on}",
         f"{t['suppressed']} suppressed",
         f"{t['baselined']} in the baseline",
@@ -90,6 +91,10 @@ def summary(result: CheckResult) -> str:
     if result.baseline and result.baseline.vanished:
         parts.append(f"{len(result.baseline.vanished)} baseline entries no longer occur")
     return "; ".join(parts)
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def _tags(f: Finding) -> str:

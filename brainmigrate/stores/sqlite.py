@@ -6,10 +6,9 @@ fingerprint and when it was imported), ``facts_fts`` (FTS5 over the stemmed word
 text, scope, kind and task; rowid = fact id) and ``meta``. ``PRAGMA user_version`` holds
 the schema version.
 
-Safety: an import into an existing store is one ``BEGIN IMMEDIATE`` transaction, so a
-failure or a kill leaves the store as it was; a new store is written to a temporary file
-beside the target and renamed into place only when complete. A dry run opens the store
-read-only.
+Safety: an import is one ``BEGIN IMMEDIATE`` transaction that takes the write lock before
+it reads what it merges against, so a failure or a kill leaves the store as it was and two
+imports at once run one after the other. A dry run opens the store read-only.
 """
 
 from __future__ import annotations
@@ -18,8 +17,7 @@ import contextlib
 import json
 import os
 import sqlite3
-import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from brainmigrate.model import Anchor, FactRecord
@@ -179,10 +177,17 @@ def load(path: Path) -> Snapshot:
     Raises ``StoreError`` for a file that is not a (readable) store or is of a newer schema.
     """
     check_file(path)
-    snap = Snapshot()
     if not path.exists() or path.stat().st_size == 0:
-        return snap
+        return Snapshot()
     con = _connect(path, readonly=True)
+    try:
+        return _load_from(con, path)
+    finally:
+        con.close()
+
+
+def _load_from(con: sqlite3.Connection, path: Path) -> Snapshot:
+    snap = Snapshot()
     try:
         if con.execute("PRAGMA user_version").fetchone()[0] == 0:
             return snap
@@ -227,12 +232,10 @@ def load(path: Path) -> Snapshot:
         snap.next_id = max(snap.facts, default=0) + 1
         for rec in snap.facts.values():
             rec.snapshot = rec.state()
-    except (sqlite3.Error, KeyError, ValueError) as exc:
-        if isinstance(exc, sqlite3.Error):
-            raise _error(path, exc) from None
+    except sqlite3.Error as exc:
+        raise _error(path, exc) from None
+    except (KeyError, ValueError) as exc:
         raise StoreError(f"{path}: the store is inconsistent ({exc}); restore a backup") from None
-    finally:
-        con.close()
     return snap
 
 
@@ -259,47 +262,59 @@ def check_writable(path: Path) -> None:
         raise StoreError(f"{path}: cannot write in {folder}; pass --store with a writable path")
 
 
-def write(path: Path, facts: Iterable[FactRecord], words, now: str) -> None:
-    """Write the new and changed ``facts`` to the store at ``path`` in one transaction.
+def transact(path: Path, plan: Callable[[Snapshot], Iterable[FactRecord]], words, now: str) -> None:
+    """Import into the store at ``path`` under its write lock, in one transaction.
 
-    ``words(rec)`` returns the stemmed words FTS5 indexes for a fact. ``now`` is the ISO
-    time of the import. A new store is built in a temporary file and renamed into place.
-    Raises ``StoreError``; on any failure the store is left as it was.
+    Takes the lock (``BEGIN IMMEDIATE``; another writer makes this wait up to
+    ``BUSY_TIMEOUT`` seconds, then "store is busy"), creates the schema in a new or empty
+    file, loads the snapshot, lets ``plan(snapshot)`` merge against it and writes the facts
+    it returns: so two imports at once run one after the other, each against what the
+    other wrote. ``words(rec)`` gives the stemmed words FTS5 indexes; ``now`` is the ISO time
+    of the import. Raises ``StoreError``; on any failure (or a kill) the store is left as it
+    was, and a store file this run created is removed again.
     """
-    facts = list(facts)
-    fresh = not path.exists() or path.stat().st_size == 0
-    target = path
-    if fresh:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        os.close(fd)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        target = Path(tmp)
+    check_file(path)
+    existed = path.exists()
+    con = None
     try:
-        con = _connect(target, readonly=False)
-        try:
-            con.execute("BEGIN IMMEDIATE")
-            if fresh:
-                _create(con)
-            _write(con, facts, words, now)
-            con.execute("COMMIT")
-        except BaseException:
-            if con.in_transaction:
-                con.execute("ROLLBACK")
-            raise
-        finally:
-            con.close()
-        if fresh:
-            os.replace(target, path)
+        con = _connect(path, readonly=False)
+        con.execute("BEGIN IMMEDIATE")
+        if con.execute("PRAGMA user_version").fetchone()[0] == 0:
+            _check_schema(con, path)  # someone else's SQLite file is refused, not extended
+            _create(con)
+        facts = list(plan(_load_from(con, path)))
+        _write(con, facts, words, now)
+        con.execute("COMMIT")
     except sqlite3.Error as exc:
+        _abandon(con, path, existed)
         raise _error(path, exc) from None
     except OSError as exc:
+        _abandon(con, path, existed)
         raise StoreError(f"{path}: cannot write the store: {exc.strerror or exc}") from None
+    except BaseException:
+        _abandon(con, path, existed)
+        raise
     finally:
-        if fresh:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(target)
+        if con is not None:
+            con.close()
+
+
+def write(path: Path, facts: Iterable[FactRecord], words, now: str) -> None:
+    """Write ``facts`` (new ones with their ids, or changed stored ones) to the store at
+    ``path`` in one locked transaction; for building a store from records directly. Same
+    errors and safety as ``transact``."""
+    facts = list(facts)
+    transact(path, lambda _snapshot: facts, words, now)
+
+
+def _abandon(con: sqlite3.Connection | None, path: Path, existed: bool) -> None:
+    if con is not None and con.in_transaction:
+        with contextlib.suppress(sqlite3.Error):
+            con.execute("ROLLBACK")
+    if not existed:
+        with contextlib.suppress(OSError):
+            if path.stat().st_size == 0:
+                path.unlink()
 
 
 def _create(con: sqlite3.Connection) -> None:

@@ -1,0 +1,115 @@
+"""Store safety with real processes: two imports at once, and an import killed midway."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+IMPORT = [sys.executable, "-m", "brainmigrate", "import"]
+
+
+def notes(folder: Path, name: str, count: int, word: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    lines = [
+        f"+ {word} fact number {i} about queue {i * 7} and cache {i % 13} TER-{i}"
+        for i in range(count)
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def rows(db: Path) -> list:
+    con = sqlite3.connect(db)
+    try:
+        return con.execute("SELECT id, scope, text FROM facts ORDER BY id").fetchall()
+    finally:
+        con.close()
+
+
+def test_two_imports_at_once_both_land(tmp_path):
+    a = notes(tmp_path / "a", "alpha.md", 20_000, "alpha")
+    b = notes(tmp_path / "b", "beta.md", 300, "beta")
+    db = tmp_path / "know.db"
+    env = {**os.environ, "BRAINMIGRATE_BUSY_TIMEOUT": "120"}
+    first = subprocess.Popen(
+        [*IMPORT, str(a), "--store", str(db), "--root", str(tmp_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    second = subprocess.run(
+        [*IMPORT, str(b), "--store", str(db), "--root", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    out, err = first.communicate(timeout=300)
+    assert (first.returncode, err) == (0, b"")
+    assert (second.returncode, second.stderr) == (0, "")
+    got = rows(db)
+    assert len(got) == 20_300
+    assert [i for i, _, _ in got] == list(range(1, 20_301))
+    assert {s for _, s, _ in got} == {"area:alpha", "area:beta"}
+    again = subprocess.run(
+        [*IMPORT, str(a), str(b), "--store", str(db), "--format", "json", "--root", str(tmp_path)],
+        capture_output=True,
+        text=True,
+    )
+    assert '"added": 0' in again.stdout
+
+
+def test_killed_import_leaves_the_store_as_it_was(tmp_path):
+    small = notes(tmp_path / "s", "small.md", 50, "small")
+    big = notes(tmp_path / "b", "big.md", 40_000, "big")
+    db = tmp_path / "know.db"
+    subprocess.run([*IMPORT, str(small), "--store", str(db), "--root", str(tmp_path)], check=True)
+    before = rows(db)
+    data = db.read_bytes()
+    for delay in (0.5, 1.5, 3.0):
+        proc = subprocess.Popen(
+            [*IMPORT, str(big), "--store", str(db), "--root", str(tmp_path)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        time.sleep(delay)
+        if proc.poll() is not None:
+            break  # finished before the kill: nothing left to test at this delay
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        assert rows(db) == before  # a hot journal, if any, is rolled back on open
+        assert db.read_bytes() == data or rows(db) == before
+    done = subprocess.run(
+        [*IMPORT, str(big), "--store", str(db), "--root", str(tmp_path)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert len(rows(db)) == 40_050
+
+
+def test_killed_first_import_leaves_no_store(tmp_path):
+    big = notes(tmp_path / "b", "big.md", 40_000, "big")
+    db = tmp_path / "know.db"
+    proc = subprocess.Popen(
+        [*IMPORT, str(big), "--store", str(db), "--root", str(tmp_path)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    leftovers = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("know.db"))
+    assert leftovers in ([], ["know.db"], ["know.db", "know.db-journal"])
+    done = subprocess.run(
+        [*IMPORT, str(big), "--store", str(db), "--root", str(tmp_path)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert len(rows(db)) == 40_000
