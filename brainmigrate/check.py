@@ -62,6 +62,9 @@ RULES: dict[str, Rule] = {
         Rule("BM305", "invalid-utf8", "warning", "A line holds invalid UTF-8 bytes."),
         Rule("BM306", "nul-byte", "warning", "A line holds NUL bytes."),
         Rule("BM307", "not-a-file", "warning", "A *.md entry of a notes folder is not a file."),
+        Rule(
+            "BM308", "line-too-long", "warning", "A line is longer than 16 MiB; the rest skipped."
+        ),
     )
 }
 

@@ -32,6 +32,8 @@ from brainmigrate.model import Diagnostic
 WS_CHARS = "\t\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 WS_RUN = re.compile(f"[{WS_CHARS}\n]+")
 BOM = b"\xef\xbb\xbf"
+#: Bytes of a physical line that are read; the rest of a longer line is passed over (BM308).
+MAX_LINE = 16 << 20
 #: The same characters as a string, for str.strip().
 _WS_STRIP = "\t\x0b\x0c\r \x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000" + "".join(
     chr(c) for c in range(0x2000, 0x200B)
@@ -243,10 +245,31 @@ def _read(handle, offset: int, number: int, file: str, warn_after: int, diags: l
     Problems of lines numbered ``warn_after`` or less were reported by an earlier pass.
     """
     handle.seek(offset)
-    for raw in handle:
+    readline = handle.readline
+    while raw := readline(MAX_LINE):
         number += 1
         offset += len(raw)
-        if raw[-1:] == b"\n":
+        if len(raw) == MAX_LINE and raw[-1:] != b"\n":
+            # An overlong line (a sparse or binary file): keep its first MAX_LINE bytes and
+            # pass over the rest unread, so memory stays bounded.
+            skipped = 0
+            while (more := readline(1 << 20)) and more[-1:] != b"\n":
+                skipped += len(more)
+            skipped += len(more)
+            offset += skipped
+            if number > warn_after:
+                diags.append(
+                    Diagnostic(
+                        file,
+                        number,
+                        "BM308",
+                        "warning",
+                        f"line longer than {MAX_LINE} bytes: the {skipped} bytes after them"
+                        " were skipped",
+                    )
+                )
+            raw = raw.rstrip(b"\r")
+        elif raw[-1:] == b"\n":
             raw = raw[:-2] if raw[-2:-1] == b"\r" else raw[:-1]
         if number == 1 and raw[:3] == BOM:
             raw = raw[3:]

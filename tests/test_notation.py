@@ -170,3 +170,17 @@ def test_stamps_both_ways(inside, expected):
 @given(st.lists(st.sampled_from(list("0123456789-:TZ+ ab")), max_size=30).map("".join))
 def test_stamp_paths_agree(inside):
     assert parse_stamp(inside) == parse_stamp_lark(inside)
+
+
+def test_overlong_line_is_read_up_to_the_limit(tmp_path, monkeypatch):
+    monkeypatch.setattr(notation, "MAX_LINE", 64)
+    out, diags = scan_bytes(tmp_path, b"+ " + b"a" * 200 + b"\r\n+ next\n" + b"x" * 100)
+    assert out == [
+        (1, "fact", "", "+", " " + "a" * 62),
+        (2, "fact", "", "+", " next"),
+        (3, "skipped", "prose", "", ""),
+    ]
+    assert [(d.line, d.code, d.message) for d in diags] == [
+        (1, "BM308", "line longer than 64 bytes: the 140 bytes after them were skipped"),
+        (3, "BM308", "line longer than 64 bytes: the 36 bytes after them were skipped"),
+    ]
