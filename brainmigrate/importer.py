@@ -225,7 +225,7 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options) -> Notes:
 
         def flush(pending=pending, display=display, scope=scope, plus=plus):
             fact = build_fact(display, pending, scope, plus, tasks, diags)
-            facts.append((fact, resolver.scan(fact)))
+            facts.append((fact.without_segments(), resolver.scan(fact)))
             pending.clear()
 
         for ln in notation.scan(path, display, diags, classify):

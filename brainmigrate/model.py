@@ -111,6 +111,26 @@ class ParsedFact:
     segments: tuple[Segment, ...] = field(compare=False, default=())
     suppress: frozenset[str] = frozenset()
 
+    def without_segments(self) -> ParsedFact:
+        """The same fact without its segments, once anchors have read them (they are the
+        bulk of a fact kept for the merge)."""
+        return ParsedFact(
+            self.file,
+            self.line,
+            self.scope,
+            self.kind,
+            self.marker,
+            self.text,
+            self.full_text,
+            self.task,
+            self.tasks,
+            self.run,
+            self.created,
+            self.status,
+            (),
+            self.suppress,
+        )
+
 
 @dataclass(slots=True)
 class FactRecord:

@@ -118,3 +118,14 @@ def test_cut_one_long_word():
     assert cut("x" * 2500) == "x" * 2000
     assert cut("ab cd", 4) == "ab"
     assert cut("ab cd", 5) == "ab cd"
+
+
+def test_without_segments_keeps_every_other_field():
+    from dataclasses import fields
+
+    f, _ = fact(" a TER-1 <!-- 2026-09-20 10:00 r1 --> <!-- brainmigrate: allow-gone -->")
+    bare = f.without_segments()
+    assert bare.segments == () and f.segments
+    for fl in fields(f):
+        if fl.name != "segments":
+            assert getattr(bare, fl.name) == getattr(f, fl.name), fl.name
