@@ -82,8 +82,11 @@ def test_killed_import_leaves_the_store_as_it_was(tmp_path):
             break  # finished before the kill: nothing left to test at this delay
         proc.send_signal(signal.SIGKILL)
         proc.wait()
-        assert rows(db) == before  # a hot journal, if any, is rolled back on open
-        assert db.read_bytes() == data or rows(db) == before
+        after = rows(db)  # a hot journal, if any, is rolled back on open
+        if len(after) == 40_050:
+            break  # killed after its commit, while it printed: all of it landed
+        assert after == before
+        assert db.read_bytes() == data or after == before
     done = subprocess.run(
         [*IMPORT, str(big), "--store", str(db), "--root", str(tmp_path)],
         capture_output=True,

@@ -191,39 +191,7 @@ def _load_from(con: sqlite3.Connection, path: Path) -> Snapshot:
     try:
         if con.execute("PRAGMA user_version").fetchone()[0] == 0:
             return snap
-        for row in con.execute(
-            "SELECT id, scope, kind, marker, text, task, run, created, status, status_reason,"
-            " supersedes, related, stems, numbers, tasks FROM facts ORDER BY id"
-        ):
-            rec = FactRecord(
-                id=row[0],
-                scope=row[1],
-                kind=row[2],
-                marker=row[3],
-                text=row[4],
-                task=row[5],
-                run=row[6],
-                created=row[7],
-                status=row[8],
-                status_reason=row[9],
-                supersedes=json.loads(row[10]),
-                related=json.loads(row[11]),
-                stems=_set(row[12]),
-                numbers=_set(row[13]),
-                tasks=_set(row[14]),
-                stored=True,
-            )
-            snap.facts[rec.id] = rec
-        for fid, kind, root, p, symbol, first, last, how in con.execute(
-            "SELECT fact_id, kind, root, path, symbol, line_first, line_last, how FROM anchors"
-            " ORDER BY rowid"
-        ):
-            lines = (first, last) if first is not None else None
-            snap.facts[fid].anchors.append(Anchor(kind, root, p, symbol or None, lines, how))
-        for fid, p in con.execute(
-            "SELECT fact_id, path FROM citations WHERE state='gone' ORDER BY rowid"
-        ):
-            snap.facts[fid].gone.append(p)
+        snap.facts = _read_facts(con)
         for fid, file, line, fp in con.execute(
             "SELECT fact_id, file, line, fingerprint FROM provenance ORDER BY rowid"
         ):
@@ -237,6 +205,54 @@ def _load_from(con: sqlite3.Connection, path: Path) -> Snapshot:
     except (KeyError, ValueError) as exc:
         raise StoreError(f"{path}: the store is inconsistent ({exc}); restore a backup") from None
     return snap
+
+
+def _read_facts(con: sqlite3.Connection, ids: list[int] | None = None) -> dict[int, FactRecord]:
+    """Facts (all, or those of ``ids``) by id, with their anchors and gone citations.
+
+    Raises ``sqlite3.Error``, or ``KeyError``/``ValueError`` for an inconsistent store.
+    """
+    where, fact_where, params = "", "", []
+    if ids is not None:
+        marks = ",".join("?" * len(ids))
+        where, fact_where, params = f" WHERE id IN ({marks})", f" AND fact_id IN ({marks})", ids
+    out: dict[int, FactRecord] = {}
+    for row in con.execute(
+        "SELECT id, scope, kind, marker, text, task, run, created, status, status_reason,"
+        f" supersedes, related, stems, numbers, tasks FROM facts{where} ORDER BY id",
+        params,
+    ):
+        out[row[0]] = FactRecord(
+            id=row[0],
+            scope=row[1],
+            kind=row[2],
+            marker=row[3],
+            text=row[4],
+            task=row[5],
+            run=row[6],
+            created=row[7],
+            status=row[8],
+            status_reason=row[9],
+            supersedes=json.loads(row[10]),
+            related=json.loads(row[11]),
+            stems=_set(row[12]),
+            numbers=_set(row[13]),
+            tasks=_set(row[14]),
+            stored=True,
+        )
+    for fid, kind, root, p, symbol, first, last, how in con.execute(
+        "SELECT fact_id, kind, root, path, symbol, line_first, line_last, how FROM anchors"
+        f" WHERE 1{fact_where} ORDER BY rowid",
+        params,
+    ):
+        lines = (first, last) if first is not None else None
+        out[fid].anchors.append(Anchor(kind, root, p, symbol or None, lines, how))
+    for fid, p in con.execute(
+        f"SELECT fact_id, path FROM citations WHERE state='gone'{fact_where} ORDER BY rowid",
+        params,
+    ):
+        out[fid].gone.append(p)
+    return out
 
 
 def _set(text: str) -> frozenset[str]:
@@ -497,52 +513,14 @@ def fetch(path: Path, ids: Iterable[int]) -> dict[int, FactRecord]:
     """
     require(path)
     ids = list(dict.fromkeys(ids))
-    out: dict[int, FactRecord] = {}
     if not ids:
-        return out
-    marks = ",".join("?" * len(ids))
+        return {}
     con = _connect(path, readonly=True)
     try:
-        for row in con.execute(
-            "SELECT id, scope, kind, marker, text, task, run, created, status, status_reason,"
-            f" supersedes, related, stems, numbers, tasks FROM facts WHERE id IN ({marks})",
-            ids,
-        ):
-            out[row[0]] = FactRecord(
-                id=row[0],
-                scope=row[1],
-                kind=row[2],
-                marker=row[3],
-                text=row[4],
-                task=row[5],
-                run=row[6],
-                created=row[7],
-                status=row[8],
-                status_reason=row[9],
-                supersedes=json.loads(row[10]),
-                related=json.loads(row[11]),
-                stems=_set(row[12]),
-                numbers=_set(row[13]),
-                tasks=_set(row[14]),
-                stored=True,
-            )
-        for fid, kind, root, p, symbol, first, last, how in con.execute(
-            "SELECT fact_id, kind, root, path, symbol, line_first, line_last, how FROM anchors"
-            f" WHERE fact_id IN ({marks}) ORDER BY rowid",
-            ids,
-        ):
-            lines = (first, last) if first is not None else None
-            out[fid].anchors.append(Anchor(kind, root, p, symbol or None, lines, how))
-        for fid, p in con.execute(
-            f"SELECT fact_id, path FROM citations WHERE state='gone' AND fact_id IN ({marks})"
-            " ORDER BY rowid",
-            ids,
-        ):
-            out[fid].gone.append(p)
+        return _read_facts(con, ids)
     except sqlite3.Error as exc:
         raise _error(path, exc) from None
     except (KeyError, ValueError) as exc:
         raise StoreError(f"{path}: the store is inconsistent ({exc}); restore a backup") from None
     finally:
         con.close()
-    return out
