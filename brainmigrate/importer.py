@@ -287,19 +287,22 @@ def merge(notes: Notes, snapshot: sqlite.Snapshot, stems: Stems) -> RunResult:
 
 
 def _merge(notes: Notes, snapshot: sqlite.Snapshot, stems: Stems) -> RunResult:
-    items = [(f, r, stems(f.full_text), numbers(f.full_text)) for f, r in notes.facts]
+    # Stems are kept as tuples (a third of a frozenset's memory); a fact's set is made
+    # again only while it is matched.
+    items = [(f, r, tuple(stems(f.full_text)), numbers(f.full_text)) for f, r in notes.facts]
     df = MergeIndex.frequencies([s for _, _, s, _ in items])
     df.update(MergeIndex.frequencies(rec.stems for rec in snapshot.facts.values()))
     index = MergeIndex(df)
     records = dict(snapshot.facts)
     for rec in records.values():
-        index.add(rec.id, Key(rec.scope, rec.numbers, rec.tasks), rec.stems)
+        index.add(rec.id, Key(rec.scope, rec.numbers, rec.tasks), frozenset(rec.stems))
     next_id = snapshot.next_id
     touched: dict[int, FactRecord] = {}
     merged, gone, outside, ambiguous = [], [], [], []
     new_prov: set[tuple[int, str, int, str]] = set()
     by_file = {st.path: st for st in notes.files}
-    for fact, res, st, nums in items:
+    for fact, res, stem_tuple, nums in items:
+        st = frozenset(stem_tuple)
         fp = fingerprint(fact)
         key = Key(fact.scope, nums, fact.tasks)
         known = snapshot.known.get(fp)
@@ -320,7 +323,7 @@ def _merge(notes: Notes, snapshot: sqlite.Snapshot, stems: Stems) -> RunResult:
                 created=fact.created,
                 status=fact.status,
                 status_reason=_reason(fact.status),
-                stems=st,
+                stems=stem_tuple,
                 numbers=nums,
                 tasks=fact.tasks,
             )
@@ -331,7 +334,7 @@ def _merge(notes: Notes, snapshot: sqlite.Snapshot, stems: Stems) -> RunResult:
             if known is None:
                 rec.text, rec.kind, rec.marker = fact.text, fact.kind, fact.marker
                 rec.status, rec.status_reason = fact.status, _reason(fact.status)
-                rec.task, rec.stems = fact.task, st
+                rec.task, rec.stems = fact.task, stem_tuple
                 if fact.run:
                     rec.run = fact.run
                 if not rec.created:

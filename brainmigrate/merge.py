@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from itertools import chain
 from typing import NamedTuple
 
@@ -75,19 +75,22 @@ def numbers(text: str) -> frozenset[str]:
     return frozenset(_DIGITS.findall(text))
 
 
-def qualifies(a: frozenset[str], b: frozenset[str]) -> bool:
-    """Jaccard(a, b) >= 0.85, in integers; two empty sets are similar (SPEC.md §Merge)."""
+def qualifies(a: frozenset[str], b: Collection[str]) -> bool:
+    """Jaccard(a, b) >= 0.85, in integers; two empty sets are similar (SPEC.md §Merge).
+
+    ``b`` may be any collection of distinct stems (a stored fact keeps a tuple)."""
     if not a and not b:
         return True
-    inter = len(a & b)
+    inter = len(a.intersection(b))
     return inter * DEN >= NUM * (len(a) + len(b) - inter)
 
 
-def similarity(a: frozenset[str], b: frozenset[str]) -> float:
-    """Jaccard similarity of two stem sets; 1.0 for two empty sets."""
+def similarity(a: frozenset[str], b: Collection[str]) -> float:
+    """Jaccard similarity of two stem sets (``b`` any collection of distinct stems); 1.0
+    for two empty sets."""
     if not a and not b:
         return 1.0
-    inter = len(a & b)
+    inter = len(a.intersection(b))
     return inter / (len(a) + len(b) - inter)
 
 
@@ -123,7 +126,8 @@ class MergeIndex:
         # later are appended, so the order of a stem never changes once given.
         self._rank = {s: i for i, s in enumerate(sorted(df, key=lambda s: (df[s], s)))}
         self._blocks: dict[Key, int] = {}
-        self._stems: dict[int, frozenset[str]] = {}
+        # Kept as tuples: a third of a frozenset's memory, and verified against a query set.
+        self._stems: dict[int, tuple[str, ...]] = {}
         self._block_of: dict[int, int] = {}
         self._post: dict[tuple[int, str], dict[int, None]] = {}
         self._empty: dict[int, dict[int, None]] = {}
@@ -152,7 +156,7 @@ class MergeIndex:
         self._insert(seq, self._block(key), stems)
 
     def _insert(self, seq: int, block: int, stems: frozenset[str]) -> None:
-        self._stems[seq] = stems
+        self._stems[seq] = tuple(stems)
         self._block_of[seq] = block
         if not stems:
             self._empty.setdefault(block, {})[seq] = None
@@ -166,7 +170,7 @@ class MergeIndex:
                 entry[seq] = None
 
     def replace(self, seq: int, stems: frozenset[str]) -> None:
-        old, block = self._stems[seq], self._block_of[seq]
+        old, block = frozenset(self._stems[seq]), self._block_of[seq]
         if old == stems:
             return
         if not old:
@@ -191,7 +195,7 @@ class MergeIndex:
                     continue
                 seen.add(seq)
                 other = self._stems[seq]
-                inter = len(stems & other)
+                inter = len(stems.intersection(other))
                 union = n + len(other) - inter
                 if inter * DEN < NUM * union:
                     continue

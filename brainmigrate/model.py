@@ -136,8 +136,9 @@ class ParsedFact:
 class FactRecord:
     """A fact in the store, while a run merges into it: the one mutable record.
 
-    ``id`` is the number behind ``k<id>``. ``stems``, ``numbers`` and ``tasks`` are the merge
-    rule's sets, taken from the whole text (SPEC.md §Merge). ``anchors`` and ``gone`` add up
+    ``id`` is the number behind ``k<id>``. ``stems`` (distinct, as a tuple: it is kept for
+    every fact), ``numbers`` and ``tasks`` are the merge rule's sets, taken from the whole
+    text (SPEC.md §Merge). ``anchors`` and ``gone`` add up
     over repeats. ``provenance`` lists ``(file, line, fingerprint)`` of every line that fed
     the fact; ``new_provenance`` those this run adds. ``stored`` says whether the store held
     the fact before this run; ``origin`` is the first line of this run that fed it.
@@ -153,7 +154,7 @@ class FactRecord:
     created: str | None
     status: str
     status_reason: str | None
-    stems: frozenset[str]
+    stems: tuple[str, ...]
     numbers: frozenset[str]
     tasks: frozenset[str]
     anchors: list[Anchor] = field(default_factory=list)
