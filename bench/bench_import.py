@@ -119,6 +119,25 @@ def main() -> None:
     files = sorted(folder.glob("*.md")) if a.corpus else generate(folder, a.lines, a.files)
     size = sum(f.stat().st_size for f in files)
     print(f"corpus: {len(files)} files, {size / 1e6:.1f} MB")
+    # First, while this process is small: a child's peak RSS can include its parent's.
+    cmd = [
+        sys.executable,
+        "-c",
+        "import resource, sys; from brainmigrate.cli import main\n"
+        "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)",
+        "import",
+        str(folder),
+        "--dry-run",
+        "--store",
+        str(tmp / "none.db"),
+        "--cache-dir",
+        str(tmp / "cache"),
+        *sum((["--root", str(r)] for r in ROOTS), []),
+    ]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    rss_kb = int(done.stderr.strip().splitlines()[-1])
+    print(f"peak RSS of `brainmigrate import --dry-run`: {rss_kb / 1024:.0f} MB")
 
     t_regex, lines = timed(regex_loop, files)
     t_fast, _ = timed(parse_stage, files, "fast")
@@ -141,25 +160,6 @@ def main() -> None:
     print(f"parse stage (lark)        {rate(t_lark)}  {t_lark:.2f} s")
     print(f"parse + facts stages      {rate(t_facts)}  {t_facts:.2f} s")
     print(f"import --dry-run (all)    {rate(t_import)}  {t_import:.2f} s")
-
-    cmd = [
-        sys.executable,
-        "-c",
-        "import resource, sys; from brainmigrate.cli import main\n"
-        "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)",
-        "import",
-        str(folder),
-        "--dry-run",
-        "--store",
-        str(tmp / "none.db"),
-        "--cache-dir",
-        str(tmp / "cache"),
-        *sum((["--root", str(r)] for r in ROOTS), []),
-    ]
-    done = subprocess.run(cmd, capture_output=True, text=True)
-    rss_kb = int(done.stderr.strip().splitlines()[-1])
-    print(f"peak RSS of `brainmigrate import --dry-run`: {rss_kb / 1024:.0f} MB")
 
 
 if __name__ == "__main__":
