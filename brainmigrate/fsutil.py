@@ -1,4 +1,5 @@
-"""Atomic file writes: a reader sees the old file or the new one, never half of one."""
+"""Atomic file writes (a reader sees the old file or the new one, never half of one) and
+file names as printable text."""
 
 from __future__ import annotations
 
@@ -8,24 +9,58 @@ import tempfile
 from pathlib import Path
 
 
-def write_text_atomic(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` through a temporary file and a rename.
+def _umask() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return umask
+
+
+def file_mode() -> int:
+    """The mode a new file gets under the current umask (0o666 less the umask)."""
+    return 0o666 & ~_umask()
+
+
+def folder_mode() -> int:
+    """The mode a new folder gets under the current umask (0o777 less the umask)."""
+    return 0o777 & ~_umask()
+
+
+def stage_bytes(folder: str | os.PathLike, name: str, data: bytes) -> str:
+    """Write ``data`` to a hidden temporary file ``.<name>.*.tmp`` in ``folder``, with the
+    mode a new file gets; return its path, for the caller to rename into place.
+
+    Raises ``OSError``; no temporary file is left behind then.
+    """
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.chmod(tmp, file_mode())
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return tmp
+
+
+def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file beside it and a rename.
 
     Raises ``OSError`` when the folder cannot be written; ``path`` is then untouched.
     """
     target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    tmp = stage_bytes(target.parent, target.name, data)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, target)
     except BaseException:
-        with contextlib.suppress(FileNotFoundError):
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def write_text_atomic(path: str | os.PathLike, text: str) -> None:
+    """``write_bytes_atomic`` of ``text`` in UTF-8."""
+    write_bytes_atomic(path, text.encode("utf-8"))
 
 
 def printable(name: str) -> str:

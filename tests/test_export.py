@@ -761,16 +761,16 @@ def test_failure_mid_export_leaves_previous_output(store, tmp_path, monkeypatch)
     _write_facts(
         db, [_rec(i, "area:a", "other", "?", f"fact number {i} of many") for i in range(1, 6)]
     )
-    real = export._stage
+    real = export.stage_bytes
     calls = []
 
-    def failing(folder, name, data, mode):
+    def failing(folder, name, data):
         calls.append(name)
         if len(calls) == 3:
             raise OSError(28, "No space left on device")
-        return real(folder, name, data, mode)
+        return real(folder, name, data)
 
-    monkeypatch.setattr(export, "_stage", failing)
+    monkeypatch.setattr(export, "stage_bytes", failing)
     with pytest.raises(export.ExportError, match="No space left on device"):
         export.export(db, "knowledge", out)
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before

@@ -19,14 +19,14 @@ not change on a quick re-edit, so it is trusted only after its content hash is c
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import io
 import os
 import pickle
-import tempfile
 from pathlib import Path
 from typing import Any
+
+from brainmigrate.fsutil import write_bytes_atomic
 
 MAGIC = b"BMCI1\n"
 RACY_NS = 2_000_000_000
@@ -107,15 +107,4 @@ def save(path: Path, namespace: str, root: Path, files: dict[str, Entry]) -> Non
     payload = pickle.dumps({"root": str(root), "files": files}, protocol=pickle.HIGHEST_PROTOCOL)
     check = hashlib.blake2b(payload, digest_size=16).digest()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".codeindex-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(MAGIC)
-            fh.write(namespace.encode("ascii"))
-            fh.write(check)
-            fh.write(payload)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    write_bytes_atomic(path, MAGIC + namespace.encode("ascii") + check + payload)

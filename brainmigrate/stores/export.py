@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from brainmigrate.facts import KIND_OF_MARKER, SUPERSEDED, TaskIds, build_fact, plus_kind_for
+from brainmigrate.fsutil import file_mode, folder_mode, stage_bytes, write_bytes_atomic
 from brainmigrate.merge import Key, MergeIndex, Stems, numbers
 from brainmigrate.model import KINDS, MARKERS, FactRecord
 from brainmigrate.notation import Line, classifier, fold, split_trailer
@@ -712,35 +713,11 @@ def check_output(path: Path, folder: bool) -> None:
         raise ExportError(f"--output {path}: cannot write in {where}; pass a writable path")
 
 
-def _umask() -> int:
-    umask = os.umask(0)
-    os.umask(umask)
-    return umask
-
-
-def _mode() -> int:
-    return 0o666 & ~_umask()
-
-
 def _same(path: Path, data: bytes) -> bool:
     try:
         return path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data
     except OSError:
         return False
-
-
-def _stage(folder: Path, name: str, data: bytes, mode: int) -> str:
-    """Write ``data`` to a hidden temporary file in ``folder``; return its path."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, mode)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    return tmp
 
 
 def publish_file(path: Path, text: str) -> list[str]:
@@ -749,15 +726,8 @@ def publish_file(path: Path, text: str) -> list[str]:
     data = text.encode("utf-8")
     if _same(path, data):
         return []
-    parent = path.parent if str(path.parent) else Path(".")
     try:
-        tmp = _stage(parent, path.name, data, _mode())
-        try:
-            os.replace(tmp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        write_bytes_atomic(path, data)
     except OSError as exc:
         raise ExportError(f"--output {path}: cannot write: {exc.strerror or exc}") from None
     return [path.name]
@@ -773,7 +743,7 @@ def publish(folder: Path, files: dict[str, str]) -> tuple[list[str], list[str]]:
     Returns ``(written names, names of other files in the folder)``; raises ``ExportError``.
     """
     data = {name: text.encode("utf-8") for name, text in files.items()}
-    mode = _mode()
+    mode = file_mode()
     parent = folder.parent if str(folder.parent) else Path(".")
     try:
         if not folder.exists():
@@ -783,7 +753,7 @@ def publish(folder: Path, files: dict[str, str]) -> tuple[list[str], list[str]]:
                     with open(os.path.join(tmpdir, name), "xb") as f:
                         f.write(blob)
                     os.chmod(os.path.join(tmpdir, name), mode)
-                os.chmod(tmpdir, 0o777 & ~_umask())
+                os.chmod(tmpdir, folder_mode())
                 os.rename(tmpdir, folder)
             except BaseException:
                 shutil.rmtree(tmpdir, ignore_errors=True)
@@ -801,7 +771,7 @@ def publish(folder: Path, files: dict[str, str]) -> tuple[list[str], list[str]]:
         temps: dict[str, str] = {}
         try:
             for name, blob in changed.items():
-                temps[name] = _stage(folder, name, blob, mode)
+                temps[name] = stage_bytes(folder, name, blob)
             for name, tmp in temps.items():
                 os.replace(tmp, folder / name)
         except BaseException:
