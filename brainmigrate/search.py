@@ -17,6 +17,7 @@ from pathlib import Path
 
 from brainmigrate.merge import Stems
 from brainmigrate.model import FactRecord
+from brainmigrate.reports import safe_text
 from brainmigrate.stores import sqlite
 
 #: Default and largest number of hits.
@@ -103,7 +104,7 @@ def hit_line(rec: FactRecord, width: int = LINE_WIDTH) -> str:
     tail = f" ({rec.task})" if rec.task and rec.task not in rec.text else ""
     room = max(width - len(head) - 2 - len(tail), 20)
     text = rec.text if len(rec.text) <= room else rec.text[: room - 1].rstrip() + "…"
-    return f"{head}  {text}{tail}"
+    return safe_text(f"{head}  {text}{tail}")
 
 
 def parse_id(value: str) -> int:
@@ -192,4 +193,4 @@ def render_fact(fact: dict) -> str:
     out.append(f"provenance: {len(fact['provenance'])}")
     for p in fact["provenance"]:
         out.append(f"  {p['file']}:{p['line']} (imported {p['imported']})")
-    return "\n".join(out) + "\n"
+    return safe_text("\n".join(out)) + "\n"

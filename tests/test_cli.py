@@ -258,3 +258,18 @@ def test_odd_entries_of_a_notes_folder_are_skipped_and_reported(tmp_path, monkey
         "brainmigrate: error: notes: no readable *.md notes files in this folder "
         "(dangling.md is not a regular file)\n",
     )
+
+
+def test_text_outputs_never_print_control_characters(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "n\x1b[2J.md").write_text("+ bad \x01\x1b[31m red app/Gone\x1b.kt TER-1\n")
+    for args in (
+        ["import", "n\x1b[2J.md", "--store", "k.db"],
+        ["check", "n\x1b[2J.md"],
+        ["search", "red", "--store", "k.db"],
+        ["show", "k1", "--store", "k.db"],
+    ):
+        r = CliRunner().invoke(main, args)
+        assert r.exit_code in (0, 1), (args, r.stderr)
+        assert "\x1b" not in r.stdout and "\x01" not in r.stdout, args
+        assert "\ufffd" in r.stdout, args

@@ -119,15 +119,31 @@ def _fact(rec: FactRecord, roots: dict[str, int], action: str) -> dict:
     }
 
 
+#: C0 and C1 control characters but tab and newline: never printed as they are, so text
+#: from notes cannot move a terminal's cursor or recolour it.
+_CONTROLS = dict.fromkeys([*range(0, 9), *range(11, 32), 127, *range(0x80, 0xA0)], "\ufffd")
+
+
+def safe_text(value):
+    """``value`` with control characters (but tab and newline) shown as U+FFFD; values that
+    are not strings pass unchanged. Every template's output goes through it."""
+    return value.translate(_CONTROLS) if isinstance(value, str) else value
+
+
 @cache
-def _env() -> jinja2.Environment:
+def environment() -> jinja2.Environment:
+    """The one jinja2 environment of every report template (``templates/*.j2``).
+
+    HTML templates turn autoescaping on themselves; every value printed is ``safe_text``.
+    """
     return jinja2.Environment(
         loader=jinja2.PackageLoader("brainmigrate.reports", "templates"),
-        autoescape=jinja2.select_autoescape(enabled_extensions=("html",), default=False),
+        autoescape=False,
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
+        finalize=safe_text,
     )
 
 
@@ -139,7 +155,7 @@ def render(data: dict, fmt: str) -> str:
     if fmt == "json":
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     try:
-        template = _env().get_template(f"{fmt}.j2")
+        template = environment().get_template(f"{fmt}.j2")
     except jinja2.TemplateNotFound:
         raise ValueError(f"unknown report format {fmt!r}") from None
     return template.render(r=data)

@@ -22,6 +22,7 @@ import jinja2
 
 from brainmigrate import __version__
 from brainmigrate.check import LEVELS, RULES, CheckResult, Finding
+from brainmigrate.reports import environment
 
 #: GitHub shows at most this many annotations of each kind (error, warning, notice) per step.
 GITHUB_LIMIT = 10
@@ -111,14 +112,7 @@ def _md(value) -> str:
 
 @cache
 def _env() -> jinja2.Environment:
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("brainmigrate.reports", "templates"),
-        autoescape=False,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-        undefined=jinja2.StrictUndefined,
-    )
+    env = environment()
     env.filters["md"] = _md
     env.filters["tags"] = _tags
     return env
