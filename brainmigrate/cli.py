@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
+from collections.abc import Iterable
 
 import click
 
@@ -74,15 +75,18 @@ def guarded(func):
     return wrapper
 
 
-def emit(text: str, output: str | None) -> None:
-    """Write a finished report to ``output`` atomically, or to stdout."""
+def emit(text: str | Iterable[str], output: str | None) -> None:
+    """Write a finished report (a string, or chunks of one) to ``output`` atomically, or to
+    stdout."""
+    chunks = [text] if isinstance(text, str) else text
     if output in (None, "-"):
-        click.echo(text, nl=False)
+        for chunk in chunks:
+            click.echo(chunk, nl=False)
         return
-    from brainmigrate.fsutil import write_text_atomic
+    from brainmigrate.fsutil import write_chunks_atomic
 
     try:
-        write_text_atomic(output, text)
+        write_chunks_atomic(output, chunks)
     except OSError as exc:
         raise Failure(f"--output {output}: cannot write: {exc.strerror or exc}") from None
 
@@ -194,7 +198,10 @@ def import_cmd(
 
     options = importer.Options(roots, scope, plus_kind, task_pattern, parser, cache_dir)
     result = importer.import_notes(paths, options, store, dry_run=dry_run)
-    emit(reports.render(reports.report(result, with_facts=fmt != "text"), fmt), output)
+    if fmt == "json":
+        emit(reports.json_chunks(result), output)
+    else:
+        emit(reports.render(reports.report(result, with_facts=fmt != "text"), fmt), output)
 
 
 @main.command("index")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 
@@ -61,6 +62,23 @@ def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:
 def write_text_atomic(path: str | os.PathLike, text: str) -> None:
     """``write_bytes_atomic`` of ``text`` in UTF-8."""
     write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def write_chunks_atomic(path: str | os.PathLike, chunks: Iterable[str]) -> None:
+    """Write text ``chunks`` (UTF-8) to ``path`` as they come, through a temporary file
+    beside it and a rename: a large report is never held whole. Raises ``OSError`` (or what
+    making a chunk raises); ``path`` is then untouched and no temporary file is left."""
+    target = Path(path)
+    tmp = stage_bytes(target.parent, target.name, b"")
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="") as f:
+            for chunk in chunks:
+                f.write(chunk)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def printable(name: str) -> str:

@@ -273,3 +273,47 @@ def test_text_outputs_never_print_control_characters(tmp_path, monkeypatch):
         assert r.exit_code in (0, 1), (args, r.stderr)
         assert "\x1b" not in r.stdout and "\x01" not in r.stdout, args
         assert "\ufffd" in r.stdout, args
+
+
+def test_streamed_json_report_equals_the_report_dict(tmp_path):
+    from brainmigrate import importer, reports
+
+    options = importer.Options(roots=[SAMPLES / "roots/app", SAMPLES / "roots/infra"])
+    result = importer.import_notes([SAMPLES / "notes"], options, tmp_path / "k.db", dry_run=True)
+    text = "".join(reports.json_chunks(result))
+    assert json.loads(text) == reports.report(result)
+    assert text.count('\n    {"id": "k') == 29  # one fact per line
+    empty = tmp_path / "e.md"
+    empty.write_text("# nothing\n")
+    none = importer.import_notes([empty], options, tmp_path / "k.db", dry_run=True)
+    assert json.loads("".join(reports.json_chunks(none))) == reports.report(none)
+
+
+def test_failed_output_leaves_no_file(tmp_path, monkeypatch):
+    from brainmigrate import reports
+
+    def boom(result):
+        yield "{"
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(reports, "json_chunks", boom)
+    out = tmp_path / "r.json"
+    out.write_text("old")
+    r = CliRunner().invoke(
+        main,
+        [
+            "import",
+            str(SAMPLES / "notes"),
+            *ROOT_ARGS,
+            "--dry-run",
+            "--format",
+            "json",
+            "--output",
+            str(out),
+            "--store",
+            str(tmp_path / "k.db"),
+        ],
+    )
+    assert r.exit_code == 2
+    assert out.read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterator
 from functools import cache
 
 import jinja2
@@ -117,6 +118,30 @@ def _fact(rec: FactRecord, roots: dict[str, int], action: str) -> dict:
         "anchors": anchors,
         "action": action,
     }
+
+
+def json_chunks(result) -> Iterator[str]:
+    """The JSON report of ``report(result)``, as text chunks made while they are written.
+
+    The facts, the report's bulk, are made and encoded one at a time, one per line, so a
+    large run never holds them all as dicts or as one string. Parses to ``report(result)``.
+    """
+    data = report(result, with_facts=False)
+    roots = {r.label: r.index for r in result.roots}
+    yield "{\n"
+    last = len(data) - 1
+    for i, (key, value) in enumerate(data.items()):
+        yield f"  {json.dumps(key)}: "
+        if key == "facts":
+            yield "["
+            for n, rec in enumerate(result.facts):
+                fact = _fact(rec, roots, result.actions[rec.id])
+                yield ("\n    " if n == 0 else ",\n    ") + json.dumps(fact, ensure_ascii=False)
+            yield "\n  ]" if result.facts else "]"
+        else:
+            yield json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n  ")
+        yield ",\n" if i < last else "\n"
+    yield "}\n"
 
 
 #: C0 and C1 control characters but tab and newline: never printed as they are, so text
