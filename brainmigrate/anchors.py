@@ -410,6 +410,10 @@ class Resolved:
     bare_dropped: int = 0
 
 
+#: What a fact that names nothing resolves to; its tuples make any change to it fail.
+NOTHING = Resolved((), (), (), ())  # type: ignore[arg-type]
+
+
 class Resolver:
     """Resolves facts' tokens to anchors against ``roots`` (SPEC.md §Anchors).
 
@@ -454,6 +458,8 @@ class Resolver:
             )
         if out.bare_dropped:
             out.notes.append((out.bare_dropped, "bare file names"))
+        if not (out.anchors or out.citations or out.camel or out.notes):
+            return NOTHING  # most facts name nothing: one shared, read-only value for them
         return out
 
     def _cite(self, out: Resolved, tok: Token, cited: str) -> None:
@@ -512,6 +518,8 @@ class Resolver:
         choice = {name: resolve_symbol(found.get(name, [])) for name in wanted}
         root = self.roots[0].label
         for res in results:
+            if not res.camel:
+                continue
             count = dropped = 0
             seen: set[str] = set()
             for tok in res.camel:

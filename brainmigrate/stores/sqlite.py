@@ -255,8 +255,11 @@ def _read_facts(con: sqlite3.Connection, ids: list[int] | None = None) -> dict[i
     return out
 
 
+_EMPTY: frozenset[str] = frozenset()
+
+
 def _set(text: str) -> frozenset[str]:
-    return frozenset(text.split(" ")) if text else frozenset()
+    return frozenset(text.split(" ")) if text else _EMPTY
 
 
 def _join(values: Iterable[str]) -> str:
