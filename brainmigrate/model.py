@@ -159,8 +159,8 @@ class FactRecord:
     tasks: frozenset[str]
     anchors: list[Anchor] = field(default_factory=list)
     gone: list[str] = field(default_factory=list)
-    supersedes: list[int] = field(default_factory=list)
-    related: list[int] = field(default_factory=list)
+    supersedes: tuple[int, ...] = ()
+    related: tuple[int, ...] = ()
     new_provenance: list[tuple[str, int, str]] = field(default_factory=list)
     stored: bool = False
     origin: tuple[str, int] | None = None
