@@ -275,18 +275,23 @@ def fingerprint(fact: ParsedFact) -> str:
     return hashlib.blake2b(data.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
 
 
-def merge(notes: Notes, snapshot: sqlite.Snapshot, stems: Stems) -> RunResult:
+def merge(
+    notes: Notes, snapshot: sqlite.Snapshot, stems: Stems, consume: bool = False
+) -> RunResult:
     """Merge the facts read into the stored ones (SPEC.md §Merge). Pure.
 
     A line whose fingerprint the store already holds is the fact it fed and changes nothing
     but what adds up (anchors, gone citations, provenance); so importing the same files
     twice adds nothing and changes nothing. Any other line follows the repeat rule.
+
+    With ``consume``, ``notes.facts`` is emptied and each fact read is let go once merged,
+    so a large run does not hold every fact twice (as read and as merged).
     """
     with gc_paused():
-        return _merge(notes, snapshot, stems)
+        return _merge(notes, snapshot, stems, consume)
 
 
-def _merge(notes: Notes, snapshot: sqlite.Snapshot, stems: Stems) -> RunResult:
+def _merge(notes: Notes, snapshot: sqlite.Snapshot, stems: Stems, consume: bool) -> RunResult:
     # Stems are kept as tuples (a third of a frozenset's memory); a fact's set is made
     # again only while it is matched.
     items = [(f, r, tuple(stems(f.full_text)), numbers(f.full_text)) for f, r in notes.facts]
@@ -301,7 +306,11 @@ def _merge(notes: Notes, snapshot: sqlite.Snapshot, stems: Stems) -> RunResult:
     merged, gone, outside, ambiguous = [], [], [], []
     new_prov: set[tuple[int, str, int, str]] = set()
     by_file = {st.path: st for st in notes.files}
-    for fact, res, stem_tuple, nums in items:
+    if consume:
+        notes.facts = []
+    for i, (fact, res, stem_tuple, nums) in enumerate(items):
+        if consume:
+            items[i] = None
         st = frozenset(stem_tuple)
         fp = fingerprint(fact)
         key = Key(fact.scope, nums, fact.tasks)
@@ -412,12 +421,12 @@ def import_notes(
     notes = read_notes(paths, options)
     stems = Stems()
     if dry_run:
-        result = merge(notes, sqlite.load(store_path), stems)
+        result = merge(notes, sqlite.load(store_path), stems, consume=True)
     else:
         done: list[RunResult] = []
 
         def plan(snapshot: sqlite.Snapshot) -> list[FactRecord]:
-            done.append(merge(notes, snapshot, stems))
+            done.append(merge(notes, snapshot, stems, consume=True))
             return [
                 r for r in done[0].facts if done[0].actions[r.id] != "unchanged" or r.new_provenance
             ]
