@@ -67,7 +67,8 @@ def guarded(func):
                 raise
             click.echo(
                 f"brainmigrate: internal error: {type(exc).__name__}: {exc} "
-                "(nothing written; BRAINMIGRATE_DEBUG=1 shows the traceback)",
+                "(a store is written in one transaction, whole or not at all; "
+                "BRAINMIGRATE_DEBUG=1 shows the traceback)",
                 err=True,
             )
             sys.exit(2)

@@ -34,11 +34,16 @@ class Diagnostic:
     col: int | None = None
 
     def to_dict(self) -> dict:
-        out = {"file": self.file, "line": self.line}
-        if self.col is not None:
-            out["col"] = self.col
-        out.update(code=self.code, severity=self.severity, message=self.message)
-        return out
+        """``file``, ``line``, ``col`` (None when the whole line or file is meant), ``code``,
+        ``severity``, ``message``: every key always present."""
+        return {
+            "file": self.file,
+            "line": self.line,
+            "col": self.col,
+            "code": self.code,
+            "severity": self.severity,
+            "message": self.message,
+        }
 
 
 @dataclass(frozen=True, slots=True)

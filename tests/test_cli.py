@@ -251,6 +251,9 @@ def test_odd_entries_of_a_notes_folder_are_skipped_and_reported(tmp_path, monkey
         ("notes/fifo.md", "BM307"),
         ("notes/zero.md", "BM307"),
     ]
+    text = CliRunner().invoke(main, ["import", "notes", "--store", "k.db"])
+    assert text.exit_code == 0, text.stderr
+    assert "  notes/fifo.md: BM307 not a regular file; skipped\n" in text.stdout
     (tmp_path / "notes" / "a.md").unlink()
     r = CliRunner().invoke(main, ["import", "notes", "--dry-run"])
     assert (r.exit_code, r.stderr) == (

@@ -46,3 +46,19 @@ def test_golden_case(name, tmp_path, monkeypatch, update_golden):
 def test_lark_parser_gives_the_same_report(name, tmp_path, monkeypatch):
     monkeypatch.chdir(GOLDEN)
     assert run_case(name, "lark", tmp_path) == run_case(name, "fast", tmp_path)
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "html"])
+def test_every_golden_case_renders_in_every_format(fmt, tmp_path, monkeypatch):
+    monkeypatch.chdir(GOLDEN)
+    from brainmigrate.reports import render
+
+    for name in CASES:
+        options = importer.Options(roots=["root-a", "root-b"])
+        result = importer.import_notes(
+            [f"cases/{name}.md"], options, store=tmp_path / "none.db", dry_run=True
+        )
+        out = render(reports.report(result, with_facts=fmt != "text"), fmt)
+        for w in result.warnings:
+            where = w.file + (f":{w.line}" if w.line else "") + (f":{w.col}" if w.col else "")
+            assert where in out, (name, fmt, where)
