@@ -116,3 +116,83 @@ def test_killed_first_import_leaves_no_store(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert len(rows(db)) == 40_000
+
+
+DIE_MID_WRITE = """
+import os, sqlite3, sys
+con = sqlite3.connect(sys.argv[1], isolation_level=None)
+con.execute("PRAGMA cache_size = 1")  # spill pages into the file before any commit
+con.execute("BEGIN IMMEDIATE")
+if sys.argv[2] == "new":
+    con.execute("CREATE TABLE t (x)")
+    con.executemany("INSERT INTO t VALUES (?)", [("x" * 500,)] * 5000)
+else:
+    con.execute("UPDATE facts SET text = text || ' changed'")
+    con.executemany("INSERT INTO facts_fts (rowid, words) VALUES (?, ?)",
+                    [(100000 + i, "w " * 200) for i in range(2000)])
+os._exit(9)  # killed mid-transaction: the journal stays beside the file
+"""
+
+
+def test_store_left_hot_by_a_killed_writer_is_recovered(tmp_path):
+    small = notes(tmp_path / "s", "small.md", 50, "small")
+    db = tmp_path / "know.db"
+    subprocess.run([*IMPORT, str(small), "--store", str(db), "--root", str(tmp_path)], check=True)
+    con = sqlite3.connect(db)
+    before = con.execute("SELECT id, text FROM facts ORDER BY id").fetchall()
+    con.close()
+    subprocess.run([sys.executable, "-c", DIE_MID_WRITE, str(db), "old"], check=False)
+    assert (tmp_path / "know.db-journal").exists()
+    search = subprocess.run(
+        [sys.executable, "-m", "brainmigrate", "search", "small", "--store", str(db)],
+        capture_output=True,
+        text=True,
+    )
+    assert search.returncode == 0, search.stderr
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT id, text FROM facts ORDER BY id").fetchall() == before
+    con.close()
+    again = subprocess.run(
+        [*IMPORT, str(small), "--store", str(db), "--format", "json", "--root", str(tmp_path)],
+        capture_output=True,
+        text=True,
+    )
+    assert again.returncode == 0, again.stderr
+    assert '"added": 0' in again.stdout
+
+
+def test_new_store_left_half_written_by_a_killed_writer_is_recovered(tmp_path):
+    small = notes(tmp_path / "s", "small.md", 50, "small")
+    db = tmp_path / "know.db"
+    subprocess.run([sys.executable, "-c", DIE_MID_WRITE, str(db), "new"], check=False)
+    assert db.stat().st_size > 0 and (tmp_path / "know.db-journal").exists()
+    done = subprocess.run(
+        [*IMPORT, str(small), "--store", str(db), "--root", str(tmp_path)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert len(rows(db)) == 50
+
+
+def test_second_import_waits_for_a_first_import_into_a_new_store(tmp_path):
+    big = notes(tmp_path / "b", "big.md", 40_000, "big")
+    small = notes(tmp_path / "s", "small.md", 50, "small")
+    db = tmp_path / "know.db"
+    first = subprocess.Popen(
+        [*IMPORT, str(big), "--store", str(db), "--root", str(tmp_path)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    # start the second while the first is writing its new store
+    deadline = time.monotonic() + 60
+    while not (tmp_path / "know.db-journal").exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    second = subprocess.run(
+        [*IMPORT, str(small), "--store", str(db), "--root", str(tmp_path)],
+        capture_output=True,
+        text=True,
+    )
+    assert first.wait(timeout=300) == 0, first.stderr.read()
+    assert (second.returncode, second.stderr) == (0, "")
+    assert len(rows(db)) == 40_050

@@ -112,16 +112,39 @@ def check_file(path: Path) -> None:
         raise StoreError(f"{path} is a folder; pass --store FILE") from None
     except OSError as exc:
         raise StoreError(f"{path}: cannot read the store: {exc.strerror}") from None
-    if head and head != b"SQLite format 3\x00":
+    if head and head != b"SQLite format 3\x00" and not _journal(path).exists():
+        # (with a journal beside it, a first import is being written, or was killed while
+        # it was: SQLite waits for the one or rolls the other back)
         raise StoreError(
             f"{path} is not a brainmigrate store (not an SQLite file); "
             "move it away or pass --store with another path"
         )
 
 
+def _journal(path: Path) -> Path:
+    return path.with_name(path.name + "-journal")
+
+
+def _recover(path: Path) -> None:
+    """Let SQLite roll back a journal a killed writer left (a read-only connection cannot).
+
+    A read-write connection that reads the store rolls a hot journal back; while another
+    writer is still at work, it waits for it or reads the last committed state instead.
+    """
+    if not _journal(path).exists() or not os.access(path, os.W_OK):
+        return
+    with contextlib.suppress(sqlite3.Error):
+        con = sqlite3.connect(path, timeout=BUSY_TIMEOUT)
+        try:
+            con.execute("PRAGMA user_version").fetchone()
+        finally:
+            con.close()
+
+
 def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
     try:
         if readonly:
+            _recover(path)
             con = sqlite3.connect(
                 path.absolute().as_uri() + "?mode=ro",
                 uri=True,
