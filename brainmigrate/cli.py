@@ -17,6 +17,7 @@ import click
 from brainmigrate import __version__
 from brainmigrate.model import KINDS
 from brainmigrate.reports import FORMATS as REPORT_FORMATS
+from brainmigrate.reports import to_json
 
 
 class Failure(Exception):
@@ -60,7 +61,9 @@ def guarded(func):
             click.echo(f"brainmigrate: error: {exc}", err=True)
             sys.exit(2)
         except KeyboardInterrupt:
-            click.echo("brainmigrate: interrupted; nothing written", err=True)
+            click.echo(
+                "brainmigrate: interrupted (a store is written whole or not at all)", err=True
+            )
             sys.exit(2)
         except Exception as exc:  # noqa: BLE001 - the last line of defence
             if os.environ.get("BRAINMIGRATE_DEBUG"):
@@ -149,14 +152,16 @@ class OneLineErrors(click.Group):
             sys.exit(0)
         except click.UsageError as exc:
             where = f"; see '{exc.ctx.command_path} --help'" if exc.ctx else ""
-            message = exc.format_message().rstrip(".")
+            message = " ".join(exc.format_message().split()).rstrip(".")
             click.echo(f"brainmigrate: error: {message}{where}", err=True)
             sys.exit(2)
         except click.ClickException as exc:
             click.echo(f"brainmigrate: error: {exc.format_message()}", err=True)
             sys.exit(exc.exit_code)
         except click.Abort:
-            click.echo("brainmigrate: interrupted; nothing written", err=True)
+            click.echo(
+                "brainmigrate: interrupted (a store is written whole or not at all)", err=True
+            )
             sys.exit(2)
         if not standalone_mode:
             return rv
@@ -527,14 +532,13 @@ def search_cmd(query, store, scopes, kinds, limit, include_all, fmt):
     Any text is a query (quote it, or give several words); a word starting with '-' is a
     word, not an option. Stale facts are marked STALE.
     """
-    import json
 
     from brainmigrate import search
 
     hits = search.search(store, " ".join(query), scopes, kinds, limit, include_all)
     if fmt == "json":
         data = {"hits": [{"fact": search.fact_dict(h.fact, {}), "line": h.line} for h in hits]}
-        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        click.echo(to_json(data, indent=2))
         return
     for hit in hits:
         click.echo(hit.line)
@@ -556,7 +560,6 @@ def search_cmd(query, store, scopes, kinds, limit, include_all, fmt):
 @guarded
 def show_cmd(fact_id, store, fmt):
     """Show one fact (k17 or 17) with its anchors and provenance."""
-    import json
 
     from brainmigrate import search
 
@@ -565,6 +568,6 @@ def show_cmd(fact_id, store, fmt):
     except search.NotFound as exc:
         raise Failure(str(exc)) from None
     if fmt == "json":
-        click.echo(json.dumps(fact, indent=2, ensure_ascii=False))
+        click.echo(to_json(fact, indent=2))
     else:
         click.echo(search.render_fact(fact), nl=False)

@@ -320,3 +320,35 @@ def test_failed_output_leaves_no_file(tmp_path, monkeypatch):
     assert r.exit_code == 2
     assert out.read_text() == "old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]
+
+
+def test_json_outputs_escape_every_control_character(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "n\x7f.md").write_text("+ odd \x7f and \x9b and \x1b[31m in app/G\x9bone.kt\n")
+    for args in (
+        ["import", "n\x7f.md", "--store", "k.db", "--format", "json"],
+        ["check", "n\x7f.md", "--format", "json"],
+        ["check", "n\x7f.md", "--format", "sarif"],
+        ["search", "odd", "--store", "k.db", "--format", "json"],
+        ["show", "k1", "--store", "k.db", "--format", "json"],
+    ):
+        r = CliRunner().invoke(main, args)
+        assert r.exit_code in (0, 1), (args, r.stderr)
+        assert not any(c in r.stdout for c in "\x7f\x9b\x1b"), args
+        assert json.loads(r.stdout)
+
+
+def test_github_annotations_print_no_control_characters(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "e\x1bvil\x01.md").write_text("+ cites gone/\x1b[2Jx.kt\n")
+    r = CliRunner().invoke(main, ["check", "e\x1bvil\x01.md", "--format", "github"])
+    assert r.exit_code == 1
+    assert r.stdout.startswith("::error file=e\ufffdvil\ufffd.md,line=1,col=9,")
+    assert "gone/\ufffd[2Jx.kt" in r.stdout
+    assert not any(c in r.stdout for c in "\x01\x1b")
+
+
+def test_multi_line_usage_messages_are_one_line():
+    r = CliRunner().invoke(main, ["export", "--output", "x"])
+    assert r.exit_code == 2
+    assert r.stderr.count("\n") == 1 and r.stderr.startswith("brainmigrate: error: Missing option")

@@ -131,15 +131,15 @@ def json_chunks(result) -> Iterator[str]:
     yield "{\n"
     last = len(data) - 1
     for i, (key, value) in enumerate(data.items()):
-        yield f"  {json.dumps(key)}: "
+        yield f"  {to_json(key)}: "
         if key == "facts":
             yield "["
             for n, rec in enumerate(result.facts):
                 fact = _fact(rec, roots, result.actions[rec.id])
-                yield ("\n    " if n == 0 else ",\n    ") + json.dumps(fact, ensure_ascii=False)
+                yield ("\n    " if n == 0 else ",\n    ") + to_json(fact)
             yield "\n  ]" if result.facts else "]"
         else:
-            yield json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n  ")
+            yield to_json(value, indent=2).replace("\n", "\n  ")
         yield ",\n" if i < last else "\n"
     yield "}\n"
 
@@ -147,6 +147,17 @@ def json_chunks(result) -> Iterator[str]:
 #: C0 and C1 control characters but tab and newline: never printed as they are, so text
 #: from notes cannot move a terminal's cursor or recolour it.
 _CONTROLS = dict.fromkeys([*range(0, 9), *range(11, 32), 127, *range(0x80, 0xA0)], "\ufffd")
+
+
+#: The control characters JSON does not escape by itself (DEL and C1), as escapes.
+_JSON_CONTROLS = {c: f"\\u{c:04x}" for c in [127, *range(0x80, 0xA0)]}
+
+
+def to_json(value, **options) -> str:
+    """``json.dumps`` with non-ASCII text kept as it is, but every control character
+    escaped (``json`` escapes only those below U+0020): safe to print to a terminal.
+    These characters only ever stand inside JSON strings, so escaping them is exact."""
+    return json.dumps(value, ensure_ascii=False, **options).translate(_JSON_CONTROLS)
 
 
 def safe_text(value):
@@ -178,7 +189,7 @@ def render(data: dict, fmt: str) -> str:
     Raises ``ValueError`` for an unknown format.
     """
     if fmt == "json":
-        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        return to_json(data, indent=2) + "\n"
     try:
         template = environment().get_template(f"{fmt}.j2")
     except jinja2.TemplateNotFound:

@@ -8,7 +8,6 @@ SARIF are ``json.dumps`` of a dict; JUnit is built with ``xml.etree``.
 
 from __future__ import annotations
 
-import json
 import re
 import xml.etree.ElementTree as ET
 from collections import Counter
@@ -22,7 +21,7 @@ import jinja2
 
 from brainmigrate import __version__
 from brainmigrate.check import LEVELS, RULES, CheckResult, Finding
-from brainmigrate.reports import environment
+from brainmigrate.reports import environment, safe_text, to_json
 
 #: GitHub shows at most this many annotations of each kind (error, warning, notice) per step.
 GITHUB_LIMIT = 10
@@ -191,15 +190,16 @@ def as_json(result: CheckResult) -> str:
             "vanished": [e.to_dict() for e in b.vanished],
         },
     }
-    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return to_json(data, indent=2, sort_keys=True) + "\n"
 
 
 # ------------------------------------------------------------------------------ github
 
 
 def escape_data(value: str) -> str:
-    """Escape a workflow command's message: ``%`` ``\\r`` ``\\n``."""
-    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """Escape a workflow command's message: ``%`` ``\\r`` ``\\n``; other control
+    characters are shown as U+FFFD, so the log shows what the notes say."""
+    return safe_text(value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def escape_property(value: str) -> str:
@@ -247,7 +247,7 @@ def github(result: CheckResult) -> str:
 
 
 def _plain(value: str) -> str:
-    return value.replace("\r", " ").replace("\n", " ")
+    return safe_text(value.replace("\r", " ").replace("\n", " "))
 
 
 def github_step_summary(result: CheckResult) -> str | None:
@@ -340,7 +340,7 @@ def sarif(result: CheckResult) -> str:
             }
         ],
     }
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    return to_json(data, indent=2) + "\n"
 
 
 # ------------------------------------------------------------------------------ junit

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 import re
 import shutil
@@ -42,6 +41,7 @@ from brainmigrate.fsutil import file_mode, folder_mode, stage_bytes, write_bytes
 from brainmigrate.merge import Key, MergeIndex, Stems, numbers
 from brainmigrate.model import KINDS, MARKERS, FactRecord
 from brainmigrate.notation import Line, classifier, fold, split_trailer
+from brainmigrate.reports import to_json
 from brainmigrate.search import fact_dict, parse_scopes
 from brainmigrate.stores import sqlite
 
@@ -150,9 +150,7 @@ def export(
     extra = sqlite.details(path) if fmt in ("jsonl", "knowledge") else {}
     result = ExportResult(fmt, out, len(facts))
     if fmt == "jsonl":
-        text = "".join(
-            json.dumps(fact_dict(r, extra.get(r.id, {})), ensure_ascii=False) + "\n" for r in facts
-        )
+        text = "".join(to_json(fact_dict(r, extra.get(r.id, {}))) + "\n" for r in facts)
         if to_stdout:
             result.text = text
             return result
