@@ -17,7 +17,7 @@ from pathlib import Path
 
 from brainmigrate.merge import Stems
 from brainmigrate.model import FactRecord
-from brainmigrate.reports import safe_text
+from brainmigrate.reports import anchor_fields, fact_fields, safe_text
 from brainmigrate.stores import sqlite
 
 #: Default and largest number of hits.
@@ -136,28 +136,10 @@ def fact_dict(rec: FactRecord, extra: dict) -> dict:
     """A stored fact as a JSON-able dict (the shape ``show`` and the jsonl export use)."""
     prov = extra.get("provenance", [])
     return {
-        "id": rec.key,
-        "scope": rec.scope,
-        "kind": rec.kind,
-        "marker": rec.marker,
-        "text": rec.text,
-        "task": rec.task,
-        "run": rec.run,
-        "created": rec.created,
-        "status": rec.status,
+        **fact_fields(rec),
         "status_reason": rec.status_reason,
         "origin": {"file": prov[0]["file"], "line": prov[0]["line"]} if prov else None,
-        "anchors": [
-            {
-                "kind": a.kind,
-                "path": a.path,
-                "root": a.root,
-                "lines": list(a.lines) if a.lines else None,
-                "symbol": a.symbol,
-                "how": a.how,
-            }
-            for a in rec.anchors
-        ],
+        "anchors": [anchor_fields(a, a.root) for a in rec.anchors],
         "gone": list(rec.gone),
         "supersedes": [f"k{i}" for i in rec.supersedes],
         "related": [f"k{i}" for i in rec.related],

@@ -90,20 +90,9 @@ def report(result, with_facts: bool = True) -> dict:
     }
 
 
-def _fact(rec: FactRecord, roots: dict[str, int], action: str) -> dict:
-    anchors = []
-    for a in rec.anchors:
-        entry = {
-            "kind": a.kind,
-            "path": a.path,
-            "root": roots.get(a.root),
-            "lines": list(a.lines) if a.lines else None,
-            "symbol": a.symbol,
-            "how": a.how,
-        }
-        if entry["root"] is None:
-            entry["root_path"] = a.root
-        anchors.append(entry)
+def fact_fields(rec: FactRecord) -> dict:
+    """The §Report fields every fact shape starts with: id, scope, kind, marker, text,
+    task, run, created, status."""
     return {
         "id": rec.key,
         "scope": rec.scope,
@@ -114,6 +103,30 @@ def _fact(rec: FactRecord, roots: dict[str, int], action: str) -> dict:
         "run": rec.run,
         "created": rec.created,
         "status": rec.status,
+    }
+
+
+def anchor_fields(a, root) -> dict:
+    """An anchor as the reports show it; ``root`` is an index (a run's report) or a path."""
+    return {
+        "kind": a.kind,
+        "path": a.path,
+        "root": root,
+        "lines": list(a.lines) if a.lines else None,
+        "symbol": a.symbol,
+        "how": a.how,
+    }
+
+
+def _fact(rec: FactRecord, roots: dict[str, int], action: str) -> dict:
+    anchors = []
+    for a in rec.anchors:
+        entry = anchor_fields(a, roots.get(a.root))
+        if entry["root"] is None:
+            entry["root_path"] = a.root
+        anchors.append(entry)
+    return {
+        **fact_fields(rec),
         "origin": {"file": rec.origin[0], "line": rec.origin[1]} if rec.origin else None,
         "anchors": anchors,
         "action": action,
