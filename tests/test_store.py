@@ -205,3 +205,11 @@ def test_copy_of_samples_imports_the_same(tmp_path):
     a = run(tmp_path, dry_run=True, paths=[tmp_path / "notes"])
     b = run(tmp_path, dry_run=True)
     assert [f["text"] for f in a["facts"]] == [f["text"] for f in b["facts"]]
+
+
+def test_store_that_is_a_fifo_is_refused_not_waited_on(tmp_path):
+    os.mkfifo(tmp_path / "know.db")
+    with pytest.raises(store.StoreError, match="is not a regular file; pass --store FILE"):
+        run(tmp_path)
+    with pytest.raises(store.StoreError, match="is not a regular file"):
+        run(tmp_path, dry_run=True)

@@ -17,6 +17,7 @@ import contextlib
 import json
 import os
 import sqlite3
+import stat
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -103,6 +104,15 @@ class Snapshot:
 
 def check_file(path: Path) -> None:
     """Raise ``StoreError`` unless ``path`` is absent, empty, or an SQLite file."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot read the store: {exc.strerror}") from None
+    if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        # a FIFO or a device would block or never end: never opened
+        raise StoreError(f"{path} is not a regular file; pass --store FILE")
     try:
         with open(path, "rb") as f:
             head = f.read(16)
