@@ -348,7 +348,7 @@ def _merge(notes: Notes, snapshot: sqlite.Snapshot, stems: Stems, consume: bool)
                     rec.run = fact.run
                 if not rec.created:
                     rec.created = fact.created
-                index.replace(rec.id, st)
+                index.replace(rec.id, key, st)
             merged.append(
                 {
                     "into": rec.key,

@@ -13,7 +13,9 @@ are then verified with integer arithmetic, so there are no float edge cases.
 
 from __future__ import annotations
 
+import hashlib
 import re
+from array import array
 from collections import Counter
 from collections.abc import Collection, Iterable
 from itertools import chain
@@ -116,96 +118,147 @@ class MergeIndex:
     """Finds, for a new fact, the earlier fact it repeats (SPEC.md §Merge).
 
     ``add(seq, key, stems)`` registers a fact under a sequence number (earlier facts have
-    smaller numbers); ``replace(seq, stems)`` re-indexes it after its text changed;
-    ``best(key, stems)`` returns ``(seq, similarity)`` of the most similar qualifying fact
-    (ties: the earliest) or None. ``frequencies`` fixes the global stem order (rarest
-    first); stems it does not know sort after the others, in the order first seen.
+    smaller numbers; numbers are dense, like fact ids); ``replace(seq, key, stems)``
+    re-indexes it after its text changed; ``best(key, stems)`` returns ``(seq, similarity)``
+    of the most similar qualifying fact (ties: the earliest) or None. ``frequencies`` fixes
+    the global stem order (rarest first); stems it does not know sort after the others, in
+    the order first seen.
+
+    Built to hold hundreds of thousands of facts in little memory (about 200 bytes a fact):
+    a block is keyed by a 16-byte digest of its key; a fact's stems are kept as the packed
+    ranks of its stems; a block of one fact is just that fact's number; a block gets an
+    inverted index over prefixes only once it holds more than ``postings_from`` facts
+    (smaller blocks are scanned, which is as fast and needs no index).
     """
 
-    def __init__(self, frequencies: Counter | None = None) -> None:
+    def __init__(self, frequencies: Counter | None = None, postings_from: int = 32) -> None:
         df = frequencies or Counter()
         # One fixed total order of stems: rarest first, then by text; stems first seen
         # later are appended, so the order of a stem never changes once given.
         self._rank = {s: i for i, s in enumerate(sorted(df, key=lambda s: (df[s], s)))}
-        self._blocks: dict[Key, int] = {}
-        # Kept as tuples: a third of a frozenset's memory, and verified against a query set.
-        self._stems: dict[int, tuple[str, ...]] = {}
-        self._block_of: dict[int, int] = {}
-        # Postings are lists (a third of a dict's memory); removal, only on a merge, scans.
-        self._post: dict[tuple[int, str], list[int]] = {}
-        self._empty: dict[int, list[int]] = {}
+        self._blocks: dict[bytes, int | _Block] = {}
+        self._stems: list[bytes | None] = []  # by seq: the stems' ranks, ascending, packed
+        self._postings_from = postings_from
 
     @staticmethod
-    def frequencies(stem_sets: Iterable[frozenset[str]]) -> Counter:
+    def frequencies(stem_sets: Iterable[Collection[str]]) -> Counter:
         """Document frequency of each stem over ``stem_sets``."""
         df: Counter = Counter()
         for s in stem_sets:
             df.update(s)
         return df
 
-    def _prefix(self, stems: frozenset[str]) -> list[str]:
+    def _ranks(self, stems: Collection[str]) -> list[int]:
         rank = self._rank
-        for s in sorted(stems.difference(rank)):
+        new = [s for s in stems if s not in rank]
+        for s in sorted(new):
             rank[s] = len(rank)
-        return sorted(stems, key=rank.__getitem__)[: prefix_length(len(stems))]
+        return sorted(map(rank.__getitem__, stems))
 
-    def _block(self, key: Key) -> int:
-        block = self._blocks.get(key)
+    def add(self, seq: int, key: Key, stems: Collection[str]) -> None:
+        self._store(seq, self._ranks(stems))
+        digest = _digest(key)
+        block = self._blocks.get(digest)
         if block is None:
-            block = self._blocks[key] = len(self._blocks)
-        return block
-
-    def add(self, seq: int, key: Key, stems: frozenset[str]) -> None:
-        self._insert(seq, self._block(key), stems)
-
-    def _insert(self, seq: int, block: int, stems: frozenset[str]) -> None:
-        self._stems[seq] = tuple(stems)
-        self._block_of[seq] = block
-        if not stems:
-            self._empty.setdefault(block, []).append(seq)
+            self._blocks[digest] = seq
             return
-        post = self._post
-        for s in self._prefix(stems):
-            entry = post.get((block, s))
+        if isinstance(block, int):
+            block = self._blocks[digest] = _Block(array("I", [block]))
+        block.members.append(seq)
+        if block.postings is not None:
+            self._post(block, seq)
+        elif len(block.members) > self._postings_from:
+            block.postings = {}
+            for member in block.members:
+                self._post(block, member)
+
+    def _store(self, seq: int, ranks: list[int]) -> None:
+        stems = self._stems
+        if seq >= len(stems):
+            stems.extend([None] * (seq + 1 - len(stems)))
+        stems[seq] = array("I", ranks).tobytes()
+
+    def _post(self, block: _Block, seq: int) -> None:
+        ranks = memoryview(self._stems[seq]).cast("I")
+        if not ranks:
+            block.empty.append(seq)
+            return
+        for r in ranks[: prefix_length(len(ranks))]:
+            entry = block.postings.get(r)
             if entry is None:
-                post[(block, s)] = [seq]
+                block.postings[r] = array("I", [seq])
             else:
                 entry.append(seq)
 
-    def replace(self, seq: int, stems: frozenset[str]) -> None:
-        old, block = frozenset(self._stems[seq]), self._block_of[seq]
-        if old == stems:
+    def _unpost(self, block: _Block, seq: int) -> None:
+        ranks = memoryview(self._stems[seq]).cast("I")
+        if not ranks:
+            block.empty.remove(seq)
             return
-        if not old:
-            self._empty[block].remove(seq)
-        for s in self._prefix(old):
-            self._post[(block, s)].remove(seq)
-        self._insert(seq, block, stems)
+        for r in ranks[: prefix_length(len(ranks))]:
+            block.postings[r].remove(seq)
 
-    def best(self, key: Key, stems: frozenset[str]) -> tuple[int, float] | None:
-        block = self._blocks.get(key)
+    def replace(self, seq: int, key: Key, stems: Collection[str]) -> None:
+        ranks = self._ranks(stems)
+        if memoryview(self._stems[seq]).cast("I").tolist() == ranks:
+            return
+        block = self._blocks[_digest(key)]
+        indexed = not isinstance(block, int) and block.postings is not None
+        if indexed:
+            self._unpost(block, seq)
+        self._store(seq, ranks)
+        if indexed:
+            self._post(block, seq)
+
+    def best(self, key: Key, stems: Collection[str]) -> tuple[int, float] | None:
+        block = self._blocks.get(_digest(key))
         if block is None:
             return None
-        if not stems:
-            found = self._empty.get(block)
-            return (min(found), 1.0) if found else None
-        seen: set[int] = set()
-        best_seq, best_inter, best_union = -1, 0, 1
-        n = len(stems)
-        for s in self._prefix(stems):
-            for seq in self._post.get((block, s), ()):
-                if seq in seen:
-                    continue
-                seen.add(seq)
-                other = self._stems[seq]
-                inter = len(stems.intersection(other))
-                union = n + len(other) - inter
-                if inter * DEN < NUM * union:
-                    continue
-                # more similar wins: inter/union > best_inter/best_union; ties: earlier seq
-                lhs, rhs = inter * best_union, best_inter * union
-                if best_seq < 0 or lhs > rhs or (lhs == rhs and seq < best_seq):
-                    best_seq, best_inter, best_union = seq, inter, union
+        ranks = self._ranks(stems)
+        if isinstance(block, int):
+            candidates: Iterable[int] = (block,)
+        elif block.postings is None:
+            candidates = block.members
+        elif not ranks:
+            candidates = block.empty
+        else:
+            seen: set[int] = set()
+            for r in ranks[: prefix_length(len(ranks))]:
+                seen.update(block.postings.get(r, ()))
+            candidates = seen
+        query = frozenset(ranks)
+        n = len(query)
+        best_seq, best_inter, best_union = -1, 0, 0
+        stored = self._stems
+        for seq in candidates:
+            other = memoryview(stored[seq]).cast("I")
+            inter = len(query.intersection(other))
+            union = n + len(other) - inter
+            if inter * DEN < NUM * union:
+                continue
+            # more similar wins: inter/union > best_inter/best_union; ties: earlier seq
+            lhs, rhs = inter * best_union, best_inter * union
+            if best_seq < 0 or lhs > rhs or (lhs == rhs and seq < best_seq):
+                best_seq, best_inter, best_union = seq, inter, union
         if best_seq < 0:
             return None
-        return best_seq, best_inter / best_union
+        return best_seq, best_inter / best_union if best_union else 1.0
+
+
+class _Block:
+    """A block of more than one fact: its members, and once large, prefix postings."""
+
+    __slots__ = ("members", "postings", "empty")
+
+    def __init__(self, members: array) -> None:
+        self.members = members
+        self.postings: dict[int, array] | None = None
+        self.empty = array("I")
+
+
+def _digest(key: Key) -> bytes:
+    """16 bytes that stand for a block key: scope, numbers and task ids, each set sorted and
+    every item length-prefixed, so no two keys share a text."""
+    parts = [key.scope, *sorted(key.numbers), "\x1f", *sorted(key.tasks)]
+    text = "".join(f"{len(p)}:{p}" for p in parts)
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()

@@ -55,10 +55,14 @@ sets = st.frozensets(st.sampled_from("abcdefghijklmnop"), max_size=9)
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(["s1", "s2"]), sets), min_size=1, max_size=40))
-def test_index_finds_exactly_what_brute_force_finds(items):
+@given(
+    st.lists(st.tuples(st.sampled_from(["s1", "s2"]), sets), min_size=1, max_size=40),
+    st.sampled_from([0, 3, 1000]),
+)
+def test_index_finds_exactly_what_brute_force_finds(items, postings_from):
+    # postings_from 0 and 3: blocks get prefix postings at once or midway; 1000: scanned
     df = MergeIndex.frequencies(s for _, s in items)
-    index = MergeIndex(df)
+    index = MergeIndex(df, postings_from=postings_from)
     entries = {}
     for seq, (scope, stems) in enumerate(items):
         key = Key(scope, frozenset(), frozenset())
@@ -66,7 +70,7 @@ def test_index_finds_exactly_what_brute_force_finds(items):
         want = brute_best(entries, key, stems)
         assert (got[0], round(got[1], 9)) == (want[0], round(want[1], 9)) if want else got is None
         if got:
-            index.replace(got[0], stems)
+            index.replace(got[0], key, stems)
             entries[got[0]] = (key, stems)
         else:
             index.add(seq, key, stems)
