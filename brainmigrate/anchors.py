@@ -410,6 +410,18 @@ class Resolved:
     bare_dropped: int = 0
 
 
+def copy_resolved(res: Resolved) -> Resolved:
+    """A copy of ``res`` whose lists can change without changing ``res``'s."""
+    return Resolved(
+        list(res.anchors),
+        list(res.citations),
+        list(res.notes),
+        list(res.camel),
+        res.bare_count,
+        res.bare_dropped,
+    )
+
+
 #: What a fact that names nothing resolves to; its tuples make any change to it fail.
 NOTHING = Resolved((), (), (), ())  # type: ignore[arg-type]
 
@@ -419,7 +431,8 @@ class Resolver:
 
     ``name_index`` makes the first root's ``NameIndex`` on first need (it is not called
     when no fact holds a bare or CamelCase name). Call ``scan`` per fact, then ``finish``
-    once with all results to resolve the CamelCase names in one batch.
+    once to look up the CamelCase names of all of them in one batch, then ``complete`` on
+    each result (which needs only the names, not every result kept in memory).
     """
 
     def __init__(
@@ -433,6 +446,8 @@ class Resolver:
         self._index: NameIndex | None = None
         self._index_made = False
         self._named: dict[str, list[str]] = {}
+        self._wanted: set[str] = set()
+        self._choice: dict[str, tuple] = {}
 
     def index(self) -> NameIndex | None:
         if not self._index_made:
@@ -453,9 +468,10 @@ class Resolver:
                 if files:
                     self._bare(out, tok, files)
                     continue
-            out.camel.extend(
-                Token(name, tok.line, tok.col, None) for name in camelcase_names(tok.text)
-            )
+            for name in camelcase_names(tok.text):
+                out.camel.append(Token(name, tok.line, tok.col, None))
+                if name not in self._choice:
+                    self._wanted.add(name)
         if out.bare_dropped:
             out.notes.append((out.bare_dropped, "bare file names"))
         if not (out.anchors or out.citations or out.camel or out.notes):
@@ -506,53 +522,61 @@ class Resolver:
         out.bare_count += 1
         out.anchors.append(anchor)
 
-    def finish(self, results: Sequence[Resolved]) -> None:
-        """Resolve the CamelCase names every result collected, in one batch lookup."""
-        wanted = {t.text for r in results for t in r.camel}
+    def finish(self) -> None:
+        """Look up every CamelCase name ``scan`` collected, in one batch; then ``complete``
+        gives each fact its declarations."""
+        wanted, self._wanted = self._wanted, set()
         if not wanted:
             return
         index = self.index()
         found = index.declarations_of(sorted(wanted)) if index else {}
         from brainmigrate.codeindex import resolve_symbol
 
-        choice = {name: resolve_symbol(found.get(name, [])) for name in wanted}
+        for name in wanted:
+            self._choice[name] = resolve_symbol(found.get(name, []))
+
+    def complete(self, res: Resolved) -> Resolved:
+        """Resolve ``res``'s CamelCase names with what ``finish`` found: anchors for unique
+        declarations, citations for ambiguous ones, a note when more than ``NAME_CAP`` were
+        dropped. Changes ``res`` in place and returns it; completing it again changes
+        nothing."""
+        if not res.camel:
+            return res
+        count = dropped = 0
+        seen: set[str] = set()
         root = self.roots[0].label
-        for res in results:
-            if not res.camel:
+        for tok in res.camel:
+            if tok.text in seen:
                 continue
-            count = dropped = 0
-            seen: set[str] = set()
-            for tok in res.camel:
-                if tok.text in seen:
+            seen.add(tok.text)
+            state, decls = self._choice[tok.text]
+            if state == "ambiguous":
+                res.citations.append(
+                    Citation(
+                        "ambiguous",
+                        tok.text,
+                        tok.line,
+                        tok.col,
+                        "camelcase",
+                        tuple(sorted({printable(d.path) for d in decls})),
+                    )
+                )
+            elif state == "unique":
+                d = decls[0]
+                anchor = Anchor(
+                    "symbol", root, printable(d.path), tok.text, tuple(d.lines), "camelcase"
+                )
+                if anchor in res.anchors:
                     continue
-                seen.add(tok.text)
-                state, decls = choice[tok.text]
-                if state == "ambiguous":
-                    res.citations.append(
-                        Citation(
-                            "ambiguous",
-                            tok.text,
-                            tok.line,
-                            tok.col,
-                            "camelcase",
-                            tuple(sorted({printable(d.path) for d in decls})),
-                        )
-                    )
-                elif state == "unique":
-                    d = decls[0]
-                    anchor = Anchor(
-                        "symbol", root, printable(d.path), tok.text, tuple(d.lines), "camelcase"
-                    )
-                    if anchor in res.anchors:
-                        continue
-                    if count >= NAME_CAP:
-                        dropped += 1
-                        continue
-                    count += 1
-                    res.anchors.append(anchor)
-            if dropped:
-                res.notes.append((dropped, "CamelCase names"))
-            res.camel = []
+                if count >= NAME_CAP:
+                    dropped += 1
+                    continue
+                count += 1
+                res.anchors.append(anchor)
+        if dropped:
+            res.notes.append((dropped, "CamelCase names"))
+        res.camel = []
+        return res
 
 
 def _add(out: Resolved, anchor: Anchor) -> None:

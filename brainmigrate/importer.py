@@ -12,18 +12,19 @@ import os
 import re
 import stat
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 from brainmigrate import notation
-from brainmigrate.anchors import Resolved, Resolver, Root
+from brainmigrate.anchors import NAME_CAP, NOTHING, Resolved, Resolver, Root, copy_resolved
 from brainmigrate.facts import TaskIds, build_fact, plus_kind_for, scope_for
 from brainmigrate.fsutil import printable
 from brainmigrate.merge import Key, MergeIndex, Stems, numbers, similarity
 from brainmigrate.model import Diagnostic, FactRecord, ParsedFact
+from brainmigrate.spill import Spill
 from brainmigrate.stores import sqlite
 
 #: Folders never walked for notes files.
@@ -68,12 +69,37 @@ class FileStats:
     gone: int = 0
 
 
+class ReadFacts:
+    """The facts a run read, in order, as ``(ParsedFact, Resolved)`` pairs: ``len`` and
+    iteration (any number of times).
+
+    Kept in a ``Spill`` (a temporary file), not in memory; each pair gets its CamelCase
+    declarations as it is read back (``Resolver.complete``).
+    """
+
+    def __init__(self, spill: Spill, resolver: Resolver) -> None:
+        self._spill, self._resolver = spill, resolver
+
+    def __len__(self) -> int:
+        return len(self._spill)
+
+    def __iter__(self) -> Iterator[tuple[ParsedFact, Resolved]]:
+        complete = self._resolver.complete
+        for fact, res in self._spill:
+            yield fact, NOTHING if res is None else complete(res)
+
+    def parsed(self) -> Iterator[ParsedFact]:
+        """The facts alone, without what they name (cheaper to read back)."""
+        for fact, _ in self._spill:
+            yield fact
+
+
 @dataclass
 class Notes:
     """What reading the notes gave: per-file counts, facts with what they name, diagnostics."""
 
     files: list[FileStats]
-    facts: list[tuple[ParsedFact, Resolved]]
+    facts: ReadFacts
     warnings: list[Diagnostic]
     roots: list[Root]
 
@@ -215,7 +241,9 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options) -> Notes:
         Diagnostic(name, None, "BM307", "warning", "not a regular file; skipped") for name in odd
     ]
     stats: list[FileStats] = []
-    facts: list[tuple[ParsedFact, Resolved]] = []
+    facts = Spill()
+    # Facts naming more CamelCase names than are kept: BM202 once the names are looked up.
+    crowded: list[tuple[ParsedFact, Resolved]] = []
     for display, path in files:
         scope = scope_for(path, options.scope)
         plus = plus_kind_for(path, options.plus_kind)
@@ -225,8 +253,13 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options) -> Notes:
 
         def flush(pending=pending, display=display, scope=scope, plus=plus):
             fact = build_fact(display, pending, scope, plus, tasks, diags)
-            facts.append((fact.without_segments(), resolver.scan(fact)))
             pending.clear()
+            res = resolver.scan(fact)
+            fact = fact.without_segments()
+            _dropped(fact, res.notes, diags)
+            if len({t.text for t in res.camel}) > NAME_CAP:
+                crowded.append((fact, res))
+            facts.append((fact, None if res is NOTHING else res))
 
         for ln in notation.scan(path, display, diags, classify):
             st.lines += 1
@@ -250,21 +283,26 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options) -> Notes:
         if pending:
             flush()
         stats.append(st)
-    resolver.finish([r for _, r in facts])
-    for fact, res in facts:
-        for count, what in res.notes:
-            diags.append(
-                Diagnostic(
-                    fact.file,
-                    fact.line,
-                    "BM202",
-                    "info",
-                    f"{count} more {what} dropped (at most 6 anchors of each per fact)",
-                )
-            )
+    resolver.finish()
+    for fact, res in crowded:
+        done = resolver.complete(copy_resolved(res))
+        _dropped(fact, done.notes[len(res.notes) :], diags)
     order = {display: i for i, (display, _) in enumerate(files)}
     diags.sort(key=lambda d: (order.get(d.file, 0), d.line or 0, d.col or 0))
-    return Notes(stats, facts, diags, roots)
+    return Notes(stats, ReadFacts(facts, resolver), diags, roots)
+
+
+def _dropped(fact: ParsedFact, notes: list[tuple[int, str]], diags: list[Diagnostic]) -> None:
+    for count, what in notes:
+        diags.append(
+            Diagnostic(
+                fact.file,
+                fact.line,
+                "BM202",
+                "info",
+                f"{count} more {what} dropped (at most {NAME_CAP} anchors of each per fact)",
+            )
+        )
 
 
 def fingerprint(fact: ParsedFact) -> str:
@@ -275,43 +313,34 @@ def fingerprint(fact: ParsedFact) -> str:
     return hashlib.blake2b(data.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
 
 
-def merge(
-    notes: Notes, snapshot: sqlite.Snapshot, stems: Stems, consume: bool = False
-) -> RunResult:
+def merge(notes: Notes, snapshot: sqlite.Snapshot, stems: Stems) -> RunResult:
     """Merge the facts read into the stored ones (SPEC.md §Merge). Pure.
 
     A line whose fingerprint the store already holds is the fact it fed and changes nothing
     but what adds up (anchors, gone citations, provenance); so importing the same files
     twice adds nothing and changes nothing. Any other line follows the repeat rule.
-
-    With ``consume``, ``notes.facts`` is emptied and each fact read is let go once merged,
-    so a large run does not hold every fact twice (as read and as merged).
     """
     with gc_paused():
-        return _merge(notes, snapshot, stems, consume)
+        return _merge(notes, snapshot, stems)
 
 
-def _merge(notes: Notes, snapshot: sqlite.Snapshot, stems: Stems, consume: bool) -> RunResult:
-    # Stems are kept as tuples (a third of a frozenset's memory); a fact's set is made
-    # again only while it is matched.
-    items = [(f, r, tuple(stems(f.full_text)), numbers(f.full_text)) for f, r in notes.facts]
-    df = MergeIndex.frequencies([s for _, _, s, _ in items])
+def _merge(notes: Notes, snapshot: sqlite.Snapshot, stems: Stems) -> RunResult:
+    df = MergeIndex.frequencies(stems(f.full_text) for f in notes.facts.parsed())
     df.update(MergeIndex.frequencies(rec.stems for rec in snapshot.facts.values()))
     index = MergeIndex(df)
     records = dict(snapshot.facts)
     for rec in records.values():
-        index.add(rec.id, Key(rec.scope, rec.numbers, rec.tasks), frozenset(rec.stems))
+        index.add(rec.id, Key(rec.scope, rec.numbers, rec.tasks), rec.stems)
     next_id = snapshot.next_id
     touched: dict[int, FactRecord] = {}
     merged, gone, outside, ambiguous = [], [], [], []
     new_prov: set[tuple[int, str, int, str]] = set()
     by_file = {st.path: st for st in notes.files}
-    if consume:
-        notes.facts = []
-    for i, (fact, res, stem_tuple, nums) in enumerate(items):
-        if consume:
-            items[i] = None
-        st = frozenset(stem_tuple)
+    for fact, res in notes.facts:
+        # Stems are kept as tuples (a third of a frozenset's memory); a fact's set is made
+        # again only while it is matched.
+        st = stems(fact.full_text)
+        stem_tuple, nums = tuple(st), numbers(fact.full_text)
         fp = fingerprint(fact)
         key = Key(fact.scope, nums, fact.tasks)
         known = snapshot.known.get(fp)
@@ -421,12 +450,12 @@ def import_notes(
     notes = read_notes(paths, options)
     stems = Stems()
     if dry_run:
-        result = merge(notes, sqlite.load(store_path), stems, consume=True)
+        result = merge(notes, sqlite.load(store_path), stems)
     else:
         done: list[RunResult] = []
 
         def plan(snapshot: sqlite.Snapshot) -> list[FactRecord]:
-            done.append(merge(notes, snapshot, stems, consume=True))
+            done.append(merge(notes, snapshot, stems))
             return [
                 r for r in done[0].facts if done[0].actions[r.id] != "unchanged" or r.new_provenance
             ]

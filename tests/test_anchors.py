@@ -169,8 +169,8 @@ def resolve(root, *texts):
     f = build_fact("n.md", lines, "area:n", "environment", TaskIds(), [])
     res = Resolver([Root.of(0, root)], lambda: CodeIndex(root, cache_dir=root / ".cache"))
     out = res.scan(f)
-    res.finish([out])
-    return out
+    res.finish()
+    return res.complete(out)
 
 
 @pytest.fixture
@@ -235,5 +235,6 @@ def test_no_index_is_made_without_names(tmp_path):
     res = Resolver([Root.of(0, tmp_path)], lambda: made.append(1))
     lines = [Line(1, "fact", marker="+", text=" plain words only", col=2)]
     f = build_fact("n.md", lines, "area:n", "environment", TaskIds(), [])
-    res.finish([res.scan(f)])
+    res.scan(f)
+    res.finish()
     assert made == []

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from brainmigrate import importer, reports
+from brainmigrate import importer, reports, spill
 
 GOLDEN = Path(__file__).parent / "golden"
 CASES = sorted(p.stem for p in (GOLDEN / "cases").glob("*.md"))
@@ -62,3 +62,12 @@ def test_every_golden_case_renders_in_every_format(fmt, tmp_path, monkeypatch):
         for w in result.warnings:
             where = w.file + (f":{w.line}" if w.line else "") + (f":{w.col}" if w.col else "")
             assert where in out, (name, fmt, where)
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_a_run_kept_on_disk_gives_the_same_report(name, tmp_path, monkeypatch):
+    # Batches of one fact: everything a run keeps goes through its temporary files.
+    monkeypatch.chdir(GOLDEN)
+    expected = run_case(name, "fast", tmp_path)
+    monkeypatch.setattr(spill, "BATCH", 1)
+    assert run_case(name, "fast", tmp_path) == expected
