@@ -163,7 +163,7 @@ def run(args: tuple[int, int, int, int]) -> tuple[int, str | None]:
                 paths.append(p)
             try:
                 notes = importer.read_notes(paths, options)
-                dry = importer.merge(notes, sqlite.Snapshot(), Stems())
+                dry = importer.merge(notes, sqlite.Stored(), Stems())
                 dry.dry_run = True
                 data = reports.report(dry)
                 add_up(data, fresh=True)

@@ -27,6 +27,7 @@ class Failure(Exception):
 def _known_errors() -> tuple[type[BaseException], ...]:
     from brainmigrate.importer import InputError
     from brainmigrate.notation import GrammarError, NotesReadError
+    from brainmigrate.spill import SpillError
     from brainmigrate.stores.sqlite import StoreError
 
     errors: list[type[BaseException]] = [
@@ -35,6 +36,7 @@ def _known_errors() -> tuple[type[BaseException], ...]:
         NotesReadError,
         StoreError,
         GrammarError,
+        SpillError,
     ]
     try:
         from brainmigrate.codeindex import RootError

@@ -24,7 +24,7 @@ from brainmigrate.facts import TaskIds, build_fact, plus_kind_for, scope_for
 from brainmigrate.fsutil import printable
 from brainmigrate.merge import Key, MergeIndex, Stems, numbers, similarity
 from brainmigrate.model import Diagnostic, FactRecord, ParsedFact
-from brainmigrate.spill import Spill
+from brainmigrate.spill import Keyed, Spill
 from brainmigrate.stores import sqlite
 
 #: Folders never walked for notes files.
@@ -109,12 +109,11 @@ class RunResult:
     """An import's outcome, what every report renders (SPEC.md §Report)."""
 
     notes: Notes
-    facts: list[FactRecord]
-    actions: dict[int, str]
-    merged: list[dict]
-    gone: list[dict]
-    outside: list[dict]
-    ambiguous: list[dict]
+    facts: Keyed  # FactRecord by id: iterate for the facts in id order
+    merged: Spill  # dicts, one per repeat merged (SPEC.md §Report "merged")
+    gone: Spill
+    outside: Spill
+    ambiguous: Spill
     store: str | None
     dry_run: bool
 
@@ -313,42 +312,52 @@ def fingerprint(fact: ParsedFact) -> str:
     return hashlib.blake2b(data.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
 
 
-def merge(notes: Notes, snapshot: sqlite.Snapshot, stems: Stems) -> RunResult:
-    """Merge the facts read into the stored ones (SPEC.md §Merge). Pure.
+def merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
+    """Merge the facts read into the stored ones (SPEC.md §Merge); writes no store.
 
     A line whose fingerprint the store already holds is the fact it fed and changes nothing
     but what adds up (anchors, gone citations, provenance); so importing the same files
     twice adds nothing and changes nothing. Any other line follows the repeat rule.
+
+    What the merge holds in memory is its index (about 200 bytes a fact); the facts it
+    merges into and its entries for the report are kept in temporary files (``spill``).
+    Raises ``sqlite3.Error`` from reading ``stored``, ``spill.SpillError``.
     """
     with gc_paused():
-        return _merge(notes, snapshot, stems)
+        return _merge(notes, stored, stems)
 
 
-def _merge(notes: Notes, snapshot: sqlite.Snapshot, stems: Stems) -> RunResult:
+def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
     df = MergeIndex.frequencies(stems(f.full_text) for f in notes.facts.parsed())
-    df.update(MergeIndex.frequencies(rec.stems for rec in snapshot.facts.values()))
+    df.update(MergeIndex.frequencies(entry[4] for entry in stored.entries()))
     index = MergeIndex(df)
-    records = dict(snapshot.facts)
-    for rec in records.values():
-        index.add(rec.id, Key(rec.scope, rec.numbers, rec.tasks), rec.stems)
-    next_id = snapshot.next_id
-    touched: dict[int, FactRecord] = {}
-    merged, gone, outside, ambiguous = [], [], [], []
-    new_prov: set[tuple[int, str, int, str]] = set()
+    for fid, scope, nums, tasks, stem_tuple in stored.entries():
+        index.add(fid, Key(scope, nums, tasks), stem_tuple)
+    next_id = stored.next_id
+    facts = Keyed()  # the facts this run touched, by id
+    merged, gone, outside, ambiguous = Spill(), Spill(), Spill(), Spill()
     by_file = {st.path: st for st in notes.files}
+
+    def touch(fid: int) -> FactRecord:
+        rec = facts.get(fid)
+        if rec is None:
+            rec = stored.fact(fid)
+            facts.add(fid, rec)
+        return rec
+
     for fact, res in notes.facts:
-        # Stems are kept as tuples (a third of a frozenset's memory); a fact's set is made
-        # again only while it is matched.
         st = stems(fact.full_text)
+        # Stems are kept as tuples (a third of a frozenset's memory).
         stem_tuple, nums = tuple(st), numbers(fact.full_text)
         fp = fingerprint(fact)
         key = Key(fact.scope, nums, fact.tasks)
-        known = snapshot.known.get(fp)
+        known = stored.known(fp)
         if known is not None:
-            rec, sim = records[known], similarity(st, records[known].stems)
+            rec = touch(known)
+            sim = similarity(st, rec.stems)
         else:
             hit = index.best(key, st)
-            rec, sim = (records[hit[0]], hit[1]) if hit else (None, 0.0)
+            rec, sim = (touch(hit[0]), hit[1]) if hit else (None, 0.0)
         if rec is None:
             rec = FactRecord(
                 id=next_id,
@@ -366,7 +375,7 @@ def _merge(notes: Notes, snapshot: sqlite.Snapshot, stems: Stems) -> RunResult:
                 tasks=fact.tasks,
             )
             next_id += 1
-            records[rec.id] = rec
+            facts.add(rec.id, rec)
             index.add(rec.id, key, st)
         else:
             if known is None:
@@ -391,12 +400,10 @@ def _merge(notes: Notes, snapshot: sqlite.Snapshot, stems: Stems) -> RunResult:
         for a in res.anchors:
             if a not in rec.anchors:
                 rec.anchors.append(a)
-        prov = (rec.id, fact.file, fact.line, fp)
-        if prov not in snapshot.provenance and prov not in new_prov:
-            new_prov.add(prov)
-            rec.new_provenance.append(prov[1:])
+        # (a file and line is read once a run, so only the store can hold it already)
+        if not stored.fed(rec.id, fact.file, fact.line, fp):
+            rec.new_provenance.append((fact.file, fact.line, fp))
         rec.origin = rec.origin or (fact.file, fact.line)
-        touched[rec.id] = rec
         for c in res.citations:
             entry = {"file": fact.file, "line": c.line, "col": c.col, "fact": rec.key}
             if c.state == "gone":
@@ -410,12 +417,7 @@ def _merge(notes: Notes, snapshot: sqlite.Snapshot, stems: Stems) -> RunResult:
                 ambiguous.append(
                     {**entry, "name": c.name, "how": c.how, "candidates": list(c.candidates)}
                 )
-    facts = [touched[i] for i in sorted(touched)]
-    actions = {
-        r.id: "added" if not r.stored else "updated" if r.state() != r.snapshot else "unchanged"
-        for r in facts
-    }
-    return RunResult(notes, facts, actions, merged, gone, outside, ambiguous, None, True)
+    return RunResult(notes, facts, merged, gone, outside, ambiguous, None, True)
 
 
 def _reason(status: str) -> str | None:
@@ -450,15 +452,14 @@ def import_notes(
     notes = read_notes(paths, options)
     stems = Stems()
     if dry_run:
-        result = merge(notes, sqlite.load(store_path), stems)
+        with sqlite.reading(store_path) as stored:
+            result = merge(notes, stored, stems)
     else:
         done: list[RunResult] = []
 
-        def plan(snapshot: sqlite.Snapshot) -> list[FactRecord]:
-            done.append(merge(notes, snapshot, stems))
-            return [
-                r for r in done[0].facts if done[0].actions[r.id] != "unchanged" or r.new_provenance
-            ]
+        def plan(stored: sqlite.Stored) -> Iterator[FactRecord]:
+            done.append(merge(notes, stored, stems))
+            return (r for r in done[0].facts if r.action() != "unchanged" or r.new_provenance)
 
         now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         sqlite.transact(store_path, plan, fts_words(stems), now)

@@ -175,6 +175,13 @@ class FactRecord:
     def key(self) -> str:
         return f"k{self.id}"
 
+    def action(self) -> str:
+        """What a run did to the fact: ``added``, ``updated`` or ``unchanged`` (SPEC.md
+        §Report)."""
+        if not self.stored:
+            return "added"
+        return "updated" if self.state() != self.snapshot else "unchanged"
+
     def state(self) -> tuple:
         """What the store keeps of the fact, to tell whether a run changed it."""
         return (

@@ -1,18 +1,35 @@
-"""An append-only sequence kept in an unnamed temporary file.
+"""What a run keeps for every fact, kept in temporary files instead of memory.
 
-A run keeps something for every fact it reads (the fact, what it names, the merge's
-entries), but reads each back only in order. Keeping them in memory makes a run's peak
-grow with its input; a ``Spill`` keeps only one batch in memory and the rest in a
-temporary file in ``TMPDIR`` that the system removes when it is closed, or when the
-process ends, however it ends.
+A run keeps something for every fact it reads: the fact and what it names, the merge's
+entries, the merged facts. Kept in memory, a run's peak grows with its input. A ``Spill``
+(a sequence read in order) keeps one batch in memory and the rest in an unnamed
+temporary file; ``Keyed`` (facts by id, changed while the merge runs) keeps a few
+thousand in memory and the rest in a private temporary SQLite database. Both live in
+``TMPDIR`` and are removed when closed or when the process ends, however it ends.
 """
 
 from __future__ import annotations
 
 import pickle
+import sqlite3
 import tempfile
 from collections.abc import Iterable, Iterator
 from typing import Any, BinaryIO
+
+#: Values ``Keyed`` keeps in memory before it writes them to its database.
+CACHE = 4096
+
+
+class SpillError(Exception):
+    """A temporary file could not be written (``TMPDIR`` is full or not writable)."""
+
+    def __init__(self, exc: BaseException) -> None:
+        where = tempfile.gettempdir()
+        why = getattr(exc, "strerror", None) or str(exc)
+        super().__init__(
+            f"cannot write a temporary file in {where}: {why}; free space there or set TMPDIR"
+        )
+
 
 #: Items pickled together: large enough that pickling is cheap per item, small enough
 #: that a batch is a few hundred kilobytes.
@@ -47,11 +64,15 @@ class Spill:
             self.append(item)
 
     def _flush(self) -> None:
-        if self._file is None:
-            self._file = tempfile.TemporaryFile(prefix="brainmigrate-")  # noqa: SIM115 (lives as long as the spill)
         data = pickle.dumps(self._buffer, protocol=pickle.HIGHEST_PROTOCOL)
-        self._file.seek(self._end)
-        self._file.write(data)
+        try:
+            if self._file is None:
+                self._file = tempfile.TemporaryFile(prefix="brainmigrate-")  # noqa: SIM115
+            self._file.seek(self._end)
+            self._file.write(data)
+            self._file.flush()
+        except OSError as exc:
+            raise SpillError(exc) from None
         self._spans.append((self._end, len(data)))
         self._end += len(data)
         self._buffer = []
@@ -75,3 +96,85 @@ class Spill:
             self._file.close()
             self._file = None
         self._buffer, self._spans, self._end, self._len = [], [], 0, 0
+
+
+class Keyed:
+    """Values by int key, most of them in a private temporary SQLite database.
+
+    ``add(key, value)`` stores a value under a new key; ``get(key)`` returns the value or
+    None. The value given to ``add`` or returned by ``get`` may be changed in place until
+    the next ``add`` or ``get``: up to ``CACHE`` values are kept in memory and written
+    back, all but the newest, when more come. ``len`` counts keys;
+    iteration yields the values in key order (copies, once they were written). Raises
+    ``SpillError`` when the database cannot be written.
+    """
+
+    def __init__(self, cache: int | None = None) -> None:
+        self._cache_size = cache or CACHE
+        self._cache: dict[int, Any] = {}
+        self._con: sqlite3.Connection | None = None
+        self._len = 0
+
+    def __len__(self) -> int:
+        return self._len
+
+    def __bool__(self) -> bool:
+        return self._len > 0
+
+    def add(self, key: int, value: Any) -> None:
+        """Store ``value`` under ``key``, which must not be stored yet."""
+        if len(self._cache) >= self._cache_size:
+            self._flush()
+        self._cache[key] = value
+        self._len += 1
+
+    def get(self, key: int) -> Any | None:
+        value = self._cache.get(key)
+        if value is not None or self._con is None:
+            return value
+        row = self._db(lambda con: con.execute("SELECT v FROM t WHERE k=?", (key,)).fetchone())
+        if row is None:
+            return None
+        if len(self._cache) >= self._cache_size:
+            self._flush()
+        value = self._cache[key] = pickle.loads(row[0])
+        return value
+
+    def _db(self, work):
+        try:
+            if self._con is None:
+                # "": a private database SQLite deletes when the connection closes
+                self._con = sqlite3.connect("", isolation_level=None)
+                self._con.execute("PRAGMA journal_mode=OFF")
+                self._con.execute("PRAGMA synchronous=OFF")
+                self._con.execute("PRAGMA cache_size=-4096")
+                self._con.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, v BLOB NOT NULL)")
+            return work(self._con)
+        except sqlite3.Error as exc:
+            raise SpillError(exc) from None
+
+    def _flush(self) -> None:
+        rows = [(k, pickle.dumps(v, pickle.HIGHEST_PROTOCOL)) for k, v in self._cache.items()]
+        self._db(lambda con: con.executemany("INSERT OR REPLACE INTO t VALUES (?, ?)", rows))
+        self._cache = {}
+
+    def __iter__(self) -> Iterator[Any]:
+        if self._con is None:
+            for key in sorted(self._cache):
+                yield self._cache[key]
+            return
+        if self._cache:
+            self._flush()
+        cursor = self._db(lambda con: con.execute("SELECT v FROM t ORDER BY k"))
+        try:
+            for (data,) in cursor:
+                yield pickle.loads(data)
+        except sqlite3.Error as exc:
+            raise SpillError(exc) from None
+
+    def close(self) -> None:
+        """Remove the database; nothing is stored afterwards."""
+        if self._con is not None:
+            self._con.close()
+            self._con = None
+        self._cache, self._len = {}, 0

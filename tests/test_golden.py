@@ -70,4 +70,5 @@ def test_a_run_kept_on_disk_gives_the_same_report(name, tmp_path, monkeypatch):
     monkeypatch.chdir(GOLDEN)
     expected = run_case(name, "fast", tmp_path)
     monkeypatch.setattr(spill, "BATCH", 1)
+    monkeypatch.setattr(spill, "CACHE", 1)
     assert run_case(name, "fast", tmp_path) == expected

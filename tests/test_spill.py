@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from brainmigrate.spill import Spill
+import tempfile
+
+import pytest
+
+from brainmigrate.spill import Keyed, Spill, SpillError
 
 
 def test_items_come_back_in_order_across_batches_and_the_buffer():
@@ -36,3 +40,29 @@ def test_a_small_spill_writes_no_file_and_close_empties_it():
     assert big._file is not None
     big.close()
     assert len(big) == 0 and list(big) == [] and not big
+
+
+def test_keyed_values_change_in_place_and_come_back_in_key_order():
+    k = Keyed(cache=2)
+    for key in (5, 1, 9, 3):
+        k.add(key, {"key": key, "seen": 0})
+    assert k.get(7) is None
+    for key in (5, 1, 9, 3, 5):
+        k.get(key)["seen"] += 1  # values got are kept and written back
+    assert len(k) == 4
+    assert list(k) == [
+        {"key": 1, "seen": 1},
+        {"key": 3, "seen": 1},
+        {"key": 5, "seen": 2},
+        {"key": 9, "seen": 1},
+    ]
+    k.close()
+    assert len(k) == 0 and list(k) == []
+
+
+def test_a_full_temporary_folder_is_a_clear_error(monkeypatch, tmp_path):
+    missing = tmp_path / "gone"
+    monkeypatch.setattr(tempfile, "tempdir", str(missing))
+    s = Spill(batch=1)
+    with pytest.raises(SpillError, match=f"cannot write a temporary file in {missing}"):
+        s.append(1)

@@ -22,13 +22,17 @@ SCHEMA_VERSION = 1
 FORMATS = ("text", "json", "markdown", "html")
 
 COUNTS = ("lines", "fact_lines", "continuations", "blank", "skipped")
+#: The report's lists of entries a run made while merging, in report order.
+ENTRIES = ("gone", "outside", "ambiguous", "merged")
 
 
-def report(result, with_facts: bool = True) -> dict:
+def report(result, with_facts: bool = True, with_entries: bool = True) -> dict:
     """The JSON report of an import (``importer.RunResult``), keys per SPEC.md §Report.
 
     ``with_facts=False`` leaves the ``facts`` list empty (its count stays in ``totals``), for
     renderers that do not show facts one by one: the list is the report's bulk.
+    ``with_entries=False`` leaves ``gone``, ``outside``, ``ambiguous`` and ``merged`` empty
+    too (their counts stay), for ``json_chunks``, which streams them.
 
     Counts ``by_kind``, ``by_marker``, ``superseded`` and ``citing_gone`` are over the facts
     after merging; per file and in total ``lines == fact_lines + continuations + blank +
@@ -48,15 +52,19 @@ def report(result, with_facts: bool = True) -> dict:
         entry["gone"] = st.gone
         skipped.update(st.skipped_by_reason)
         files.append(entry)
-    facts = (
-        [_fact(rec, roots, result.actions[rec.id]) for rec in result.facts] if with_facts else []
-    )
+    facts = []
     by_kind = Counter({k: 0 for k in KINDS})
     by_marker = Counter({m: 0 for m in MARKERS})
-    for rec in result.facts:
+    actions: Counter = Counter()
+    superseded = 0
+    for rec in result.facts:  # one pass: the facts may be read back from a temporary file
+        action = rec.action()
         by_kind[rec.kind] += 1
         by_marker[rec.marker] += 1
-    actions = Counter(result.actions.values())
+        actions[action] += 1
+        superseded += rec.status == "superseded"
+        if with_facts:
+            facts.append(_fact(rec, roots, action))
     return {
         "schema_version": SCHEMA_VERSION,
         "dry_run": result.dry_run,
@@ -67,7 +75,7 @@ def report(result, with_facts: bool = True) -> dict:
             **totals,
             "facts": len(result.facts),
             "merged": len(result.merged),
-            "superseded": sum(rec.status == "superseded" for rec in result.facts),
+            "superseded": superseded,
             "citing_gone": len({g["fact"] for g in result.gone}),
             "added": actions.get("added", 0),
             "updated": actions.get("updated", 0),
@@ -82,10 +90,7 @@ def report(result, with_facts: bool = True) -> dict:
         },
         "files": files,
         "facts": facts,
-        "gone": result.gone,
-        "outside": result.outside,
-        "ambiguous": result.ambiguous,
-        "merged": result.merged,
+        **{key: list(getattr(result, key)) if with_entries else [] for key in ENTRIES},
         "warnings": [d.to_dict() for d in result.warnings],
     }
 
@@ -136,25 +141,33 @@ def _fact(rec: FactRecord, roots: dict[str, int], action: str) -> dict:
 def json_chunks(result) -> Iterator[str]:
     """The JSON report of ``report(result)``, as text chunks made while they are written.
 
-    The facts, the report's bulk, are made and encoded one at a time, one per line, so a
-    large run never holds them all as dicts or as one string. Parses to ``report(result)``.
+    The facts and the entries (gone, outside, ambiguous, merged), the report's bulk, are
+    made and encoded one at a time, one per line, so a large run never holds them all as
+    dicts or as one string. Parses to ``report(result)``.
     """
-    data = report(result, with_facts=False)
+    data = report(result, with_facts=False, with_entries=False)
     roots = {r.label: r.index for r in result.roots}
     yield "{\n"
     last = len(data) - 1
     for i, (key, value) in enumerate(data.items()):
         yield f"  {to_json(key)}: "
         if key == "facts":
-            yield "["
-            for n, rec in enumerate(result.facts):
-                fact = _fact(rec, roots, result.actions[rec.id])
-                yield ("\n    " if n == 0 else ",\n    ") + to_json(fact)
-            yield "\n  ]" if result.facts else "]"
+            yield from _stream(_fact(rec, roots, rec.action()) for rec in result.facts)
+        elif key in ENTRIES:
+            yield from _stream(getattr(result, key))
         else:
             yield to_json(value, indent=2).replace("\n", "\n  ")
         yield ",\n" if i < last else "\n"
     yield "}\n"
+
+
+def _stream(items) -> Iterator[str]:
+    """A JSON list of ``items``, one item a line, indented as a report key's value."""
+    first = True
+    for item in items:
+        yield ("[\n    " if first else ",\n    ") + to_json(item)
+        first = False
+    yield "[]" if first else "\n  ]"
 
 
 #: C0 and C1 control characters but tab and newline: never printed as they are, so text

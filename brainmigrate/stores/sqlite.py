@@ -18,7 +18,7 @@ import json
 import os
 import sqlite3
 import stat
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from brainmigrate.model import Anchor, FactRecord
@@ -89,7 +89,8 @@ class StoreError(Exception):
 
 
 class Snapshot:
-    """What a run merges against: the stored facts and the fingerprints of fed lines.
+    """The whole store in memory, as export reads it: the stored facts and the
+    fingerprints of fed lines (an import reads the store as ``Stored``, fact by fact).
 
     ``facts`` maps id to ``FactRecord`` (ids ascending); ``known`` maps a line fingerprint
     to the id of the fact it fed; ``next_id`` is the id a new fact gets.
@@ -100,6 +101,82 @@ class Snapshot:
         self.known: dict[str, int] = {}
         self.provenance: set[tuple[int, str, int, str]] = set()
         self.next_id = 1
+
+
+class Stored:
+    """The store as an import merges against it: read fact by fact when the merge needs
+    it, so a run never holds the whole store (SPEC.md §Merge, "known lines").
+
+    ``next_id`` is the id a new fact gets; ``entries()`` streams ``(id, scope, numbers,
+    tasks, stems)`` of every stored fact (ascending ids) for the merge index; ``fact(id)``
+    reads one fact with its anchors and gone paths (``stored`` set, ``snapshot`` taken);
+    ``known(fp)`` is the id of the fact a line with fingerprint ``fp`` first fed, or None;
+    ``fed(id, file, line, fp)`` says whether the store holds that provenance row.
+    ``Stored()`` is an empty store. Reads raise ``sqlite3.Error``; ``reading`` and
+    ``transact`` turn it into ``StoreError``.
+    """
+
+    def __init__(self, con: sqlite3.Connection | None = None) -> None:
+        self._con = con
+        self.next_id = 1
+        if con is not None:
+            if con.execute("PRAGMA user_version").fetchone()[0] == 0:
+                self._con = None  # a new, empty store
+            else:
+                self.next_id = (con.execute("SELECT max(id) FROM facts").fetchone()[0] or 0) + 1
+
+    def entries(self) -> Iterator[tuple[int, str, frozenset[str], frozenset[str], tuple]]:
+        if self._con is None:
+            return
+        for fid, scope, numbers, tasks, stems in self._con.execute(
+            "SELECT id, scope, numbers, tasks, stems FROM facts ORDER BY id"
+        ):
+            yield fid, scope, _set(numbers), _set(tasks), tuple(stems.split(" ")) if stems else ()
+
+    def fact(self, fid: int) -> FactRecord:
+        if self._con is None:
+            raise KeyError(fid)
+        rec = _read_facts(self._con, [fid])[fid]
+        rec.snapshot = rec.state()
+        return rec
+
+    def known(self, fp: str) -> int | None:
+        if self._con is None:
+            return None
+        row = self._con.execute(
+            "SELECT fact_id FROM provenance WHERE fingerprint=? ORDER BY rowid LIMIT 1", (fp,)
+        ).fetchone()
+        return row[0] if row else None
+
+    def fed(self, fid: int, file: str, line: int, fp: str) -> bool:
+        if self._con is None:
+            return False
+        return (
+            self._con.execute(
+                "SELECT 1 FROM provenance WHERE fact_id=? AND file=? AND line=? AND fingerprint=?",
+                (fid, file, line, fp),
+            ).fetchone()
+            is not None
+        )
+
+
+@contextlib.contextmanager
+def reading(path: Path) -> Iterator[Stored]:
+    """The store at ``path`` as a dry run merges against it: opened read-only in one read
+    transaction, so the merge sees one state of it. An absent or empty file reads as an
+    empty store. Raises ``StoreError`` (also for read errors inside the ``with`` block)."""
+    check_file(path)
+    if not path.exists() or path.stat().st_size == 0:
+        yield Stored()
+        return
+    con = _connect(path, readonly=True)
+    try:
+        con.execute("BEGIN")
+        yield Stored(con)
+    except sqlite3.Error as exc:
+        raise _error(path, exc) from None
+    finally:
+        con.close()
 
 
 def check_file(path: Path) -> None:
@@ -314,13 +391,13 @@ def check_writable(path: Path) -> None:
         raise StoreError(f"{path}: cannot write in {folder}; pass --store with a writable path")
 
 
-def transact(path: Path, plan: Callable[[Snapshot], Iterable[FactRecord]], words, now: str) -> None:
+def transact(path: Path, plan: Callable[[Stored], Iterable[FactRecord]], words, now: str) -> None:
     """Import into the store at ``path`` under its write lock, in one transaction.
 
     Takes the lock (``BEGIN IMMEDIATE``; another writer makes this wait up to
     ``BUSY_TIMEOUT`` seconds, then "store is busy"), creates the schema in a new or empty
-    file, loads the snapshot, lets ``plan(snapshot)`` merge against it and writes the facts
-    it returns: so two imports at once run one after the other, each against what the
+    file, lets ``plan(stored)`` merge against the store as it is and writes the facts it
+    returns: so two imports at once run one after the other, each against what the
     other wrote. ``words(rec)`` gives the stemmed words FTS5 indexes; ``now`` is the ISO time
     of the import. Raises ``StoreError``; on any failure (or a kill) the store is left as it
     was, and a store file this run created is removed again.
@@ -334,8 +411,7 @@ def transact(path: Path, plan: Callable[[Snapshot], Iterable[FactRecord]], words
         if con.execute("PRAGMA user_version").fetchone()[0] == 0:
             _check_schema(con, path)  # someone else's SQLite file is refused, not extended
             _create(con)
-        facts = list(plan(_load_from(con, path)))
-        _write(con, facts, words, now)
+        _write(con, plan(Stored(con)), words, now)
         con.execute("COMMIT")
     except sqlite3.Error as exc:
         _abandon(con, path, existed)
@@ -380,7 +456,7 @@ def _create(con: sqlite3.Connection) -> None:
     con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 
-def _write(con: sqlite3.Connection, facts: list[FactRecord], words, now: str) -> None:
+def _write(con: sqlite3.Connection, facts: Iterable[FactRecord], words, now: str) -> None:
     for rec in facts:
         values = (
             rec.scope,
