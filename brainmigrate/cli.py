@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 import click
 
@@ -84,7 +84,7 @@ def guarded(func):
 def emit(text: str | Iterable[str], output: str | None) -> None:
     """Write a finished report (a string, or chunks of one) to ``output`` atomically, or to
     stdout."""
-    chunks = [text] if isinstance(text, str) else text
+    chunks = [text] if isinstance(text, str) else _joined(text)
     if output in (None, "-"):
         for chunk in chunks:
             click.echo(chunk, nl=False)
@@ -95,6 +95,20 @@ def emit(text: str | Iterable[str], output: str | None) -> None:
         write_chunks_atomic(output, chunks)
     except OSError as exc:
         raise Failure(f"--output {output}: cannot write: {exc.strerror or exc}") from None
+
+
+def _joined(chunks: Iterable[str], size: int = 1 << 16) -> Iterator[str]:
+    """Small chunks (a template yields many) joined into pieces of about ``size``."""
+    buf: list[str] = []
+    n = 0
+    for chunk in chunks:
+        buf.append(chunk)
+        n += len(chunk)
+        if n >= size:
+            yield "".join(buf)
+            buf, n = [], 0
+    if buf:
+        yield "".join(buf)
 
 
 def notes_options(func):
@@ -208,8 +222,10 @@ def import_cmd(
     result = importer.import_notes(paths, options, store, dry_run=dry_run)
     if fmt == "json":
         emit(reports.json_chunks(result), output)
+    elif fmt == "text":  # streamed: the entries are read back as they are written
+        emit(reports.render_chunks(reports.report(result, False, "stream"), fmt), output)
     else:
-        emit(reports.render(reports.report(result, with_facts=fmt != "text"), fmt), output)
+        emit(reports.render(reports.report(result), fmt), output)
 
 
 @main.command("index")

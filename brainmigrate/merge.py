@@ -138,6 +138,9 @@ class MergeIndex:
         self._rank = {s: i for i, s in enumerate(sorted(df, key=lambda s: (df[s], s)))}
         self._blocks: dict[bytes, int | _Block] = {}
         self._stems: list[bytes | None] = []  # by seq: the stems' ranks, ascending, packed
+        # ranks packed as 2 bytes while there are fewer than 65,536 stems, else 4
+        self._code = "H" if len(self._rank) < 1 << 16 else "I"
+        self._rank_ints: list[int] = []
         self._postings_from = postings_from
 
     @staticmethod
@@ -153,7 +156,20 @@ class MergeIndex:
         new = [s for s in stems if s not in rank]
         for s in sorted(new):
             rank[s] = len(rank)
+        if new and self._code == "H" and len(rank) > 1 << 16:
+            self._widen()
         return sorted(map(rank.__getitem__, stems))
+
+    def _widen(self) -> None:
+        """Repack every fact's ranks in 4 bytes, once there are 65,536 stems or more."""
+        self._stems = [
+            None if b is None else array("I", memoryview(b).cast("H")).tobytes()
+            for b in self._stems
+        ]
+        self._code = "I"
+
+    def _unpack(self, seq: int) -> memoryview:
+        return memoryview(self._stems[seq]).cast(self._code)
 
     def add(self, seq: int, key: Key, stems: Collection[str]) -> None:
         self._store(seq, self._ranks(stems))
@@ -176,31 +192,46 @@ class MergeIndex:
         stems = self._stems
         if seq >= len(stems):
             stems.extend([None] * (seq + 1 - len(stems)))
-        stems[seq] = array("I", ranks).tobytes()
+        stems[seq] = array(self._code, ranks).tobytes()
 
     def _post(self, block: _Block, seq: int) -> None:
-        ranks = memoryview(self._stems[seq]).cast("I")
+        ranks = self._unpack(seq)
         if not ranks:
             block.empty.append(seq)
             return
+        postings = block.postings
         for r in ranks[: prefix_length(len(ranks))]:
-            entry = block.postings.get(r)
+            entry = postings.get(r)
             if entry is None:
-                block.postings[r] = array("I", [seq])
+                postings[self._shared(r)] = seq  # most postings hold one fact: no array
+            elif isinstance(entry, int):
+                postings[r] = array("I", (entry, seq))
             else:
                 entry.append(seq)
 
     def _unpost(self, block: _Block, seq: int) -> None:
-        ranks = memoryview(self._stems[seq]).cast("I")
+        ranks = self._unpack(seq)
         if not ranks:
             block.empty.remove(seq)
             return
+        postings = block.postings
         for r in ranks[: prefix_length(len(ranks))]:
-            block.postings[r].remove(seq)
+            entry = postings[r]
+            if isinstance(entry, int):
+                del postings[r]
+            else:
+                entry.remove(seq)
+
+    def _shared(self, rank: int) -> int:
+        """The one int object of ``rank``, so the postings of many blocks share their keys."""
+        shared = self._rank_ints
+        while len(shared) <= rank:
+            shared.append(len(shared))
+        return shared[rank]
 
     def replace(self, seq: int, key: Key, stems: Collection[str]) -> None:
         ranks = self._ranks(stems)
-        if memoryview(self._stems[seq]).cast("I").tolist() == ranks:
+        if self._unpack(seq).tolist() == ranks:
             return
         block = self._blocks[_digest(key)]
         indexed = not isinstance(block, int) and block.postings is not None
@@ -224,14 +255,20 @@ class MergeIndex:
         else:
             seen: set[int] = set()
             for r in ranks[: prefix_length(len(ranks))]:
-                seen.update(block.postings.get(r, ()))
+                entry = block.postings.get(r)
+                if entry is None:
+                    continue
+                if isinstance(entry, int):
+                    seen.add(entry)
+                else:
+                    seen.update(entry)
             candidates = seen
         query = frozenset(ranks)
         n = len(query)
         best_seq, best_inter, best_union = -1, 0, 0
-        stored = self._stems
+        stored, code = self._stems, self._code
         for seq in candidates:
-            other = memoryview(stored[seq]).cast("I")
+            other = memoryview(stored[seq]).cast(code)
             inter = len(query.intersection(other))
             union = n + len(other) - inter
             if inter * DEN < NUM * union:
@@ -252,7 +289,7 @@ class _Block:
 
     def __init__(self, members: array) -> None:
         self.members = members
-        self.postings: dict[int, array] | None = None
+        self.postings: dict[int, int | array] | None = None
         self.empty = array("I")
 
 

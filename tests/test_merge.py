@@ -99,3 +99,17 @@ def test_most_similar_wins_ties_go_to_the_earliest():
     index.add(9, key, nearer)
     index.add(7, key, nearer)
     assert index.best(key, base) == (7, 1.0)
+
+
+def test_more_than_65536_stems_repack_what_was_indexed():
+    index = MergeIndex(postings_from=0)
+    key = Key("s", frozenset(), frozenset())
+    small = frozenset({"retri", "webhook", "ledger"})
+    index.add(1, key, small)
+    huge = frozenset(f"w{i}" for i in range(70_000))  # ranks beyond two bytes
+    index.add(2, key, huge)
+    assert index.best(key, small) == (1, 1.0)
+    assert index.best(key, huge) == (2, 1.0)
+    assert index.best(key, huge - {"w5"}) == (2, 69_999 / 70_000)
+    index.replace(1, key, small | {"charg"})
+    assert index.best(key, small | {"charg"}) == (1, 1.0)

@@ -26,13 +26,15 @@ COUNTS = ("lines", "fact_lines", "continuations", "blank", "skipped")
 ENTRIES = ("gone", "outside", "ambiguous", "merged")
 
 
-def report(result, with_facts: bool = True, with_entries: bool = True) -> dict:
+def report(result, with_facts: bool = True, entries: str = "list") -> dict:
     """The JSON report of an import (``importer.RunResult``), keys per SPEC.md §Report.
 
     ``with_facts=False`` leaves the ``facts`` list empty (its count stays in ``totals``), for
     renderers that do not show facts one by one: the list is the report's bulk.
-    ``with_entries=False`` leaves ``gone``, ``outside``, ``ambiguous`` and ``merged`` empty
-    too (their counts stay), for ``json_chunks``, which streams them.
+    ``entries`` says how ``gone``, ``outside``, ``ambiguous`` and ``merged`` come: ``list``
+    (lists of dicts), ``none`` (empty lists, counts kept; ``json_chunks`` streams them) or
+    ``stream`` (the run's own sequences, read back from their temporary files each time
+    they are iterated; for ``render_chunks``, so a large run never holds them).
 
     Counts ``by_kind``, ``by_marker``, ``superseded`` and ``citing_gone`` are over the facts
     after merging; per file and in total ``lines == fact_lines + continuations + blank +
@@ -90,9 +92,15 @@ def report(result, with_facts: bool = True, with_entries: bool = True) -> dict:
         },
         "files": files,
         "facts": facts,
-        **{key: list(getattr(result, key)) if with_entries else [] for key in ENTRIES},
+        **{key: _entries(getattr(result, key), entries) for key in ENTRIES},
         "warnings": [d.to_dict() for d in result.warnings],
     }
+
+
+def _entries(items, how: str):
+    if how == "stream":
+        return items
+    return list(items) if how == "list" else []
 
 
 def fact_fields(rec: FactRecord) -> dict:
@@ -145,7 +153,7 @@ def json_chunks(result) -> Iterator[str]:
     made and encoded one at a time, one per line, so a large run never holds them all as
     dicts or as one string. Parses to ``report(result)``.
     """
-    data = report(result, with_facts=False, with_entries=False)
+    data = report(result, with_facts=False, entries="none")
     roots = {r.label: r.index for r in result.roots}
     yield "{\n"
     last = len(data) - 1
@@ -198,7 +206,7 @@ def environment() -> jinja2.Environment:
 
     HTML templates turn autoescaping on themselves; every value printed is ``safe_text``.
     """
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.PackageLoader("brainmigrate.reports", "templates"),
         autoescape=False,
         trim_blocks=True,
@@ -207,6 +215,8 @@ def environment() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
         finalize=safe_text,
     )
+    env.filters["count"] = lambda items: sum(1 for _ in items)  # length without a list
+    return env
 
 
 def render(data: dict, fmt: str) -> str:
@@ -216,11 +226,17 @@ def render(data: dict, fmt: str) -> str:
     """
     if fmt == "json":
         return to_json(data, indent=2) + "\n"
+    return "".join(render_chunks(data, fmt))
+
+
+def render_chunks(data: dict, fmt: str) -> Iterator[str]:
+    """Render a report dict with the template ``fmt`` (not ``json``), as chunks made while
+    they are written. Raises ``ValueError`` for an unknown format."""
     try:
         template = environment().get_template(f"{fmt}.j2")
     except jinja2.TemplateNotFound:
         raise ValueError(f"unknown report format {fmt!r}") from None
-    return template.render(r=data)
+    return template.generate(r=data)
 
 
 def index_report(summary, declared: dict[str, list]) -> dict:
