@@ -28,7 +28,7 @@ from typing import Protocol
 from urllib.parse import unquote
 
 from brainmigrate.fsutil import printable
-from brainmigrate.model import Anchor, Citation, ParsedFact, Segment
+from brainmigrate.model import Anchor, Citation, ParsedFact, Segment, pickled_as_tuple
 from brainmigrate.notation import WS_CHARS
 
 #: At most this many anchors per fact from bare file names, and as many from CamelCase
@@ -98,6 +98,7 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _HUMP = re.compile(r"[A-Z]+(?![a-z])|[A-Z][a-z0-9]*|[a-z0-9]+")
 
 
+@pickled_as_tuple
 @dataclass(frozen=True, slots=True)
 class Token:
     """A token of a fact's text: stripped ``text``, its ``lines`` form, 1-based position."""
@@ -398,6 +399,7 @@ def camelcase_names(text: str) -> list[str]:
     return out
 
 
+@pickled_as_tuple
 @dataclass(slots=True)
 class Resolved:
     """What a fact names: anchors, citations that anchored nothing, notes on caps."""

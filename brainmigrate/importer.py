@@ -84,13 +84,19 @@ class ReadFacts:
         return len(self._spill)
 
     def __iter__(self) -> Iterator[tuple[ParsedFact, Resolved]]:
+        for fact, res, _ in self.with_stems():
+            yield fact, res
+
+    def with_stems(self) -> Iterator[tuple[ParsedFact, Resolved, tuple[str, ...] | None]]:
+        """``(fact, what it names, its stems)``; stems are None unless ``read_notes`` was
+        given a ``Stems``."""
         complete = self._resolver.complete
-        for fact, res in self._spill:
-            yield fact, NOTHING if res is None else complete(res)
+        for fact, res, stems in self._spill:
+            yield fact, NOTHING if res is None else complete(res), stems
 
     def parsed(self) -> Iterator[ParsedFact]:
         """The facts alone, without what they name (cheaper to read back)."""
-        for fact, _ in self._spill:
+        for fact, _, _ in self._spill:
             yield fact
 
 
@@ -102,6 +108,8 @@ class Notes:
     facts: ReadFacts
     warnings: list[Diagnostic]
     roots: list[Root]
+    #: document frequency of each stem over the facts, when ``read_notes`` made stems
+    frequencies: Counter | None = None
 
 
 @dataclass
@@ -217,16 +225,20 @@ def gc_paused():
             gc.enable()
 
 
-def read_notes(paths: Sequence[str | os.PathLike], options: Options) -> Notes:
+def read_notes(
+    paths: Sequence[str | os.PathLike], options: Options, stems: Stems | None = None
+) -> Notes:
     """Read every notes file: count every line, build facts, resolve what they name.
 
-    Raises ``InputError`` (bad path, root or task pattern) or ``notation.NotesReadError``.
+    With ``stems``, each fact's stems are made (and kept with it) and counted in
+    ``Notes.frequencies``, for the merge. Raises ``InputError`` (bad path, root or task
+    pattern), ``notation.NotesReadError`` or ``spill.SpillError``.
     """
     with gc_paused():
-        return _read_notes(paths, options)
+        return _read_notes(paths, options, stems)
 
 
-def _read_notes(paths: Sequence[str | os.PathLike], options: Options) -> Notes:
+def _read_notes(paths: Sequence[str | os.PathLike], options: Options, stems: Stems | None) -> Notes:
     roots = make_roots(options.roots)
     odd: list[str] = []
     files = notes_files(paths, odd)
@@ -241,6 +253,7 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options) -> Notes:
     ]
     stats: list[FileStats] = []
     facts = Spill()
+    df: Counter | None = Counter() if stems else None
     # Facts naming more CamelCase names than are kept: BM202 once the names are looked up.
     crowded: list[tuple[ParsedFact, Resolved]] = []
     for display, path in files:
@@ -258,7 +271,11 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options) -> Notes:
             _dropped(fact, res.notes, diags)
             if len({t.text for t in res.camel}) > NAME_CAP:
                 crowded.append((fact, res))
-            facts.append((fact, None if res is NOTHING else res))
+            st = None
+            if stems is not None:
+                st = tuple(stems(fact.full_text))
+                df.update(st)
+            facts.append((fact, None if res is NOTHING else res, st))
 
         for ln in notation.scan(path, display, diags, classify):
             st.lines += 1
@@ -288,7 +305,7 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options) -> Notes:
         _dropped(fact, done.notes[len(res.notes) :], diags)
     order = {display: i for i, (display, _) in enumerate(files)}
     diags.sort(key=lambda d: (order.get(d.file, 0), d.line or 0, d.col or 0))
-    return Notes(stats, ReadFacts(facts, resolver), diags, roots)
+    return Notes(stats, ReadFacts(facts, resolver), diags, roots, df)
 
 
 def _dropped(fact: ParsedFact, notes: list[tuple[int, str]], diags: list[Diagnostic]) -> None:
@@ -328,7 +345,10 @@ def merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
 
 
 def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
-    df = MergeIndex.frequencies(stems(f.full_text) for f in notes.facts.parsed())
+    if notes.frequencies is not None:
+        df = Counter(notes.frequencies)
+    else:
+        df = MergeIndex.frequencies(stems(f.full_text) for f in notes.facts.parsed())
     df.update(MergeIndex.frequencies(entry[4] for entry in stored.entries()))
     index = MergeIndex(df)
     for fid, scope, nums, tasks, stem_tuple in stored.entries():
@@ -345,10 +365,10 @@ def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
             facts.add(fid, rec)
         return rec
 
-    for fact, res in notes.facts:
-        st = stems(fact.full_text)
-        # Stems are kept as tuples (a third of a frozenset's memory).
-        stem_tuple, nums = tuple(st), numbers(fact.full_text)
+    for fact, res, stem_tuple in notes.facts.with_stems():
+        if stem_tuple is None:
+            stem_tuple = tuple(stems(fact.full_text))
+        st, nums = frozenset(stem_tuple), numbers(fact.full_text)
         fp = fingerprint(fact)
         key = Key(fact.scope, nums, fact.tasks)
         known = stored.known(fp)
@@ -449,8 +469,8 @@ def import_notes(
     store_path = Path(store)
     if not dry_run:
         sqlite.check_writable(store_path)
-    notes = read_notes(paths, options)
     stems = Stems()
+    notes = read_notes(paths, options, stems)
     if dry_run:
         with sqlite.reading(store_path) as stored:
             result = merge(notes, stored, stems)

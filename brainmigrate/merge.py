@@ -141,6 +141,7 @@ class MergeIndex:
         # ranks packed as 2 bytes while there are fewer than 65,536 stems, else 4
         self._code = "H" if len(self._rank) < 1 << 16 else "I"
         self._rank_ints: list[int] = []
+        self._last: tuple[Key, bytes] | None = None  # best() then add(): one digest
         self._postings_from = postings_from
 
     @staticmethod
@@ -150,6 +151,14 @@ class MergeIndex:
         for s in stem_sets:
             df.update(s)
         return df
+
+    def _digest(self, key: Key) -> bytes:
+        last = self._last
+        if last is not None and last[0] is key:
+            return last[1]
+        digest = _digest(key)
+        self._last = (key, digest)
+        return digest
 
     def _ranks(self, stems: Collection[str]) -> list[int]:
         rank = self._rank
@@ -173,7 +182,7 @@ class MergeIndex:
 
     def add(self, seq: int, key: Key, stems: Collection[str]) -> None:
         self._store(seq, self._ranks(stems))
-        digest = _digest(key)
+        digest = self._digest(key)
         block = self._blocks.get(digest)
         if block is None:
             self._blocks[digest] = seq
@@ -233,7 +242,7 @@ class MergeIndex:
         ranks = self._ranks(stems)
         if self._unpack(seq).tolist() == ranks:
             return
-        block = self._blocks[_digest(key)]
+        block = self._blocks[self._digest(key)]
         indexed = not isinstance(block, int) and block.postings is not None
         if indexed:
             self._unpost(block, seq)
@@ -242,7 +251,7 @@ class MergeIndex:
             self._post(block, seq)
 
     def best(self, key: Key, stems: Collection[str]) -> tuple[int, float] | None:
-        block = self._blocks.get(_digest(key))
+        block = self._blocks.get(self._digest(key))
         if block is None:
             return None
         ranks = self._ranks(stems)
