@@ -1,0 +1,90 @@
+"""Peak memory of `brainmigrate import` on large notes (issue 6: at most 200 MB).
+
+Generates two corpora with bench/corpus.py: 1M lines in 1,000 files, and one notes file of
+about 100 MB (1.15M lines). On each it runs, as separate processes, a first import into a
+new store, a second import of the same files (every line already imported) and a
+`--dry-run --format json`, and prints each run's wall time and peak RSS (the child's own,
+from wait4), and whether it is within the bar.
+
+    python bench/bench_memory.py [--scale 1.0] [--bar-mb 200] [--keep DIR]
+
+`--scale 0.1` runs a tenth of each corpus (a quick look, not the measurement).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from corpus import generate  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+ROOTS = [REPO / "samples/roots/app", REPO / "samples/roots/infra"]
+
+
+def run(args: list[str]) -> tuple[float, float, int]:
+    """Run ``brainmigrate ARGS`` with output discarded; (seconds, peak RSS in MB, exit)."""
+    cmd = [sys.executable, "-m", "brainmigrate", *args]
+    t = time.perf_counter()
+    with subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as p:
+        _, status, usage = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+    seconds = time.perf_counter() - t
+    # ru_maxrss is in kilobytes on Linux, in bytes on macOS
+    mb = usage.ru_maxrss / (1 << 20 if sys.platform == "darwin" else 1 << 10)
+    return seconds, mb, p.returncode
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--scale", type=float, default=1.0)
+    ap.add_argument("--bar-mb", type=float, default=200.0)
+    ap.add_argument("--keep", type=Path, help="generate the corpora here and keep them")
+    a = ap.parse_args()
+    tmp = a.keep or Path(tempfile.mkdtemp(prefix="bm-memory-"))
+    roots = sum((["--root", str(r)] for r in ROOTS), [])
+    corpora = [
+        ("1M lines, 1,000 files", "many", int(1_000_000 * a.scale), 1000),
+        ("one ~100 MB file", "one", int(1_150_000 * a.scale), 1),
+    ]
+    worst = 0.0
+    try:
+        for title, name, lines, files in corpora:
+            folder = tmp / name
+            if not folder.is_dir():
+                generate(folder, lines, files)
+            size = sum(f.stat().st_size for f in folder.glob("*.md"))
+            print(f"{title}: {lines:,} lines, {size / 1e6:.0f} MB")
+            store = tmp / f"{name}.db"
+            store.unlink(missing_ok=True)
+            cache = ["--cache-dir", str(tmp / "cache")]
+            base = ["import", str(folder), *roots, *cache]
+            for what, extra in [
+                ("import into a new store", ["--store", str(store)]),
+                ("import again (all known)", ["--store", str(store)]),
+                (
+                    "--dry-run --format json",
+                    ["--store", str(tmp / "no.db"), "--dry-run", "--format", "json"],
+                ),
+            ]:
+                seconds, mb, code = run(base + extra)
+                worst = max(worst, mb)
+                verdict = "ok" if mb <= a.bar_mb else f"OVER {a.bar_mb:.0f} MB"
+                print(
+                    f"  {what:<26} {seconds:6.1f} s  peak RSS {mb:6.0f} MB  exit {code}  {verdict}"
+                )
+    finally:
+        if a.keep is None:
+            shutil.rmtree(tmp, ignore_errors=True)
+    print(f"largest peak RSS: {worst:.0f} MB (bar {a.bar_mb:.0f} MB)")
+
+
+if __name__ == "__main__":
+    main()
