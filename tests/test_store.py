@@ -243,3 +243,24 @@ def test_a_run_kept_on_disk_writes_the_same_store(tmp_path, monkeypatch):
         assert g == e
     assert expected[1]["totals"]["added"] == 0
     assert _timeless(dump(tmp_path / "b" / "k.db")) == _timeless(dump(tmp_path / "a" / "k.db"))
+
+
+def test_a_dry_run_holds_no_lock_on_the_store_while_it_merges(tmp_path, monkeypatch):
+    run(tmp_path)  # a store to merge against
+    db = tmp_path / "know.db"
+    merge, took = importer.merge, []
+
+    def merge_then_write(notes, stored, stems):
+        # while the dry run merges, another writer takes the store exclusively at once
+        other = sqlite3.connect(db, timeout=0, isolation_level=None)
+        other.execute("BEGIN EXCLUSIVE")
+        other.execute("UPDATE meta SET value = value WHERE key = 'application'")
+        other.execute("COMMIT")
+        other.close()
+        took.append(True)
+        return merge(notes, stored, stems)
+
+    monkeypatch.setattr(importer, "merge", merge_then_write)
+    dry = run(tmp_path, dry_run=True)
+    assert took == [True]
+    assert dry["totals"]["added"] == 0 and dry["totals"]["unchanged"] == 29
