@@ -814,6 +814,31 @@ def test_unknown_format_exits_2(store, tmp_path):
         export.export(store, "csv", tmp_path / "x")
 
 
+@pytest.mark.parametrize(
+    ("scopes", "named"), [(["area:nosuch"], "area:nosuch"), (["area:docker,dockr"], "dockr")]
+)
+def test_a_scope_no_fact_has_exits_2_and_writes_nothing(store, tmp_path, scopes, named):
+    out = tmp_path / "brain"
+    args = sum((["--scope", s] for s in scopes), [])
+    result = run("export", "--store", str(store), "--to", "brain", "--output", str(out), *args)
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"brainmigrate: error: --scope {named}: no fact in the store has this scope (scopes in"
+        " the store: area:api-patterns, area:docker, area:payments, area:webhooks)\n"
+    )
+    assert not out.exists()
+    # every scope given exists: exported as before
+    ok = run(
+        "export", "--store", str(store), "--to", "brain", "--output", str(out), "--scope", "area"
+    )
+    assert ok.exit_code == 0 and sorted(p.name for p in out.iterdir()) == [
+        "api-patterns.md",
+        "docker.md",
+        "payments.md",
+        "webhooks.md",
+    ]
+
+
 def test_cli_formats_match_the_library():
     assert list(export.FORMATS) == cli.EXPORT_FORMATS
 

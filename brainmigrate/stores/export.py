@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from brainmigrate.facts import KIND_OF_MARKER, SUPERSEDED, TaskIds, build_fact, plus_kind_for
-from brainmigrate.fsutil import file_mode, folder_mode, stage_bytes, write_bytes_atomic
+from brainmigrate.fsutil import file_mode, folder_mode, printable, stage_bytes, write_bytes_atomic
 from brainmigrate.merge import Key, MergeIndex, Stems, numbers
 from brainmigrate.model import KINDS, MARKERS, FactRecord
 from brainmigrate.notation import Line, classifier, fold, split_trailer
@@ -146,6 +146,7 @@ def export(
     path = Path(store)
     sqlite.require(path)
     snap = sqlite.load(path)
+    _check_scopes(options.scopes, {r.scope for r in snap.facts.values()})
     facts = select(snap.facts.values(), options)
     extra = sqlite.details(path) if fmt in ("jsonl", "knowledge") else {}
     result = ExportResult(fmt, out, len(facts))
@@ -169,6 +170,23 @@ def export(
 
 
 # ------------------------------------------------------------------------------ selecting
+
+
+def _check_scopes(values: Sequence[str], stored: set[str]) -> None:
+    """Raise ``ExportError`` for a ``--scope`` no stored fact has (a typo would otherwise
+    export nothing and look done); the message lists the store's scopes."""
+    exact, areas = parse_scopes(values)
+    missing = [s for s in exact if s not in stored]
+    if areas and not any(s.startswith("area:") for s in stored):
+        missing.append("area")
+    if not missing:
+        return
+    known = sorted(stored)
+    listed = ", ".join(printable(s) for s in known[:8]) + (", …" if len(known) > 8 else "")
+    raise ExportError(
+        f"--scope {printable(missing[0])}: no fact in the store has this scope"
+        f" ({'scopes in the store: ' + listed if known else 'the store is empty'})"
+    )
 
 
 def select(facts: Iterable[FactRecord], options: Options) -> list[FactRecord]:
