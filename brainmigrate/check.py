@@ -12,7 +12,6 @@ clearly closest path of the first root.
 
 from __future__ import annotations
 
-import bisect
 import fnmatch
 import hashlib
 import json
@@ -20,7 +19,7 @@ import os
 import re
 import subprocess
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -155,6 +154,21 @@ class CheckedFact:
     text: str
 
 
+class CheckedFacts:
+    """The facts a check read, as ``CheckedFact`` values: ``len`` and iteration, read back
+    from the run's temporary file each time (``importer.ReadFacts``)."""
+
+    def __init__(self, facts: importer.ReadFacts) -> None:
+        self._facts = facts
+
+    def __len__(self) -> int:
+        return len(self._facts)
+
+    def __iter__(self) -> Iterator[CheckedFact]:
+        for f in self._facts.parsed():
+            yield CheckedFact(f.file, f.line, f.scope, f.text)
+
+
 @dataclass(frozen=True, slots=True)
 class BaselineEntry:
     """A finding the baseline accepts: ``fingerprint`` and ``count``; the rest is for people."""
@@ -195,7 +209,7 @@ class CheckResult:
     ``exclude`` globs left out."""
 
     files: tuple[str, ...]
-    facts: tuple[CheckedFact, ...]
+    facts: Sequence[CheckedFact] | CheckedFacts
     findings: tuple[Finding, ...]
     fail_on: str = "error"
     baseline: BaselineStatus | None = None
@@ -265,7 +279,7 @@ def run_check(
         paths = kept
     notes = importer.read_notes(paths, options)
     findings = collect(notes, MoveHints(notes.roots, options.cache_dir))
-    facts = tuple(CheckedFact(f.file, f.line, f.scope, f.text) for f, _ in notes.facts)
+    facts = CheckedFacts(notes.facts)
     files = tuple(st.path for st in notes.files)
     status = None
     if baseline is not None:
@@ -306,33 +320,48 @@ def collect(notes: importer.Notes, hints: MoveHints | None = None) -> list[Findi
             out.append(_citation_finding(fact, c, hints))
     if notes.warnings:
         scopes = {st.path: st.scope for st in notes.files}
-        heads: dict[str, tuple[list[int], list[ParsedFact]]] = {}
-        for fact, _ in notes.facts:
-            lines, facts = heads.setdefault(fact.file, ([], []))
-            lines.append(fact.line)
-            facts.append(fact)
-        for d in notes.warnings:
-            out.append(_diagnostic_finding(d, _owner(d, *heads.get(d.file, ([], []))), scopes))
+        for d, owner in _owners(notes):
+            out.append(_diagnostic_finding(d, owner, scopes))
     order = {st.path: i for i, st in enumerate(notes.files)}
     out.sort(key=lambda f: (order.get(f.file, 0), f.line or 0, f.col or 0, f.code, f.subject))
     return out
 
 
+def _owners(notes: importer.Notes) -> Iterator[tuple[Diagnostic, ParsedFact | None]]:
+    """Each warning with the fact it is about (or None), in one pass over the facts.
+
+    Facts come in file order (command-line order) and line order; warnings are sorted the
+    same way, so a warning's candidate is the last fact at or before its line in its file.
+    """
+    order = {st.path: i for i, st in enumerate(notes.files)}
+    warnings = sorted(
+        (d for d in notes.warnings if d.line is not None and d.file in order),
+        key=lambda d: (order[d.file], d.line),
+    )
+    yield from ((d, None) for d in notes.warnings if d.line is None or d.file not in order)
+    facts = iter(notes.facts.parsed())
+    last: ParsedFact | None = None
+    ahead = next(facts, None)
+    for d in warnings:
+        at = (order[d.file], d.line)
+        while ahead is not None and (order[ahead.file], ahead.line) <= at:
+            last, ahead = ahead, next(facts, None)
+        yield d, _owner(d, last)
+
+
 #: Diagnostics that always belong to a fact: at its first line (BM202, BM302) or at one of
-#: its lines (BM301); others belong to a fact only when they sit on its first line.
+#: its lines (BM301); others (BM305, BM306, …) belong to a fact when they sit on one of its
+#: lines (its first line or a continuation).
 _FACT_CODES = frozenset({"BM202", "BM301", "BM302"})
 
 
-def _owner(d: Diagnostic, lines: list[int], facts: list[ParsedFact]) -> ParsedFact | None:
-    """The fact a diagnostic is about (``facts`` of its file and their first ``lines``, in
-    line order), or None."""
-    if d.line is None or not facts:
+def _owner(d: Diagnostic, last: ParsedFact | None) -> ParsedFact | None:
+    """The fact diagnostic ``d`` is about, given ``last``, the last fact starting at or
+    before its line (in any file), or None."""
+    if last is None or last.file != d.file:
         return None
-    i = bisect.bisect_right(lines, d.line) - 1
-    if i < 0:
-        return None
-    fact = facts[i]
-    return fact if fact.line == d.line or d.code in _FACT_CODES else None
+    mine = d.line <= max(last.line, last.last_line) or d.code in _FACT_CODES
+    return last if mine else None
 
 
 def _citation_finding(fact: ParsedFact, c: Citation, hints: MoveHints | None) -> Finding:

@@ -155,6 +155,7 @@ def build_fact(
         status="superseded" if "SUPERSEDED" in full and SUPERSEDED.search(full) else "active",
         segments=tuple(segments),
         suppress=frozenset(suppress) if suppress else NONE,
+        last_line=lines[-1].number,
     )
 
 

@@ -115,7 +115,8 @@ class ParsedFact:
     ``text`` is folded and cut to 2000 characters; ``full_text`` is the whole folded text
     every rule reads. ``created`` is ISO 8601 UTC (``2026-09-23T13:16:09Z``) or None.
     ``suppress`` names the checks a ``<!-- brainmigrate: allow-… -->`` trailer waives
-    (``"gone"``).
+    (``"gone"``). ``last_line`` is the line of its last continuation (``line`` when it has
+    none; 0 when not known).
     """
 
     file: str
@@ -132,6 +133,7 @@ class ParsedFact:
     status: str
     segments: tuple[Segment, ...] = field(compare=False, default=())
     suppress: frozenset[str] = frozenset()
+    last_line: int = field(compare=False, default=0)
 
     def without_segments(self) -> ParsedFact:
         """The same fact without its segments, once anchors have read them (they are the
@@ -151,6 +153,7 @@ class ParsedFact:
             self.status,
             (),
             self.suppress,
+            self.last_line,
         )
 
 

@@ -170,6 +170,27 @@ def test_file_diagnostics_become_findings(project):
     assert [f.fact_line for f in result.findings] == [None, 1, 2]
 
 
+def test_each_warning_belongs_to_the_fact_at_or_before_it_in_its_own_file(project):
+    write(
+        project,
+        {
+            "notes/b.md": "\n+ first fact <!-- soon -->\n  goes on\n+ second <!-- later -->\n",
+            "notes/a.md": "# heading\n```\n+ in a fence\n",
+        },
+    )
+    (project / "notes/c.md").write_bytes(b"+ one\n  cont \xff\n\xffstray\n+ two \x00\n")
+    result = run(["notes/b.md", "notes/a.md", "notes/c.md"])
+    got = [(f.file, f.line, f.code, f.fact_line) for f in result.findings]
+    assert got == [
+        ("notes/b.md", 2, "BM301", 2),
+        ("notes/b.md", 4, "BM301", 4),
+        ("notes/a.md", 2, "BM303", None),  # no fact before it in its file
+        ("notes/c.md", 2, "BM305", 1),  # on a continuation: its fact's
+        ("notes/c.md", 3, "BM305", None),  # on a line of no fact
+        ("notes/c.md", 4, "BM306", 4),
+    ]
+
+
 def test_camelcase_ambiguity_is_reported(project):
     write(
         project / "repo",
