@@ -83,14 +83,13 @@ def search(
     """
     if not 1 <= limit <= MAX_LIMIT:
         raise ValueError(f"--limit must be between 1 and {MAX_LIMIT}")
-    path = Path(store)
-    sqlite.require(path)
-    expr = fts_query(query)
-    if not expr:
-        return []
-    exact, areas = parse_scopes(scopes)
-    ids = sqlite.match(path, expr, exact, areas, kinds, include_superseded, limit)
-    facts = sqlite.fetch(path, ids)
+    with sqlite.reader(Path(store)) as store_reader:
+        expr = fts_query(query)
+        if not expr:
+            return []
+        exact, areas = parse_scopes(scopes)
+        ids = store_reader.match(expr, exact, areas, kinds, include_superseded, limit)
+        facts = store_reader.fetch(ids)
     return [Hit(facts[i], hit_line(facts[i])) for i in ids if i in facts]
 
 
@@ -124,11 +123,11 @@ def show(store: str | os.PathLike, fact_id: str) -> dict:
     """
     path = Path(store)
     number = parse_id(fact_id)
-    sqlite.require(path)
-    rec = sqlite.fetch(path, [number]).get(number)
-    if rec is None:
-        raise NotFound(f"no fact k{number} in {path}; 'brainmigrate search' finds ids")
-    extra = sqlite.details(path, [number]).get(number, {})
+    with sqlite.reader(path) as store_reader:
+        rec = store_reader.fetch([number]).get(number)
+        if rec is None:
+            raise NotFound(f"no fact k{number} in {path}; 'brainmigrate search' finds ids")
+        extra = store_reader.details([number]).get(number, {})
     return fact_dict(rec, extra)
 
 

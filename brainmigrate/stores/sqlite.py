@@ -541,6 +541,10 @@ def require(path: Path) -> None:
     Absent, empty and never-initialized files are "no store" (the message names
     ``brainmigrate import``); other files fail as in ``load``.
     """
+    _open_store(path).close()
+
+
+def _open_store(path: Path) -> sqlite3.Connection:
     check_file(path)
     missing = StoreError(
         f"{path}: no store here; run 'brainmigrate import NOTES --store {path}' first "
@@ -552,38 +556,118 @@ def require(path: Path) -> None:
     try:
         version = con.execute("PRAGMA user_version").fetchone()[0]
     except sqlite3.Error as exc:
+        con.close()
         raise _error(path, exc) from None
+    if version == 0:
+        con.close()
+        raise missing
+    return con
+
+
+@contextlib.contextmanager
+def reader(path: Path) -> Iterator[Reader]:
+    """The store at ``path`` opened once, read-only, for search, show and export.
+
+    Raises ``StoreError`` as ``require`` does; the reader's methods raise ``StoreError``.
+    """
+    con = _open_store(path)
+    try:
+        yield Reader(con, path)
     finally:
         con.close()
-    if version == 0:
-        raise missing
+
+
+class Reader:
+    """Queries on one open store: ``match``, ``fetch`` and ``details`` (see the functions
+    of the same names). Every method raises ``StoreError`` for a store it cannot read."""
+
+    def __init__(self, con: sqlite3.Connection, path: Path) -> None:
+        self._con, self._path = con, path
+
+    def _run(self, work):
+        try:
+            return work(self._con)
+        except sqlite3.Error as exc:
+            raise _error(self._path, exc) from None
+        except (KeyError, ValueError) as exc:
+            raise StoreError(
+                f"{self._path}: the store is inconsistent ({exc}); restore a backup"
+            ) from None
+
+    def details(self, ids: Iterable[int] | None = None) -> dict[int, dict]:
+        wanted = None if ids is None else list(dict.fromkeys(ids))
+        if wanted == []:
+            return {}
+        where = fact_where = ""
+        if wanted is not None:
+            marks = ",".join("?" * len(wanted))
+            where, fact_where = f" WHERE id IN ({marks})", f" WHERE fact_id IN ({marks})"
+        params = wanted or []
+
+        def work(con: sqlite3.Connection) -> dict[int, dict]:
+            out: dict[int, dict] = {}
+            for fid, imported, updated in con.execute(
+                f"SELECT id, imported, updated FROM facts{where}", params
+            ):
+                out[fid] = {"imported": imported, "updated": updated, "provenance": []}
+            for fid, file, line, imported in con.execute(
+                f"SELECT fact_id, file, line, imported FROM provenance{fact_where} ORDER BY rowid",
+                params,
+            ):
+                entry = out.get(fid)
+                if entry is not None:
+                    entry["provenance"].append({"file": file, "line": line, "imported": imported})
+            return out
+
+        return self._run(work)
+
+    def match(
+        self,
+        query: str,
+        scopes: Iterable[str] = (),
+        areas: bool = False,
+        kinds: Iterable[str] = (),
+        superseded: bool = False,
+        limit: int = 5,
+    ) -> list[int]:
+        sql = ["SELECT f.id FROM facts_fts JOIN facts f ON f.id = facts_fts.rowid"]
+        sql.append(" WHERE facts_fts MATCH ?")
+        args: list = [query]
+        scopes = list(scopes)
+        if scopes or areas:
+            parts = []
+            if scopes:
+                parts.append(f"f.scope IN ({','.join('?' * len(scopes))})")
+                args.extend(scopes)
+            if areas:
+                parts.append("f.scope LIKE 'area:%'")
+            sql.append(f" AND ({' OR '.join(parts)})")
+        kinds = list(kinds)
+        if kinds:
+            sql.append(f" AND f.kind IN ({','.join('?' * len(kinds))})")
+            args.extend(kinds)
+        if not superseded:
+            sql.append(" AND f.status != 'superseded'")
+        sql.append(" ORDER BY bm25(facts_fts), f.id LIMIT ?")
+        args.append(limit)
+        return self._run(lambda con: [row[0] for row in con.execute("".join(sql), args)])
+
+    def fetch(self, ids: Iterable[int]) -> dict[int, FactRecord]:
+        ids = list(dict.fromkeys(ids))
+        if not ids:
+            return {}
+        return self._run(lambda con: _read_facts(con, ids))
 
 
 def details(path: Path, ids: Iterable[int] | None = None) -> dict[int, dict]:
     """What ``load`` leaves out, per fact id: ``imported``, ``updated`` (ISO UTC times) and
     ``provenance``, a list of ``{"file", "line", "imported"}`` in the order it was recorded.
 
-    ``ids`` limits the answer to those facts (None: every fact). Raises ``StoreError``.
+    ``ids`` limits the answer to those facts, and the rows read (None: every fact).
+    Raises ``StoreError``.
     """
-    require(path)
-    wanted = None if ids is None else set(ids)
-    out: dict[int, dict] = {}
-    con = _connect(path, readonly=True)
-    try:
-        for fid, imported, updated in con.execute("SELECT id, imported, updated FROM facts"):
-            if wanted is None or fid in wanted:
-                out[fid] = {"imported": imported, "updated": updated, "provenance": []}
-        for fid, file, line, imported in con.execute(
-            "SELECT fact_id, file, line, imported FROM provenance ORDER BY rowid"
-        ):
-            entry = out.get(fid)
-            if entry is not None:
-                entry["provenance"].append({"file": file, "line": line, "imported": imported})
-    except sqlite3.Error as exc:
-        raise _error(path, exc) from None
-    finally:
-        con.close()
-    return out
+    with reader(path) as r:
+        return r.details(ids)
 
 
 def match(
@@ -601,34 +685,8 @@ def match(
     ``kinds`` those kinds; superseded facts only with ``superseded``. At most ``limit``
     ids. Raises ``StoreError`` (no store, newer schema, unreadable).
     """
-    require(path)
-    sql = ["SELECT f.id FROM facts_fts JOIN facts f ON f.id = facts_fts.rowid"]
-    sql.append(" WHERE facts_fts MATCH ?")
-    args: list = [query]
-    scopes = list(scopes)
-    if scopes or areas:
-        parts = []
-        if scopes:
-            parts.append(f"f.scope IN ({','.join('?' * len(scopes))})")
-            args.extend(scopes)
-        if areas:
-            parts.append("f.scope LIKE 'area:%'")
-        sql.append(f" AND ({' OR '.join(parts)})")
-    kinds = list(kinds)
-    if kinds:
-        sql.append(f" AND f.kind IN ({','.join('?' * len(kinds))})")
-        args.extend(kinds)
-    if not superseded:
-        sql.append(" AND f.status != 'superseded'")
-    sql.append(" ORDER BY bm25(facts_fts), f.id LIMIT ?")
-    args.append(limit)
-    con = _connect(path, readonly=True)
-    try:
-        return [row[0] for row in con.execute("".join(sql), args)]
-    except sqlite3.Error as exc:
-        raise _error(path, exc) from None
-    finally:
-        con.close()
+    with reader(path) as r:
+        return r.match(query, scopes, areas, kinds, superseded, limit)
 
 
 def fetch(path: Path, ids: Iterable[int]) -> dict[int, FactRecord]:
@@ -636,16 +694,5 @@ def fetch(path: Path, ids: Iterable[int]) -> dict[int, FactRecord]:
 
     Reads only those rows, so it is quick on a large store. Raises ``StoreError``.
     """
-    require(path)
-    ids = list(dict.fromkeys(ids))
-    if not ids:
-        return {}
-    con = _connect(path, readonly=True)
-    try:
-        return _read_facts(con, ids)
-    except sqlite3.Error as exc:
-        raise _error(path, exc) from None
-    except (KeyError, ValueError) as exc:
-        raise StoreError(f"{path}: the store is inconsistent ({exc}); restore a backup") from None
-    finally:
-        con.close()
+    with reader(path) as r:
+        return r.fetch(ids)
