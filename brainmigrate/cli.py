@@ -7,6 +7,7 @@ written).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import sys
@@ -62,6 +63,11 @@ def guarded(func):
         except _known_errors() as exc:
             click.echo(f"brainmigrate: error: {exc}", err=True)
             sys.exit(2)
+        except BrokenPipeError:
+            # the reader went away (``| head``): stop quietly, as a tool killed by SIGPIPE
+            with contextlib.suppress(OSError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(141)
         except KeyboardInterrupt:
             click.echo(
                 "brainmigrate: interrupted (a store is written whole or not at all)", err=True

@@ -370,3 +370,16 @@ def test_an_unwritable_temporary_folder_is_one_line_and_writes_no_store(tmp_path
         " No such file or directory; free space there or set TMPDIR\n"
     )
     assert not (tmp_path / "k.db").exists()
+
+
+def test_a_reader_that_goes_away_stops_the_report_quietly(tmp_path):
+    notes = tmp_path / "many.md"
+    notes.write_text("".join(f"+ fact number {i} about the webhook retries\n" for i in range(3000)))
+    cmd = [sys.executable, "-m", "brainmigrate", "import", str(notes), "--root", str(tmp_path)]
+    cmd += ["--dry-run", "--format", "json", "--store", str(tmp_path / "k.db")]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout.read(100).startswith(b"{")
+    proc.stdout.close()  # like `| head -c 100`
+    err = proc.stderr.read()
+    assert proc.wait(timeout=60) == 141  # as a tool killed by SIGPIPE
+    assert err == b""
