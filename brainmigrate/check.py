@@ -19,7 +19,7 @@ import os
 import re
 import subprocess
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -278,7 +278,7 @@ def run_check(
                 kept.append(path)
         paths = kept
     notes = importer.read_notes(paths, options)
-    findings = collect(notes, MoveHints(notes.roots, options.cache_dir))
+    findings = collect(notes, MoveHints(notes.roots, options.cache_dir, notes.name_index))
     facts = CheckedFacts(notes.facts)
     files = tuple(st.path for st in notes.files)
     status = None
@@ -558,12 +558,19 @@ class MoveHints:
        (``handler_v1``/``handler_v2``) never match.
 
     Everything is lazy and made once per run: git's history per root, the first root's
-    file list; answers are cached per path.
+    file list; answers are cached per path. ``index`` gives the first root's declaration
+    index when the run already has one (``Notes.name_index``), so it is not made twice.
     """
 
-    def __init__(self, roots: Sequence[Root], cache_dir: str | os.PathLike | None = None):
+    def __init__(
+        self,
+        roots: Sequence[Root],
+        cache_dir: str | os.PathLike | None = None,
+        index: Callable[[], object] | None = None,
+    ):
         self.roots = list(roots)
         self._cache_dir = cache_dir
+        self._made_index = index
         self._renames: dict[int, dict[str, str]] = {}
         self._index = None
         self._by_stem: dict[str, list[tuple[str, str]]] | None = None
@@ -619,6 +626,8 @@ class MoveHints:
         return None
 
     def _first_index(self):
+        if self._index is None and self._made_index is not None:
+            self._index = self._made_index()
         if self._index is None:
             from brainmigrate.codeindex import CodeIndex
 

@@ -12,7 +12,7 @@ import os
 import re
 import stat
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -110,6 +110,9 @@ class Notes:
     roots: list[Root]
     #: document frequency of each stem over the facts, when ``read_notes`` made stems
     frequencies: Counter | None = None
+    #: the first root's declaration index the run used (made on first call; None when
+    #: there is no root), for whatever else needs it in the same run
+    name_index: Callable[[], object] | None = None
 
 
 @dataclass
@@ -305,7 +308,7 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options, stems: Ste
         _dropped(fact, done.notes[len(res.notes) :], diags)
     order = {display: i for i, (display, _) in enumerate(files)}
     diags.sort(key=lambda d: (order.get(d.file, 0), d.line or 0, d.col or 0))
-    return Notes(stats, ReadFacts(facts, resolver), diags, roots, df)
+    return Notes(stats, ReadFacts(facts, resolver), diags, roots, df, resolver.index)
 
 
 def _dropped(fact: ParsedFact, notes: list[tuple[int, str]], diags: list[Diagnostic]) -> None:

@@ -507,6 +507,23 @@ def test_hints_from_git_renames_same_name_and_similar_paths(history):
     ]
 
 
+def test_names_and_hints_share_one_index_of_the_first_root(history, monkeypatch):
+    from brainmigrate.codeindex import CodeIndex
+
+    with open("notes/code.md", "a") as f:
+        f.write("+ the entry point is Entry.kt\n")  # a bare name: the resolver needs the index
+    made = []
+    init = CodeIndex.__init__
+    monkeypatch.setattr(
+        CodeIndex, "__init__", lambda self, *a, **k: made.append(1) or init(self, *a, **k)
+    )
+    result = check.run_check(["notes"], importer.Options(roots=["checkout"]))
+    assert ("BM101", "docs/guide.md", check.Hint("manual/guide.md", "same-name")) in [
+        (f.code, f.subject, f.hint) for f in result.findings
+    ]
+    assert made == [1]
+
+
 def test_ci_run_reports_hints_in_text_and_github(history):
     got = cli("notes", "--root", "checkout", "--format", "github")
     assert got.exit_code == 1
