@@ -490,6 +490,25 @@ def test_scope_file_names_are_safe_and_unique():
     assert export.scope_stems(["area:memory"], ["memory"]) == {"area:memory": "memory-2"}
 
 
+def test_brain_notes_scopes_a_file_name_cannot_carry(tmp_path):
+    db = tmp_path / "k.db"
+    _write_facts(
+        db,
+        [
+            _rec(1, "area:docker", "other", "?", "compose pins postgres"),
+            _rec(2, "area:con", "other", "?", "a scope windows cannot name"),
+            _rec(3, "repo", "other", "?", "a scope of no file"),
+        ],
+    )
+    result = export.export(db, "brain", tmp_path / "out")
+    assert result.files == ["docker.md", "repo.md", "scope-con.md"]
+    assert result.notes == [
+        "2 scopes cannot be told by their file name alone: area:con in scope-con.md (imports"
+        " as area:scope-con unless imported with --scope area:con); repo in repo.md (imports"
+        " as area:repo unless imported with --scope repo)"
+    ]
+
+
 def test_brain_traversal_scope_stays_inside(tmp_path):
     db = tmp_path / "k.db"
     _write_facts(db, [_rec(1, "area:../../etc", "other", "?", "who owns passwd")])

@@ -36,7 +36,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from brainmigrate.facts import KIND_OF_MARKER, SUPERSEDED, TaskIds, build_fact, plus_kind_for
+from brainmigrate.facts import (
+    KIND_OF_MARKER,
+    SUPERSEDED,
+    TaskIds,
+    build_fact,
+    plus_kind_for,
+    scope_for,
+)
 from brainmigrate.fsutil import file_mode, folder_mode, printable, stage_bytes, write_bytes_atomic
 from brainmigrate.merge import Key, MergeIndex, Stems, numbers
 from brainmigrate.model import KINDS, MARKERS, FactRecord
@@ -375,6 +382,17 @@ def brain_files(
         notes.append(
             f"{len(merging)} facts are so alike that importing the export merges them: "
             f"{', '.join(_cap(merging))}"
+        )
+    renamed = [
+        f"{printable(scope)} in {stems[scope]}.md (imports as {scope_for(stems[scope] + '.md')}"
+        f" unless imported with --scope {printable(scope)})"
+        for scope in sorted(by_scope)
+        if scope_for(f"{stems[scope]}.md") != scope
+    ]
+    if renamed:
+        notes.append(
+            f"{len(renamed)} scopes cannot be told by their file name alone: "
+            + "; ".join(_cap(renamed))
         )
     return files
 
