@@ -578,8 +578,8 @@ def reader(path: Path) -> Iterator[Reader]:
 
 
 class Reader:
-    """Queries on one open store: ``match``, ``fetch`` and ``details`` (see the functions
-    of the same names). Every method raises ``StoreError`` for a store it cannot read."""
+    """Queries on one open store (``reader``): ``match``, ``fetch`` and ``details``. Every
+    method raises ``StoreError`` for a store it cannot read."""
 
     def __init__(self, con: sqlite3.Connection, path: Path) -> None:
         self._con, self._path = con, path
@@ -595,6 +595,7 @@ class Reader:
             ) from None
 
     def details(self, ids: Iterable[int] | None = None) -> dict[int, dict]:
+        """See ``details``."""
         wanted = None if ids is None else list(dict.fromkeys(ids))
         if wanted == []:
             return {}
@@ -630,6 +631,12 @@ class Reader:
         superseded: bool = False,
         limit: int = 5,
     ) -> list[int]:
+        """Fact ids whose FTS5 words match ``query`` (an FTS5 expression), best BM25 first.
+
+        ``scopes`` keeps facts of those scopes (``areas``: also every ``area:*`` scope),
+        ``kinds`` those kinds; superseded facts only with ``superseded``. At most
+        ``limit`` ids.
+        """
         sql = ["SELECT f.id FROM facts_fts JOIN facts f ON f.id = facts_fts.rowid"]
         sql.append(" WHERE facts_fts MATCH ?")
         args: list = [query]
@@ -653,6 +660,8 @@ class Reader:
         return self._run(lambda con: [row[0] for row in con.execute("".join(sql), args)])
 
     def fetch(self, ids: Iterable[int]) -> dict[int, FactRecord]:
+        """The facts with these ids (those the store holds), with anchors and gone
+        citations; reads only those rows, so it is quick on a large store."""
         ids = list(dict.fromkeys(ids))
         if not ids:
             return {}
@@ -668,31 +677,3 @@ def details(path: Path, ids: Iterable[int] | None = None) -> dict[int, dict]:
     """
     with reader(path) as r:
         return r.details(ids)
-
-
-def match(
-    path: Path,
-    query: str,
-    scopes: Iterable[str] = (),
-    areas: bool = False,
-    kinds: Iterable[str] = (),
-    superseded: bool = False,
-    limit: int = 5,
-) -> list[int]:
-    """Fact ids whose FTS5 words match ``query`` (an FTS5 expression), best BM25 first.
-
-    ``scopes`` keeps facts of those scopes (``areas``: also every ``area:*`` scope),
-    ``kinds`` those kinds; superseded facts only with ``superseded``. At most ``limit``
-    ids. Raises ``StoreError`` (no store, newer schema, unreadable).
-    """
-    with reader(path) as r:
-        return r.match(query, scopes, areas, kinds, superseded, limit)
-
-
-def fetch(path: Path, ids: Iterable[int]) -> dict[int, FactRecord]:
-    """The facts with these ids (those the store holds), with anchors and gone citations.
-
-    Reads only those rows, so it is quick on a large store. Raises ``StoreError``.
-    """
-    with reader(path) as r:
-        return r.fetch(ids)
