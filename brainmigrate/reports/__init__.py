@@ -236,7 +236,27 @@ def render_chunks(data: dict, fmt: str) -> Iterator[str]:
         template = environment().get_template(f"{fmt}.j2")
     except jinja2.TemplateNotFound:
         raise ValueError(f"unknown report format {fmt!r}") from None
-    return template.generate(r=data)
+    return template.generate(r=data, v=_view(data) if fmt == "html" else None)
+
+
+def _view(data: dict) -> dict:
+    """What the HTML page's charts and tables look up, counted in one pass over the facts
+    (a template filter per scope or per citation would be quadratic): ``scopes`` as
+    ``(scope, {kind: facts}, facts)`` sorted by scope, ``most`` (the largest scope's
+    facts, at least 1), ``anchors`` (anchors per root index) and ``text`` (text of each
+    fact a gone citation names)."""
+    per_scope: dict[str, Counter] = {}
+    anchors: Counter = Counter()
+    gone = {g["fact"] for g in data["gone"]}
+    text = {}
+    for f in data["facts"]:
+        per_scope.setdefault(f["scope"], Counter())[f["kind"]] += 1
+        anchors.update(a["root"] for a in f["anchors"])
+        if f["id"] in gone:
+            text[f["id"]] = f["text"]
+    scopes = [(s, per_scope[s], sum(per_scope[s].values())) for s in sorted(per_scope)]
+    most = max([1] + [n for _, _, n in scopes])
+    return {"scopes": scopes, "most": most, "anchors": anchors, "text": text}
 
 
 def index_report(summary, declared: dict[str, list]) -> dict:
