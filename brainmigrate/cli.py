@@ -228,10 +228,8 @@ def import_cmd(
     result = importer.import_notes(paths, options, store, dry_run=dry_run)
     if fmt == "json":
         emit(reports.json_chunks(result), output)
-    elif fmt == "text":  # streamed: the entries are read back as they are written
-        emit(reports.render_chunks(reports.report(result, False, "stream"), fmt), output)
-    else:
-        emit(reports.render(reports.report(result), fmt), output)
+    else:  # streamed: facts and entries are read back as they are written
+        emit(reports.render_chunks(reports.report(result, fmt != "text", "stream"), fmt), output)
 
 
 @main.command("index")

@@ -189,6 +189,16 @@ def test_every_import_format_renders(fmt, tmp_path):
     )
     assert r.exit_code == 0
     assert "docker/certs/dev.pem" in r.output
+    # streamed from the run's temporary files, the output is the report rendered whole
+    from brainmigrate import importer, reports
+
+    options = importer.Options(roots=[SAMPLES / "roots/app", SAMPLES / "roots/infra"])
+    result = importer.import_notes([SAMPLES / "notes"], options, tmp_path / "k.db", dry_run=True)
+    whole = reports.report(result)
+    if fmt == "json":  # one fact or entry a line: the same JSON, laid out otherwise
+        assert json.loads(r.output) == whole
+    else:
+        assert r.output == reports.render(whole, fmt)
 
 
 def test_formats_list_is_exhaustive():

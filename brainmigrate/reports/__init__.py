@@ -34,7 +34,8 @@ def report(result, with_facts: bool = True, entries: str = "list") -> dict:
     ``entries`` says how ``gone``, ``outside``, ``ambiguous`` and ``merged`` come: ``list``
     (lists of dicts), ``none`` (empty lists, counts kept; ``json_chunks`` streams them) or
     ``stream`` (the run's own sequences, read back from their temporary files each time
-    they are iterated; for ``render_chunks``, so a large run never holds them).
+    they are iterated, and ``facts`` made again on each iteration; for ``render_chunks``,
+    so a large run never holds them).
 
     Counts ``by_kind``, ``by_marker``, ``superseded`` and ``citing_gone`` are over the facts
     after merging; per file and in total ``lines == fact_lines + continuations + blank +
@@ -54,7 +55,10 @@ def report(result, with_facts: bool = True, entries: str = "list") -> dict:
         entry["gone"] = st.gone
         skipped.update(st.skipped_by_reason)
         files.append(entry)
-    facts = []
+    facts: list | _Facts = []
+    keep = with_facts and entries != "stream"
+    if with_facts and entries == "stream":
+        facts = _Facts(result, roots)
     by_kind = Counter({k: 0 for k in KINDS})
     by_marker = Counter({m: 0 for m in MARKERS})
     actions: Counter = Counter()
@@ -65,7 +69,7 @@ def report(result, with_facts: bool = True, entries: str = "list") -> dict:
         by_marker[rec.marker] += 1
         actions[action] += 1
         superseded += rec.status == "superseded"
-        if with_facts:
+        if keep:
             facts.append(_fact(rec, roots, action))
     return {
         "schema_version": SCHEMA_VERSION,
@@ -95,6 +99,20 @@ def report(result, with_facts: bool = True, entries: str = "list") -> dict:
         **{key: _entries(getattr(result, key), entries) for key in ENTRIES},
         "warnings": [d.to_dict() for d in result.warnings],
     }
+
+
+class _Facts:
+    """A report's facts as dicts, made again from the run's facts on each iteration."""
+
+    def __init__(self, result, roots: dict[str, int]) -> None:
+        self._result, self._roots = result, roots
+
+    def __len__(self) -> int:
+        return len(self._result.facts)
+
+    def __iter__(self) -> Iterator[dict]:
+        for rec in self._result.facts:
+            yield _fact(rec, self._roots, rec.action())
 
 
 def _entries(items, how: str):
