@@ -73,8 +73,11 @@ class TaskIds:
 
 
 def scope_for(path: str | PurePath, scope: str | None = None) -> str:
-    """``area:<file stem, lower-cased>``, or ``scope`` as given (SPEC.md §Notation, Scope)."""
-    return scope if scope is not None else "area:" + printable(PurePath(path).stem).lower()
+    """``area:<file stem, lower-cased>``, or ``scope`` as given (SPEC.md §Notation, Scope);
+    bytes that are not UTF-8 (in a file name or a ``--scope``) become U+FFFD."""
+    if scope is not None:
+        return printable(scope)
+    return "area:" + printable(PurePath(path).stem).lower()
 
 
 def plus_kind_for(path: str | PurePath, plus_kind: str | None = None) -> str:

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from brainmigrate.fsutil import printable
 from brainmigrate.merge import Stems
 from brainmigrate.model import FactRecord
 from brainmigrate.reports import anchor_fields, fact_fields, safe_text
@@ -57,7 +58,7 @@ def parse_scopes(values) -> tuple[list[str], bool]:
     bare ``area`` (every ``area:*`` scope) was given."""
     scopes, areas = [], False
     for value in values or ():
-        for part in value.split(","):
+        for part in printable(value).split(","):
             part = part.strip()
             if part in ("area", "area:"):
                 areas = True

@@ -264,3 +264,14 @@ def test_a_dry_run_holds_no_lock_on_the_store_while_it_merges(tmp_path, monkeypa
     dry = run(tmp_path, dry_run=True)
     assert took == [True]
     assert dry["totals"]["added"] == 0 and dry["totals"]["unchanged"] == 29
+
+
+def test_a_scope_given_in_bytes_that_are_not_utf8_imports_as_the_dry_run_says(tmp_path):
+    options = importer.Options(roots=ROOTS, scope="sc\udcff")  # how Python holds byte 0xff
+    db = tmp_path / "know.db"
+    dry = reports.report(importer.import_notes([SAMPLES / "notes"], options, db, dry_run=True))
+    real = reports.report(importer.import_notes([SAMPLES / "notes"], options, db))
+    assert {f["scope"] for f in real["facts"]} == {"sc\ufffd"}
+    for data in (dry, real):
+        data.pop("dry_run")
+    assert dry == real
