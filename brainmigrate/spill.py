@@ -4,17 +4,22 @@ A run keeps something for every fact it reads: the fact and what it names, the m
 entries, the merged facts. Kept in memory, a run's peak grows with its input. A ``Spill``
 (a sequence read in order) keeps one batch in memory and the rest in an unnamed
 temporary file; ``Keyed`` (facts by id, changed while the merge runs) keeps a few
-thousand in memory and the rest in a private temporary SQLite database. Both live in
-``TMPDIR`` and are removed when closed or when the process ends, however it ends.
+thousand in memory and the rest in a temporary SQLite database. Both live in ``TMPDIR``
+(``folder``) and their files are removed as soon as they are open, so nothing is left
+behind however the process ends.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import pickle
 import sqlite3
 import tempfile
 from collections.abc import Iterable, Iterator
 from typing import Any, BinaryIO
+
+from brainmigrate.fsutil import printable
 
 #: Values ``Keyed`` keeps in memory before it writes them to its database.
 CACHE = 4096
@@ -23,12 +28,55 @@ CACHE = 4096
 class SpillError(Exception):
     """A temporary file could not be written (``TMPDIR`` is full or not writable)."""
 
-    def __init__(self, exc: BaseException) -> None:
-        where = tempfile.gettempdir()
-        why = getattr(exc, "strerror", None) or str(exc)
+    def __init__(self, where: str, why: BaseException | str) -> None:
+        why = getattr(why, "strerror", None) or str(why)
         super().__init__(
-            f"cannot write a temporary file in {where}: {why}; free space there or set TMPDIR"
+            f"cannot write a temporary file in {printable(where)}: {why}; "
+            "set TMPDIR to a writable folder with free space"
         )
+
+
+def folder() -> str:
+    """Where temporary files go: ``$TMPDIR`` when it is set, else the system's folder.
+
+    A ``TMPDIR`` that is not a writable folder raises ``SpillError``, rather than files
+    going somewhere the user did not name (as Python's and SQLite's fallbacks would).
+    """
+    given = os.environ.get("TMPDIR")
+    if not given:
+        try:
+            return tempfile.gettempdir()
+        except OSError as exc:  # no usable folder at all
+            raise SpillError("the system's temporary folder", exc) from None
+    if not os.path.isdir(given):
+        raise SpillError(given, "not a folder" if os.path.exists(given) else "no such folder")
+    if not os.access(given, os.W_OK | os.X_OK):
+        raise SpillError(given, "not writable")
+    return given
+
+
+def scratch_database() -> sqlite3.Connection:
+    """A new SQLite database in ``folder()`` that only this connection can see: its file is
+    removed as soon as it is open, so nothing is left however the process ends. Written
+    without a journal (it is thrown away on any failure). Raises ``SpillError``."""
+    where = folder()
+    try:
+        fd, name = tempfile.mkstemp(prefix="brainmigrate-", suffix=".db", dir=where)
+        os.close(fd)
+    except OSError as exc:
+        raise SpillError(where, exc) from None
+    try:
+        con = sqlite3.connect(name, isolation_level=None)
+        con.execute("PRAGMA journal_mode=OFF")
+        con.execute("PRAGMA synchronous=OFF")
+        con.execute("PRAGMA temp_store=MEMORY")
+        con.execute("PRAGMA cache_size=-4096")
+    except sqlite3.Error as exc:
+        raise SpillError(where, exc) from None
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(name)
+    return con
 
 
 #: Items pickled together: large enough that pickling is cheap per item, small enough
@@ -65,14 +113,15 @@ class Spill:
 
     def _flush(self) -> None:
         data = pickle.dumps(self._buffer, protocol=pickle.HIGHEST_PROTOCOL)
+        where = folder()
         try:
             if self._file is None:
-                self._file = tempfile.TemporaryFile(prefix="brainmigrate-")  # noqa: SIM115
+                self._file = tempfile.TemporaryFile(prefix="brainmigrate-", dir=where)  # noqa: SIM115
             self._file.seek(self._end)
             self._file.write(data)
             self._file.flush()
         except OSError as exc:
-            raise SpillError(exc) from None
+            raise SpillError(where, exc) from None
         self._spans.append((self._end, len(data)))
         self._end += len(data)
         self._buffer = []
@@ -113,6 +162,7 @@ class Keyed:
         self._cache_size = cache or CACHE
         self._cache: dict[int, Any] = {}
         self._con: sqlite3.Connection | None = None
+        self._where = ""
         self._len = 0
 
     def __len__(self) -> int:
@@ -141,17 +191,14 @@ class Keyed:
         return value
 
     def _db(self, work):
+        if self._con is None:
+            self._con = scratch_database()
+            self._where = folder()
+            self._db(lambda con: con.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, v BLOB)"))
         try:
-            if self._con is None:
-                # "": a private database SQLite deletes when the connection closes
-                self._con = sqlite3.connect("", isolation_level=None)
-                self._con.execute("PRAGMA journal_mode=OFF")
-                self._con.execute("PRAGMA synchronous=OFF")
-                self._con.execute("PRAGMA cache_size=-4096")
-                self._con.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, v BLOB NOT NULL)")
             return work(self._con)
         except sqlite3.Error as exc:
-            raise SpillError(exc) from None
+            raise SpillError(self._where, exc) from None
 
     def _flush(self) -> None:
         rows = [(k, pickle.dumps(v, pickle.HIGHEST_PROTOCOL)) for k, v in self._cache.items()]
@@ -170,7 +217,7 @@ class Keyed:
             for (data,) in cursor:
                 yield pickle.loads(data)
         except sqlite3.Error as exc:
-            raise SpillError(exc) from None
+            raise SpillError(self._where, exc) from None
 
     def close(self) -> None:
         """Remove the database; nothing is stored afterwards."""

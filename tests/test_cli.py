@@ -365,19 +365,17 @@ def test_multi_line_usage_messages_are_one_line():
 
 
 def test_an_unwritable_temporary_folder_is_one_line_and_writes_no_store(tmp_path, monkeypatch):
-    import tempfile
-
     from brainmigrate import spill
 
     monkeypatch.setattr(spill, "BATCH", 1)  # the first fact read goes to a temporary file
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "no-such-tmp"))
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "no-such-tmp"))
     r = CliRunner().invoke(
         main, ["import", str(SAMPLES / "notes"), *ROOT_ARGS, "--store", str(tmp_path / "k.db")]
     )
     assert r.exit_code == 2
     assert r.output == (
         f"brainmigrate: error: cannot write a temporary file in {tmp_path / 'no-such-tmp'}:"
-        " No such file or directory; free space there or set TMPDIR\n"
+        " no such folder; set TMPDIR to a writable folder with free space\n"
     )
     assert not (tmp_path / "k.db").exists()
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import tempfile
-
 import pytest
 
 from brainmigrate.spill import Keyed, Spill, SpillError
@@ -60,9 +58,26 @@ def test_keyed_values_change_in_place_and_come_back_in_key_order():
     assert len(k) == 0 and list(k) == []
 
 
-def test_a_full_temporary_folder_is_a_clear_error(monkeypatch, tmp_path):
-    missing = tmp_path / "gone"
-    monkeypatch.setattr(tempfile, "tempdir", str(missing))
-    s = Spill(batch=1)
-    with pytest.raises(SpillError, match=f"cannot write a temporary file in {missing}"):
-        s.append(1)
+@pytest.mark.parametrize(("make", "why"), [(None, "no such folder"), ("file", "not a folder")])
+def test_a_tmpdir_that_is_no_folder_is_a_clear_error(monkeypatch, tmp_path, make, why):
+    given = tmp_path / "tmp"
+    if make == "file":
+        given.write_text("x")
+    monkeypatch.setenv("TMPDIR", str(given))
+    expected = f"cannot write a temporary file in {given}: {why}; set TMPDIR to a writable"
+    with pytest.raises(SpillError, match=expected):
+        Spill(range(3), batch=1)  # not written elsewhere instead
+    keyed = Keyed(cache=1)
+    keyed.add(1, "a")
+    with pytest.raises(SpillError, match=expected):
+        keyed.add(2, "b")  # the first value goes to the database
+
+
+def test_temporary_files_are_gone_while_still_in_use(monkeypatch, tmp_path):
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    s = Spill(range(10), batch=2)
+    k = Keyed(cache=1)
+    for i in range(5):
+        k.add(i, str(i))
+    assert list(s) == list(range(10)) and list(k) == [str(i) for i in range(5)]
+    assert list(tmp_path.iterdir()) == []

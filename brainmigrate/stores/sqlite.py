@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from brainmigrate.model import Anchor, FactRecord
-from brainmigrate.spill import SpillError
+from brainmigrate.spill import SpillError, folder, scratch_database
 
 SCHEMA_VERSION = 1
 APPLICATION = "brainmigrate"
@@ -164,7 +164,7 @@ class Stored:
 @contextlib.contextmanager
 def reading(path: Path) -> Iterator[Stored]:
     """The store at ``path`` as a dry run merges against it: a copy taken in one read
-    (SQLite's backup, about a second for 400 MB) into a private temporary database, so the
+    (SQLite's backup, about a second for 400 MB) into a temporary database, so the
     merge sees one state of the store and holds no lock on it while it runs. An absent or
     empty file reads as an empty store. Raises ``StoreError`` (also for read errors inside
     the ``with`` block) or ``spill.SpillError`` when the copy cannot be written."""
@@ -175,13 +175,13 @@ def reading(path: Path) -> Iterator[Stored]:
     con = _connect(path, readonly=True)
     copy = None
     try:
-        copy = sqlite3.connect("", isolation_level=None)  # "": deleted when closed
+        copy = scratch_database()
         try:
             con.backup(copy)
         except sqlite3.OperationalError as exc:
             if "locked" in str(exc) or "busy" in str(exc):
                 raise
-            raise SpillError(exc) from None
+            raise SpillError(folder(), exc) from None
         con.close()
         yield Stored(copy)
     except sqlite3.Error as exc:
