@@ -103,6 +103,23 @@ def emit(text: str | Iterable[str], output: str | None) -> None:
         raise Failure(f"--output {output}: cannot write: {exc.strerror or exc}") from None
 
 
+def check_output(output: str | None) -> None:
+    """Raise ``Failure`` when ``--output`` could not be written, before any work (an import
+    that fails at its report would have written its store already)."""
+    if output in (None, "-"):
+        return
+    from pathlib import Path
+
+    target = Path(output)
+    folder = target.parent
+    if target.is_dir():
+        raise Failure(f"--output {output}: is a folder; pass a file name")
+    if not folder.is_dir():
+        raise Failure(f"--output {output}: folder {folder} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise Failure(f"--output {output}: cannot write in {folder}")
+
+
 def _joined(chunks: Iterable[str], size: int = 1 << 16) -> Iterator[str]:
     """Small chunks (a template yields many) joined into pieces of about ``size``."""
     buf: list[str] = []
@@ -224,6 +241,7 @@ def import_cmd(
     """Import notes files (or folders of *.md) into the fact store."""
     from brainmigrate import importer, reports
 
+    check_output(output)
     options = importer.Options(roots, scope, plus_kind, task_pattern, parser, cache_dir)
     result = importer.import_notes(paths, options, store, dry_run=dry_run)
     if fmt == "json":
@@ -337,6 +355,8 @@ def check_cmd(
         targets = ci.plan(formats, outputs)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
+    for _, output in targets:
+        check_output(output)
     settings = config.load().override(
         roots=roots,
         task_pattern=task_pattern,

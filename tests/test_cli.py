@@ -391,3 +391,14 @@ def test_a_reader_that_goes_away_stops_the_report_quietly(tmp_path):
     err = proc.stderr.read()
     assert proc.wait(timeout=60) == 141  # as a tool killed by SIGPIPE
     assert err == b""
+
+
+@pytest.mark.parametrize("where", ["no-such-folder/report.json", "."])
+def test_an_output_that_cannot_be_written_stops_the_import_before_the_store(tmp_path, where):
+    output = tmp_path / where
+    db = tmp_path / "k.db"
+    r = cli("import", SAMPLES / "notes", *ROOT_ARGS, "--store", db, "--output", output)
+    assert r.exit_code == 2
+    why = "is a folder; pass a file name" if where == "." else f"folder {output.parent} does"
+    assert r.output.startswith(f"brainmigrate: error: --output {output}: {why}")
+    assert not db.exists()
