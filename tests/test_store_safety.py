@@ -196,3 +196,47 @@ def test_second_import_waits_for_a_first_import_into_a_new_store(tmp_path):
     assert first.wait(timeout=300) == 0, first.stderr.read()
     assert (second.returncode, second.stderr) == (0, "")
     assert len(rows(db)) == 40_050
+
+
+def _file_limit(size: int):
+    def limit():
+        import resource
+
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+
+    return limit
+
+
+def test_a_first_import_that_runs_out_of_space_leaves_no_store(tmp_path):
+    a = notes(tmp_path / "a", "alpha.md", 3000, "alpha")
+    db = tmp_path / "know.db"
+    done = subprocess.run(
+        [*IMPORT, str(a), "--store", str(db), "--root", str(tmp_path / "a")],
+        capture_output=True,
+        text=True,
+        preexec_fn=_file_limit(400_000),  # the store outgrows it; the run's spill does not
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"brainmigrate: error: {db}: store error: ")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a"]
+    # and an import that has the space works
+    ok = subprocess.run([*IMPORT, str(a), "--store", str(db), "--root", str(tmp_path / "a")])
+    assert ok.returncode == 0 and len(rows(db)) == 3000
+
+
+def test_an_import_that_runs_out_of_space_leaves_the_store_as_it_was(tmp_path):
+    a = notes(tmp_path / "a", "alpha.md", 300, "alpha")
+    b = notes(tmp_path / "b", "beta.md", 3000, "beta")
+    db = tmp_path / "know.db"
+    subprocess.run([*IMPORT, str(a), "--store", str(db), "--root", str(tmp_path)], check=True)
+    before, size = db.read_bytes(), db.stat().st_size
+    done = subprocess.run(
+        [*IMPORT, str(b), "--store", str(db), "--root", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        preexec_fn=_file_limit(size + 200_000),
+    )
+    assert done.returncode == 2 and "store error" in done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "b", "know.db"]  # no journal
+    assert db.read_bytes() == before

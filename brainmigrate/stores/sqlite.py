@@ -449,12 +449,17 @@ def write(path: Path, facts: Iterable[FactRecord], words, now: str) -> None:
 
 
 def _abandon(con: sqlite3.Connection | None, path: Path, existed: bool) -> None:
-    if con is not None and con.in_transaction:
-        with contextlib.suppress(sqlite3.Error):
-            con.execute("ROLLBACK")
+    if con is not None:
+        if con.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
+                con.execute("ROLLBACK")
+        con.close()
+    # a rollback that failed too (a full disk) leaves a hot journal: roll it back now, so
+    # the store is as it was (a new one empty, and then removed) when the run ends
+    _recover(path)
     if not existed:
         with contextlib.suppress(OSError):
-            if path.stat().st_size == 0:
+            if path.stat().st_size == 0 and not _journal(path).exists():
                 path.unlink()
 
 
