@@ -531,11 +531,13 @@ class Resolver:
         if not wanted:
             return
         index = self.index()
-        found = index.declarations_of(sorted(wanted)) if index else {}
+        found = index.declarations_of(wanted) if index else {}
         from brainmigrate.codeindex import resolve_symbol
 
         for name in wanted:
-            self._choice[name] = resolve_symbol(found.get(name, []))
+            state, decls = resolve_symbol(found.get(name, []))
+            if state != "none":  # most names declare nothing: those are not kept
+                self._choice[name] = (state, decls)
 
     def complete(self, res: Resolved) -> Resolved:
         """Resolve ``res``'s CamelCase names with what ``finish`` found: anchors for unique
@@ -551,7 +553,7 @@ class Resolver:
             if tok.text in seen:
                 continue
             seen.add(tok.text)
-            state, decls = self._choice[tok.text]
+            state, decls = self._choice.get(tok.text, _UNDECLARED)
             if state == "ambiguous":
                 res.citations.append(
                     Citation(
@@ -579,6 +581,9 @@ class Resolver:
             res.notes.append((dropped, "CamelCase names"))
         res.camel = []
         return res
+
+
+_UNDECLARED = ("none", ())
 
 
 def _add(out: Resolved, anchor: Anchor) -> None:

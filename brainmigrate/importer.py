@@ -258,7 +258,7 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options, stems: Ste
     facts = Spill()
     df: Counter | None = Counter() if stems else None
     # Facts naming more CamelCase names than are kept: BM202 once the names are looked up.
-    crowded: list[tuple[ParsedFact, Resolved]] = []
+    crowded = Spill()
     for display, path in files:
         scope = scope_for(path, options.scope)
         plus = plus_kind_for(path, options.plus_kind)
@@ -271,9 +271,9 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options, stems: Ste
             pending.clear()
             res = resolver.scan(fact)
             fact = fact.without_segments()
-            _dropped(fact, res.notes, diags)
+            _dropped(fact.file, fact.line, res.notes, diags)
             if len({t.text for t in res.camel}) > NAME_CAP:
-                crowded.append((fact, res))
+                crowded.append((fact.file, fact.line, res))
             st = None
             if stems is not None:
                 st = tuple(stems(fact.full_text))
@@ -303,20 +303,21 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options, stems: Ste
             flush()
         stats.append(st)
     resolver.finish()
-    for fact, res in crowded:
+    for file, line, res in crowded:
         done = resolver.complete(copy_resolved(res))
-        _dropped(fact, done.notes[len(res.notes) :], diags)
+        _dropped(file, line, done.notes[len(res.notes) :], diags)
+    crowded.close()
     order = {display: i for i, (display, _) in enumerate(files)}
     diags.sort(key=lambda d: (order.get(d.file, 0), d.line or 0, d.col or 0))
     return Notes(stats, ReadFacts(facts, resolver), diags, roots, df, resolver.index)
 
 
-def _dropped(fact: ParsedFact, notes: list[tuple[int, str]], diags: list[Diagnostic]) -> None:
+def _dropped(file: str, line: int, notes: list[tuple[int, str]], diags: list[Diagnostic]) -> None:
     for count, what in notes:
         diags.append(
             Diagnostic(
-                fact.file,
-                fact.line,
+                file,
+                line,
                 "BM202",
                 "info",
                 f"{count} more {what} dropped (at most {NAME_CAP} anchors of each per fact)",

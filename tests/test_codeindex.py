@@ -103,6 +103,27 @@ def test_lark_package_lazy_lookup(cache_dir: Path) -> None:
 # --- lazy lookups -----------------------------------------------------------------------
 
 
+def test_many_names_find_what_few_names_find(plain: Path, tmp_path: Path) -> None:
+    # more than FEW_NAMES names: files are matched on their words, not name by name
+    write(plain, "pkg/gateway.py", "class PaymentGateway:\n    def charge(self):\n        pass\n")
+    write(plain, "pkg/ledger.kt", "class LedgerRepository {\n  fun post() {}\n}\n")
+    write(plain, "pkg/other.py", "GW = PaymentGatewayFactory()\nclass Ünïcode:\n    pass\n")
+    names = ["PaymentGateway", "LedgerRepository", "charge", "Ünïcode"]
+    names += [f"Unused{i}Name" for i in range(40)]
+    few = {}
+    for name in names[:4]:
+        few.update(CodeIndex(plain, cache_dir=tmp_path / f"few-{name}").declarations_of([name]))
+    many_idx = CodeIndex(plain, cache_dir=tmp_path / "many")
+    many = many_idx.declarations_of(names)
+    assert many == few and sorted(many) == [
+        "LedgerRepository",
+        "PaymentGateway",
+        "charge",
+        "Ünïcode",
+    ]
+    assert many_idx.parse_count == 3
+
+
 def test_declarations_of_parses_only_candidates(plain: Path, cache_dir: Path) -> None:
     for i in range(48):
         write(plain, f"pkg/mod{i:02}.py", f"def helper_{i}():\n    return {i}\n")
@@ -112,7 +133,7 @@ def test_declarations_of_parses_only_candidates(plain: Path, cache_dir: Path) ->
     idx = CodeIndex(plain, cache_dir=cache_dir)
     found = idx.declarations_of(["PaymentGateway", "Nowhere"])
     assert idx.parse_count == 2
-    assert found["Nowhere"] == []
+    assert "Nowhere" not in found
     (decl,) = found["PaymentGateway"]
     assert (decl.path, decl.kind, decl.lines, decl.name_line) == (
         "pkg/gateway.py",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import re
 import time
 import unicodedata
 from collections.abc import Callable, Iterable
@@ -256,22 +257,24 @@ class CodeIndex:
     def declarations_of(self, names: Iterable[str]) -> dict[str, list[Declaration]]:
         """Declarations of each name, parsing only files whose bytes mention one of them.
 
-        Returns ``{name: [Declaration, …]}`` for every non-empty name asked (``[]`` when
-        undeclared), each list sorted by (path, first line, name line). All kinds and
-        categories are returned; :func:`.resolve.resolve_symbol` picks the anchor.
+        Returns ``{name: [Declaration, …]}`` for every name asked that is declared (a name
+        declared nowhere is absent), each list sorted by (path, first line, name line). All
+        kinds and categories are returned; :func:`.resolve.resolve_symbol` picks the anchor.
 
         Files whose cached entry is still fresh are answered from the cache. Every other
-        source file is read and tested for ``name.encode() in data``; only the files that
-        hold one of the names are parsed (and cached). So the cost grows with the names
-        asked, not with the checkout (beyond one read of the uncached files).
+        source file is read and tested for the names' bytes; only the files that hold one
+        of the names are parsed (and cached). So the cost grows with the names asked, not
+        with the checkout (beyond one read of the uncached files). Up to ``FEW_NAMES``
+        names are searched for one by one; more (a large run of notes names thousands) are
+        matched against the set of a file's identifier-like words, in one pass a file.
         """
-        wanted = sorted({n for n in names if n})
-        result: dict[str, list[Declaration]] = {n: [] for n in wanted}
+        wanted = names if isinstance(names, (set, frozenset)) else set(names)
+        wanted = wanted - {""} if "" in wanted else wanted
         if not wanted:
-            return result
+            return {}
         self._load_cache()
-        needles = [n.encode("utf-8") for n in wanted]
         if not self._complete:
+            mentions = _mentions(wanted)
             for f, lang in self._sources():
                 if self._fresh_entry(f, lang) is not None or f.size > self.max_bytes:
                     continue
@@ -282,7 +285,7 @@ class CodeIndex:
                 except OSError as exc:
                     log.warning("cannot read %s: %s", f.path, exc.strerror or exc)
                     continue
-                if not any(n in data for n in needles):
+                if not mentions(data):
                     continue
                 entry, _reason = _read_and_extract(
                     abspath, lang, f.size, f.mtime_ns, self.max_bytes, data
@@ -290,15 +293,18 @@ class CodeIndex:
                 if entry is not None:
                     self._store(f.path, entry)
             self._save_cache()
-        for name in wanted:
-            result[name] = self._declarations_named(name)
+        result: dict[str, list[Declaration]] = {}
+        for name in sorted(wanted):
+            found = self._declarations_named(name)
+            if found:
+                result[name] = found
         return result
 
     def lookup(self, name: str) -> list[Declaration]:
         """Declarations named ``name``: from the full index after :meth:`build`, else lazily."""
         if self._complete:
             return self._declarations_named(name)
-        return self.declarations_of([name])[name]
+        return self.declarations_of([name]).get(name, [])
 
     def has_error(self, path: str) -> bool | None:
         """Whether the parse tree of ``path`` held syntax errors; ``None`` if not parsed yet."""
@@ -417,3 +423,22 @@ class CodeIndex:
     def summary_dict(self) -> dict[str, object]:
         """``summary().to_dict()``: JSON-able summary of the last build."""
         return self.summary().to_dict()
+
+
+#: Up to this many names, a file is searched for each name's bytes; beyond, its words are
+#: collected once and looked up (a search per name per file grows as names x files).
+FEW_NAMES = 32
+_WORD = re.compile(r"[A-Za-z0-9_$]+")
+_WORDS = re.compile(rb"[A-Za-z0-9_$]+")
+
+
+def _mentions(names: set[str]):
+    """A test of a file's bytes: does it hold one of ``names``? Names made only of ASCII
+    word characters (and ``$``) are matched as whole words once there are many; others
+    are searched for as bytes."""
+    if len(names) <= FEW_NAMES:
+        needles = [n.encode("utf-8") for n in names]
+        return lambda data: any(n in data for n in needles)
+    words = {n.encode("ascii") for n in names if _WORD.fullmatch(n)}
+    others = [n.encode("utf-8") for n in names if not _WORD.fullmatch(n)]
+    return lambda data: not words.isdisjoint(_WORDS.findall(data)) or any(n in data for n in others)
