@@ -64,6 +64,9 @@ RULES: dict[str, Rule] = {
         Rule(
             "BM308", "line-too-long", "warning", "A line is longer than 16 MiB; the rest skipped."
         ),
+        Rule(
+            "BM309", "fact-too-long", "warning", "A fact is longer than 1 MiB; the rest left out."
+        ),
     )
 }
 

@@ -19,6 +19,9 @@ from brainmigrate.notation import Line, fold, parse_stamp, split_trailer
 NONE: frozenset[str] = frozenset()
 #: The stored text is at most this long (SPEC.md §Notation).
 MAX_TEXT = 2000
+#: A fact reads continuation lines until its text is this long; the rest are counted but
+#: left out (BM309), so one runaway fact (a pasted log) cannot exhaust memory.
+MAX_FACT_CHARS = 1 << 20
 
 #: Marker -> kind; "+" depends on the file (SPEC.md §Notation, "Markers").
 KIND_OF_MARKER = {

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from brainmigrate import notation
 from brainmigrate.anchors import NAME_CAP, NOTHING, Resolved, Resolver, Root, copy_resolved
-from brainmigrate.facts import TaskIds, build_fact, plus_kind_for, scope_for
+from brainmigrate.facts import MAX_FACT_CHARS, TaskIds, build_fact, plus_kind_for, scope_for
 from brainmigrate.fsutil import printable
 from brainmigrate.merge import Key, MergeIndex, Stems, numbers, similarity
 from brainmigrate.model import Diagnostic, FactRecord, ParsedFact
@@ -265,10 +265,24 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options, stems: Ste
         st = FileStats(display, scope)
         reasons = st.skipped_by_reason
         pending: list[notation.Line] = []
+        over: list[int] = []  # [first line left out, lines left out] of a runaway fact
+        held = 0  # characters of the fact's lines read
 
-        def flush(pending=pending, display=display, scope=scope, plus=plus):
+        def flush(pending=pending, over=over, display=display, scope=scope, plus=plus):
             fact = build_fact(display, pending, scope, plus, tasks, diags)
             pending.clear()
+            if over:
+                diags.append(
+                    Diagnostic(
+                        display,
+                        over[0],
+                        "BM309",
+                        "warning",
+                        f"fact longer than {MAX_FACT_CHARS:,} characters: {over[1]} more"
+                        " continuation lines counted but not read into it",
+                    )
+                )
+                over.clear()
             res = resolver.scan(fact)
             fact = fact.without_segments()
             _dropped(fact.file, fact.line, res.notes, diags)
@@ -278,7 +292,7 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options, stems: Ste
             if stems is not None:
                 st = tuple(stems(fact.full_text))
                 df.update(st)
-            facts.append((fact, None if res is NOTHING else res, st))
+            facts.append((fact, None if res is NOTHING else res, st), len(fact.full_text))
 
         for ln in notation.scan(path, display, diags, classify):
             st.lines += 1
@@ -287,10 +301,17 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options, stems: Ste
                 if pending:
                     flush()
                 pending.append(ln)
+                held = len(ln.text)
                 st.fact_lines += 1
             elif cls == "continuation":
-                pending.append(ln)
                 st.continuations += 1
+                if held < MAX_FACT_CHARS:
+                    pending.append(ln)
+                    held += len(ln.text)
+                elif over:
+                    over[1] += 1
+                else:
+                    over.extend((ln.number, 1))
             else:
                 if pending:
                     flush()

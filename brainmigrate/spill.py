@@ -82,6 +82,8 @@ def scratch_database() -> sqlite3.Connection:
 #: Items pickled together: large enough that pickling is cheap per item, small enough
 #: that a batch is a few hundred kilobytes.
 BATCH = 1024
+#: A batch is written sooner once the sizes its items were appended with reach this.
+BATCH_BYTES = 4 << 20
 
 
 class Spill:
@@ -99,12 +101,16 @@ class Spill:
         self._spans: list[tuple[int, int]] = []  # (offset, size) of each batch written
         self._end = 0
         self._len = 0
+        self._held = 0  # sizes given with the buffered items
         self.extend(items)
 
-    def append(self, item: Any) -> None:
+    def append(self, item: Any, size: int = 0) -> None:
+        """Append ``item``; ``size`` (about its bytes, for large items) makes the batch
+        be written sooner, so a few huge items never fill memory."""
         self._buffer.append(item)
         self._len += 1
-        if len(self._buffer) >= self._batch:
+        self._held += size
+        if len(self._buffer) >= self._batch or self._held >= BATCH_BYTES:
             self._flush()
 
     def extend(self, items: Iterable[Any]) -> None:
@@ -124,7 +130,7 @@ class Spill:
             raise SpillError(where, exc) from None
         self._spans.append((self._end, len(data)))
         self._end += len(data)
-        self._buffer = []
+        self._buffer, self._held = [], 0
 
     def __len__(self) -> int:
         return self._len
@@ -144,7 +150,7 @@ class Spill:
         if self._file is not None:
             self._file.close()
             self._file = None
-        self._buffer, self._spans, self._end, self._len = [], [], 0, 0
+        self._buffer, self._spans, self._end, self._len, self._held = [], [], 0, 0, 0
 
 
 class Keyed:

@@ -81,3 +81,15 @@ def test_temporary_files_are_gone_while_still_in_use(monkeypatch, tmp_path):
         k.add(i, str(i))
     assert list(s) == list(range(10)) and list(k) == [str(i) for i in range(5)]
     assert list(tmp_path.iterdir()) == []
+
+
+def test_large_items_are_written_before_the_batch_is_full(monkeypatch):
+    from brainmigrate import spill
+
+    monkeypatch.setattr(spill, "BATCH_BYTES", 100)
+    s = Spill(batch=1000)
+    s.append("x" * 60, size=60)
+    assert s._file is None  # under the byte budget: still in memory
+    s.append("y" * 60, size=60)
+    assert s._file is not None and s._buffer == []
+    assert list(s) == ["x" * 60, "y" * 60]

@@ -275,3 +275,20 @@ def test_a_scope_given_in_bytes_that_are_not_utf8_imports_as_the_dry_run_says(tm
     for data in (dry, real):
         data.pop("dry_run")
     assert dry == real
+
+
+def test_a_runaway_fact_reads_up_to_its_cap_and_counts_every_line(tmp_path, monkeypatch):
+    monkeypatch.setattr(importer, "MAX_FACT_CHARS", 20)
+    notes = tmp_path / "log.md"
+    notes.write_text("+ pasted log\n  line one\n  line two\n  line three\n  line four\n+ next\n")
+    data = run(tmp_path, dry_run=True, paths=[notes])
+    assert [f["text"] for f in data["facts"]] == ["pasted log line one", "next"]
+    assert data["totals"]["continuations"] == 4 and data["totals"]["lines"] == 6
+    assert [(w["line"], w["code"], w["message"]) for w in data["warnings"]] == [
+        (
+            3,
+            "BM309",
+            "fact longer than 20 characters: 3 more continuation lines counted but"
+            " not read into it",
+        )
+    ]
