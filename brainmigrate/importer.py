@@ -256,7 +256,7 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options, stems: Ste
     ]
     stats: list[FileStats] = []
     facts = Spill()
-    df: Counter | None = Counter() if stems else None
+    df: Counter | None = Counter() if stems is not None else None
     # Facts naming more CamelCase names than are kept: BM202 once the names are looked up.
     crowded = Spill()
     for display, path in files:
@@ -288,11 +288,11 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options, stems: Ste
             _dropped(fact.file, fact.line, res.notes, diags)
             if len({t.text for t in res.camel}) > NAME_CAP:
                 crowded.append((fact.file, fact.line, res))
-            st = None
+            fact_stems = None
             if stems is not None:
-                st = tuple(stems(fact.full_text))
-                df.update(st)
-            facts.append((fact, None if res is NOTHING else res, st), len(fact.full_text))
+                fact_stems = tuple(stems(fact.full_text))
+                df.update(fact_stems)
+            facts.append((fact, None if res is NOTHING else res, fact_stems), len(fact.full_text))
 
         for ln in notation.scan(path, display, diags, classify):
             st.lines += 1
