@@ -67,6 +67,7 @@ def scratch_database() -> sqlite3.Connection:
         raise SpillError(where, exc) from None
     try:
         con = sqlite3.connect(name, isolation_level=None)
+        con.execute("PRAGMA locking_mode=EXCLUSIVE")  # no one else can open it anyway
         con.execute("PRAGMA journal_mode=OFF")
         con.execute("PRAGMA synchronous=OFF")
         con.execute("PRAGMA temp_store=MEMORY")
@@ -208,7 +209,15 @@ class Keyed:
 
     def _flush(self) -> None:
         rows = [(k, pickle.dumps(v, pickle.HIGHEST_PROTOCOL)) for k, v in self._cache.items()]
-        self._db(lambda con: con.executemany("INSERT OR REPLACE INTO t VALUES (?, ?)", rows))
+
+        def write(con: sqlite3.Connection) -> None:
+            con.execute("BEGIN")  # one transaction, not one a row
+            try:
+                con.executemany("INSERT OR REPLACE INTO t VALUES (?, ?)", rows)
+            finally:
+                con.execute("COMMIT")
+
+        self._db(write)
         self._cache = {}
 
     def __iter__(self) -> Iterator[Any]:
