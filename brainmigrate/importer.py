@@ -361,7 +361,7 @@ def merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
     but what adds up (anchors, gone citations, provenance); so importing the same files
     twice adds nothing and changes nothing. Any other line follows the repeat rule.
 
-    What the merge holds in memory is its index (about 200 bytes a fact); the facts it
+    What the merge holds in memory is its index (about 250 bytes a fact); the facts it
     merges into and its entries for the report are kept in temporary files (``spill``).
     Raises ``sqlite3.Error`` from reading ``stored``, ``spill.SpillError``.
     """

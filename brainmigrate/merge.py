@@ -124,7 +124,7 @@ class MergeIndex:
     the global stem order (rarest first); stems it does not know sort after the others, in
     the order first seen.
 
-    Built to hold hundreds of thousands of facts in little memory (about 200 bytes a fact):
+    Built to hold hundreds of thousands of facts in little memory (about 250 bytes a fact):
     a block is keyed by a 16-byte digest of its key; a fact's stems are kept as the packed
     ranks of its stems; a block of one fact is just that fact's number; a block gets an
     inverted index over prefixes only once it holds more than ``postings_from`` facts
