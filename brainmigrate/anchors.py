@@ -460,15 +460,16 @@ class Resolver:
     def scan(self, fact: ParsedFact) -> Resolved:
         """Resolve cited paths and bare file names; collect CamelCase names for ``finish``."""
         out = Resolved()
+        seen: set[Anchor] = set()  # out.anchors as a set: a fact may cite thousands of paths
         for tok in tokens(fact.segments):
             cited = path_like(tok.text)
             if cited is not None:
-                self._cite(out, tok, cited)
+                self._cite(out, tok, cited, seen)
                 continue
             if "/" not in tok.text.replace("\\", "/") and has_extension(tok.text):
                 files = self._files_named(tok.text)
                 if files:
-                    self._bare(out, tok, files)
+                    self._bare(out, tok, files, seen)
                     continue
             for name in camelcase_names(tok.text):
                 out.camel.append(Token(name, tok.line, tok.col, None))
@@ -480,11 +481,14 @@ class Resolver:
             return NOTHING  # most facts name nothing: one shared, read-only value for them
         return out
 
-    def _cite(self, out: Resolved, tok: Token, cited: str) -> None:
+    def _cite(self, out: Resolved, tok: Token, cited: str, seen: set[Anchor]) -> None:
         found = self.paths.lookup(cited)
         if found[0] == "found":
             root = self.roots[found[1]]
-            _add(out, Anchor("file", root.label, printable(found[2]), None, tok.lines, "cited"))
+            anchor = Anchor("file", root.label, printable(found[2]), None, tok.lines, "cited")
+            if anchor not in seen:
+                seen.add(anchor)
+                out.anchors.append(anchor)
         elif found[0] == "outside":
             out.citations.append(
                 Citation("outside", normalize(cited) or cited, tok.line, tok.col, reason=found[1])
@@ -500,7 +504,7 @@ class Resolver:
             self._named[name] = hit
         return hit
 
-    def _bare(self, out: Resolved, tok: Token, files: list[str]) -> None:
+    def _bare(self, out: Resolved, tok: Token, files: list[str], seen: set[Anchor]) -> None:
         if len(files) > 1:
             out.citations.append(
                 Citation(
@@ -516,12 +520,13 @@ class Resolver:
         anchor = Anchor(
             "file", self.roots[0].label, printable(files[0]), None, tok.lines, "bare-name"
         )
-        if anchor in out.anchors:
+        if anchor in seen:
             return
         if out.bare_count >= NAME_CAP:
             out.bare_dropped += 1
             return
         out.bare_count += 1
+        seen.add(anchor)
         out.anchors.append(anchor)
 
     def finish(self) -> None:
@@ -548,6 +553,7 @@ class Resolver:
             return res
         count = dropped = 0
         seen: set[str] = set()
+        have = set(res.anchors)
         root = self.roots[0].label
         for tok in res.camel:
             if tok.text in seen:
@@ -570,12 +576,13 @@ class Resolver:
                 anchor = Anchor(
                     "symbol", root, printable(d.path), tok.text, tuple(d.lines), "camelcase"
                 )
-                if anchor in res.anchors:
+                if anchor in have:
                     continue
                 if count >= NAME_CAP:
                     dropped += 1
                     continue
                 count += 1
+                have.add(anchor)
                 res.anchors.append(anchor)
         if dropped:
             res.notes.append((dropped, "CamelCase names"))
@@ -584,8 +591,3 @@ class Resolver:
 
 
 _UNDECLARED = ("none", ())
-
-
-def _add(out: Resolved, anchor: Anchor) -> None:
-    if anchor not in out.anchors:
-        out.anchors.append(anchor)

@@ -442,17 +442,22 @@ def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
                 }
             )
             by_file[fact.file].merged += 1
-        for a in res.anchors:
-            if a not in rec.anchors:
-                rec.anchors.append(a)
+        if res.anchors:
+            have = set(rec.anchors)  # (a fact may cite thousands of paths)
+            for a in res.anchors:
+                if a not in have:
+                    have.add(a)
+                    rec.anchors.append(a)
         # (a file and line is read once a run, so only the store can hold it already)
         if not stored.fed(rec.id, fact.file, fact.line, fp):
             rec.new_provenance.append((fact.file, fact.line, fp))
         rec.origin = rec.origin or (fact.file, fact.line)
+        gone_paths = set(rec.gone) if res.citations else None
         for c in res.citations:
             entry = {"file": fact.file, "line": c.line, "col": c.col, "fact": rec.key}
             if c.state == "gone":
-                if c.name not in rec.gone:
+                if c.name not in gone_paths:
+                    gone_paths.add(c.name)
                     rec.gone.append(c.name)
                 gone.append({**entry, "path": c.name})
                 by_file[fact.file].gone += 1

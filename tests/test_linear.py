@@ -75,3 +75,31 @@ def test_extractor_is_linear(name):
             t_small = max(best_time(fn, prefix + small), 2e-4)
             t_large = best_time(fn, prefix + large)
             assert t_large < 0.5 or t_large / t_small < 40, (name, unit, prefix, t_small, t_large)
+
+
+@pytest.mark.parametrize("kind", ["gone", "found"])
+def test_a_fact_citing_many_paths_is_read_and_merged_in_linear_time(tmp_path, kind):
+    # every cited path an anchor (found) or a gone citation: kept unique with sets, not
+    # by scanning the fact's list for each one
+    from brainmigrate import importer
+
+    root = tmp_path / "root"
+    (root / "src").mkdir(parents=True)
+    if kind == "found":
+        for i in range(20_000):
+            (root / "src" / f"f{i}.py").touch()
+
+    def run(n: int) -> float:
+        notes = tmp_path / f"n{n}" / "many.md"
+        notes.parent.mkdir(exist_ok=True)
+        notes.write_text("+ " + " ".join(f"src/f{i}.py" for i in range(n)) + "\n")
+        options = importer.Options(roots=[root])
+        t = time.perf_counter()
+        result = importer.import_notes([notes], options, tmp_path / "none.db", dry_run=True)
+        took = time.perf_counter() - t
+        (rec,) = list(result.facts)
+        assert len(rec.anchors if kind == "found" else rec.gone) == n
+        return took
+
+    t_small, t_large = max(run(2_000), 2e-3), run(20_000)
+    assert t_large < 0.5 or t_large / t_small < 40, (kind, t_small, t_large)
