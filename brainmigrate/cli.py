@@ -105,19 +105,26 @@ def emit(text: str | Iterable[str], output: str | None) -> None:
 
 def check_output(output: str | None) -> None:
     """Raise ``Failure`` when ``--output`` could not be written, before any work (an import
-    that fails at its report would have written its store already)."""
+    that fails at its report would have written its store already): the folder must exist
+    and take a new file, which is tried (and removed again)."""
     if output in (None, "-"):
         return
+    import tempfile
     from pathlib import Path
 
+    if not output or output.endswith(("/", os.sep)):
+        raise Failure(f"--output {output!r}: not a file name; pass a file name")
     target = Path(output)
     folder = target.parent
     if target.is_dir():
         raise Failure(f"--output {output}: is a folder; pass a file name")
     if not folder.is_dir():
         raise Failure(f"--output {output}: folder {folder} does not exist")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise Failure(f"--output {output}: cannot write in {folder}")
+    try:
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=f".{target.name}.", suffix=".probe"):
+            pass
+    except OSError as exc:
+        raise Failure(f"--output {output}: cannot write in {folder}: {exc.strerror}") from None
 
 
 def _joined(chunks: Iterable[str], size: int = 1 << 16) -> Iterator[str]:

@@ -402,3 +402,26 @@ def test_an_output_that_cannot_be_written_stops_the_import_before_the_store(tmp_
     why = "is a folder; pass a file name" if where == "." else f"folder {output.parent} does"
     assert r.output.startswith(f"brainmigrate: error: --output {output}: {why}")
     assert not db.exists()
+
+
+@pytest.mark.parametrize("given", ["nodir/", "afile/", ""])
+def test_an_output_that_names_no_file_is_refused(tmp_path, given, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "afile").write_text("keep me")
+    r = cli("import", SAMPLES / "notes", *ROOT_ARGS, "--dry-run", "--output", given)
+    assert r.exit_code == 2
+    assert (
+        r.output == f"brainmigrate: error: --output {given!r}: not a file name; pass a file name\n"
+    )
+    assert (tmp_path / "afile").read_text() == "keep me"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
+
+
+def test_an_output_folder_that_takes_no_file_stops_the_import_first(tmp_path):
+    db = tmp_path / "k.db"
+    r = cli("import", SAMPLES / "notes", *ROOT_ARGS, "--store", db, "--output", "/proc/report.txt")
+    assert r.exit_code == 2
+    assert r.output.startswith(
+        "brainmigrate: error: --output /proc/report.txt: cannot write in /proc"
+    )
+    assert not db.exists()
