@@ -6,6 +6,7 @@ with ``check`` (everything up to the merge, touching no store).
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import hashlib
 import os
@@ -265,7 +266,7 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options, stems: Ste
         st = FileStats(display, scope)
         reasons = st.skipped_by_reason
         pending: list[notation.Line] = []
-        over: list[int] = []  # [first line left out, lines left out] of a runaway fact
+        over: list[int] = []  # [first, last, count] of lines a runaway fact leaves out
         held = 0  # characters of the fact's lines read
 
         def flush(pending=pending, over=over, display=display, scope=scope, plus=plus):
@@ -278,10 +279,11 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options, stems: Ste
                         over[0],
                         "BM309",
                         "warning",
-                        f"fact longer than {MAX_FACT_CHARS:,} characters: {over[1]} more"
+                        f"fact longer than {MAX_FACT_CHARS:,} characters: {over[2]} more"
                         " continuation lines counted but not read into it",
                     )
                 )
+                fact = dataclasses.replace(fact, last_line=over[1])  # they are still its lines
                 over.clear()
             res = resolver.scan(fact)
             fact = fact.without_segments()
@@ -309,9 +311,10 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options, stems: Ste
                     pending.append(ln)
                     held += len(ln.text)
                 elif over:
-                    over[1] += 1
+                    over[1] = ln.number
+                    over[2] += 1
                 else:
-                    over.extend((ln.number, 1))
+                    over.extend((ln.number, ln.number, 1))
             else:
                 if pending:
                     flush()
@@ -341,7 +344,8 @@ def _dropped(file: str, line: int, notes: list[tuple[int, str]], diags: list[Dia
                 line,
                 "BM202",
                 "info",
-                f"{count} more {what} dropped (at most {NAME_CAP} anchors of each per fact)",
+                f"{count} more {what if count != 1 else what[:-1]} dropped"
+                f" (at most {NAME_CAP} anchors of each per fact)",
             )
         )
 

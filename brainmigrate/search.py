@@ -60,7 +60,7 @@ def parse_scopes(values) -> tuple[list[str], bool]:
     for value in values or ():
         for part in printable(value).split(","):
             part = part.strip()
-            if part in ("area", "area:"):
+            if part == "area":
                 areas = True
             elif part:
                 scopes.append(part)

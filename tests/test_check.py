@@ -586,3 +586,12 @@ def test_similar_needs_a_clear_leader(tmp_path):
 
 def test_git_renames_outside_a_checkout_is_empty(tmp_path):
     assert check.git_renames(tmp_path) == {}
+
+
+def test_a_finding_on_a_line_a_runaway_fact_left_out_is_still_that_facts(project, monkeypatch):
+    monkeypatch.setattr(importer, "MAX_FACT_CHARS", 12)
+    (project / "notes").mkdir(exist_ok=True)
+    (project / "notes/log.md").write_bytes(b"+ big fact\n  one two\n  three\n  bad \xff\n+ next\n")
+    result = run(["notes/log.md"])
+    got = [(f.line, f.code, f.fact_line) for f in result.findings]
+    assert got == [(3, "BM309", 1), (4, "BM305", 1)]

@@ -226,3 +226,11 @@ def test_missing_and_newer_store_exit_2(store, tmp_path):
         assert "upgrade brainmigrate" in result.stderr
     with pytest.raises(sqlite.StoreError):
         search.show(store, "k1")
+
+
+def test_only_a_bare_area_means_every_area_scope():
+    from brainmigrate.search import parse_scopes
+
+    assert parse_scopes(["area"]) == ([], True)
+    assert parse_scopes(["area:"]) == (["area:"], False)  # a scope of its own
+    assert parse_scopes(["area:a, area:b", "area"]) == (["area:a", "area:b"], True)

@@ -292,3 +292,12 @@ def test_a_runaway_fact_reads_up_to_its_cap_and_counts_every_line(tmp_path, monk
             " not read into it",
         )
     ]
+
+
+def test_one_dropped_name_is_singular():
+    diags = []
+    importer._dropped("n.md", 3, [(1, "CamelCase names"), (2, "bare file names")], diags)
+    assert [d.message for d in diags] == [
+        "1 more CamelCase name dropped (at most 6 anchors of each per fact)",
+        "2 more bare file names dropped (at most 6 anchors of each per fact)",
+    ]

@@ -218,7 +218,8 @@ def test_a_first_import_that_runs_out_of_space_leaves_no_store(tmp_path):
         preexec_fn=_file_limit(400_000),  # the store outgrows it; the run's spill does not
     )
     assert done.returncode == 2
-    assert done.stderr.startswith(f"brainmigrate: error: {db}: store error: ")
+    assert done.stderr.startswith(f"brainmigrate: error: {db}: cannot write the store (")
+    assert "the disk may be full or the file too large; free space and run again" in done.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a"]
     # and an import that has the space works
     ok = subprocess.run([*IMPORT, str(a), "--store", str(db), "--root", str(tmp_path / "a")])
@@ -237,6 +238,6 @@ def test_an_import_that_runs_out_of_space_leaves_the_store_as_it_was(tmp_path):
         text=True,
         preexec_fn=_file_limit(size + 200_000),
     )
-    assert done.returncode == 2 and "store error" in done.stderr
+    assert done.returncode == 2 and "cannot write the store" in done.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "b", "know.db"]  # no journal
     assert db.read_bytes() == before

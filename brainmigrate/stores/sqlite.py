@@ -267,6 +267,11 @@ def _error(path: Path, exc: sqlite3.Error) -> StoreError:
         )
     if "readonly" in msg or "read-only" in msg:
         return StoreError(f"{path}: store is read-only; make it writable or pass --store")
+    if "disk I/O error" in msg or "disk is full" in msg:
+        return StoreError(
+            f"{path}: cannot write the store ({msg}): the disk may be full or the file too"
+            " large; free space and run again (the store is as it was)"
+        )
     if "not a database" in msg or "malformed" in msg or "corrupt" in msg:
         return StoreError(
             f"{path} is not a readable brainmigrate store ({msg}); "
