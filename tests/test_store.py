@@ -301,3 +301,17 @@ def test_one_dropped_name_is_singular():
         "1 more CamelCase name dropped (at most 6 anchors of each per fact)",
         "2 more bare file names dropped (at most 6 anchors of each per fact)",
     ]
+
+
+def test_a_store_whose_provenance_names_a_missing_fact_is_refused_untouched(tmp_path):
+    run(tmp_path)
+    db = tmp_path / "know.db"
+    con = sqlite3.connect(db)
+    with con:
+        con.execute("DELETE FROM facts WHERE id = 1")  # its provenance rows stay
+    con.close()
+    before = db.read_bytes()
+    for dry in (True, False):
+        with pytest.raises(store.StoreError, match=r"inconsistent \(fact k1 is missing\)"):
+            run(tmp_path, dry_run=dry)
+    assert db.read_bytes() == before

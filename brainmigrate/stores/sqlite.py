@@ -117,8 +117,8 @@ class Stored:
     ``transact`` turn it into ``StoreError``.
     """
 
-    def __init__(self, con: sqlite3.Connection | None = None) -> None:
-        self._con = con
+    def __init__(self, con: sqlite3.Connection | None = None, path: Path | None = None) -> None:
+        self._con, self._path = con, path
         self.next_id = 1
         if con is not None:
             if con.execute("PRAGMA user_version").fetchone()[0] == 0:
@@ -135,9 +135,12 @@ class Stored:
             yield fid, scope, _set(numbers), _set(tasks), tuple(stems.split(" ")) if stems else ()
 
     def fact(self, fid: int) -> FactRecord:
-        if self._con is None:
-            raise KeyError(fid)
-        rec = _read_facts(self._con, [fid])[fid]
+        rec = _read_facts(self._con, [fid]).get(fid) if self._con is not None else None
+        if rec is None:  # a provenance row or an index entry names a fact that is gone
+            raise StoreError(
+                f"{self._path}: the store is inconsistent (fact k{fid} is missing);"
+                " restore a backup"
+            )
         rec.snapshot = rec.state()
         return rec
 
@@ -183,7 +186,7 @@ def reading(path: Path) -> Iterator[Stored]:
                 raise
             raise SpillError(folder(), exc) from None
         con.close()
-        yield Stored(copy)
+        yield Stored(copy, path)
     except sqlite3.Error as exc:
         raise _error(path, exc) from None
     finally:
@@ -429,7 +432,7 @@ def transact(path: Path, plan: Callable[[Stored], Iterable[FactRecord]], words, 
         if con.execute("PRAGMA user_version").fetchone()[0] == 0:
             _check_schema(con, path)  # someone else's SQLite file is refused, not extended
             _create(con)
-        _write(con, plan(Stored(con)), words, now)
+        _write(con, plan(Stored(con, path)), words, now)
         con.execute("COMMIT")
     except sqlite3.Error as exc:
         _abandon(con, path, existed)
