@@ -22,197 +22,49 @@ import os
 import re
 import stat
 import unicodedata
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Protocol
 from urllib.parse import unquote
 
 from brainmigrate.fsutil import printable
-from brainmigrate.model import Anchor, Citation, ParsedFact, Segment, pickled_as_tuple
-from brainmigrate.notation import WS_CHARS
+from brainmigrate.model import Anchor, Citation, Diagnostic, ParsedFact, pickled_as_tuple
+from brainmigrate.tokens import (
+    FILE_NAMES,
+    MAX_LINE_NUMBER,
+    Token,
+    camelcase_names,
+    has_extension,
+    link_path,
+    path_like,
+    tokens,
+)
+
+__all__ = [
+    "FILE_NAMES",
+    "NAME_CAP",
+    "NOTHING",
+    "PathResolver",
+    "Resolved",
+    "Resolver",
+    "Root",
+    "Token",
+    "camelcase_names",
+    "copy_resolved",
+    "has_extension",
+    "is_absolute",
+    "normalize",
+    "path_like",
+    "tokens",
+]
 
 #: At most this many anchors per fact from bare file names, and as many from CamelCase
 #: names (SPEC.md §Anchors).
 NAME_CAP = 6
 
-#: File names that are paths without an extension (SPEC.md §Anchors 1).
-FILE_NAMES = frozenset(
-    {
-        "Makefile",
-        "GNUmakefile",
-        "makefile",
-        "Dockerfile",
-        "Containerfile",
-        "Jenkinsfile",
-        "Vagrantfile",
-        "Gemfile",
-        "Rakefile",
-        "Procfile",
-        "Pipfile",
-        "Brewfile",
-        "Podfile",
-        "Justfile",
-        "justfile",
-        "LICENSE",
-        "LICENCE",
-        "COPYING",
-        "NOTICE",
-        "AUTHORS",
-        "CODEOWNERS",
-        "README",
-        "CHANGELOG",
-        "CONTRIBUTING",
-    }
-)
-
-_TOKEN = re.compile(f"[^{WS_CHARS}\n]+")
-#: What every path, file name or CamelCase name holds: a slash, a dot or an upper-case letter.
-_INTERESTING = re.compile(r"[/\\.A-Z]").search
-_UPPER = re.compile(r"[A-Z]").search
-_LOWER = re.compile(r"[a-z]").search
-
-
-def _interesting(raw: str) -> bool:
-    """Whether a token can hold a path, a file name or a CamelCase name: it has a slash or
-    a dot, or an upper-case letter with a lower-case one after it. Linear; plain words,
-    numbers and task ids (``TER-167``) are passed over without further work."""
-    if "/" in raw or "." in raw or "\\" in raw:
-        return True
-    upper = _UPPER(raw)
-    return upper is not None and _LOWER(raw, upper.end()) is not None
-
-
-_LEAD = "([\"'<`"
-_TRAIL = ")]>\"'.,;:!?`"
-_EXTENSION = re.compile(r"[A-Za-z][A-Za-z0-9]*")
-_LINE_FORM = re.compile(
-    r":(?P<a>[0-9]+)(?:-(?P<b>[0-9]+))?(?::[0-9]+)?(?P<more>(?:,[0-9]+(?:-[0-9]+)?)*)"
-    r"|#L(?P<c>[0-9]+)(?:-L?(?P<d>[0-9]+))?"
-)
-_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://")
-_SCP = re.compile(r"[^/@]+@[^/:]+:")
-_NOT_PATH_CHARS = frozenset("*${}<>")
 _DRIVE = re.compile(r"[A-Za-z]:/")
 _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_HUMP = re.compile(r"[A-Z]+(?![a-z])|[A-Z][a-z0-9]*|[a-z0-9]+")
-
-
-@pickled_as_tuple
-@dataclass(frozen=True, slots=True)
-class Token:
-    """A token of a fact's text: stripped ``text``, its ``lines`` form, 1-based position."""
-
-    text: str
-    line: int
-    col: int
-    lines: tuple[int, int] | None = None
-
-
-def tokens(segments: Iterable[Segment]) -> Iterator[Token]:
-    """Split a fact's segments into tokens (SPEC.md §Anchors).
-
-    Tokens split at whitespace; in ``[label](target)`` the target is its own token; leading
-    ``( [ " ' <`` and backticks and trailing ``) ] > " ' . , ; : ! ?``, backticks and
-    ``()`` are stripped; a line form (``:88``, ``:88-92``, ``:88:5``, ``:88-92,100-104``,
-    ``#L88``, ``#L88-L92``) is split off into ``lines`` as ``(first, last)``.
-    """
-    for seg in segments:
-        if not _INTERESTING(seg.text):
-            continue
-        for m in _TOKEN.finditer(seg.text):
-            raw = m.group()
-            if not _interesting(raw):
-                continue
-            col = seg.col + m.start()
-            link = raw.find("](")
-            if link >= 0:
-                yield from _token(raw[: link + 1], seg.line, col)
-                yield from _token(raw[link + 2 :], seg.line, col + link + 2)
-            else:
-                yield from _token(raw, seg.line, col)
-
-
-def _token(raw: str, line: int, col: int) -> Iterator[Token]:
-    stripped = raw.lstrip(_LEAD)
-    col += len(raw) - len(stripped)
-    text = _strip_tail(stripped)
-    if not text:
-        return
-    lines = None
-    for start in _line_form_starts(text):
-        m = _LINE_FORM.fullmatch(text, start)
-        if m:
-            lines = _lines_of(m)
-            text = _strip_tail(text[:start])
-            break
-    if text:
-        yield Token(text, line, col, lines)
-
-
-def _strip_tail(text: str) -> str:
-    """Strip trailing punctuation and ``()`` in any order; linear in the token's length."""
-    end = len(text)
-    while end:
-        if end >= 2 and text[end - 2] == "(" and text[end - 1] == ")":
-            end -= 2
-        elif text[end - 1] in _TRAIL:
-            end -= 1
-        else:
-            break
-    return text[:end]
-
-
-def _line_form_starts(text: str) -> list[int]:
-    """Where a line form could begin: the last two ``:`` and the last ``#L`` (linear)."""
-    starts = []
-    colon = text.rfind(":")
-    if colon > 0:
-        starts.append(colon)
-        before = text.rfind(":", 0, colon)
-        if before > 0:
-            starts.insert(0, before)
-    hash_l = text.rfind("#L")
-    if hash_l > 0:
-        starts.append(hash_l)
-    return starts
-
-
-def _lines_of(m: re.Match) -> tuple[int, int]:
-    if m.group("c") is not None:
-        first = int(m.group("c"))
-        last = int(m.group("d")) if m.group("d") else first
-        return first, max(first, last)
-    first = int(m.group("a"))
-    last = int(m.group("b")) if m.group("b") else first
-    for part in filter(None, (m.group("more") or "").split(",")):
-        last = max(last, *(int(x) for x in part.split("-")))
-    return first, max(first, last)
-
-
-# ------------------------------------------------------------------------------ paths
-
-
-def path_like(text: str) -> str | None:
-    """Return the POSIX form of ``text`` if it is a cited path (SPEC.md §Anchors 1), else None.
-
-    A cited path holds ``/`` (``\\`` counts as ``/``) and its last segment has an extension
-    or is a known file name (Makefile, Dockerfile, LICENSE ...). URLs, ``user@host:path``,
-    ``www.`` tokens and tokens with ``* $ { } < >`` are not paths.
-    """
-    text = text.replace("\\", "/")
-    if "/" not in text or _NOT_PATH_CHARS.intersection(text):
-        return None
-    if text.startswith("www.") or _URL.match(text) or _SCP.match(text):
-        return None
-    last = text[text.rfind("/") + 1 :]
-    return text if has_extension(last) or last in FILE_NAMES else None
-
-
-def has_extension(name: str) -> bool:
-    """True when ``name`` ends in a dot, a letter, then letters or digits (``x.kt``)."""
-    dot = name.rfind(".")
-    return dot >= 0 and _EXTENSION.fullmatch(name, dot + 1) is not None
 
 
 def is_absolute(path: str) -> bool:
@@ -274,30 +126,99 @@ class Root:
 
 
 # A lookup result: ("found", root index, rel path) | ("outside", reason) | ("gone",)
+# | ("unresolved",)
 Lookup = tuple
+GONE: Lookup = ("gone",)
+UNRESOLVED: Lookup = ("unresolved",)
+
+
+@dataclass(slots=True)
+class History:
+    """The paths a root's git history held (root-relative) and their first segments;
+    ``available`` is False for a shallow clone, whose history is cut."""
+
+    paths: frozenset[str] = frozenset()
+    firsts: frozenset[str] = frozenset()
+    available: bool = True
+
+
+def git_history(root: Root) -> History | None:
+    """Every path the history of ``root``'s checked-out branch held under ``root``, read once
+    (``git log --name-only``); None when ``root`` is no git work tree or git fails."""
+    from brainmigrate.git import run_git
+
+    state = run_git(root.path, "rev-parse", "--is-inside-work-tree", "--is-shallow-repository")
+    if state is None or not state.startswith(b"true"):
+        return None
+    if state.split()[-1:] == [b"true"]:
+        return History(available=False)
+    out = run_git(root.path, "log", "--format=", "--name-only", "-z", "--no-renames", "--relative")
+    if out is None:
+        return None
+    paths = {os.fsdecode(p.strip(b"\n")) for p in out.split(b"\0")}
+    paths.discard("")
+    paths = {unicodedata.normalize("NFC", p) for p in paths}
+    return History(frozenset(paths), frozenset(p.split("/", 1)[0] for p in paths))
 
 
 class PathResolver:
     """Looks cited paths up in the roots in order; never reads outside a root.
 
     ``lookup(path)`` returns ``("found", root_index, relative_path)``,
-    ``("outside", reason)`` or ``("gone",)`` (SPEC.md §Anchors 1). Results are cached.
+    ``("outside", reason)``, ``("gone",)`` or ``("unresolved",)`` (SPEC.md §Anchors 1).
+    A path no root holds is gone when something of it is known to a root: its first segment
+    (a folder or file a root holds), its file name (a file of that name in a root), or the
+    root's git history (the path, or a path under its first segment); else unresolved.
+    ``file_names()`` gives the file names of every root (made once, on first need).
+    Results are cached.
     """
 
-    def __init__(self, roots: Sequence[Root]) -> None:
+    def __init__(
+        self, roots: Sequence[Root], file_names: Callable[[], Iterable[str]] | None = None
+    ) -> None:
         self.roots = list(roots)
         self._cache: dict[str, Lookup] = {}
+        self._beside: dict[tuple[str, str], Lookup | None] = {}
         self._listing: dict[str, dict[str, str] | None] = {}
+        self._file_names = file_names
+        self._names: frozenset[str] | None = None
+        self._histories: list[History | None] | None = None
+        self._tops: dict[str, bool] = {}
 
-    def lookup(self, cited: str) -> Lookup:
+    def lookup(self, cited: str, link: bool = False) -> Lookup:
+        """Where ``cited`` is; a Markdown link target (``link``) is gone, never unresolved."""
         hit = self._cache.get(cited)
         if hit is None:
             hit = self._lookup(cited)
-            if hit[0] == "gone" and _PERCENT.search(cited):
+            if hit[0] == "missing" and _PERCENT.search(cited):
                 decoded = unquote(cited)
                 if decoded != cited:
-                    hit = self._lookup(decoded)
+                    again = self._lookup(decoded)
+                    if again[0] != "missing":
+                        hit = again
+            if hit[0] == "missing":
+                hit = GONE if self._known(hit[1]) else UNRESOLVED
             self._cache[cited] = hit
+        return GONE if link and hit is UNRESOLVED else hit
+
+    def lookup_beside(self, cited: str, folder: str) -> Lookup | None:
+        """``cited`` relative to ``folder`` (a notes file's own folder, absolute), when that
+        folder lies inside a root: found, outside (it leaves every root) or gone; None when
+        ``folder`` lies in no root."""
+        key = (cited, folder)
+        if key in self._beside:
+            return self._beside[key]
+        hit = None
+        if not is_absolute(cited) and any(r.relative(folder) is not None for r in self.roots):
+            target = normalize(folder + "/" + unicodedata.normalize("NFC", cited))
+            hit = ("outside", "'..' climbs above the root")
+            for root in self.roots:
+                rel = root.relative(target) if target else None
+                if rel:
+                    hit = self._in_root(root, rel) or GONE
+                    if hit[0] == "found":
+                        break
+        self._beside[key] = hit
         return hit
 
     def _lookup(self, cited: str) -> Lookup:
@@ -313,7 +234,7 @@ class PathResolver:
             for root in self.roots:
                 rel = root.relative(norm)
                 if rel:
-                    return self._in_root(root, rel) or ("gone",)
+                    return self._in_root(root, rel) or GONE
             return ("outside", "absolute path under no root")
         norm = normalize(path)
         if norm is None:
@@ -326,7 +247,58 @@ class PathResolver:
             if found[0] == "found":
                 return found
             outside = outside or found
-        return outside or ("gone",)
+        return outside or ("missing", norm)
+
+    def _known(self, rel: str) -> bool:
+        """Whether something of root-relative ``rel`` is known to a root (gone, not
+        unresolved): cheapest test first, the git history last."""
+        first = rel.split("/", 1)[0]
+        if first and self._top(first):
+            return True
+        if rel.rsplit("/", 1)[-1] in self.file_names():
+            return True
+        for history in self.histories():
+            if history is not None and (rel in history.paths or first in history.firsts):
+                return True
+        return False
+
+    def _top(self, name: str) -> bool:
+        """Whether a root holds a file or folder ``name`` at its top."""
+        hit = self._tops.get(name)
+        if hit is None:
+            hit = any(os.path.lexists(os.path.join(r.real, name)) for r in self.roots)
+            if not hit and not name.isascii():
+                hit = any(self._nfc_walk(r.real, name) is not None for r in self.roots)
+            self._tops[name] = hit
+        return hit
+
+    def file_names(self) -> frozenset[str]:
+        """The file names (NFC) of every root's files, listed once."""
+        if self._names is None:
+            names: set[str] = set()
+            for i, root in enumerate(self.roots):
+                if i == 0 and self._file_names is not None:
+                    files: Iterable[str] = self._file_names()
+                else:
+                    from brainmigrate.codeindex.listing import list_files
+
+                    files = (f.path for f in list_files(Path(root.path))[1])
+                names.update(unicodedata.normalize("NFC", f.rsplit("/", 1)[-1]) for f in files)
+            self._names = frozenset(names)
+        return self._names
+
+    def histories(self) -> list[History | None]:
+        """Each root's git history (None: no git work tree), read once on first need."""
+        if self._histories is None:
+            self._histories = [git_history(r) for r in self.roots]
+        return self._histories
+
+    def history_unavailable(self) -> list[Root]:
+        """The roots whose history was needed and could not be read whole (shallow)."""
+        if self._histories is None:
+            return []
+        pairs = zip(self.roots, self._histories, strict=True)
+        return [r for r, h in pairs if h is not None and not h.available]
 
     def _in_root(self, root: Root, rel: str) -> Lookup | None:
         """Found, outside (a symlink pointing out), or None when the root has no file there."""
@@ -380,25 +352,6 @@ class NameIndex(Protocol):
     def declarations_of(self, names: Iterable[str]) -> dict[str, list]: ...
 
 
-def camelcase_names(text: str) -> list[str]:
-    """CamelCase identifiers in a token (SPEC.md §Anchors 3).
-
-    An identifier starting upper-case, holding a lower-case letter and splitting into two or
-    more words (an upper-case run is a word); as the whole token or a part of a dotted token.
-    """
-    out = []
-    for part in text.split("."):
-        if (
-            part
-            and part[0].isupper()
-            and _IDENT.fullmatch(part)
-            and not part.isupper()
-            and sum(len(_HUMP.findall(w)) for w in part.split("_") if w) >= 2
-        ):
-            out.append(part)
-    return out
-
-
 @pickled_as_tuple
 @dataclass(slots=True)
 class Resolved:
@@ -443,7 +396,7 @@ class Resolver:
         name_index: Callable[[], NameIndex | None] | None = None,
     ) -> None:
         self.roots = list(roots)
-        self.paths = PathResolver(roots)
+        self.paths = PathResolver(roots, self._first_root_files)
         self._make_index = name_index
         self._index: NameIndex | None = None
         self._index_made = False
@@ -457,21 +410,59 @@ class Resolver:
             self._index = self._make_index() if self._make_index else None
         return self._index
 
-    def scan(self, fact: ParsedFact) -> Resolved:
-        """Resolve cited paths and bare file names; collect CamelCase names for ``finish``."""
+    def _first_root_files(self) -> Iterable[str]:
+        """The first root's files, from its name index (listed once for both uses)."""
+        index = self.index()
+        files = getattr(index, "files", None)
+        if files is None:
+            from brainmigrate.codeindex.listing import list_files
+
+            return [f.path for f in list_files(Path(self.roots[0].path))[1]]
+        return files()
+
+    def _holds(self, text: str) -> bool:
+        cited = path_like(text)
+        return cited is not None and self.paths.lookup(cited)[0] == "found"
+
+    def scan(
+        self,
+        fact: ParsedFact,
+        diags: list[Diagnostic] | None = None,
+        folder: str | None = None,
+    ) -> Resolved:
+        """Resolve cited paths and bare file names; collect CamelCase names for ``finish``.
+
+        ``folder`` is the notes file's own folder (absolute): Markdown link targets are
+        also looked up there. A line form whose number passes 2^31-1 is no line form: the
+        path keeps no lines and ``diags`` gets a BM203 warning.
+        """
         out = Resolved()
         seen: set[Anchor] = set()  # out.anchors as a set: a fact may cite thousands of paths
-        for tok in tokens(fact.segments):
-            cited = path_like(tok.text)
+        for tok in tokens(fact.segments, self._holds):
+            if tok.overflow is not None and diags is not None:
+                form = tok.overflow
+                shown = form if len(form) <= 24 else form[:24] + "…"
+                diags.append(
+                    Diagnostic(
+                        fact.file,
+                        tok.line,
+                        "BM203",
+                        "warning",
+                        f"line form {shown} holds a number past {MAX_LINE_NUMBER}: the"
+                        " citation keeps no lines",
+                        tok.col,
+                    )
+                )
+            cited = link_path(tok.text) if tok.link else path_like(tok.text)
             if cited is not None:
-                self._cite(out, tok, cited, seen)
+                self._cite(out, tok, cited, seen, folder if tok.link else None)
                 continue
             if "/" not in tok.text.replace("\\", "/") and has_extension(tok.text):
                 files = self._files_named(tok.text)
                 if files:
                     self._bare(out, tok, files, seen)
                     continue
-            for name in camelcase_names(tok.text):
+            for name in camelcase_names(tok.whole or tok.text):
                 out.camel.append(Token(name, tok.line, tok.col, None))
                 if name not in self._choice:
                     self._wanted.add(name)
@@ -481,8 +472,14 @@ class Resolver:
             return NOTHING  # most facts name nothing: one shared, read-only value for them
         return out
 
-    def _cite(self, out: Resolved, tok: Token, cited: str, seen: set[Anchor]) -> None:
-        found = self.paths.lookup(cited)
+    def _cite(
+        self, out: Resolved, tok: Token, cited: str, seen: set[Anchor], folder: str | None
+    ) -> None:
+        found = self.paths.lookup(cited, link=tok.link)
+        if found[0] != "found" and folder is not None:
+            beside = self.paths.lookup_beside(cited, folder)
+            if beside is not None and (beside[0] == "found" or found[0] == "outside"):
+                found = beside  # ../setup.md from docs/adr/ is docs/setup.md: gone
         if found[0] == "found":
             root = self.roots[found[1]]
             anchor = Anchor("file", root.label, printable(found[2]), None, tok.lines, "cited")
@@ -494,7 +491,8 @@ class Resolver:
                 Citation("outside", normalize(cited) or cited, tok.line, tok.col, reason=found[1])
             )
         else:
-            out.citations.append(Citation("gone", normalize(cited) or cited, tok.line, tok.col))
+            name = normalize(cited) or cited
+            out.citations.append(Citation(found[0], name, tok.line, tok.col, lines=tok.lines))
 
     def _files_named(self, name: str) -> list[str]:
         hit = self._named.get(name)

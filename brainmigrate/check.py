@@ -52,8 +52,16 @@ RULES: dict[str, Rule] = {
     for r in (
         Rule("BM101", "gone-path", "error", "A fact cites a path that no root holds."),
         Rule("BM102", "outside-root", "warning", "A fact cites a path outside every root."),
+        Rule(
+            "BM103",
+            "unresolved-path",
+            "warning",
+            "A fact cites a path nothing of which any root knows (most likely no file).",
+        ),
+        Rule("BM104", "no-git-history", "info", "A root's git history is cut (shallow)."),
         Rule("BM201", "ambiguous-name", "info", "A bare file name or CamelCase name is ambiguous."),
         Rule("BM202", "anchors-dropped", "info", "A fact names more than 6 names of one kind."),
+        Rule("BM203", "line-out-of-range", "warning", "A line form's number passes 2^31-1."),
         Rule("BM301", "undated-trailer", "info", "A trailing comment of a fact is not a date."),
         Rule("BM302", "text-cut", "info", "A fact's text was cut to 2000 characters."),
         Rule("BM303", "unclosed-fence", "info", "A code fence is never closed."),
@@ -314,7 +322,7 @@ def is_excluded(path: str, globs: Sequence[str]) -> bool:
 def collect(notes: importer.Notes, hints: MoveHints | None = None) -> list[Finding]:
     """The findings of read notes, sorted by file (command-line order), line, column, code.
 
-    One finding per gone, outside or ambiguous citation and per diagnostic. ``hints``
+    One finding per gone, outside, unresolved or ambiguous citation and per diagnostic. ``hints``
     gives gone paths a "moved?" hint (None: no hints).
     """
     out: list[Finding] = []
@@ -375,6 +383,9 @@ def _citation_finding(fact: ParsedFact, c: Citation, hints: MoveHints | None) ->
     elif c.state == "outside":
         code, subject, hint = "BM102", c.name, None
         message = f"cites {c.name}, outside every root ({c.reason})"
+    elif c.state == "unresolved":
+        code, subject, hint = "BM103", c.name, None
+        message = f"cites {c.name}, but nothing of it is in any root (no file citation?)"
     else:
         code, subject, hint = "BM201", c.name, None
         shown = ", ".join(c.candidates[:5])

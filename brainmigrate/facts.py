@@ -8,12 +8,14 @@ SUPERSEDED status and the scope.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Sequence
 from pathlib import PurePath
 
 from brainmigrate.fsutil import printable
 from brainmigrate.model import Diagnostic, ParsedFact, Segment
 from brainmigrate.notation import Line, fold, parse_stamp, split_trailer
+from brainmigrate.tokens import consumed
 
 #: One empty set for every fact without task ids (each frozenset() is 216 bytes).
 NONE: frozenset[str] = frozenset()
@@ -62,17 +64,45 @@ class TaskIds:
         self.regex = re.compile(DEFAULT_TASK_PATTERN if pattern is None else pattern)
 
     def all(self, text: str) -> list[str]:
-        """Every task id in ``text``, in order."""
+        """Every task id in ``text``, in order, but those inside a cited path, its suffix or
+        a line form (``docs/incidents/INC-2231.md``, ``app/Ledger.kt#L10-20``: SPEC.md
+        §Anchors)."""
         out: list[str] = []
         if self.default and "-" not in text:
             return out
+        chunk: list = []  # the last chunk around a match: [left, right, consumed spans]
         for m in self.regex.finditer(text):
             tid = m.group(0)
-            if self.default and TASK_DENY.fullmatch(tid[: tid.rindex("-")]):
+            if not tid or (self.default and TASK_DENY.fullmatch(tid[: tid.rindex("-")])):
                 continue
-            if tid:
-                out.append(tid)
+            start, end = m.span()
+            alone = (start == 0 or text[start - 1] == " ") and (
+                end == len(text) or text[end] == " "
+            )
+            if not alone and _in_path(text, start, end, chunk):
+                continue
+            out.append(tid)
         return out
+
+
+def _in_path(text: str, start: int, end: int, chunk: list) -> bool:
+    """Whether ``text[start:end]`` lies in what a cited path consumed, judged on the chunk
+    (between spaces of the folded text) around it. ``chunk`` holds the last chunk's
+    ``[left, right, spans, their starts]``: matches come in order, so each chunk is found
+    and tokenized once and the whole text is scanned once (linear)."""
+    if not chunk or start >= chunk[1]:
+        floor = chunk[1] if chunk else 0
+        left = text.rfind(" ", floor, start) + 1 or floor
+        right = text.find(" ", end)
+        right = len(text) if right < 0 else right
+        piece = text[left:right]
+        spans = []
+        if "/" in piece or "\\" in piece or "#L" in piece or ":" in piece or "](" in piece:
+            spans = consumed(piece)
+        chunk[:] = [left, right, spans, [a for a, _ in spans]]
+    left, _, spans, starts = chunk
+    at = bisect_right(starts, start - left) - 1  # spans are in order and never overlap
+    return at >= 0 and end - left <= spans[at][1]
 
 
 def scope_for(path: str | PurePath, scope: str | None = None) -> str:

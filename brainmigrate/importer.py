@@ -126,6 +126,7 @@ class RunResult:
     gone: Spill
     outside: Spill
     ambiguous: Spill
+    unresolved: Spill
     store: str | None
     dry_run: bool
 
@@ -264,12 +265,15 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options, stems: Ste
         scope = scope_for(path, options.scope)
         plus = plus_kind_for(path, options.plus_kind)
         st = FileStats(display, scope)
+        folder = os.path.dirname(os.path.abspath(path))
         reasons = st.skipped_by_reason
         pending: list[notation.Line] = []
         over: list[int] = []  # [first, last, count] of lines a runaway fact leaves out
         held = 0  # characters of the fact's lines read
 
-        def flush(pending=pending, over=over, display=display, scope=scope, plus=plus):
+        def flush(
+            pending=pending, over=over, display=display, scope=scope, plus=plus, folder=folder
+        ):
             fact = build_fact(display, pending, scope, plus, tasks, diags)
             pending.clear()
             if over:
@@ -285,7 +289,7 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options, stems: Ste
                 )
                 fact = dataclasses.replace(fact, last_line=over[1])  # they are still its lines
                 over.clear()
-            res = resolver.scan(fact)
+            res = resolver.scan(fact, diags, folder)
             fact = fact.without_segments()
             _dropped(fact.file, fact.line, res.notes, diags)
             if len({t.text for t in res.camel}) > NAME_CAP:
@@ -327,6 +331,18 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options, stems: Ste
             flush()
         stats.append(st)
     resolver.finish()
+    for root in resolver.paths.history_unavailable():
+        diags.append(
+            Diagnostic(
+                root.label,
+                None,
+                "BM104",
+                "info",
+                "git history not available (a shallow clone): a cited path only the history"
+                " knows reads as unresolved, not gone; fetch the whole history"
+                " (git fetch --unshallow, or fetch-depth: 0 in actions/checkout)",
+            )
+        )
     for file, line, res in crowded:
         done = resolver.complete(copy_resolved(res))
         _dropped(file, line, done.notes[len(res.notes) :], diags)
@@ -384,7 +400,7 @@ def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
         index.add(fid, Key(scope, nums, tasks), stem_tuple)
     next_id = stored.next_id
     facts = Keyed()  # the facts this run touched, by id
-    merged, gone, outside, ambiguous = Spill(), Spill(), Spill(), Spill()
+    merged, gone, outside, ambiguous, unresolved = Spill(), Spill(), Spill(), Spill(), Spill()
     by_file = {st.path: st for st in notes.files}
 
     def touch(fid: int) -> FactRecord:
@@ -463,15 +479,21 @@ def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
                 if c.name not in gone_paths:
                     gone_paths.add(c.name)
                     rec.gone.append(c.name)
-                gone.append({**entry, "path": c.name})
+                gone.append({**entry, "path": c.name, "lines": _lines(c.lines)})
                 by_file[fact.file].gone += 1
             elif c.state == "outside":
                 outside.append({**entry, "path": c.name, "reason": c.reason})
+            elif c.state == "unresolved":
+                unresolved.append({**entry, "path": c.name, "lines": _lines(c.lines)})
             else:
                 ambiguous.append(
                     {**entry, "name": c.name, "how": c.how, "candidates": list(c.candidates)}
                 )
-    return RunResult(notes, facts, merged, gone, outside, ambiguous, None, True)
+    return RunResult(notes, facts, merged, gone, outside, ambiguous, unresolved, None, True)
+
+
+def _lines(lines: tuple[int, int] | None) -> list[int] | None:
+    return list(lines) if lines else None
 
 
 def _reason(status: str) -> str | None:

@@ -91,11 +91,13 @@ class Anchor:
 @pickled_as_tuple
 @dataclass(frozen=True, slots=True)
 class Citation:
-    """A name in a fact's text that anchored nothing: a gone or outside path, an ambiguous name.
+    """A name in a fact's text that anchored nothing: a gone, outside or unresolved path
+    (SPEC.md §Anchors 1), an ambiguous name.
 
-    ``state`` is ``gone``, ``outside`` or ``ambiguous``; ``name`` is the normalized path (or
-    the bare or CamelCase name); ``candidates`` lists the files for an ambiguous name;
-    ``reason`` says why a path is outside.
+    ``state`` is ``gone``, ``outside``, ``unresolved`` or ``ambiguous``; ``name`` is the
+    normalized path (or the bare or CamelCase name); ``candidates`` lists the files for an
+    ambiguous name; ``reason`` says why a path is outside; ``lines`` is a gone or
+    unresolved path's line form as ``(first, last)``.
     """
 
     state: str
@@ -105,6 +107,7 @@ class Citation:
     how: str = "cited"
     candidates: tuple[str, ...] = ()
     reason: str = ""
+    lines: tuple[int, int] | None = None
 
 
 @pickled_as_tuple

@@ -136,8 +136,11 @@ def test_every_diagnostic_code_has_a_rule_with_the_documented_severity():
     assert {c: r.severity for c, r in check.RULES.items()} == {
         "BM101": "error",
         "BM102": "warning",
+        "BM103": "warning",
+        "BM104": "info",
         "BM201": "info",
         "BM202": "info",
+        "BM203": "warning",
         "BM301": "info",
         "BM302": "info",
         "BM303": "info",

@@ -234,7 +234,7 @@ def test_a_notes_file_name_that_is_not_utf8(tmp_path, monkeypatch):
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "a.txt").write_text("x")
     with open(b"notes/caf\xe9.md", "wb") as f:
-        f.write(b"+ cites src/a.txt and gone/x.kt\n")
+        f.write(b"+ cites src/a.txt and src/x.kt\n")
     r = CliRunner().invoke(main, ["import", "notes", "--format", "json"])
     assert r.exit_code == 0, r.stderr
     data = json.loads(r.stdout)
@@ -351,6 +351,7 @@ def test_json_outputs_escape_every_control_character(tmp_path, monkeypatch):
 def test_github_annotations_print_no_control_characters(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "e\x1bvil\x01.md").write_text("+ cites gone/\x1b[2Jx.kt\n")
+    (tmp_path / "gone").mkdir()  # known to the root: the citation is gone, not unresolved
     r = CliRunner().invoke(main, ["check", "e\x1bvil\x01.md", "--format", "github"])
     assert r.exit_code == 1
     assert r.stdout.startswith("::error file=e\ufffdvil\ufffd.md,line=1,col=9,")

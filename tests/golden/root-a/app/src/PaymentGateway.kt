@@ -1,0 +1,3 @@
+class PaymentGateway {
+  fun charge() {}
+}

@@ -1,0 +1,272 @@
+"""Citations as people write them (SPEC.md §Anchors): gone against unresolved, git history,
+link targets beside the notes file, and one answer from ``check``, a dry run and an import.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import unicodedata
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from brainmigrate import check, importer, tokens
+from brainmigrate.anchors import PathResolver, Root
+
+GIT = ["git", "-c", "user.email=t@example.org", "-c", "user.name=t"]
+GIT += ["-c", "init.defaultBranch=main"]
+
+
+def git(cwd, *args):
+    subprocess.run([*GIT, *args], cwd=cwd, check=True, capture_output=True)
+
+
+def write(base, files: dict[str, str]):
+    for rel, text in files.items():
+        path = base / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def dry_run(tmp_path, notes, roots, **kw):
+    options = importer.Options(roots=[str(r) for r in roots], cache_dir=tmp_path / "cache")
+    return importer.import_notes(
+        [str(notes)], options, store=tmp_path / "dry.db", dry_run=True, **kw
+    )
+
+
+def entries(spill, key="path"):
+    return [(e["line"], e["col"], e[key]) for e in spill]
+
+
+def test_cf_chars_are_exactly_unicode_format_characters():
+    import re
+
+    cf = re.compile(f"[{tokens.CF_CHARS}]")
+    for c in range(0x110000):
+        assert bool(cf.match(chr(c))) == (unicodedata.category(chr(c)) == "Cf"), hex(c)
+
+
+@pytest.fixture
+def history_root(tmp_path):
+    """A git work tree whose history held ``old/flow.md`` and ``docs/legacy.md``; neither
+    is there now, nor is the ``old`` folder."""
+    root = tmp_path / "repo"
+    write(root, {"docs/setup.md": "x", "old/flow.md": "x", "docs/legacy.md": "x"})
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "one")
+    git(root, "rm", "-q", "-r", "old", "docs/legacy.md")
+    git(root, "commit", "-qm", "two")
+    return root
+
+
+def test_gone_and_unresolved_by_what_a_root_and_its_history_know(history_root):
+    paths = PathResolver([Root.of(0, history_root)])
+    assert paths.lookup("docs/setup.md") == ("found", 0, "docs/setup.md")
+    assert paths.lookup("docs/gone.md") == ("gone",)  # its first folder is there
+    assert paths.lookup("else/setup.md") == ("gone",)  # a file of its name is there
+    assert paths.lookup("old/flow.md") == ("gone",)  # the history held it
+    assert paths.lookup("old/other.md") == ("gone",)  # the history held its first folder
+    assert paths.lookup("net/http.Client") == ("unresolved",)
+    assert paths.lookup("React/Next.js") == ("unresolved",)
+    assert paths.lookup("React/Next.js", link=True) == ("gone",)
+    assert paths.history_unavailable() == []
+
+
+def test_the_history_of_a_sub_folder_root_is_its_own(history_root, tmp_path):
+    # A root inside a work tree reads the history of its own folder, relative to it.
+    paths = PathResolver([Root.of(0, history_root / "docs")])
+    assert paths.lookup("legacy.md") == ("gone",)
+    assert paths.lookup("old/flow.md") == ("unresolved",)
+
+
+def test_a_shallow_clone_says_its_history_is_not_available(history_root, tmp_path):
+    clone = tmp_path / "clone"
+    subprocess.run(
+        ["git", "clone", "-q", "--depth", "1", f"file://{history_root}", str(clone)],
+        check=True,
+        capture_output=True,
+    )
+    write(tmp_path, {"notes/n.md": "+ see old/flow.md and docs/gone.md\n"})
+    result = dry_run(tmp_path, tmp_path / "notes/n.md", [clone])
+    assert entries(result.unresolved) == [(1, 7, "old/flow.md")]
+    assert entries(result.gone) == [(1, 23, "docs/gone.md")]
+    [note] = [w for w in result.warnings if w.code == "BM104"]
+    assert note.file == str(clone) and note.line is None and note.severity == "info"
+    assert note.message.startswith("git history not available (a shallow clone)")
+
+
+def test_no_history_note_when_nothing_needed_it(history_root, tmp_path):
+    clone = tmp_path / "clone"
+    subprocess.run(
+        ["git", "clone", "-q", "--depth", "1", f"file://{history_root}", str(clone)],
+        check=True,
+        capture_output=True,
+    )
+    write(tmp_path, {"notes/n.md": "+ see docs/gone.md\n"})
+    result = dry_run(tmp_path, tmp_path / "notes/n.md", [clone])
+    assert [w.code for w in result.warnings] == []
+
+
+def test_a_link_target_is_looked_up_beside_the_notes_file(tmp_path):
+    root = tmp_path / "repo"
+    write(
+        root,
+        {
+            "docs/adr/0021-ledger.md": "# ADR 21\n",
+            "docs/adr/0022-fees.md": (
+                "+ fees follow [ADR-0021](0021-ledger.md), not [ADR-0009](0009-old.md)\n"
+                "+ and [the guide](../setup.md) is gone\n"
+                "+ a bare 0021-ledger.md is no link: not looked up beside\n"
+            ),
+        },
+    )
+    result = dry_run(tmp_path, root / "docs/adr/0022-fees.md", [root])
+    facts = list(result.facts)
+    assert [(a.path, a.how) for a in facts[0].anchors] == [("docs/adr/0021-ledger.md", "cited")]
+    assert entries(result.gone) == [(1, 58, "0009-old.md"), (2, 19, "../setup.md")]
+    assert list(result.unresolved) == []
+    # the task id of the label is read; the link target is a path
+    assert facts[0].task == "ADR-0021"
+
+
+def test_check_finds_the_rows_of_the_issue_at_their_line_and_column(tmp_path):
+    root = tmp_path / "root"
+    write(
+        root,
+        {"docs/runbook.md": "x", "docs/setup.md": "x", "app/Ledger.kt": "class Ledger\n"},
+    )
+    write(
+        tmp_path,
+        {
+            "notes/n.md": (
+                "+ the old guide docs/setup-legacy.md#prerequisites\n"
+                "+ the cache app/LedgerCache.kt#L4C1-L9C2\n"
+                "+ [[docs/old-flow.md|old flow]]\n"
+                "+ range app/Ledger.kt#L10-20 was fixed under LDG-12\n"
+                "+ share one net/http.Client and a React/Next.js app\n"
+                "+ logs in %APPDATA%\\Ledgerly\\logs\\agent.log //proto/x:y.proto\n"
+            )
+        },
+    )
+    options = importer.Options(roots=[str(root)], cache_dir=tmp_path / "cache")
+    result = check.run_check([str(tmp_path / "notes")], options)
+    got = [(f.line, f.col, f.code, f.severity, f.subject) for f in result.findings]
+    assert got == [
+        (1, 17, "BM101", "error", "docs/setup-legacy.md"),
+        (2, 13, "BM101", "error", "app/LedgerCache.kt"),
+        (3, 5, "BM101", "error", "docs/old-flow.md"),
+        (5, 13, "BM103", "warning", "net/http.Client"),
+        (5, 35, "BM103", "warning", "React/Next.js"),
+    ]
+    assert result.exit_code == 1
+
+
+def test_a_line_number_no_column_holds_is_imported_as_the_dry_run_says(tmp_path):
+    root = tmp_path / "root"
+    write(root, {"app/Foo.kt": "class Foo\n"})
+    write(tmp_path, {"notes/n.md": "+ big app/Foo.kt:9223372036854775808 and app/Foo.kt#L3\n"})
+    options = importer.Options(roots=[str(root)], cache_dir=tmp_path / "cache")
+    dry = importer.import_notes([str(tmp_path / "notes")], options, tmp_path / "k.db", True)
+    [w] = dry.warnings
+    assert (w.line, w.col, w.code) == (1, 7, "BM203")
+    real = importer.import_notes([str(tmp_path / "notes")], options, tmp_path / "k.db")
+    assert [w.code for w in real.warnings] == ["BM203"]
+    with sqlite3.connect(tmp_path / "k.db") as db:
+        rows = db.execute("SELECT path, line_first, line_last FROM anchors").fetchall()
+    assert rows == [("app/Foo.kt", None, None)]
+
+
+# ------------------------------------------------------------------------------ property
+
+ROOT_FILES = {
+    "docs/runbook.md": "x",
+    "docs/Design Notes/overview.md": "x",
+    "app/Ledger.kt": "class Ledger {\n  fun post() {}\n}\nclass PaymentGateway\n",
+    "app/util/Ledger.kt": "class LedgerRow\n",
+    "lib/Bar.py": "class LedgerStore:\n    pass\n",
+}
+PIECES = [
+    "docs/runbook.md",
+    "docs/runbook.md#rollback",
+    "docs/gone.md?plain=1",
+    "app/Ledger.kt#L10-20",
+    "app/Gone.kt:12",
+    "`docs/Design Notes/overview.md`",
+    "[x](<docs/Design Notes/overview.md>)",
+    "[[docs/old.md|old]]",
+    "![[docs/runbook.md]]",
+    "@docs/runbook.md",
+    "net/http.Client",
+    "React/Next.js",
+    "Ledger.kt",
+    "Bar.py:3",
+    "PaymentGateway#charge",
+    "LedgerStore",
+    "../../etc/passwd.txt",
+    "/etc/hosts.txt",
+    "TER-12",
+    "docs/TER-9.md",
+    "配置见docs/runbook.md。",
+    "“app/Gone.kt”",
+    "x:99999999999",
+    "word",
+    "\u200bdocs/runbook.md",
+]
+LINE = st.lists(st.sampled_from(PIECES), min_size=1, max_size=5).map(" ".join)
+NOTES = st.lists(
+    st.tuples(st.sampled_from(["+ ", "! ", "  ", "- ~ ", "", "# "]), LINE),
+    min_size=1,
+    max_size=8,
+).map(lambda rows: "".join(m + t + "\n" for m, t in rows))
+
+
+@pytest.fixture(scope="module")
+def prop_root(tmp_path_factory):
+    base = tmp_path_factory.mktemp("prop")
+    write(base / "root", ROOT_FILES)
+    return base
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(text=NOTES)
+def test_check_dry_run_and_import_agree(prop_root, text, tmp_path_factory):
+    work = tmp_path_factory.mktemp("case")
+    notes = work / "n.md"
+    notes.write_text(text, encoding="utf-8")
+    options = importer.Options(roots=[str(prop_root / "root")], cache_dir=prop_root / "cache")
+    dry = importer.import_notes([str(notes)], options, work / "k.db", dry_run=True)
+    real = importer.import_notes([str(notes)], options, work / "k.db")
+    found = check.run_check([str(notes)], options)
+
+    def shape(result):
+        return {
+            "gone": entries(result.gone),
+            "outside": entries(result.outside),
+            "unresolved": entries(result.unresolved),
+            "ambiguous": entries(result.ambiguous, "name"),
+            "warnings": [(w.line, w.col, w.code) for w in result.warnings],
+            "facts": [
+                (r.id, r.text, r.task, tuple(r.anchors), tuple(r.gone)) for r in result.facts
+            ],
+        }
+
+    assert shape(dry) == shape(real)
+    by_code = {"BM101": "gone", "BM102": "outside", "BM103": "unresolved", "BM201": "ambiguous"}
+    from_check = {k: [] for k in by_code.values()}
+    for f in found.findings:
+        if f.code in by_code:
+            from_check[by_code[f.code]].append((f.line, f.col, f.subject))
+    assert from_check == {k: shape(dry)[k] for k in by_code.values()}
+    with sqlite3.connect(work / "k.db") as db:
+        stored = db.execute("SELECT count(*) FROM facts").fetchone()[0]
+    assert stored == len(real.facts)
+    os.remove(work / "k.db")
