@@ -3,7 +3,8 @@
 Prints lines/s of: a plain Python line-by-line regex loop (the baseline, which keeps each
 fact's text, stamp and continuations), brainmigrate's parse stage (every line classified
 and facts grouped with their continuations; fast and Lark classifiers), the parse and facts
-stages (text folded, trailers dated, task ids found), and the whole
+stages (text folded, trailers dated, task ids found), those and the anchors stage
+(every token resolved against the sample checkouts: ``importer.read_notes``), and the whole
 `import --dry-run` (parse, anchors against the sample checkout, merge), each with its ratio
 to the baseline, and the peak RSS of a `brainmigrate import --dry-run` process.
 
@@ -144,6 +145,7 @@ def main() -> None:
     t_lark, _ = timed(parse_stage, files, "lark", repeat=1)
     t_facts, _ = timed(facts_stage, files, "fast")
     opts = importer.Options(roots=ROOTS, cache_dir=tmp / "cache")
+    t_anchors, _ = timed(lambda: importer.read_notes([folder], opts), repeat=2)
     t_import, result = timed(
         lambda: importer.import_notes([folder], opts, tmp / "none.db", dry_run=True), repeat=2
     )
@@ -159,6 +161,7 @@ def main() -> None:
     print(f"parse stage (fast)        {rate(t_fast)}  {t_fast:.2f} s")
     print(f"parse stage (lark)        {rate(t_lark)}  {t_lark:.2f} s")
     print(f"parse + facts stages      {rate(t_facts)}  {t_facts:.2f} s")
+    print(f"parse + facts + anchors   {rate(t_anchors)}  {t_anchors:.2f} s")
     print(f"import --dry-run (all)    {rate(t_import)}  {t_import:.2f} s")
 
 
