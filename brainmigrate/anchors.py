@@ -143,8 +143,9 @@ class History:
 
 
 def git_history(root: Root) -> History | None:
-    """Every path the history of ``root``'s checked-out branch held under ``root``, read once
-    (``git log --name-only``); None when ``root`` is no git work tree or git fails."""
+    """Every path the history of ``root``'s checked-out branch held under ``root`` and
+    deleted (``git log --diff-filter=D``), read once; None when ``root`` is no git work tree
+    or git fails."""
     from brainmigrate.git import run_git
 
     state = run_git(root.path, "rev-parse", "--is-inside-work-tree", "--is-shallow-repository")
@@ -152,7 +153,18 @@ def git_history(root: Root) -> History | None:
         return None
     if state.split()[-1:] == [b"true"]:
         return History(available=False)
-    out = run_git(root.path, "log", "--format=", "--name-only", "-z", "--no-renames", "--relative")
+    # Every path the history held and the tree lacks now was deleted in some commit (a
+    # rename is a deletion too, with --no-renames): deletions are all that is needed.
+    out = run_git(
+        root.path,
+        "log",
+        "--format=",
+        "--name-only",
+        "-z",
+        "--no-renames",
+        "--diff-filter=D",
+        "--relative",
+    )
     if out is None:
         return None
     paths = {os.fsdecode(p.strip(b"\n")) for p in out.split(b"\0")}
@@ -178,6 +190,7 @@ class PathResolver:
     ) -> None:
         self.roots = list(roots)
         self._cache: dict[str, Lookup] = {}
+        self._raw: dict[str, Lookup] = {}
         self._beside: dict[tuple[str, str], Lookup | None] = {}
         self._listing: dict[str, dict[str, str] | None] = {}
         self._file_names = file_names
@@ -189,6 +202,23 @@ class PathResolver:
         """Where ``cited`` is; a Markdown link target (``link``) is gone, never unresolved."""
         hit = self._cache.get(cited)
         if hit is None:
+            hit = self._where(cited)
+            if hit[0] == "missing":
+                hit = GONE if self._known(hit[1]) else UNRESOLVED
+            self._cache[cited] = hit
+        return GONE if link and hit is UNRESOLVED else hit
+
+    def holds(self, cited: str) -> bool:
+        """Whether a root holds a regular file at ``cited`` (no gone/unresolved verdict, so
+        nothing but the path is looked at)."""
+        hit = self._cache.get(cited)
+        return (hit if hit is not None else self._where(cited))[0] == "found"
+
+    def _where(self, cited: str) -> Lookup:
+        """found, outside, gone (absolute under a root) or ``("missing", rel)``; tried once
+        more percent-decoded when missing."""
+        hit = self._raw.get(cited)
+        if hit is None:
             hit = self._lookup(cited)
             if hit[0] == "missing" and _PERCENT.search(cited):
                 decoded = unquote(cited)
@@ -196,10 +226,8 @@ class PathResolver:
                     again = self._lookup(decoded)
                     if again[0] != "missing":
                         hit = again
-            if hit[0] == "missing":
-                hit = GONE if self._known(hit[1]) else UNRESOLVED
-            self._cache[cited] = hit
-        return GONE if link and hit is UNRESOLVED else hit
+            self._raw[cited] = hit
+        return hit
 
     def lookup_beside(self, cited: str, folder: str) -> Lookup | None:
         """``cited`` relative to ``folder`` (a notes file's own folder, absolute), when that
@@ -422,7 +450,7 @@ class Resolver:
 
     def _holds(self, text: str) -> bool:
         cited = path_like(text)
-        return cited is not None and self.paths.lookup(cited)[0] == "found"
+        return cited is not None and self.paths.holds(cited)
 
     def scan(
         self,
