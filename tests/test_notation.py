@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
@@ -184,3 +185,109 @@ def test_overlong_line_is_read_up_to_the_limit(tmp_path, monkeypatch):
         (1, "BM308", "line longer than 64 bytes: the 140 bytes after them were skipped"),
         (3, "BM308", "line longer than 64 bytes: the 36 bytes after them were skipped"),
     ]
+
+
+def scan_handle(data: bytes):
+    diags = []
+    out = [
+        (ln.number, ln.cls, ln.reason, ln.marker, ln.text, ln.col)
+        for ln in notation.scan_file(io.BytesIO(data), "n.md", diags)
+    ]
+    return out, [(d.line, d.col, d.code, d.severity, d.message) for d in diags]
+
+
+NOTES = "+ 配置 a\r\n  more\r\n\r\n> act\u2028ion\r\n"
+NOTES_LINES = [
+    (1, "fact", "", "+", " 配置 a", 2),
+    (2, "continuation", "", "", "  more", 1),
+    (3, "blank", "", "", "", 1),
+    (4, "fact", "", ">", " act\u2028ion", 2),
+]
+
+
+@pytest.mark.parametrize(
+    "bom, codec, name",
+    [
+        (b"\xff\xfe\x00\x00", "utf-32-le", "UTF-32 LE"),
+        (b"\x00\x00\xfe\xff", "utf-32-be", "UTF-32 BE"),
+        (b"\xff\xfe", "utf-16-le", "UTF-16 LE"),
+        (b"\xfe\xff", "utf-16-be", "UTF-16 BE"),
+    ],
+)
+def test_utf16_and_utf32_with_a_bom_are_decoded(bom, codec, name):
+    out, diags = scan_handle(bom + NOTES.encode(codec))
+    assert out == NOTES_LINES
+    assert diags == [(None, None, "BM310", "info", f"decoded as {name} (byte order mark)")]
+
+
+def test_utf32_le_bom_is_checked_before_utf16_le():
+    # FF FE 00 00 is also UTF-16 LE's mark followed by U+0000: UTF-32 wins (SPEC.md)
+    out, diags = scan_handle(b"\xff\xfe\x00\x00" + "+ a\n".encode("utf-32-le"))
+    assert out == [(1, "fact", "", "+", " a", 2)]
+    assert [d[2] for d in diags] == ["BM310"]
+
+
+def test_only_one_bom_is_dropped_from_utf16():
+    out, _ = scan_handle("\ufeff\ufeff+ a\n".encode("utf-16"))
+    assert out == [(1, "skipped", "prose", "", "", 1)]
+
+
+def test_utf16_invalid_sequences_become_one_replacement_each_with_a_warning():
+    lone = "+ a\n+ b\ud800c\n+ d\udc00\x00e\n".encode("utf-16-le", "surrogatepass")
+    out, diags = scan_handle(b"\xff\xfe" + lone + b"x")  # an odd last byte
+    assert out == [
+        (1, "fact", "", "+", " a", 2),
+        (2, "fact", "", "+", " b\ufffdc", 2),
+        (3, "fact", "", "+", " d\ufffd\ufffde", 2),
+        (4, "skipped", "prose", "", "", 1),
+    ]
+    assert diags == [
+        (None, None, "BM310", "info", "decoded as UTF-16 LE (byte order mark)"),
+        (2, 4, "BM305", "warning", "invalid UTF-16 LE bytes replaced with U+FFFD"),
+        (3, 4, "BM305", "warning", "invalid UTF-16 LE bytes replaced with U+FFFD"),
+        (3, 5, "BM306", "warning", "NUL bytes replaced with U+FFFD"),
+        (4, 1, "BM305", "warning", "invalid UTF-16 LE bytes replaced with U+FFFD"),
+    ]
+
+
+def test_utf32_code_point_out_of_range_is_replaced():
+    data = b"\x00\x00\xfe\xff" + "+ a".encode("utf-32-be") + b"\x00\x11\x00\x00" + b"\x00\x00\x00\n"
+    out, diags = scan_handle(data)
+    assert out == [(1, "fact", "", "+", " a\ufffd", 2)]
+    assert [(d[0], d[1], d[2]) for d in diags] == [(None, None, "BM310"), (1, 4, "BM305")]
+
+
+def test_utf16_file_with_an_unclosed_comment_rescans_the_transcoded_text(tmp_path):
+    data = b"\xff\xfe" + "<!-- open\n+ caf\ud800\n  é\n".encode("utf-16-le", "surrogatepass")
+    out, diags = scan_bytes(tmp_path, data)
+    assert out == [
+        (1, "skipped", "comment", "", ""),
+        (2, "fact", "", "+", " caf\ufffd"),
+        (3, "continuation", "", "", "  é"),
+    ]
+    # line 2's bytes are warned once, on the look-ahead that finds the comment unclosed
+    assert [(d.line, d.code) for d in diags] == [(None, "BM310"), (2, "BM305"), (1, "BM304")]
+
+
+def test_utf16_is_transcoded_in_chunks(monkeypatch):
+    monkeypatch.setattr(notation, "CHUNK", 3)  # splits code units and surrogate pairs
+    text = "+ 😀 a\ud800\n+ 🐍\n"
+    out, diags = scan_handle(b"\xfe\xff" + text.encode("utf-16-be", "surrogatepass"))
+    assert out == [(1, "fact", "", "+", " 😀 a\ufffd", 2), (2, "fact", "", "+", " 🐍", 2)]
+    assert [(d[0], d[1], d[2]) for d in diags] == [(None, None, "BM310"), (1, 6, "BM305")]
+
+
+def test_utf16_temporary_file_honours_tmpdir(tmp_path, monkeypatch):
+    from brainmigrate import spill
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "missing"))
+    with pytest.raises(spill.SpillError, match="missing"):
+        scan_handle(b"\xff\xfe" + "+ a\n".encode("utf-16-le"))
+    # UTF-8 needs no temporary file
+    assert scan_handle(b"+ a\n")[0] == [(1, "fact", "", "+", " a", 2)]
+
+
+def test_scan_reads_a_utf16_file_by_path(tmp_path):
+    out, diags = scan_bytes(tmp_path, "+ a\r\n".encode("utf-16"))
+    assert out == [(1, "fact", "", "+", " a")]
+    assert [d.code for d in diags] == ["BM310"]
