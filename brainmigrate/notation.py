@@ -9,9 +9,10 @@ a line with them:
   give the same answer on every golden and generated line.
 
 ``scan`` keeps the little state that spans lines (an open fact, a fence, an HTML comment
-block, a context or state line) and yields one ``Line`` per physical line, so every line is
-accounted for: ``fact``, ``continuation``, ``blank`` or ``skipped`` with a reason. It
-streams: memory does not grow with the file.
+block, a callout, a context or state line) and yields one ``Line`` per physical line, so
+every line is accounted for: ``fact``, ``continuation``, ``blank`` or ``skipped`` with a
+reason. It streams: memory does not grow with the file (a UTF-16 or UTF-32 file is
+transcoded through a temporary file).
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ def parser() -> Lark:
 
 
 # A classification: (class, lead token, index where the line's rest begins).
-# class is one of: blank fact context state heading fence comment indented prose.
+# class is one of: blank fact callout context state heading fence comment indented prose.
 # For a fact, lead is the marker ("!" for "!P3") and the rest is the fact's raw text.
 Classified = tuple[str, str, int]
 
@@ -120,7 +121,8 @@ class FastClassifier:
             f"|(?P<heading>{t['HEADING']})"
             f"|(?P<fence>{t['FENCE']})"
             f"|(?P<comment>{t['COMMENT_OPEN']})"
-            f"|(?:{t['BULLET']})?(?:(?P<priority>{t['PRIORITY']})|(?P<fact>{t['MARKER']})"
+            f"|(?:{t['BULLET']})?(?:(?P<callout>{t['CALLOUT']})|(?P<priority>{t['PRIORITY']})"
+            f"|(?P<fact>{t['MARKER']})"
             f"|(?P<context>{t['CONTEXT']})|(?P<state>{t['STATE']}))"
             f"|(?P<prose>)"
         )
@@ -407,7 +409,9 @@ def _scan(
 ) -> Iterator[Line]:
     offset = number = warned = 0
     comments_close = True  # False once a comment was seen to run to the end of the file
-    open_kind = ""  # "fact", "context" or "state": what an indented line would continue
+    # "fact", "callout", "context" or "state": what an indented line would continue (and,
+    # for a callout, a ">" line too)
+    open_kind = ""
     while True:
         lines = _read(handle, offset, number, file, warned, diags, encoding)
         restart = None
@@ -418,6 +422,9 @@ def _scan(
                     yield Line(number, "continuation", "", "", text, 1)
                 else:
                     yield Line(number, "skipped", open_kind or "orphan")
+                continue
+            if open_kind == "callout" and text[:1] == ">":
+                yield Line(number, "skipped", "callout")
                 continue
             open_kind = ""
             if cls == "fact":
@@ -430,7 +437,7 @@ def _scan(
                     yield Line(number, "fact", "", lead, rest, start + 1)
             elif cls == "blank":
                 yield Line(number, "blank")
-            elif cls == "context" or cls == "state":
+            elif cls == "callout" or cls == "context" or cls == "state":
                 open_kind = cls
                 yield Line(number, "skipped", cls)
             elif cls == "heading" or cls == "prose":

@@ -27,6 +27,9 @@ ALPHABET = list("+!~=?>x-*@%#`~<>!P0123456789 \t\r\x0b\x0c[]()/.:aZ") + [
     "\u2028",
     "\u0085",
     "\ufffd",
+    "[!",
+    "[!note]",
+    "]",
 ]
 lines = st.lists(st.sampled_from(ALPHABET), max_size=12).map("".join)
 
@@ -58,6 +61,12 @@ def test_fast_and_lark_classifiers_agree(line):
         ("\t  indented", ("indented", "\t  ", 3)),
         (" \u00a0\u2028", ("blank", "", 3)),
         ("", ("blank", "", 0)),
+        ("> [!warning] pool sizes", ("callout", "> [!warning]", 12)),
+        ("- > [!NOTE]", ("callout", "> [!NOTE]", 11)),
+        (">[!tip]- folded", ("callout", ">[!tip]", 7)),
+        ("> [!] x", ("fact", ">", 1)),
+        ("> [note] x", ("fact", ">", 1)),
+        ("+ [!note] x", ("fact", "+", 1)),
     ],
 )
 def test_classify(line, expected):
@@ -291,3 +300,47 @@ def test_scan_reads_a_utf16_file_by_path(tmp_path):
     out, diags = scan_bytes(tmp_path, "+ a\r\n".encode("utf-16"))
     assert out == [(1, "fact", "", "+", " a")]
     assert [d.code for d in diags] == ["BM310"]
+
+
+def test_callout_and_the_quote_lines_after_it_are_skipped():
+    notes = (
+        "> [!note] pool sizes\n"
+        "> more\n"
+        ">\n"
+        ">> nested\n"
+        "  indented\n"
+        "> [!tip]- another\n"
+        "\n"
+        "> action\n"
+        "> [!warning]\n"
+        "+ fact\n"
+        "> after a fact\n"
+        "- > [!NOTE] bulleted\n"
+        ">still quoted\n"
+    )
+    out, diags = scan_handle(notes.encode())
+    assert [(n, c, r, m) for n, c, r, m, _, _ in out] == [
+        (1, "skipped", "callout", ""),
+        (2, "skipped", "callout", ""),
+        (3, "skipped", "callout", ""),
+        (4, "skipped", "callout", ""),
+        (5, "skipped", "callout", ""),
+        (6, "skipped", "callout", ""),
+        (7, "blank", "", ""),
+        (8, "fact", "", ">"),
+        (9, "skipped", "callout", ""),
+        (10, "fact", "", "+"),
+        (11, "fact", "", ">"),
+        (12, "skipped", "callout", ""),
+        (13, "skipped", "callout", ""),
+    ]
+    assert diags == []
+
+
+def test_callout_lines_agree_with_lark():
+    notes = b"> [!note] a\n> b\n\n> c\n"
+    lark = [
+        (ln.number, ln.cls, ln.reason)
+        for ln in notation.scan_file(io.BytesIO(notes), "n.md", [], LARK)
+    ]
+    assert lark == [(n, c, r) for n, c, r, *_ in scan_handle(notes)[0]]

@@ -59,6 +59,8 @@ PIECES = [
     "(",
     ")",
     "`",
+    "[!note]",
+    ">",
 ]
 line = st.lists(st.sampled_from(PIECES), max_size=8).map("".join)
 notes = st.lists(line, max_size=25).map("\n".join)
