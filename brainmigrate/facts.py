@@ -1,8 +1,8 @@
 """Turn a fact line and its continuations into a ``ParsedFact`` (SPEC.md §Notation).
 
 Pure: no file system. The rules here are the notation's: kind from the marker, text
-folding and the 2000-character cut, trailers (``created`` and ``run``), the task id, the
-SUPERSEDED status and the scope.
+folding and the 2000-character cut, trailers (``created`` and ``run``), block ids, the task
+id, the SUPERSEDED status and the scope.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import PurePath
 
 from brainmigrate.fsutil import printable
 from brainmigrate.model import Diagnostic, ParsedFact, Segment
-from brainmigrate.notation import Line, fold, parse_stamp, split_trailer
+from brainmigrate.notation import Line, fold, parse_stamp, split_block_id, split_trailer
 
 #: One empty set for every fact without task ids (each frozenset() is 216 bytes).
 NONE: frozenset[str] = frozenset()
@@ -102,6 +102,7 @@ def build_fact(
 ) -> ParsedFact:
     """Build the fact that ``lines`` (a fact line, then its continuations) state.
 
+    Each line loses its trailing comment (the trailer), then a trailing block id (`` ^id``).
     Appends to ``diags``: BM301 for an undated trailing comment (removed all the same),
     BM302 when the text is cut to 2000 characters. A ``<!-- brainmigrate: allow-gone -->``
     trailer on any line adds ``"gone"`` to the fact's ``suppress``.
@@ -130,6 +131,8 @@ def build_fact(
                 )
             elif created is None:
                 created, run = stamp
+        if "^" in body:
+            body = split_block_id(body)  # after the trailer, without a warning
         segments.append(Segment(ln.number, ln.col, body))
     full = fold(segments[0].text if len(segments) == 1 else " ".join(s.text for s in segments))
     text = full

@@ -175,6 +175,30 @@ def split_trailer(text: str) -> tuple[str, str | None]:
     return text[:start], inside
 
 
+_WS_SET = frozenset(_WS_STRIP)
+_BLOCK_ID = re.compile(r"[A-Za-z0-9-]+")
+_LETTER = re.compile(r"[A-Za-z]")
+
+
+def split_block_id(text: str) -> str:
+    """``text`` without a trailing Obsidian block id (SPEC.md §Notation, Block ids).
+
+    A block id is whitespace, ``^``, then ASCII letters, digits or ``-`` with at least one
+    letter, and only whitespace after it (``fact ^abc-1``; ``keep ^123`` keeps its ``^123``).
+    The whitespace before the ``^`` is kept (folding trims it). Linear time.
+    """
+    end = len(text.rstrip(_WS_STRIP))
+    caret = text.rfind("^", 0, end)
+    if (
+        caret < 1
+        or text[caret - 1] not in _WS_SET
+        or not _BLOCK_ID.fullmatch(text, caret + 1, end)
+        or not _LETTER.search(text, caret + 1, end)
+    ):
+        return text
+    return text[:caret]
+
+
 def fold(text: str) -> str:
     """Fold runs of Unicode White_Space to one space and trim (SPEC.md §Notation)."""
     if "\x1c" in text or "\x1d" in text or "\x1e" in text or "\x1f" in text:
@@ -430,6 +454,8 @@ def _scan(
             if cls == "fact":
                 rest = text[start:]
                 body = split_trailer(rest)[0] if "-->" in rest else rest
+                if "^" in body:
+                    body = split_block_id(body)
                 if is_blank(body):
                     yield Line(number, "skipped", "empty")
                 else:

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from brainmigrate import notation
-from brainmigrate.notation import parse_stamp, parse_stamp_lark, split_trailer
+from brainmigrate.notation import parse_stamp, parse_stamp_lark, split_block_id, split_trailer
 
 FAST = notation.classifier("fast")
 LARK = notation.classifier("lark")
@@ -30,6 +30,7 @@ ALPHABET = list("+!~=?>x-*@%#`~<>!P0123456789 \t\r\x0b\x0c[]()/.:aZ") + [
     "[!",
     "[!note]",
     "]",
+    "^",
 ]
 lines = st.lists(st.sampled_from(ALPHABET), max_size=12).map("".join)
 
@@ -344,3 +345,79 @@ def test_callout_lines_agree_with_lark():
         for ln in notation.scan_file(io.BytesIO(notes), "n.md", [], LARK)
     ]
     assert lark == [(n, c, r) for n, c, r, *_ in scan_handle(notes)[0]]
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        (" fact text ^abc-1", " fact text "),
+        (" fact text ^abc-1 \t", " fact text "),
+        (" keep ^123", " keep ^123"),
+        (" keep ^12-3", " keep ^12-3"),
+        (" ^abc", " "),
+        ("\t^x", "\t"),
+        (" a^b", " a^b"),
+        (" a ^b c", " a ^b c"),
+        (" a ^b_c", " a ^b_c"),
+        (" a ^é", " a ^é"),
+        (" a ^", " a ^"),
+        (" a ^x ^y", " a ^x "),
+        ("^abc", "^abc"),
+        (" 2^10 ^z9", " 2^10 "),
+    ],
+)
+def test_split_block_id(text, expected):
+    assert split_block_id(text) == expected
+
+
+def test_a_marker_with_only_a_block_id_is_empty():
+    out, _ = scan_handle(b"+ ^abc\n  orphan\n+ ^abc <!-- 2026-09-23 13:16 r -->\n+ ^123\n")
+    assert [(n, c, r) for n, c, r, *_ in out] == [
+        (1, "skipped", "empty"),
+        (2, "skipped", "orphan"),
+        (3, "skipped", "empty"),
+        (4, "fact", ""),
+    ]
+
+
+def facts_of(data: bytes) -> tuple[list, list]:
+    from brainmigrate.facts import TaskIds, build_fact
+
+    diags: list = []
+    facts, pending = [], []
+    for ln in notation.scan_file(io.BytesIO(data), "n.md", diags):
+        if ln.cls == "continuation" and pending:
+            pending.append(ln)
+            continue
+        if pending:
+            facts.append(build_fact("n.md", pending, "area:n", "environment", TaskIds(), diags))
+            pending = []
+        if ln.cls == "fact":
+            pending.append(ln)
+    if pending:
+        facts.append(build_fact("n.md", pending, "area:n", "environment", TaskIds(), diags))
+    return facts, diags
+
+
+def test_block_ids_are_removed_from_every_line_of_a_fact_without_a_warning():
+    facts, diags = facts_of(
+        b"+ fact text ^abc-1\n"
+        b"+ keep ^123\n"
+        b"+ dated ^x1 <!-- 2026-09-23 13:16 nightly -->\n"
+        b"+ first ^a\n  second ^b-2\n  ^c\n"
+        b"+ after <!-- note --> ^d\n"
+        b"+ task ^LDG-6 is an id, not a task\n"
+        b"+ task ^LDG-6\n"
+    )
+    assert [(f.line, f.text, f.created, f.run, f.task) for f in facts] == [
+        (1, "fact text", None, None, None),
+        (2, "keep ^123", None, None, None),
+        (3, "dated", "2026-09-23T13:16:00Z", "nightly", None),
+        (4, "first second", None, None, None),
+        # the trailer is split off first: a comment before the block id stays in the text
+        (7, "after <!-- note -->", None, None, None),
+        (8, "task ^LDG-6 is an id, not a task", None, None, "LDG-6"),
+        (9, "task", None, None, None),
+    ]
+    assert [s.text for s in facts[3].segments] == [" first ", "  second ", "  "]
+    assert diags == []
