@@ -35,8 +35,9 @@ KIND_OF_MARKER = {
 }
 
 #: Default task id: an upper-case letter, upper-case letters or digits, a hyphen, digits;
-#: not after a letter, digit or "_", not before a letter or digit (SPEC.md §Notation).
-DEFAULT_TASK_PATTERN = r"(?<!\w)[A-Z][A-Z0-9]*-[0-9]+(?![^\W_])"
+#: not after an ASCII letter, digit or "_", not before an ASCII letter or digit (SPEC.md
+#: §Notation): other scripts' letters may touch it (``修复了LDG-6会`` holds ``LDG-6``).
+DEFAULT_TASK_PATTERN = r"(?<![A-Za-z0-9_])[A-Z][A-Z0-9]*-[0-9]+(?![A-Za-z0-9])"
 #: Technical prefixes that are never task ids, also followed by digits (SHA3, MD5, X86, P0).
 TASK_DENY = re.compile(
     r"(?:UTF|SHA|ISO|RFC|CVE|CWE|HTTP|TLS|SSL|AES|RSA|MD|UUID|GPT|IPV|PEP|ECMA|X|P|PBKDF"
