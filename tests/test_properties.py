@@ -68,6 +68,8 @@ raw = st.one_of(
     notes.map(lambda s: s.encode("utf-8")),
     st.binary(max_size=300),
     notes.map(lambda s: b"\xef\xbb\xbf" + s.replace("\n", "\r\n").encode() + b"\xff\x00"),
+    # what PowerShell's ">" writes, and a stray odd byte at the end
+    notes.map(lambda s: b"\xff\xfe" + s.replace("\n", "\r\n").encode("utf-16-le") + b"!"),
 )
 
 
