@@ -66,7 +66,7 @@ RULES: dict[str, Rule] = {
         Rule("BM302", "text-cut", "info", "A fact's text was cut to 2000 characters."),
         Rule("BM303", "unclosed-fence", "info", "A code fence is never closed."),
         Rule("BM304", "unclosed-comment", "info", "An HTML comment is never closed."),
-        Rule("BM305", "invalid-utf8", "warning", "A line holds invalid UTF-8 bytes."),
+        Rule("BM305", "invalid-utf8", "warning", "A line holds invalid bytes."),
         Rule("BM306", "nul-byte", "warning", "A line holds NUL bytes."),
         Rule("BM307", "not-a-file", "warning", "A *.md entry of a notes folder is not a file."),
         Rule(
@@ -75,6 +75,7 @@ RULES: dict[str, Rule] = {
         Rule(
             "BM309", "fact-too-long", "warning", "A fact is longer than 1 MiB; the rest left out."
         ),
+        Rule("BM310", "decoded-utf16-32", "info", "A notes file was decoded as UTF-16 or UTF-32."),
     )
 }
 

@@ -1,8 +1,8 @@
 """Turn a fact line and its continuations into a ``ParsedFact`` (SPEC.md §Notation).
 
 Pure: no file system. The rules here are the notation's: kind from the marker, text
-folding and the 2000-character cut, trailers (``created`` and ``run``), the task id, the
-SUPERSEDED status and the scope.
+folding and the 2000-character cut, trailers (``created`` and ``run``), block ids, the task
+id, the SUPERSEDED status and the scope.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import PurePath
 
 from brainmigrate.fsutil import printable
 from brainmigrate.model import Diagnostic, ParsedFact, Segment
-from brainmigrate.notation import Line, fold, parse_stamp, split_trailer
+from brainmigrate.notation import Line, fold, parse_stamp, split_block_id, split_trailer
 from brainmigrate.tokens import consumed
 
 #: One empty set for every fact without task ids (each frozenset() is 216 bytes).
@@ -37,8 +37,9 @@ KIND_OF_MARKER = {
 }
 
 #: Default task id: an upper-case letter, upper-case letters or digits, a hyphen, digits;
-#: not after a letter, digit or "_", not before a letter or digit (SPEC.md §Notation).
-DEFAULT_TASK_PATTERN = r"(?<!\w)[A-Z][A-Z0-9]*-[0-9]+(?![^\W_])"
+#: not after an ASCII letter, digit or "_", not before an ASCII letter or digit (SPEC.md
+#: §Notation): other scripts' letters may touch it (``修复了LDG-6会`` holds ``LDG-6``).
+DEFAULT_TASK_PATTERN = r"(?<![A-Za-z0-9_])[A-Z][A-Z0-9]*-[0-9]+(?![A-Za-z0-9])"
 #: Technical prefixes that are never task ids, also followed by digits (SHA3, MD5, X86, P0).
 TASK_DENY = re.compile(
     r"(?:UTF|SHA|ISO|RFC|CVE|CWE|HTTP|TLS|SSL|AES|RSA|MD|UUID|GPT|IPV|PEP|ECMA|X|P|PBKDF"
@@ -132,6 +133,7 @@ def build_fact(
 ) -> ParsedFact:
     """Build the fact that ``lines`` (a fact line, then its continuations) state.
 
+    Each line loses its trailing comment (the trailer), then a trailing block id (`` ^id``).
     Appends to ``diags``: BM301 for an undated trailing comment (removed all the same),
     BM302 when the text is cut to 2000 characters. A ``<!-- brainmigrate: allow-gone -->``
     trailer on any line adds ``"gone"`` to the fact's ``suppress``.
@@ -160,6 +162,8 @@ def build_fact(
                 )
             elif created is None:
                 created, run = stamp
+        if "^" in body:
+            body = split_block_id(body)  # after the trailer, without a warning
         segments.append(Segment(ln.number, ln.col, body))
     full = fold(segments[0].text if len(segments) == 1 else " ".join(s.text for s in segments))
     text = full

@@ -14,7 +14,17 @@ KINDS = ("decision", "pattern", "blocker", "environment", "other")
 #: Markers in report order (SPEC.md §Notation).
 MARKERS = ("+", "!", "~", "=", "?", ">", "->", "x")
 #: Reasons a line is skipped (SPEC.md §Notation, classes "skipped" and "other").
-SKIP_REASONS = ("context", "state", "heading", "code", "comment", "empty", "orphan", "prose")
+SKIP_REASONS = (
+    "context",
+    "state",
+    "heading",
+    "code",
+    "comment",
+    "callout",
+    "empty",
+    "orphan",
+    "prose",
+)
 #: Fact statuses (SPEC.md §Store).
 STATUSES = ("active", "stale", "superseded")
 

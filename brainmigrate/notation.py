@@ -9,23 +9,28 @@ a line with them:
   give the same answer on every golden and generated line.
 
 ``scan`` keeps the little state that spans lines (an open fact, a fence, an HTML comment
-block, a context or state line) and yields one ``Line`` per physical line, so every line is
-accounted for: ``fact``, ``continuation``, ``blank`` or ``skipped`` with a reason. It
-streams: memory does not grow with the file.
+block, a callout, a context or state line) and yields one ``Line`` per physical line, so
+every line is accounted for: ``fact``, ``continuation``, ``blank`` or ``skipped`` with a
+reason. It streams: memory does not grow with the file (a UTF-16 or UTF-32 file is
+transcoded through a temporary file).
 """
 
 from __future__ import annotations
 
+import codecs
 import re
+import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cache
 from importlib import resources
 from pathlib import Path
+from typing import BinaryIO
 
 from lark import Lark, Token, Tree
 
+from brainmigrate import spill
 from brainmigrate.model import Diagnostic
 
 #: Unicode White_Space, "\n" aside (SPEC.md §Notation: "Whitespace" is Unicode White_Space).
@@ -67,7 +72,7 @@ def parser() -> Lark:
 
 
 # A classification: (class, lead token, index where the line's rest begins).
-# class is one of: blank fact context state heading fence comment indented prose.
+# class is one of: blank fact callout context state heading fence comment indented prose.
 # For a fact, lead is the marker ("!" for "!P3") and the rest is the fact's raw text.
 Classified = tuple[str, str, int]
 
@@ -116,7 +121,8 @@ class FastClassifier:
             f"|(?P<heading>{t['HEADING']})"
             f"|(?P<fence>{t['FENCE']})"
             f"|(?P<comment>{t['COMMENT_OPEN']})"
-            f"|(?:{t['BULLET']})?(?:(?P<priority>{t['PRIORITY']})|(?P<fact>{t['MARKER']})"
+            f"|(?:{t['BULLET']})?(?:(?P<callout>{t['CALLOUT']})|(?P<priority>{t['PRIORITY']})"
+            f"|(?P<fact>{t['MARKER']})"
             f"|(?P<context>{t['CONTEXT']})|(?P<state>{t['STATE']}))"
             f"|(?P<prose>)"
         )
@@ -169,6 +175,30 @@ def split_trailer(text: str) -> tuple[str, str | None]:
     return text[:start], inside
 
 
+_WS_SET = frozenset(_WS_STRIP)
+_BLOCK_ID = re.compile(r"[A-Za-z0-9-]+")
+_LETTER = re.compile(r"[A-Za-z]")
+
+
+def split_block_id(text: str) -> str:
+    """``text`` without a trailing Obsidian block id (SPEC.md §Notation, Block ids).
+
+    A block id is whitespace, ``^``, then ASCII letters, digits or ``-`` with at least one
+    letter, and only whitespace after it (``fact ^abc-1``; ``keep ^123`` keeps its ``^123``).
+    The whitespace before the ``^`` is kept (folding trims it). Linear time.
+    """
+    end = len(text.rstrip(_WS_STRIP))
+    caret = text.rfind("^", 0, end)
+    if (
+        caret < 1
+        or text[caret - 1] not in _WS_SET
+        or not _BLOCK_ID.fullmatch(text, caret + 1, end)
+        or not _LETTER.search(text, caret + 1, end)
+    ):
+        return text
+    return text[:caret]
+
+
 def fold(text: str) -> str:
     """Fold runs of Unicode White_Space to one space and trim (SPEC.md §Notation)."""
     if "\x1c" in text or "\x1d" in text or "\x1e" in text or "\x1f" in text:
@@ -206,7 +236,28 @@ class NotesReadError(OSError):
     """A notes file could not be opened or read."""
 
 
-def _decode(raw: bytes, number: int, file: str, diags: list[Diagnostic] | None) -> str:
+#: Byte order marks of the encodings a notes file is decoded as instead of UTF-8, in the
+#: order they are checked (SPEC.md §Notation, Decoding): UTF-32 first, as ``FF FE 00 00``
+#: starts with the UTF-16 LE mark.
+WIDE_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le", "UTF-32 LE"),
+    (codecs.BOM_UTF32_BE, "utf-32-be", "UTF-32 BE"),
+    (codecs.BOM_UTF16_LE, "utf-16-le", "UTF-16 LE"),
+    (codecs.BOM_UTF16_BE, "utf-16-be", "UTF-16 BE"),
+)
+#: Bytes of a UTF-16 or UTF-32 file decoded at a time.
+CHUNK = 1 << 20
+#: The error handler a wide encoding is decoded with: every invalid sequence (a lone
+#: surrogate, a code point beyond U+10FFFF, an odd trailing byte) becomes one U+DCFF,
+#: which ``surrogateescape`` writes as the byte FF: one invalid UTF-8 byte, so the line
+#: reader replaces it with one U+FFFD and warns (BM305) at its line and column.
+_INVALID = "brainmigrate-invalid"
+codecs.register_error(_INVALID, lambda exc: ("\udcff", exc.end))
+
+
+def _decode(
+    raw: bytes, number: int, file: str, diags: list[Diagnostic] | None, encoding: str = "UTF-8"
+) -> str:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -219,7 +270,7 @@ def _decode(raw: bytes, number: int, file: str, diags: list[Diagnostic] | None) 
                     number,
                     "BM305",
                     "warning",
-                    "invalid UTF-8 bytes replaced with U+FFFD",
+                    f"invalid {encoding} bytes replaced with U+FFFD",
                     col,
                 )
             )
@@ -239,10 +290,20 @@ def _decode(raw: bytes, number: int, file: str, diags: list[Diagnostic] | None) 
     return text
 
 
-def _read(handle, offset: int, number: int, file: str, warn_after: int, diags: list[Diagnostic]):
+def _read(
+    handle,
+    offset: int,
+    number: int,
+    file: str,
+    warn_after: int,
+    diags: list[Diagnostic],
+    encoding: str | None,
+):
     """Yield ``(number, text, offset_after)`` from byte ``offset`` on, decoding each line.
 
     Problems of lines numbered ``warn_after`` or less were reported by an earlier pass.
+    ``encoding`` is None for a UTF-8 file (whose BOM is dropped here), else the name of
+    the encoding the UTF-8 in ``handle`` was transcoded from (its BOM is already gone).
     """
     handle.seek(offset)
     readline = handle.readline
@@ -271,14 +332,16 @@ def _read(handle, offset: int, number: int, file: str, warn_after: int, diags: l
             raw = raw.rstrip(b"\r")
         elif raw[-1:] == b"\n":
             raw = raw[:-2] if raw[-2:-1] == b"\r" else raw[:-1]
-        if number == 1 and raw[:3] == BOM:
+        if number == 1 and raw[:3] == BOM and encoding is None:
             raw = raw[3:]
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
             text = None
         if text is None or "\x00" in text:
-            text = _decode(raw, number, file, diags if number > warn_after else None)
+            text = _decode(
+                raw, number, file, diags if number > warn_after else None, encoding or "UTF-8"
+            )
         yield number, text, offset
 
 
@@ -288,32 +351,93 @@ def scan(
     diags: list[Diagnostic],
     classify: Callable[[str], Classified] | None = None,
 ) -> Iterator[Line]:
-    """Yield one ``Line`` per physical line of the notes file at ``path``.
+    """Yield one ``Line`` per physical line of the notes file at ``path`` (see ``scan_file``).
 
-    ``file`` is the name diagnostics use. Problems in the notes (invalid UTF-8, NUL bytes,
-    an unclosed fence or comment) are appended to ``diags``; they never stop the scan.
-    Raises ``NotesReadError`` when the file cannot be opened or read. Lines end at ``\\n``
-    only; a ``\\r`` before it is dropped; a BOM at byte 0 is dropped (SPEC.md §Notation).
+    Raises ``NotesReadError`` when the file cannot be opened or read, ``spill.SpillError``
+    when a UTF-16 or UTF-32 file cannot be transcoded into a temporary file.
     """
-    classify = classify or _fast()
     try:
         handle = open(path, "rb")  # noqa: SIM115 - closed in finally, across a generator
     except OSError as exc:
         raise NotesReadError(f"{file}: cannot read: {exc.strerror or exc}") from exc
     try:
-        yield from _scan(handle, file, diags, classify)
+        yield from scan_file(handle, file, diags, classify)
     except OSError as exc:
         raise NotesReadError(f"{file}: cannot read: {exc.strerror or exc}") from exc
     finally:
         handle.close()
 
 
-def _scan(handle, file: str, diags: list[Diagnostic], classify) -> Iterator[Line]:
+def scan_file(
+    handle: BinaryIO,
+    file: str,
+    diags: list[Diagnostic],
+    classify: Callable[[str], Classified] | None = None,
+) -> Iterator[Line]:
+    """Yield one ``Line`` per physical line of the notes read from ``handle``, a seekable
+    binary file object positioned at its start (an open file, ``io.BytesIO``).
+
+    ``file`` is the name diagnostics use. Problems in the notes (invalid bytes, NUL, an
+    unclosed fence or comment) are appended to ``diags``; they never stop the scan. Lines
+    end at ``\\n`` only; a ``\\r`` before it is dropped (SPEC.md §Notation, Decoding).
+
+    The notes are UTF-8, and a UTF-8 BOM at byte 0 is dropped, unless they start with a
+    UTF-32 or UTF-16 BOM: then they are decoded as that encoding (info BM310), streamed
+    through an unnamed temporary file as UTF-8, so memory stays bounded; columns are in
+    characters either way. Raises ``OSError`` when ``handle`` cannot be read and
+    ``spill.SpillError`` when the temporary file cannot be written.
+    """
+    classify = classify or _fast()
+    head = handle.read(4)
+    for bom, codec, name in WIDE_BOMS:
+        if head.startswith(bom):
+            diags.append(
+                Diagnostic(file, None, "BM310", "info", f"decoded as {name} (byte order mark)")
+            )
+            handle.seek(len(bom))
+            with _transcoded(handle, codec) as utf8:
+                yield from _scan(utf8, file, diags, classify, name)
+            return
+    handle.seek(0)
+    yield from _scan(handle, file, diags, classify, None)
+
+
+def _transcoded(handle: BinaryIO, codec: str) -> BinaryIO:
+    """An unnamed temporary file holding the rest of ``handle``, decoded from ``codec``
+    and written as UTF-8, rewound. Invalid sequences become the byte FF (see ``_INVALID``)."""
+    where = spill.folder()
+    try:
+        out = tempfile.TemporaryFile(prefix="brainmigrate-", dir=where)  # noqa: SIM115
+    except OSError as exc:
+        raise spill.SpillError(where, exc) from None
+    decode = codecs.getincrementaldecoder(codec)(errors=_INVALID).decode
+    try:
+        while True:
+            chunk = handle.read(CHUNK)
+            text = decode(chunk, final=not chunk)
+            try:
+                out.write(text.encode("utf-8", "surrogateescape"))
+            except OSError as exc:
+                raise spill.SpillError(where, exc) from None
+            if not chunk:
+                break
+        out.seek(0)
+    except BaseException:
+        out.close()
+        raise
+    return out
+
+
+def _scan(
+    handle, file: str, diags: list[Diagnostic], classify, encoding: str | None
+) -> Iterator[Line]:
     offset = number = warned = 0
     comments_close = True  # False once a comment was seen to run to the end of the file
-    open_kind = ""  # "fact", "context" or "state": what an indented line would continue
+    # "fact", "callout", "context" or "state": what an indented line would continue (and,
+    # for a callout, a ">" line too)
+    open_kind = ""
     while True:
-        lines = _read(handle, offset, number, file, warned, diags)
+        lines = _read(handle, offset, number, file, warned, diags, encoding)
         restart = None
         for number, text, offset in lines:
             cls, lead, start = classify(text)
@@ -323,10 +447,15 @@ def _scan(handle, file: str, diags: list[Diagnostic], classify) -> Iterator[Line
                 else:
                     yield Line(number, "skipped", open_kind or "orphan")
                 continue
+            if open_kind == "callout" and text[:1] == ">":
+                yield Line(number, "skipped", "callout")
+                continue
             open_kind = ""
             if cls == "fact":
                 rest = text[start:]
                 body = split_trailer(rest)[0] if "-->" in rest else rest
+                if "^" in body:
+                    body = split_block_id(body)
                 if is_blank(body):
                     yield Line(number, "skipped", "empty")
                 else:
@@ -334,7 +463,7 @@ def _scan(handle, file: str, diags: list[Diagnostic], classify) -> Iterator[Line
                     yield Line(number, "fact", "", lead, rest, start + 1)
             elif cls == "blank":
                 yield Line(number, "blank")
-            elif cls == "context" or cls == "state":
+            elif cls == "callout" or cls == "context" or cls == "state":
                 open_kind = cls
                 yield Line(number, "skipped", cls)
             elif cls == "heading" or cls == "prose":

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import unicodedata
 from pathlib import Path
@@ -14,6 +15,7 @@ import lark
 import pytest
 
 import brainmigrate.codeindex.index as index_module
+from brainmigrate import importer, reports
 from brainmigrate.codeindex import CodeIndex, Declaration, RootError, resolve_symbol
 from brainmigrate.codeindex.cache import MAGIC, cache_file, default_cache_dir
 from brainmigrate.codeindex.listing import IgnoreRules, parse_gitignore
@@ -374,6 +376,79 @@ def test_git_listing(tmp_path: Path, cache_dir: Path) -> None:
     sub = CodeIndex(repo / "sub", cache_dir=cache_dir)
     assert (sub.listing_way, sub.files()) == ("git", ["inner.py"])
     assert [(d.path, d.name_line) for d in sub.lookup("Inner")] == [("inner.py", 1)]
+
+
+def test_git_listing_includes_submodules_and_nested_repositories(
+    tmp_path: Path, cache_dir: Path
+) -> None:
+    # A class declared only in a submodule, or in an untracked nested repository, is found
+    # in a git work tree as it is in the same tree without .git; ignored files stay out.
+    lib = tmp_path / "ledger-lib"
+    lib.mkdir()
+    git(lib, "init", "-q")
+    write(lib, ".gitignore", "*.gen.kt\n")
+    write(lib, "src/LedgerVault.kt", "package lib\n\nclass LedgerVault {\n  fun post() {}\n}\n")
+    write(lib, "vault.py", "class VaultIndex:\n    pass\n")
+    git(lib, "add", ".")
+    git(lib, "commit", "-q", "-m", "lib")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    write(repo, "app/Main.kt", "class MainApp\n")
+    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "sub")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "app with submodule")
+    write(repo, "sub/Local.gen.kt", "class GeneratedOnly\n")  # ignored by the submodule
+    write(repo, "sub/untracked.py", "class SubUntracked:\n    pass\n")
+    nested = repo / "vendor" / "tool"
+    nested.mkdir(parents=True)
+    git(nested, "init", "-q")
+    write(nested, ".gitignore", "out/\n")
+    write(nested, "Tool.kt", "class ToolThing\n")
+    write(nested, "out/Built.kt", "class BuiltThing\n")
+
+    idx = CodeIndex(repo, cache_dir=cache_dir)
+    assert idx.listing_way == "git"
+    assert idx.files() == [
+        ".gitmodules",
+        "app/Main.kt",
+        "sub/.gitignore",
+        "sub/src/LedgerVault.kt",
+        "sub/untracked.py",
+        "sub/vault.py",
+        "vendor/tool/.gitignore",
+        "vendor/tool/Tool.kt",
+    ]
+    names = ["LedgerVault", "VaultIndex", "SubUntracked", "ToolThing", "GeneratedOnly"]
+    found = idx.declarations_of(names)
+    assert {n: [d.path for d in ds] for n, ds in found.items()} == {
+        "LedgerVault": ["sub/src/LedgerVault.kt"],
+        "VaultIndex": ["sub/vault.py"],
+        "SubUntracked": ["sub/untracked.py"],
+        "ToolThing": ["vendor/tool/Tool.kt"],
+    }
+    # the same tree without .git finds the same declarations
+    plain = tmp_path / "plain"
+    shutil.copytree(repo, plain, ignore=shutil.ignore_patterns(".git"))
+    walked = CodeIndex(plain, cache_dir=cache_dir).declarations_of(names)
+    assert {n: [d.path for d in ds] for n, ds in walked.items()} == {
+        n: [d.path for d in ds] for n, ds in found.items()
+    }
+
+    # an import anchors the submodule's class, and check has nothing to say about it
+    notes = tmp_path / "notes.md"
+    notes.write_text("+ LedgerVault posts entries, see sub/src/LedgerVault.kt\n")
+    options = importer.Options(roots=[str(repo)], cache_dir=str(cache_dir))
+    result = importer.import_notes([str(notes)], options, tmp_path / "k.db", dry_run=True)
+    data = reports.report(result)
+    (fact,) = data["facts"]
+    assert [
+        (a["kind"], a["path"], a.get("symbol"), a["lines"], a["how"]) for a in fact["anchors"]
+    ] == [
+        ("file", "sub/src/LedgerVault.kt", None, None, "cited"),
+        ("symbol", "sub/src/LedgerVault.kt", "LedgerVault", [3, 5], "camelcase"),
+    ]
+    assert data["totals"]["gone"] == 0 and data["gone"] == []
 
 
 def test_scandir_listing_with_gitignore(plain: Path) -> None:

@@ -77,6 +77,8 @@ def test_task_id_reads_continuations_but_not_trailers():
         ("xTER-1 TER-1x 9TER-1 _TER-1 TER-1_", ["TER-1"]),
         ("ter-5 Ter-5", []),
         ("A1-2 Z9Z-3", ["A1-2", "Z9Z-3"]),
+        ("修复了LDG-6会计 补测试CL-86和 éTER-7ü", ["LDG-6", "CL-86", "TER-7"]),
+        ("TER-1٣ TER-2²", ["TER-1", "TER-2"]),
     ],
 )
 def test_default_task_pattern(text, ids):

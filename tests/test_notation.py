@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from brainmigrate import notation
-from brainmigrate.notation import parse_stamp, parse_stamp_lark, split_trailer
+from brainmigrate.notation import parse_stamp, parse_stamp_lark, split_block_id, split_trailer
 
 FAST = notation.classifier("fast")
 LARK = notation.classifier("lark")
@@ -26,6 +27,10 @@ ALPHABET = list("+!~=?>x-*@%#`~<>!P0123456789 \t\r\x0b\x0c[]()/.:aZ") + [
     "\u2028",
     "\u0085",
     "\ufffd",
+    "[!",
+    "[!note]",
+    "]",
+    "^",
 ]
 lines = st.lists(st.sampled_from(ALPHABET), max_size=12).map("".join)
 
@@ -57,6 +62,12 @@ def test_fast_and_lark_classifiers_agree(line):
         ("\t  indented", ("indented", "\t  ", 3)),
         (" \u00a0\u2028", ("blank", "", 3)),
         ("", ("blank", "", 0)),
+        ("> [!warning] pool sizes", ("callout", "> [!warning]", 12)),
+        ("- > [!NOTE]", ("callout", "> [!NOTE]", 11)),
+        (">[!tip]- folded", ("callout", ">[!tip]", 7)),
+        ("> [!] x", ("fact", ">", 1)),
+        ("> [note] x", ("fact", ">", 1)),
+        ("+ [!note] x", ("fact", "+", 1)),
     ],
 )
 def test_classify(line, expected):
@@ -184,3 +195,229 @@ def test_overlong_line_is_read_up_to_the_limit(tmp_path, monkeypatch):
         (1, "BM308", "line longer than 64 bytes: the 140 bytes after them were skipped"),
         (3, "BM308", "line longer than 64 bytes: the 36 bytes after them were skipped"),
     ]
+
+
+def scan_handle(data: bytes):
+    diags = []
+    out = [
+        (ln.number, ln.cls, ln.reason, ln.marker, ln.text, ln.col)
+        for ln in notation.scan_file(io.BytesIO(data), "n.md", diags)
+    ]
+    return out, [(d.line, d.col, d.code, d.severity, d.message) for d in diags]
+
+
+NOTES = "+ 配置 a\r\n  more\r\n\r\n> act\u2028ion\r\n"
+NOTES_LINES = [
+    (1, "fact", "", "+", " 配置 a", 2),
+    (2, "continuation", "", "", "  more", 1),
+    (3, "blank", "", "", "", 1),
+    (4, "fact", "", ">", " act\u2028ion", 2),
+]
+
+
+@pytest.mark.parametrize(
+    "bom, codec, name",
+    [
+        (b"\xff\xfe\x00\x00", "utf-32-le", "UTF-32 LE"),
+        (b"\x00\x00\xfe\xff", "utf-32-be", "UTF-32 BE"),
+        (b"\xff\xfe", "utf-16-le", "UTF-16 LE"),
+        (b"\xfe\xff", "utf-16-be", "UTF-16 BE"),
+    ],
+)
+def test_utf16_and_utf32_with_a_bom_are_decoded(bom, codec, name):
+    out, diags = scan_handle(bom + NOTES.encode(codec))
+    assert out == NOTES_LINES
+    assert diags == [(None, None, "BM310", "info", f"decoded as {name} (byte order mark)")]
+
+
+def test_utf32_le_bom_is_checked_before_utf16_le():
+    # FF FE 00 00 is also UTF-16 LE's mark followed by U+0000: UTF-32 wins (SPEC.md)
+    out, diags = scan_handle(b"\xff\xfe\x00\x00" + "+ a\n".encode("utf-32-le"))
+    assert out == [(1, "fact", "", "+", " a", 2)]
+    assert [d[2] for d in diags] == ["BM310"]
+
+
+def test_only_one_bom_is_dropped_from_utf16():
+    out, _ = scan_handle("\ufeff\ufeff+ a\n".encode("utf-16"))
+    assert out == [(1, "skipped", "prose", "", "", 1)]
+
+
+def test_utf16_invalid_sequences_become_one_replacement_each_with_a_warning():
+    lone = "+ a\n+ b\ud800c\n+ d\udc00\x00e\n".encode("utf-16-le", "surrogatepass")
+    out, diags = scan_handle(b"\xff\xfe" + lone + b"x")  # an odd last byte
+    assert out == [
+        (1, "fact", "", "+", " a", 2),
+        (2, "fact", "", "+", " b\ufffdc", 2),
+        (3, "fact", "", "+", " d\ufffd\ufffde", 2),
+        (4, "skipped", "prose", "", "", 1),
+    ]
+    assert diags == [
+        (None, None, "BM310", "info", "decoded as UTF-16 LE (byte order mark)"),
+        (2, 4, "BM305", "warning", "invalid UTF-16 LE bytes replaced with U+FFFD"),
+        (3, 4, "BM305", "warning", "invalid UTF-16 LE bytes replaced with U+FFFD"),
+        (3, 5, "BM306", "warning", "NUL bytes replaced with U+FFFD"),
+        (4, 1, "BM305", "warning", "invalid UTF-16 LE bytes replaced with U+FFFD"),
+    ]
+
+
+def test_utf32_code_point_out_of_range_is_replaced():
+    data = b"\x00\x00\xfe\xff" + "+ a".encode("utf-32-be") + b"\x00\x11\x00\x00" + b"\x00\x00\x00\n"
+    out, diags = scan_handle(data)
+    assert out == [(1, "fact", "", "+", " a\ufffd", 2)]
+    assert [(d[0], d[1], d[2]) for d in diags] == [(None, None, "BM310"), (1, 4, "BM305")]
+
+
+def test_utf16_file_with_an_unclosed_comment_rescans_the_transcoded_text(tmp_path):
+    data = b"\xff\xfe" + "<!-- open\n+ caf\ud800\n  é\n".encode("utf-16-le", "surrogatepass")
+    out, diags = scan_bytes(tmp_path, data)
+    assert out == [
+        (1, "skipped", "comment", "", ""),
+        (2, "fact", "", "+", " caf\ufffd"),
+        (3, "continuation", "", "", "  é"),
+    ]
+    # line 2's bytes are warned once, on the look-ahead that finds the comment unclosed
+    assert [(d.line, d.code) for d in diags] == [(None, "BM310"), (2, "BM305"), (1, "BM304")]
+
+
+def test_utf16_is_transcoded_in_chunks(monkeypatch):
+    monkeypatch.setattr(notation, "CHUNK", 3)  # splits code units and surrogate pairs
+    text = "+ 😀 a\ud800\n+ 🐍\n"
+    out, diags = scan_handle(b"\xfe\xff" + text.encode("utf-16-be", "surrogatepass"))
+    assert out == [(1, "fact", "", "+", " 😀 a\ufffd", 2), (2, "fact", "", "+", " 🐍", 2)]
+    assert [(d[0], d[1], d[2]) for d in diags] == [(None, None, "BM310"), (1, 6, "BM305")]
+
+
+def test_utf16_temporary_file_honours_tmpdir(tmp_path, monkeypatch):
+    from brainmigrate import spill
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "missing"))
+    with pytest.raises(spill.SpillError, match="missing"):
+        scan_handle(b"\xff\xfe" + "+ a\n".encode("utf-16-le"))
+    # UTF-8 needs no temporary file
+    assert scan_handle(b"+ a\n")[0] == [(1, "fact", "", "+", " a", 2)]
+
+
+def test_scan_reads_a_utf16_file_by_path(tmp_path):
+    out, diags = scan_bytes(tmp_path, "+ a\r\n".encode("utf-16"))
+    assert out == [(1, "fact", "", "+", " a")]
+    assert [d.code for d in diags] == ["BM310"]
+
+
+def test_callout_and_the_quote_lines_after_it_are_skipped():
+    notes = (
+        "> [!note] pool sizes\n"
+        "> more\n"
+        ">\n"
+        ">> nested\n"
+        "  indented\n"
+        "> [!tip]- another\n"
+        "\n"
+        "> action\n"
+        "> [!warning]\n"
+        "+ fact\n"
+        "> after a fact\n"
+        "- > [!NOTE] bulleted\n"
+        ">still quoted\n"
+    )
+    out, diags = scan_handle(notes.encode())
+    assert [(n, c, r, m) for n, c, r, m, _, _ in out] == [
+        (1, "skipped", "callout", ""),
+        (2, "skipped", "callout", ""),
+        (3, "skipped", "callout", ""),
+        (4, "skipped", "callout", ""),
+        (5, "skipped", "callout", ""),
+        (6, "skipped", "callout", ""),
+        (7, "blank", "", ""),
+        (8, "fact", "", ">"),
+        (9, "skipped", "callout", ""),
+        (10, "fact", "", "+"),
+        (11, "fact", "", ">"),
+        (12, "skipped", "callout", ""),
+        (13, "skipped", "callout", ""),
+    ]
+    assert diags == []
+
+
+def test_callout_lines_agree_with_lark():
+    notes = b"> [!note] a\n> b\n\n> c\n"
+    lark = [
+        (ln.number, ln.cls, ln.reason)
+        for ln in notation.scan_file(io.BytesIO(notes), "n.md", [], LARK)
+    ]
+    assert lark == [(n, c, r) for n, c, r, *_ in scan_handle(notes)[0]]
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        (" fact text ^abc-1", " fact text "),
+        (" fact text ^abc-1 \t", " fact text "),
+        (" keep ^123", " keep ^123"),
+        (" keep ^12-3", " keep ^12-3"),
+        (" ^abc", " "),
+        ("\t^x", "\t"),
+        (" a^b", " a^b"),
+        (" a ^b c", " a ^b c"),
+        (" a ^b_c", " a ^b_c"),
+        (" a ^é", " a ^é"),
+        (" a ^", " a ^"),
+        (" a ^x ^y", " a ^x "),
+        ("^abc", "^abc"),
+        (" 2^10 ^z9", " 2^10 "),
+    ],
+)
+def test_split_block_id(text, expected):
+    assert split_block_id(text) == expected
+
+
+def test_a_marker_with_only_a_block_id_is_empty():
+    out, _ = scan_handle(b"+ ^abc\n  orphan\n+ ^abc <!-- 2026-09-23 13:16 r -->\n+ ^123\n")
+    assert [(n, c, r) for n, c, r, *_ in out] == [
+        (1, "skipped", "empty"),
+        (2, "skipped", "orphan"),
+        (3, "skipped", "empty"),
+        (4, "fact", ""),
+    ]
+
+
+def facts_of(data: bytes) -> tuple[list, list]:
+    from brainmigrate.facts import TaskIds, build_fact
+
+    diags: list = []
+    facts, pending = [], []
+    for ln in notation.scan_file(io.BytesIO(data), "n.md", diags):
+        if ln.cls == "continuation" and pending:
+            pending.append(ln)
+            continue
+        if pending:
+            facts.append(build_fact("n.md", pending, "area:n", "environment", TaskIds(), diags))
+            pending = []
+        if ln.cls == "fact":
+            pending.append(ln)
+    if pending:
+        facts.append(build_fact("n.md", pending, "area:n", "environment", TaskIds(), diags))
+    return facts, diags
+
+
+def test_block_ids_are_removed_from_every_line_of_a_fact_without_a_warning():
+    facts, diags = facts_of(
+        b"+ fact text ^abc-1\n"
+        b"+ keep ^123\n"
+        b"+ dated ^x1 <!-- 2026-09-23 13:16 nightly -->\n"
+        b"+ first ^a\n  second ^b-2\n  ^c\n"
+        b"+ after <!-- note --> ^d\n"
+        b"+ task ^LDG-6 is an id, not a task\n"
+        b"+ task ^LDG-6\n"
+    )
+    assert [(f.line, f.text, f.created, f.run, f.task) for f in facts] == [
+        (1, "fact text", None, None, None),
+        (2, "keep ^123", None, None, None),
+        (3, "dated", "2026-09-23T13:16:00Z", "nightly", None),
+        (4, "first second", None, None, None),
+        # the trailer is split off first: a comment before the block id stays in the text
+        (7, "after <!-- note -->", None, None, None),
+        (8, "task ^LDG-6 is an id, not a task", None, None, "LDG-6"),
+        (9, "task", None, None, None),
+    ]
+    assert [s.text for s in facts[3].segments] == [" first ", "  second ", "  "]
+    assert diags == []

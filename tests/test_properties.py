@@ -59,6 +59,8 @@ PIECES = [
     "(",
     ")",
     "`",
+    "[!note]",
+    ">",
 ]
 line = st.lists(st.sampled_from(PIECES), max_size=8).map("".join)
 notes = st.lists(line, max_size=25).map("\n".join)
@@ -66,6 +68,8 @@ raw = st.one_of(
     notes.map(lambda s: s.encode("utf-8")),
     st.binary(max_size=300),
     notes.map(lambda s: b"\xef\xbb\xbf" + s.replace("\n", "\r\n").encode() + b"\xff\x00"),
+    # what PowerShell's ">" writes, and a stray odd byte at the end
+    notes.map(lambda s: b"\xff\xfe" + s.replace("\n", "\r\n").encode("utf-16-le") + b"!"),
 )
 
 

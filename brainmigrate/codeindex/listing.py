@@ -8,7 +8,10 @@ Two ways, chosen per root:
   ``git ls-files -z --cached --others --exclude-standard`` run in the root, i.e. tracked
   files plus untracked files that .gitignore, ``.git/info/exclude`` and the global excludes
   do not ignore. Paths come out relative to the root, also when the root is a sub-folder of
-  the work tree.
+  the work tree. git lists a submodule (or any nested repository it tracks) as one path,
+  and an untracked nested repository as ``dir/``; each is listed the same way in turn, as
+  its own work tree, and its paths prefixed, so a name is looked up in the same files a
+  cited path finds (a nested repository git cannot list is walked as below).
 * **scandir** — otherwise: a walk that skips folders named ``.git``, ``.hg`` and ``.svn``
   and honours ``.gitignore`` files found on the way (see :class:`IgnoreRules` for the subset
   of the syntax). Nothing else is skipped by name: a tracked ``build/`` or ``dist/`` folder
@@ -92,6 +95,47 @@ def _git_ignores(root: Path) -> bool:
     except (OSError, subprocess.SubprocessError):
         return False
     return out.returncode == 0
+
+
+def _own_work_tree(folder: str) -> bool:
+    """True when ``folder`` is the top of a work tree of its own (a checked-out submodule
+    or a nested repository): it holds a ``.git`` folder or file and is no symlink."""
+    return not os.path.islink(folder) and os.path.lexists(os.path.join(folder, ".git"))
+
+
+def _git_listing(
+    folder: str, prefix: str, paths: list[str], root_real: str, visited: set[str]
+) -> Iterator[ListedFile]:
+    """The regular files among ``paths`` (as ``git ls-files`` gave them in ``folder``),
+    ``prefix`` before each; nested work trees among them are listed recursively."""
+    seen: set[str] = set()
+    for path in paths:
+        nested = path.rstrip("/")
+        if nested in seen:
+            continue
+        seen.add(nested)
+        if ".git" in nested.split("/"):
+            continue
+        full = os.path.join(folder, nested)
+        if not path.endswith("/"):
+            st = _regular(full, root_real)
+            if st is not None:
+                yield ListedFile(prefix + nested, st.st_size, st.st_mtime_ns)
+                continue
+            if not os.path.isdir(full):
+                continue
+        # a submodule, a nested repository (or a folder that replaced a tracked file)
+        real = os.path.realpath(full)
+        if real in visited or not _own_work_tree(full) or not _inside(real, root_real):
+            continue
+        visited.add(real)
+        inner = _git_paths(Path(full))
+        if inner is None:  # a broken submodule, say: walk it, honouring .gitignore
+            listed = _walk(Path(full), root_real)
+        else:
+            listed = _git_listing(full, "", inner, root_real, visited)
+        for f in listed:
+            yield ListedFile(f"{prefix}{nested}/{f.path}", f.size, f.mtime_ns)
 
 
 def _git_paths(root: Path) -> list[str] | None:
@@ -285,16 +329,7 @@ def list_files(root: Path) -> tuple[str, list[ListedFile]]:
     paths = _git_paths(root) if in_git else None
     if paths is not None:
         way = "git"
-        seen: set[str] = set()
-        for path in paths:
-            if path in seen or path.endswith("/"):
-                continue
-            seen.add(path)
-            if ".git" in path.split("/"):
-                continue
-            st = _regular(os.path.join(root, path), root_real)
-            if st is not None:
-                files.append(ListedFile(path, st.st_size, st.st_mtime_ns))
+        files.extend(_git_listing(str(root), "", paths, root_real, {root_real}))
     else:
         way = "scandir"
         files.extend(_walk(root, root_real))
