@@ -26,6 +26,7 @@ class Failure(Exception):
 
 
 def _known_errors() -> tuple[type[BaseException], ...]:
+    from brainmigrate.fsutil import Clash
     from brainmigrate.importer import InputError
     from brainmigrate.notation import GrammarError, NotesReadError
     from brainmigrate.spill import SpillError
@@ -33,6 +34,7 @@ def _known_errors() -> tuple[type[BaseException], ...]:
 
     errors: list[type[BaseException]] = [
         Failure,
+        Clash,
         InputError,
         NotesReadError,
         StoreError,
@@ -125,6 +127,38 @@ def check_output(output: str | None) -> None:
             pass
     except OSError as exc:
         raise Failure(f"--output {output}: cannot write in {folder}: {exc.strerror}") from None
+
+
+def refuse_overwrites(
+    outputs: Iterable[tuple[str, str | None]],
+    store: str | None = None,
+    notes: Iterable[str] = (),
+    baseline: str | None = None,
+    store_written: bool = False,
+) -> None:
+    """Refuse (``fsutil.Clash``, exit 2) before any work a run that would write one of its
+    outputs over what it reads: its store, a notes file (also one of a folder it walks),
+    its baseline or configuration file; or two of its outputs into one file. Files are
+    compared by identity (device and inode, through symlinks). ``outputs`` are
+    ``(option, path)`` pairs (None and ``-`` are stdout); an import's store is written too
+    (``store_written``), so it may not be a notes file either."""
+    from brainmigrate.config import SOURCES
+    from brainmigrate.fsutil import refuse_clashes
+    from brainmigrate.importer import notes_files
+
+    files = [(option, path) for option, path in outputs if path not in (None, "-")]
+    read: list[tuple[str, str]] = []
+    if store is not None:
+        read.append(("the store", store))
+    if baseline is not None:
+        read.append(("the baseline", baseline))
+    read += [("the configuration", name) for name, _ in SOURCES if os.path.isfile(name)]
+    notes = list(notes)
+    if notes and (files or store_written):
+        read += [("the notes file", str(path)) for _, path in notes_files(notes)]
+    refuse_clashes(files, read)
+    if store_written and store is not None:
+        refuse_clashes([("--store", store)], [r for r in read if r[0] == "the notes file"])
 
 
 def _joined(chunks: Iterable[str], size: int = 1 << 16) -> Iterator[str]:
@@ -248,6 +282,7 @@ def import_cmd(
     """Import notes files (or folders of *.md) into the fact store."""
     from brainmigrate import importer, reports
 
+    refuse_overwrites([("--output", output)], store, paths, store_written=not dry_run)
     check_output(output)
     options = importer.Options(roots, scope, plus_kind, task_pattern, parser, cache_dir)
     result = importer.import_notes(paths, options, store, dry_run=dry_run)
@@ -362,8 +397,6 @@ def check_cmd(
         targets = ci.plan(formats, outputs)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
-    for _, output in targets:
-        check_output(output)
     settings = config.load().override(
         roots=roots,
         task_pattern=task_pattern,
@@ -373,6 +406,16 @@ def check_cmd(
     )
     if update_baseline and not settings.baseline:
         raise click.UsageError("--update-baseline needs a baseline file: add --baseline FILE")
+    written = [(f"--format {fmt.value} --output", output) for fmt, output in targets]
+    if update_baseline:
+        written.insert(0, ("--baseline", str(settings.baseline)))
+    refuse_overwrites(
+        written,
+        notes=paths,
+        baseline=None if update_baseline or not settings.baseline else str(settings.baseline),
+    )
+    for _, output in targets:
+        check_output(output)
     options = importer.Options(
         settings.roots, scope, settings.plus_kind, settings.task_pattern, parser, cache_dir
     )
@@ -514,6 +557,7 @@ def export_cmd(
         if fmt != target and ctx.get_parameter_source(name).name != "DEFAULT":
             flag = "--" + name.replace("_", "-")
             raise click.UsageError(f"{flag} applies to --to {target} only; leave it out")
+    refuse_overwrites([("--output", output)], store)
     options = export.Options(
         scopes, kinds, status, plus_kind, task_pattern, type_map, index_budget, total_budget, fit
     )

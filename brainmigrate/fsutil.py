@@ -1,12 +1,12 @@
-"""Atomic file writes (a reader sees the old file or the new one, never half of one) and
-file names as printable text."""
+"""Atomic file writes (a reader sees the old file or the new one, never half of one), file
+names as printable text, and the rule that a run never writes over what it reads."""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 
@@ -89,3 +89,59 @@ def printable(name: str) -> str:
     except UnicodeEncodeError:
         return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
     return name
+
+
+#: C0 and C1 control characters but tab and newline (``reports.safe_text`` shows the same).
+_CONTROLS = dict.fromkeys([*range(0, 9), *range(11, 32), 127, *range(0x80, 0xA0)], "\ufffd")
+
+
+def shown(text: str) -> str:
+    """``text`` as a message on a terminal may hold it: ``printable``, and control
+    characters (but tab and newline) as U+FFFD, so a scope or a path cannot move the
+    cursor or recolour the terminal that shows a message."""
+    return printable(str(text)).translate(_CONTROLS)
+
+
+class Clash(Exception):
+    """An output of a run names a file the run reads, or another of its outputs."""
+
+
+def identity(path: str | os.PathLike) -> tuple:
+    """What tells two names of one file apart from two files: ``(device, inode)`` of the
+    file a name leads to (through symlinks); for a name that leads to no file yet, its
+    resolved path (so a new store and a new report named alike still clash)."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return ("path", os.path.realpath(path))
+    return ("file", st.st_dev, st.st_ino)
+
+
+def refuse_clashes(
+    outputs: Sequence[tuple[str, str | os.PathLike]],
+    inputs: Sequence[tuple[str, str | os.PathLike]] = (),
+) -> None:
+    """Raise ``Clash`` when two ``outputs`` are one file, or an output is one of the
+    ``inputs``, compared by ``identity``; called before any work, so nothing is lost.
+
+    ``outputs`` are ``(option, path)`` pairs a run writes (``("--output", "r.json")``;
+    ``("--format json --output", "r.json")`` tells reports apart), ``inputs`` are
+    ``(what it is, path)`` pairs it reads (``("the store", "know.db")``).
+    """
+    seen: dict[tuple, tuple[str, str]] = {}
+    for option, path in outputs:
+        key = identity(path)
+        name = f"{option} {shown(os.fspath(path))}"
+        if key in seen:
+            raise Clash(
+                f"{seen[key][0]} and {name} are one file, and the first would be lost;"
+                " give each its own file"
+            )
+        seen[key] = (name, option.split(" ")[-1])
+    for what, path in inputs:
+        name, flag = seen.get(identity(path), (None, None))
+        if name is not None:
+            raise Clash(
+                f"{name} would be written over {what} {shown(os.fspath(path))}, which this"
+                f" command reads; pass {flag} another path"
+            )

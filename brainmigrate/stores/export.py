@@ -44,7 +44,14 @@ from brainmigrate.facts import (
     plus_kind_for,
     scope_for,
 )
-from brainmigrate.fsutil import file_mode, folder_mode, printable, stage_bytes, write_bytes_atomic
+from brainmigrate.fsutil import (
+    file_mode,
+    folder_mode,
+    printable,
+    refuse_clashes,
+    stage_bytes,
+    write_bytes_atomic,
+)
 from brainmigrate.merge import Key, MergeIndex, Stems, numbers
 from brainmigrate.model import KINDS, MARKERS, FactRecord
 from brainmigrate.notation import Line, classifier, fold, split_trailer
@@ -172,6 +179,7 @@ def export(
     else:
         files = memory_files(facts, options, result)
     result.files = sorted(files)
+    refuse_clashes([("--output", Path(out) / name) for name in files], [("the store", path)])
     result.written, result.others = publish(Path(out), files)
     return result
 
