@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 IMPORT = [sys.executable, "-m", "brainmigrate", "import"]
 
 
@@ -241,3 +243,57 @@ def test_an_import_that_runs_out_of_space_leaves_the_store_as_it_was(tmp_path):
     assert done.returncode == 2 and "cannot write the store" in done.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "b", "know.db"]  # no journal
     assert db.read_bytes() == before
+
+
+DIE_BY_SIGKILL = DIE_MID_WRITE.replace("os._exit(9)", "os.kill(os.getpid(), 9)")
+
+
+def test_a_store_reached_through_a_symlink_is_recovered_through_it(tmp_path):
+    small = notes(tmp_path / "s", "small.md", 50, "small")
+    real = tmp_path / "data" / "real.db"
+    real.parent.mkdir()
+    link = tmp_path / "link.db"
+    link.symlink_to(real)
+    subprocess.run([*IMPORT, str(small), "--store", str(link), "--root", str(tmp_path)], check=True)
+    before = rows(real)
+    killed = subprocess.run([sys.executable, "-c", DIE_BY_SIGKILL, str(link), "old"], check=False)
+    assert killed.returncode == -signal.SIGKILL
+    # SQLite put the journal beside the file the link leads to
+    assert (tmp_path / "data" / "real.db-journal").exists()
+    assert not (tmp_path / "link.db-journal").exists()
+    for args in (
+        ["search", "small", "--store", str(link)],
+        ["show", "k1", "--store", str(link)],
+        ["export", "--store", str(link), "--to", "jsonl", "--output", "-"],
+        ["import", str(small), "--store", str(link), "--dry-run", "--root", str(tmp_path)],
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "brainmigrate", *args], capture_output=True, text=True
+        )
+        assert (done.returncode, done.stderr) == (0, ""), args
+        assert not (tmp_path / "data" / "real.db-journal").exists()  # rolled back
+        assert rows(real) == before
+    again = subprocess.run(
+        [*IMPORT, str(small), "--store", str(link), "--format", "json", "--root", str(tmp_path)],
+        capture_output=True,
+        text=True,
+    )
+    assert again.returncode == 0, again.stderr
+    assert '"added": 0' in again.stdout
+    assert link.is_symlink() and rows(real) == before
+
+
+def test_a_first_import_through_a_dangling_link_that_fails_removes_its_file(tmp_path):
+    from brainmigrate.stores import sqlite as store
+
+    real = tmp_path / "real.db"
+    link = tmp_path / "link.db"
+    link.symlink_to(real)
+
+    def fail(_stored):
+        raise RuntimeError("stop")
+
+    with pytest.raises(RuntimeError):
+        store.transact(link, fail, lambda rec: "", "2026-11-30T00:00:00Z")
+    assert link.is_symlink() and not real.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.db"]

@@ -224,7 +224,16 @@ def check_file(path: Path) -> None:
         )
 
 
+def real(path: Path) -> Path:
+    """The file ``path`` leads to, through symlinks: every path derived from a store (its
+    journal, its folder, the file SQLite opens and a failed first import removes) is
+    derived from this one, so a journal a killed writer left beside the real file is found
+    and rolled back through any link to it."""
+    return Path(os.path.realpath(path))
+
+
 def _journal(path: Path) -> Path:
+    path = real(path)
     return path.with_name(path.name + "-journal")
 
 
@@ -237,7 +246,7 @@ def _recover(path: Path) -> None:
     if not _journal(path).exists() or not os.access(path, os.W_OK):
         return
     with contextlib.suppress(sqlite3.Error):
-        con = sqlite3.connect(path, timeout=BUSY_TIMEOUT)
+        con = sqlite3.connect(real(path), timeout=BUSY_TIMEOUT)
         try:
             con.execute("PRAGMA user_version").fetchone()
         finally:
@@ -249,13 +258,13 @@ def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
         if readonly:
             _recover(path)
             con = sqlite3.connect(
-                path.absolute().as_uri() + "?mode=ro",
+                real(path).as_uri() + "?mode=ro",
                 uri=True,
                 timeout=BUSY_TIMEOUT,
                 isolation_level=None,
             )
         else:
-            con = sqlite3.connect(path, timeout=BUSY_TIMEOUT, isolation_level=None)
+            con = sqlite3.connect(real(path), timeout=BUSY_TIMEOUT, isolation_level=None)
         _check_schema(con, path)
     except sqlite3.DatabaseError as exc:
         raise _error(path, exc) from None
@@ -400,7 +409,8 @@ def _join(values: Iterable[str]) -> str:
 def check_writable(path: Path) -> None:
     """Raise ``StoreError`` early when the store at ``path`` could not be written."""
     check_file(path)
-    folder = path.parent if str(path.parent) else Path(".")
+    # where SQLite writes the journal: beside the file a link leads to
+    folder = real(path).parent if path.is_symlink() else path.parent
     if path.exists():
         if not os.access(path, os.W_OK):
             raise StoreError(f"{path}: store is read-only; make it writable or pass --store")
@@ -468,7 +478,7 @@ def _abandon(con: sqlite3.Connection | None, path: Path, existed: bool) -> None:
     if not existed:
         with contextlib.suppress(OSError):
             if path.stat().st_size == 0 and not _journal(path).exists():
-                path.unlink()
+                real(path).unlink()  # the file this run created, not a link to it
 
 
 def _create(con: sqlite3.Connection) -> None:
