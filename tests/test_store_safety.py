@@ -219,9 +219,12 @@ def test_a_first_import_that_runs_out_of_space_leaves_no_store(tmp_path):
         text=True,
         preexec_fn=_file_limit(400_000),  # the store outgrows it; the run's spill does not
     )
-    assert done.returncode == 2
-    assert done.stderr.startswith(f"brainmigrate: error: {db}: cannot write the store (")
-    assert "the disk may be full or the file too large; free space and run again" in done.stderr
+    assert (done.returncode, done.stderr) == (
+        2,
+        f"brainmigrate: error: {db}: cannot write the store (disk I/O error): the system"
+        " refused a write (a file size limit such as 'ulimit -f', a quota, or a failing"
+        " disk); lift it and run again (the store is as it was)\n",
+    )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a"]
     # and an import that has the space works
     ok = subprocess.run([*IMPORT, str(a), "--store", str(db), "--root", str(tmp_path / "a")])
@@ -297,3 +300,69 @@ def test_a_first_import_through_a_dangling_link_that_fails_removes_its_file(tmp_
         store.transact(link, fail, lambda rec: "", "2026-11-30T00:00:00Z")
     assert link.is_symlink() and not real.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link.db"]
+
+
+def test_a_store_in_wal_mode_works_in_every_command(tmp_path):
+    small = notes(tmp_path / "s", "small.md", 50, "small")
+    more = notes(tmp_path / "m", "more.md", 20, "more")
+    db = tmp_path / "know.db"
+    subprocess.run([*IMPORT, str(small), "--store", str(db), "--root", str(tmp_path)], check=True)
+    con = sqlite3.connect(db)
+    assert con.execute("PRAGMA journal_mode=WAL").fetchone() == ("wal",)  # another tool
+    con.close()
+    before = rows(db)
+    run = [sys.executable, "-m", "brainmigrate"]
+    for args in (
+        ["import", str(more), "--store", str(db), "--dry-run", "--root", str(tmp_path)],
+        ["search", "small", "--store", str(db)],
+        ["show", "k1", "--store", str(db)],
+        *(
+            ["export", "--store", str(db), "--to", fmt, "--output", str(tmp_path / fmt)]
+            for fmt in ("jsonl", "brain", "knowledge", "memory")
+        ),
+        ["check", str(small), "--root", str(tmp_path)],
+    ):
+        done = subprocess.run([*run, *args], capture_output=True, text=True)
+        assert done.returncode == 0, (args, done.stderr)
+        assert "disk" not in done.stderr
+    assert (
+        "would add 20 and update 0 facts"
+        in subprocess.run(
+            [*run, "import", str(more), "--store", str(db), "--dry-run", "--root", str(tmp_path)],
+            capture_output=True,
+            text=True,
+        ).stdout
+    )
+    assert rows(db) == before
+    done = subprocess.run(
+        [*IMPORT, str(more), "--store", str(db), "--root", str(tmp_path)],
+        capture_output=True,
+        text=True,
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert len(rows(db)) == 70
+    con = sqlite3.connect(db)
+    assert con.execute("PRAGMA journal_mode").fetchone() == ("wal",)  # left as it was
+    con.close()
+
+
+def test_only_a_full_disk_is_blamed_on_the_disk(tmp_path):
+    from brainmigrate.stores import sqlite as store
+
+    con = sqlite3.connect(tmp_path / "x.db")
+    con.execute("CREATE TABLE t (x)")
+    con.execute("PRAGMA max_page_count = 2")
+    with pytest.raises(sqlite3.Error) as full:
+        con.executemany("INSERT INTO t VALUES (?)", [("x" * 1000,)] * 100)
+    assert full.value.sqlite_errorcode == 13  # SQLITE_FULL
+    path = Path("k.db")
+    assert str(store._error(path, full.value, writing=True)) == (
+        "k.db: cannot write the store (database or disk is full): the disk is full; free"
+        " space and run again (the store is as it was)"
+    )
+    with pytest.raises(sqlite3.Error) as other:
+        con.execute("SELECT * FROM nothing_here")
+    assert str(store._error(path, other.value)) == (
+        "k.db: store error (no such table: nothing_here, SQLITE_ERROR); the store is as it was"
+    )
+    con.close()
