@@ -50,6 +50,14 @@ def _known_errors() -> tuple[type[BaseException], ...]:
     return tuple(errors)
 
 
+def say(text: str) -> None:
+    """Print a line to stderr; a scope, a path or a text in it shows its control
+    characters as U+FFFD (``fsutil.shown``), so it cannot drive the terminal."""
+    from brainmigrate.fsutil import shown
+
+    click.echo(shown(text), err=True)
+
+
 def guarded(func):
     """Turn the library's errors into ``brainmigrate: error: ...`` and exit 2, never a
     traceback (set BRAINMIGRATE_DEBUG=1 to see one for an unexpected error)."""
@@ -63,7 +71,7 @@ def guarded(func):
         except click.ClickException:
             raise
         except _known_errors() as exc:
-            click.echo(f"brainmigrate: error: {exc}", err=True)
+            say(f"brainmigrate: error: {exc}")
             sys.exit(2)
         except BrokenPipeError:
             # the reader went away (``| head``): stop quietly, as a tool killed by SIGPIPE
@@ -233,10 +241,10 @@ class OneLineErrors(click.Group):
         except click.UsageError as exc:
             where = f"; see '{exc.ctx.command_path} --help'" if exc.ctx else ""
             message = " ".join(exc.format_message().split()).rstrip(".")
-            click.echo(f"brainmigrate: error: {message}{where}", err=True)
+            say(f"brainmigrate: error: {message}{where}")
             sys.exit(2)
         except click.ClickException as exc:
-            click.echo(f"brainmigrate: error: {exc.format_message()}", err=True)
+            say(f"brainmigrate: error: {exc.format_message()}")
             sys.exit(exc.exit_code)
         except click.Abort:
             click.echo(
@@ -438,7 +446,7 @@ def check_cmd(
                 with open(step_summary, "a", encoding="utf-8") as handle:
                     handle.write(extra)
             except OSError as exc:
-                click.echo(f"brainmigrate: warning: GITHUB_STEP_SUMMARY: {exc}", err=True)
+                say(f"brainmigrate: warning: GITHUB_STEP_SUMMARY: {exc}")
     sys.exit(0 if exit_zero else result.exit_code)
 
 
@@ -567,7 +575,6 @@ def export_cmd(
         raise Failure(str(exc)) from None
     if result.text is not None:
         click.echo(result.text, nl=False)
-    say = functools.partial(click.echo, err=True)
     files = f"{len(result.files)} files, " if fmt != "jsonl" else ""
     if result.text is None:
         say(

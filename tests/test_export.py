@@ -914,3 +914,38 @@ def test_option_of_another_format_is_a_usage_error(store, tmp_path):
     result = run("export", "--store", str(store), "--to", "jsonl", "--output", "-", "--fit")
     assert result.exit_code == 2
     assert "--fit applies to --to memory only" in result.stderr
+
+
+def test_control_characters_of_scopes_and_paths_reach_stderr_as_u_fffd(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    db = tmp_path / "s\x1b[2J.db"
+    _write_facts(db, [_rec(1, "area:a\x1b]0;owned\x07b", "other", "?", "a scope with escapes")])
+    r = CliRunner().invoke(
+        cli.main,
+        ["export", "--store", db.name, "--to", "brain", "--output", "o\x9bx"],
+        color=True,  # as a terminal gets it: click strips nothing
+    )
+    assert r.exit_code == 0, r.output
+    assert r.stderr == (
+        "exported 1 facts to o\ufffdx as brain: 1 files, 1 written, 0 unchanged\n"
+        "  note: 1 scopes cannot be told by their file name alone: area:a\ufffd]0;owned\ufffdb"
+        " in a-0-owned-b.md (imports as area:a-0-owned-b unless imported with --scope"
+        " area:a\ufffd]0;owned\ufffdb)\n"
+    )
+    missing = CliRunner().invoke(cli.main, ["show", "k1", "--store", "no\x1b[2J.db"], color=True)
+    assert (missing.exit_code, missing.stderr) == (
+        2,
+        "brainmigrate: error: no\ufffd[2J.db: no store here; run 'brainmigrate import NOTES"
+        " --store no\ufffd[2J.db' first or pass --store with the path of a store\n",
+    )
+    (tmp_path / "p.md").write_text("+ the cache holds 5 entries\n")
+    dry = CliRunner().invoke(
+        cli.main,
+        ["import", "p.md", "--scope", "x\x07y", "--store", db.name, "--dry-run"],
+        color=True,
+    )
+    assert dry.exit_code == 0 and dry.stderr == ""
+    assert dry.stdout.startswith(
+        "Dry run: nothing written; an import into s\ufffd[2J.db would add 1 and update 0 facts\n"
+    )
+    assert "p.md (x\ufffdy)" in dry.stdout and "\x07" not in dry.stdout
