@@ -550,6 +550,8 @@ def export_cmd(
     """Export the fact store as jsonl, brain notes, knowledge entries or a memory folder.
 
     Nothing is written when the export fails (exit 2); summary and notes go to stderr.
+    Exit 1: the other facts were written, but facts the target cannot hold were left out
+    (each named on stderr).
     """
     from brainmigrate.stores import export
 
@@ -578,7 +580,8 @@ def export_cmd(
     files = f"{len(result.files)} files, " if fmt != "jsonl" else ""
     if result.text is None:
         say(
-            f"exported {result.facts - len(result.left_out)} facts to {output} as {fmt}: "
+            f"exported {result.facts - len(result.left_out) - len(result.refused)} facts"
+            f" to {output} as {fmt}: "
             f"{files}{len(result.written)} written, "
             f"{len(result.files) - len(result.written)} unchanged"
         )
@@ -596,6 +599,11 @@ def export_cmd(
         say(f"  left out by --fit: {len(result.left_out)} facts")
         for e in result.left_out:
             say(f"    {e['id']} {e['kind']} {e['scope']} {e['status']} ({e['bytes']} bytes)")
+    if result.refused:
+        say(f"  left out, {fmt} cannot hold them as they are: {len(result.refused)} facts")
+        for e in result.refused:
+            say(f"    {export.refusal(e)}")
+        sys.exit(1)
 
 
 # A query word may start with "-" (and hold an "h"): unknown options are query words, and
