@@ -126,6 +126,10 @@ def check_output(output: str | None) -> None:
         raise Failure(f"--output {output!r}: not a file name; pass a file name")
     target = Path(output)
     folder = target.parent
+    from brainmigrate.fsutil import NAME_MAX
+
+    if len(os.fsencode(target.name)) > NAME_MAX:
+        raise Failure(f"--output {output}: a name longer than {NAME_MAX} bytes; pass a shorter one")
     if target.is_dir():
         raise Failure(f"--output {output}: is a folder; pass a file name")
     if not folder.is_dir():

@@ -1111,3 +1111,109 @@ def test_every_store_the_importer_writes_exports_to_every_target(tmp_path_factor
         assert result.left_out == []
     import_into(second, [tmp / "brain"], [tmp], tmp / "cache")
     assert [k[:8] for k in facts_of(second)] == [k[:8] for k in facts_of(first)]
+
+
+# ------------------------------------------------------------------------------ long scopes
+
+
+def test_long_scopes_get_file_names_capped_in_bytes_and_unique(tmp_path):
+    notes = tmp_path / "n.md"
+    notes.write_text("+ the cache holds 5 entries TER-1\n")
+    scopes = ["a" * 300, "a" * 299 + "b", "area:" + "x" * 240, "area:" + "数据" * 100]
+    db = tmp_path / "k.db"
+    for scope in scopes:
+        import_into(db, [notes], [tmp_path], tmp_path / "cache", scope=scope)
+    for fmt in ("brain", "memory", "knowledge"):
+        out = tmp_path / fmt
+        for attempt in ("new folder", "existing folder"):
+            if attempt == "existing folder":  # every file is written through a temporary one
+                for p in out.iterdir():
+                    p.write_text("old\n")
+            r = run("export", "--store", str(db), "--to", fmt, "--output", str(out))
+            assert r.exit_code == 0, (fmt, attempt, r.output)
+        names = sorted(p.name for p in out.iterdir())
+        assert all(len(n.encode()) <= 124 for n in names), names
+        assert no_temp_files(tmp_path)
+    assert sorted(p.name for p in (tmp_path / "brain").iterdir()) == [
+        "a" * 111 + "-9835fa6b.md",  # two scopes alike in their first 300 bytes: two files
+        "a" * 111 + "-daf00507.md",
+        "x" * 111 + "-718df670.md",
+        "数据" * 18 + "数-9bbed929.md",  # 111 bytes, cut at a character
+    ]
+    again = tmp_path / "again.db"
+    brain = tmp_path / "brain"
+    for path, scope in zip(sorted(brain.iterdir()), sorted(scopes), strict=True):
+        import_into(again, [path], [tmp_path], tmp_path / "cache", scope=scope)
+    assert facts_of(again) == facts_of(db)
+
+
+def test_stems_windows_reserves_are_avoided():
+    assert export.scope_stems(
+        ["area:nul.txt", "area:NUL", "area:com¹", "area:Lpt9.x", "area:conf", "area:aux-x"]
+    ) == {
+        "area:nul.txt": "scope-nul.txt",
+        "area:NUL": "scope-nul",
+        "area:com¹": "scope-com1",
+        "area:Lpt9.x": "scope-lpt9.x",
+        "area:conf": "conf",
+        "area:aux-x": "aux-x",
+    }
+
+
+def test_an_output_name_near_255_bytes_is_written_through_a_shorter_temporary_name(store, tmp_path):
+    out = tmp_path / ("f" * 245 + ".jsonl")  # 251 bytes: with its temporary affixes, more
+    for _ in range(2):
+        r = run("export", "--store", str(store), "--to", "jsonl", "--output", str(out))
+        assert r.exit_code == 0, r.output
+        out.write_text("old\n")  # so the second run writes again
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f" * 245 + ".jsonl", "know.db"]
+    too_long = tmp_path / ("f" * 250 + ".jsonl")
+    r = run("export", "--store", str(store), "--to", "jsonl", "--output", str(too_long))
+    assert (r.exit_code, r.stderr) == (
+        2,
+        f"brainmigrate: error: --output {too_long}: a name longer than 255 bytes; pass a"
+        " shorter one\n",
+    )
+
+
+# ------------------------------------------------------------------------------ leftovers
+
+KILLED_EXPORT = """
+import os, signal, sys
+from brainmigrate.stores import export
+def die(*args):
+    os.kill(os.getpid(), signal.SIGKILL)  # killed once its temporary files are written
+export.os.{call} = die
+export.export(sys.argv[1], "knowledge", sys.argv[2])
+"""
+
+
+@pytest.mark.parametrize(("call", "where"), [("replace", "in"), ("rename", "beside")])
+def test_the_next_export_removes_what_a_killed_export_left(store, tmp_path, call, where):
+    import signal
+    import subprocess
+    import sys
+
+    out = tmp_path / "kn"
+    if where == "in":  # an existing folder: its files are staged in it
+        r = run("export", "--store", str(store), "--to", "knowledge", "--output", str(out))
+        assert r.exit_code == 0
+        for p in out.iterdir():
+            p.write_text("old\n")
+    killed = subprocess.run(
+        [sys.executable, "-c", KILLED_EXPORT.format(call=call), str(store), str(out)],
+        check=False,
+    )
+    assert killed.returncode == -signal.SIGKILL
+    left = sorted(p for p in tmp_path.rglob(".*") if p.name.endswith(".tmp"))
+    assert left and all(".bm" in p.name for p in left)
+    (out.parent / ".kn.bm1.abcdefgh.tmp.keep").write_text("not ours: kept")
+    r = run("export", "--store", str(store), "--to", "knowledge", "--output", str(out))
+    assert r.exit_code == 0, r.output
+    names = ", ".join(str(p) for p in left)
+    assert f"  note: removed {len(left)} temporary files a killed export left: {names}\n" in (
+        r.stderr
+    )
+    assert no_temp_files(out) and not [p for p in tmp_path.glob(".*.tmp")]
+    assert (out.parent / ".kn.bm1.abcdefgh.tmp.keep").exists()
+    assert len(list(out.iterdir())) == 29

@@ -47,11 +47,14 @@ from brainmigrate.facts import (
     scope_for,
 )
 from brainmigrate.fsutil import (
+    NAME_MAX,
     file_mode,
     folder_mode,
     printable,
     refuse_clashes,
+    remove_leftovers,
     stage_bytes,
+    temp_prefix,
     write_bytes_atomic,
 )
 from brainmigrate.merge import Key, MergeIndex, Stems, numbers
@@ -84,12 +87,14 @@ _CREATED = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2})T([0-9]{2}:[0-9]{2}:[0-9]{2}
 #: A file stem that is safe as it is: starts with a letter or digit, then word characters,
 #: dots and hyphens, lower case, no "..".
 _SAFE_STEM = re.compile(r"[^\W_][\w.-]*")
-#: Names Windows reserves, whatever the extension.
+#: Names Windows reserves, whatever the extension (``nul.txt.md`` is ``nul`` to it).
 _RESERVED = frozenset(
     ["con", "prn", "aux", "nul"]
-    + [f"com{i}" for i in range(1, 10)]
-    + [f"lpt{i}" for i in range(1, 10)]
+    + [f"{dev}{i}" for dev in ("com", "lpt") for i in [*"123456789", "¹", "²", "³"]]
 )
+#: The longest file stem a scope gets, in UTF-8 bytes: with ``.md`` and the temporary
+#: name around it (``fsutil.temp_prefix``) far below the 255 bytes file systems take.
+STEM_BYTES = 120
 _KIND_RANK = {"blocker": 0, "decision": 1}
 _STATUS_RANK = {"active": 0, "stale": 1, "superseded": 2}
 
@@ -181,6 +186,7 @@ def export(
             result.text = text
             return result
         result.files = [Path(out).name]
+        _tidy(Path(out), False, result.notes)
         result.written = publish_file(Path(out), text)
         return result
     if fmt == "brain":
@@ -191,6 +197,7 @@ def export(
         files = memory_files(facts, options, result)
     result.files = sorted(files)
     refuse_clashes([("--output", Path(out) / name) for name in files], [("the store", path)])
+    _tidy(Path(out), True, result.notes)
     result.written, result.others = publish(Path(out), files)
     return result
 
@@ -263,17 +270,29 @@ def _task_ids(pattern: str | None) -> TaskIds:
 
 def sanitize(text: str, fallback: str = "scope") -> str:
     """A safe, lower-case file stem for ``text``: word characters, dots and hyphens only,
-    no leading dot or hyphen, no ``..``, at most 80 characters; ``fallback`` when nothing
-    is left. Never a path: ``../../etc`` gives ``etc``."""
+    no leading dot or hyphen, no ``..``, no name Windows reserves, at most ``STEM_BYTES``
+    bytes (a longer one is cut and ends in ``-`` and 8 hex digits of ``text``'s SHA-256,
+    so two texts alike in their first bytes get two stems); ``fallback`` when nothing is
+    left. Never a path: ``../../etc`` gives ``etc``."""
     s = unicodedata.normalize("NFKC", text).lower()
     s = re.sub(r"[^\w.-]+", "-", s)
     s = re.sub(r"\.{2,}", ".", s)
     s = re.sub(r"-{2,}", "-", s)
-    s = re.sub(r"(?:^|(?<=-))[.-]+|[.-]+$", "", s)[:80].strip(".-_")
+    s = re.sub(r"(?:^|(?<=-))[.-]+|[.-]+$", "", s).strip(".-_")
     s = re.sub(r"-[.-]+", "-", s)
-    if not s or s in _RESERVED:
+    if not s or windows_reserved(s):
         s = f"{fallback}-{s}" if s else fallback
+    if len(s.encode("utf-8")) > STEM_BYTES:
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+        head = s.encode("utf-8")[: STEM_BYTES - 9].decode("utf-8", "ignore")
+        s = f"{head.rstrip('.-_')}-{digest}"
     return s
+
+
+def windows_reserved(stem: str) -> bool:
+    """Whether Windows reserves a file named ``stem`` (with any extension): ``nul``,
+    ``NUL.txt``, ``com1.md`` … (case-insensitive)."""
+    return stem.split(".", 1)[0].rstrip(" ").lower() in _RESERVED
 
 
 def scope_stems(scopes: Iterable[str], reserved: Iterable[str] = ()) -> dict[str, str]:
@@ -296,7 +315,8 @@ def scope_stems(scopes: Iterable[str], reserved: Iterable[str] = ()) -> dict[str
             and name == name.lower()
             and ".." not in name
             and not name.endswith(".")
-            and name not in _RESERVED
+            and not windows_reserved(name)
+            and len(name.encode("utf-8")) <= STEM_BYTES
             and name not in taken
         ):
             out[scope] = name
@@ -794,6 +814,11 @@ def memory_files(facts: Sequence[FactRecord], options: Options, result: ExportRe
 
 def check_output(path: Path, folder: bool) -> None:
     """Raise ``ExportError`` early when ``path`` cannot take the export."""
+    if len(os.fsencode(path.name)) > NAME_MAX:
+        raise ExportError(
+            f"--output {printable(str(path))}: a name longer than {NAME_MAX} bytes; pass a"
+            " shorter one"
+        )
     parent = path.parent if str(path.parent) else Path(".")
     if folder and path.exists() and not path.is_dir():
         raise ExportError(
@@ -814,6 +839,21 @@ def _same(path: Path, data: bytes) -> bool:
         return path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data
     except OSError:
         return False
+
+
+def _tidy(out: Path, folder: bool, notes: list[str]) -> None:
+    """Remove the hidden temporary files (and folders) a killed export to ``out`` left:
+    beside it, made for its name, and in it, when it is a folder (``fsutil.leftovers``
+    knows them by name and by their process being gone); add a note naming them."""
+    parent = out.parent if str(out.parent) else Path(".")
+    removed = [parent / n for n in remove_leftovers(parent, out.name)]
+    if folder and out.is_dir() and not out.is_symlink():
+        removed += [out / n for n in remove_leftovers(out)]
+    if removed:
+        names = [printable(str(p)) for p in removed]
+        notes.append(
+            f"removed {len(removed)} temporary files a killed export left: {', '.join(_cap(names))}"
+        )
 
 
 def publish_file(path: Path, text: str) -> list[str]:
@@ -843,7 +883,7 @@ def publish(folder: Path, files: dict[str, str]) -> tuple[list[str], list[str]]:
     parent = folder.parent if str(folder.parent) else Path(".")
     try:
         if not folder.exists():
-            tmpdir = tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".tmp", dir=parent)
+            tmpdir = tempfile.mkdtemp(prefix=temp_prefix(folder.name), suffix=".tmp", dir=parent)
             try:
                 for name, blob in data.items():
                     with open(os.path.join(tmpdir, name), "xb") as f:
