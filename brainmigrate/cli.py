@@ -126,7 +126,7 @@ def check_output(output: str | None) -> None:
         raise Failure(f"--output {output!r}: not a file name; pass a file name")
     target = Path(output)
     folder = target.parent
-    from brainmigrate.fsutil import NAME_MAX
+    from brainmigrate.fsutil import NAME_MAX, temp_prefix
 
     if len(os.fsencode(target.name)) > NAME_MAX:
         raise Failure(f"--output {output}: a name longer than {NAME_MAX} bytes; pass a shorter one")
@@ -135,7 +135,9 @@ def check_output(output: str | None) -> None:
     if not folder.is_dir():
         raise Failure(f"--output {output}: folder {folder} does not exist")
     try:
-        with tempfile.NamedTemporaryFile(dir=folder, prefix=f".{target.name}.", suffix=".probe"):
+        with tempfile.NamedTemporaryFile(
+            dir=folder, prefix=temp_prefix(target.name), suffix=".tmp"
+        ):
             pass
     except OSError as exc:
         raise Failure(f"--output {output}: cannot write in {folder}: {exc.strerror}") from None

@@ -523,3 +523,11 @@ def test_a_folder_export_never_writes_over_its_store(tmp_path):
         f" {out / 'p.md'}, which this command reads; pass --output another path\n"
     )
     assert (out / "p.md").read_bytes() == before
+
+
+def test_a_report_name_near_255_bytes_is_written(tmp_path):
+    out = tmp_path / ("r" * 250 + ".txt")  # its temporary names are cut to fit 255 bytes
+    r = cli("import", SAMPLES / "notes", *ROOT_ARGS, "--dry-run", "--output", out)
+    assert (r.exit_code, r.output) == (0, "")
+    assert out.read_text().startswith("Dry run: nothing written")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [out.name]
