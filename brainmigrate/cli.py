@@ -149,10 +149,12 @@ def refuse_overwrites(
     notes: Iterable[str] = (),
     baseline: str | None = None,
     store_written: bool = False,
+    cache: str | os.PathLike | None = None,
 ) -> None:
     """Refuse (``fsutil.Clash``, exit 2) before any work a run that would write one of its
     outputs over what it reads: its store, a notes file (also one of a folder it walks),
-    its baseline or configuration file; or two of its outputs into one file. Files are
+    its baseline, configuration or declaration index ``cache`` file; or two of its outputs
+    into one file. Files are
     compared by identity (device and inode, through symlinks). ``outputs`` are
     ``(option, path)`` pairs (None and ``-`` are stdout); an import's store is written too
     (``store_written``), so it may not be a notes file either."""
@@ -167,6 +169,8 @@ def refuse_overwrites(
     if baseline is not None:
         read.append(("the baseline", baseline))
     read += [("the configuration", name) for name, _ in SOURCES if os.path.isfile(name)]
+    if cache is not None:
+        read.append(("the declaration index cache", cache))
     notes = list(notes)
     if notes and (files or store_written):
         read += [("the notes file", str(path)) for _, path in notes_files(notes)]
@@ -333,6 +337,7 @@ def index_cmd(root, cache_dir, names, fmt, output):
     from brainmigrate.codeindex import CodeIndex
 
     idx = CodeIndex(root, cache_dir=Path(cache_dir) if cache_dir else None)
+    refuse_overwrites([("--output", output)], cache=idx.cache_path)
     show = sys.stderr.isatty() and not os.environ.get("CI")
     if show:
         with click.progressbar(length=1, label="indexing", file=sys.stderr) as bar:

@@ -531,3 +531,24 @@ def test_a_report_name_near_255_bytes_is_written(tmp_path):
     assert (r.exit_code, r.output) == (0, "")
     assert out.read_text().startswith("Dry run: nothing written")
     assert sorted(p.name for p in tmp_path.iterdir()) == [out.name]
+
+
+def test_an_index_report_never_overwrites_its_cache(tmp_path):
+    from brainmigrate.codeindex import cache
+
+    (tmp_path / "root").mkdir()
+    (tmp_path / "root" / "a.py").write_text("class Alpha:\n    pass\n")
+    assert cli("index", "--root", tmp_path / "root", "--cache-dir", tmp_path).exit_code == 0
+    path = cache.cache_file(tmp_path, (tmp_path / "root").resolve())
+    before = path.read_bytes()
+    r = CliRunner().invoke(
+        main,
+        ["index", "--root", str(tmp_path / "root"), "--cache-dir", str(tmp_path)]
+        + ["--output", str(path)],
+    )
+    assert (r.exit_code, r.stderr) == (
+        2,
+        f"brainmigrate: error: --output {path} would be written over the declaration index"
+        f" cache {path}, which this command reads; pass --output another path\n",
+    )
+    assert path.read_bytes() == before
