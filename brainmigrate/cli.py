@@ -122,12 +122,12 @@ def check_output(output: str | None) -> None:
     import tempfile
     from pathlib import Path
 
+    from brainmigrate.fsutil import NAME_MAX, temp_prefix
+
     if not output or output.endswith(("/", os.sep)):
         raise Failure(f"--output {output!r}: not a file name; pass a file name")
     target = Path(output)
     folder = target.parent
-    from brainmigrate.fsutil import NAME_MAX, temp_prefix
-
     if len(os.fsencode(target.name)) > NAME_MAX:
         raise Failure(f"--output {output}: a name longer than {NAME_MAX} bytes; pass a shorter one")
     if target.is_dir():
@@ -154,10 +154,9 @@ def refuse_overwrites(
     """Refuse (``fsutil.Clash``, exit 2) before any work a run that would write one of its
     outputs over what it reads: its store, a notes file (also one of a folder it walks),
     its baseline, configuration or declaration index ``cache`` file; or two of its outputs
-    into one file. Files are
-    compared by identity (device and inode, through symlinks). ``outputs`` are
-    ``(option, path)`` pairs (None and ``-`` are stdout); an import's store is written too
-    (``store_written``), so it may not be a notes file either."""
+    into one file. Files are compared by identity (device and inode, through symlinks).
+    ``outputs`` are ``(option, path)`` pairs (None and ``-`` are stdout); an import's store
+    is written too (``store_written``), so it may not be a notes file either."""
     from brainmigrate.config import SOURCES
     from brainmigrate.fsutil import refuse_clashes
     from brainmigrate.importer import notes_files

@@ -169,9 +169,10 @@ def reading(path: Path) -> Iterator[Stored]:
     """The store at ``path`` as a dry run merges against it: a copy taken in one read
     (SQLite's backup, about a second for 400 MB) into a temporary database, so the
     merge sees one state of the store and holds no lock on it while it runs; a store in
-    WAL mode is read in place, in one read transaction (which holds no writer back). An absent or
-    empty file reads as an empty store. Raises ``StoreError`` (also for read errors inside
-    the ``with`` block) or ``spill.SpillError`` when the copy cannot be written."""
+    WAL mode is read in place, in one read transaction (which holds no writer back). An
+    absent or empty file reads as an empty store. Raises ``StoreError`` (also for read
+    errors inside the ``with`` block) or ``spill.SpillError`` when the copy cannot be
+    written."""
     check_file(path)
     if not path.exists() or path.stat().st_size == 0:
         yield Stored()
