@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sqlite3
@@ -366,3 +367,39 @@ def test_only_a_full_disk_is_blamed_on_the_disk(tmp_path):
         "k.db: store error (no such table: nothing_here, SQLITE_ERROR); the store is as it was"
     )
     con.close()
+
+
+def test_an_import_killed_through_a_symlink_is_rolled_back_through_it(tmp_path):
+    small = notes(tmp_path / "s", "small.md", 50, "small")
+    big = notes(tmp_path / "b", "big.md", 20_000, "big")
+    real = tmp_path / "data" / "real.db"
+    real.parent.mkdir()
+    link = tmp_path / "link.db"
+    link.symlink_to(real)
+    subprocess.run([*IMPORT, str(small), "--store", str(link), "--root", str(tmp_path)], check=True)
+    before = rows(real)
+    proc = subprocess.Popen(
+        [*IMPORT, str(big), "--store", str(link), "--root", str(tmp_path)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    journal = tmp_path / "data" / "real.db-journal"
+    deadline = time.monotonic() + 120
+    while proc.poll() is None and time.monotonic() < deadline:
+        with contextlib.suppress(OSError), open(journal, "rb") as f:
+            if f.read(8).strip(b"\0"):  # the commit made it hot (its header is written)
+                break
+        time.sleep(0.001)
+    if proc.poll() is not None:
+        pytest.skip("the import finished before its journal was seen")
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    if not journal.exists() or not journal.read_bytes()[:8].strip(b"\0"):
+        pytest.skip("killed just after its commit")
+    done = subprocess.run(
+        [sys.executable, "-m", "brainmigrate", "search", "small", "--store", str(link)],
+        capture_output=True,
+        text=True,
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert not journal.exists() and rows(real) == before
