@@ -483,6 +483,11 @@ CLASH_CASES = [
         " would be lost; give each its own file",
     ),
     (
+        ["check", "p.md", "--baseline", "p.md", "--update-baseline"],
+        "--baseline p.md would be written over the notes file p.md, which this command reads;"
+        " pass --baseline another path",
+    ),
+    (
         ["check", "p.md", "--output", "pyproject.toml"],
         "--format text --output pyproject.toml would be written over the configuration"
         " pyproject.toml, which this command reads; pass --output another path",
