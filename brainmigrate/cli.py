@@ -26,6 +26,7 @@ class Failure(Exception):
 
 
 def _known_errors() -> tuple[type[BaseException], ...]:
+    from brainmigrate.fsutil import Clash
     from brainmigrate.importer import InputError
     from brainmigrate.notation import GrammarError, NotesReadError
     from brainmigrate.spill import SpillError
@@ -33,6 +34,7 @@ def _known_errors() -> tuple[type[BaseException], ...]:
 
     errors: list[type[BaseException]] = [
         Failure,
+        Clash,
         InputError,
         NotesReadError,
         StoreError,
@@ -48,6 +50,14 @@ def _known_errors() -> tuple[type[BaseException], ...]:
     return tuple(errors)
 
 
+def say(text: str) -> None:
+    """Print a line to stderr; a scope, a path or a text in it shows its control
+    characters as U+FFFD (``fsutil.shown``), so it cannot drive the terminal."""
+    from brainmigrate.fsutil import shown
+
+    click.echo(shown(text), err=True)
+
+
 def guarded(func):
     """Turn the library's errors into ``brainmigrate: error: ...`` and exit 2, never a
     traceback (set BRAINMIGRATE_DEBUG=1 to see one for an unexpected error)."""
@@ -61,7 +71,7 @@ def guarded(func):
         except click.ClickException:
             raise
         except _known_errors() as exc:
-            click.echo(f"brainmigrate: error: {exc}", err=True)
+            say(f"brainmigrate: error: {exc}")
             sys.exit(2)
         except BrokenPipeError:
             # the reader went away (``| head``): stop quietly, as a tool killed by SIGPIPE
@@ -112,19 +122,60 @@ def check_output(output: str | None) -> None:
     import tempfile
     from pathlib import Path
 
+    from brainmigrate.fsutil import NAME_MAX, temp_prefix
+
     if not output or output.endswith(("/", os.sep)):
         raise Failure(f"--output {output!r}: not a file name; pass a file name")
     target = Path(output)
     folder = target.parent
+    if len(os.fsencode(target.name)) > NAME_MAX:
+        raise Failure(f"--output {output}: a name longer than {NAME_MAX} bytes; pass a shorter one")
     if target.is_dir():
         raise Failure(f"--output {output}: is a folder; pass a file name")
     if not folder.is_dir():
         raise Failure(f"--output {output}: folder {folder} does not exist")
     try:
-        with tempfile.NamedTemporaryFile(dir=folder, prefix=f".{target.name}.", suffix=".probe"):
+        with tempfile.NamedTemporaryFile(
+            dir=folder, prefix=temp_prefix(target.name), suffix=".tmp"
+        ):
             pass
     except OSError as exc:
         raise Failure(f"--output {output}: cannot write in {folder}: {exc.strerror}") from None
+
+
+def refuse_overwrites(
+    outputs: Iterable[tuple[str, str | None]],
+    store: str | None = None,
+    notes: Iterable[str] = (),
+    baseline: str | None = None,
+    store_written: bool = False,
+    cache: str | os.PathLike | None = None,
+) -> None:
+    """Refuse (``fsutil.Clash``, exit 2) before any work a run that would write one of its
+    outputs over what it reads: its store, a notes file (also one of a folder it walks),
+    its baseline, configuration or declaration index ``cache`` file; or two of its outputs
+    into one file. Files are compared by identity (device and inode, through symlinks).
+    ``outputs`` are ``(option, path)`` pairs (None and ``-`` are stdout); an import's store
+    is written too (``store_written``), so it may not be a notes file either."""
+    from brainmigrate.config import SOURCES
+    from brainmigrate.fsutil import refuse_clashes
+    from brainmigrate.importer import notes_files
+
+    files = [(option, path) for option, path in outputs if path not in (None, "-")]
+    read: list[tuple[str, str]] = []
+    if store is not None:
+        read.append(("the store", store))
+    if baseline is not None:
+        read.append(("the baseline", baseline))
+    read += [("the configuration", name) for name, _ in SOURCES if os.path.isfile(name)]
+    if cache is not None:
+        read.append(("the declaration index cache", cache))
+    notes = list(notes)
+    if notes and (files or store_written):
+        read += [("the notes file", str(path)) for _, path in notes_files(notes)]
+    refuse_clashes(files, read)
+    if store_written and store is not None:
+        refuse_clashes([("--store", store)], [r for r in read if r[0] == "the notes file"])
 
 
 def _joined(chunks: Iterable[str], size: int = 1 << 16) -> Iterator[str]:
@@ -199,10 +250,10 @@ class OneLineErrors(click.Group):
         except click.UsageError as exc:
             where = f"; see '{exc.ctx.command_path} --help'" if exc.ctx else ""
             message = " ".join(exc.format_message().split()).rstrip(".")
-            click.echo(f"brainmigrate: error: {message}{where}", err=True)
+            say(f"brainmigrate: error: {message}{where}")
             sys.exit(2)
         except click.ClickException as exc:
-            click.echo(f"brainmigrate: error: {exc.format_message()}", err=True)
+            say(f"brainmigrate: error: {exc.format_message()}")
             sys.exit(exc.exit_code)
         except click.Abort:
             click.echo(
@@ -248,6 +299,7 @@ def import_cmd(
     """Import notes files (or folders of *.md) into the fact store."""
     from brainmigrate import importer, reports
 
+    refuse_overwrites([("--output", output)], store, paths, store_written=not dry_run)
     check_output(output)
     options = importer.Options(roots, scope, plus_kind, task_pattern, parser, cache_dir)
     result = importer.import_notes(paths, options, store, dry_run=dry_run)
@@ -284,6 +336,7 @@ def index_cmd(root, cache_dir, names, fmt, output):
     from brainmigrate.codeindex import CodeIndex
 
     idx = CodeIndex(root, cache_dir=Path(cache_dir) if cache_dir else None)
+    refuse_overwrites([("--output", output)], cache=idx.cache_path)
     show = sys.stderr.isatty() and not os.environ.get("CI")
     if show:
         with click.progressbar(length=1, label="indexing", file=sys.stderr) as bar:
@@ -362,8 +415,6 @@ def check_cmd(
         targets = ci.plan(formats, outputs)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
-    for _, output in targets:
-        check_output(output)
     settings = config.load().override(
         roots=roots,
         task_pattern=task_pattern,
@@ -373,6 +424,16 @@ def check_cmd(
     )
     if update_baseline and not settings.baseline:
         raise click.UsageError("--update-baseline needs a baseline file: add --baseline FILE")
+    written = [(f"--format {fmt.value} --output", output) for fmt, output in targets]
+    if update_baseline:
+        written.insert(0, ("--baseline", str(settings.baseline)))
+    refuse_overwrites(
+        written,
+        notes=paths,
+        baseline=None if update_baseline or not settings.baseline else str(settings.baseline),
+    )
+    for _, output in targets:
+        check_output(output)
     options = importer.Options(
         settings.roots, scope, settings.plus_kind, settings.task_pattern, parser, cache_dir
     )
@@ -395,7 +456,7 @@ def check_cmd(
                 with open(step_summary, "a", encoding="utf-8") as handle:
                     handle.write(extra)
             except OSError as exc:
-                click.echo(f"brainmigrate: warning: GITHUB_STEP_SUMMARY: {exc}", err=True)
+                say(f"brainmigrate: warning: GITHUB_STEP_SUMMARY: {exc}")
     sys.exit(0 if exit_zero else result.exit_code)
 
 
@@ -499,6 +560,8 @@ def export_cmd(
     """Export the fact store as jsonl, brain notes, knowledge entries or a memory folder.
 
     Nothing is written when the export fails (exit 2); summary and notes go to stderr.
+    Exit 1: the other facts were written, but facts the target cannot hold were left out
+    (each named on stderr).
     """
     from brainmigrate.stores import export
 
@@ -514,6 +577,7 @@ def export_cmd(
         if fmt != target and ctx.get_parameter_source(name).name != "DEFAULT":
             flag = "--" + name.replace("_", "-")
             raise click.UsageError(f"{flag} applies to --to {target} only; leave it out")
+    refuse_overwrites([("--output", output)], store)
     options = export.Options(
         scopes, kinds, status, plus_kind, task_pattern, type_map, index_budget, total_budget, fit
     )
@@ -523,11 +587,11 @@ def export_cmd(
         raise Failure(str(exc)) from None
     if result.text is not None:
         click.echo(result.text, nl=False)
-    say = functools.partial(click.echo, err=True)
     files = f"{len(result.files)} files, " if fmt != "jsonl" else ""
     if result.text is None:
         say(
-            f"exported {result.facts - len(result.left_out)} facts to {output} as {fmt}: "
+            f"exported {result.facts - len(result.left_out) - len(result.refused)} facts"
+            f" to {output} as {fmt}: "
             f"{files}{len(result.written)} written, "
             f"{len(result.files) - len(result.written)} unchanged"
         )
@@ -545,6 +609,11 @@ def export_cmd(
         say(f"  left out by --fit: {len(result.left_out)} facts")
         for e in result.left_out:
             say(f"    {e['id']} {e['kind']} {e['scope']} {e['status']} ({e['bytes']} bytes)")
+    if result.refused:
+        say(f"  left out, {fmt} cannot hold them as they are: {len(result.refused)} facts")
+        for e in result.refused:
+            say(f"    {export.refusal(e)}")
+        sys.exit(1)
 
 
 # A query word may start with "-" (and hold an "h"): unknown options are query words, and

@@ -1,12 +1,14 @@
-"""Atomic file writes (a reader sees the old file or the new one, never half of one) and
-file names as printable text."""
+"""Atomic file writes (a reader sees the old file or the new one, never half of one), file
+names as printable text, and the rule that a run never writes over what it reads."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
+import shutil
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 
@@ -26,13 +28,81 @@ def folder_mode() -> int:
     return 0o777 & ~_umask()
 
 
+#: The longest file name (in bytes) the usual file systems take.
+NAME_MAX = 255
+_TEMP_SUFFIX = ".tmp"
+#: A temporary name this package makes: ``.<name, cut>.bm<pid>.<8 random>.tmp``.
+_TEMP_NAME = re.compile(r"\.(?P<name>.*)\.bm(?P<pid>[0-9]+)\.[a-z0-9_]{8}\.tmp", re.S)
+
+
+def temp_prefix(name: str) -> str:
+    """The prefix of a hidden temporary name for ``name`` (``tempfile`` adds 8 random
+    characters and ``.tmp``): ``.<name>.bm<pid>.``, with ``name`` cut so that the whole
+    name stays within ``NAME_MAX`` bytes. The process id tells a leftover of a killed
+    run (``leftovers``) from the files of a run still at work."""
+    return f".{_short(name)}.bm{os.getpid()}."
+
+
+def _short(name: str) -> str:
+    room = NAME_MAX - len(".") - len(".bm.") - 7 - 8 - len(_TEMP_SUFFIX)  # pids: 7 digits
+    return os.fsdecode(os.fsencode(name)[:room])
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, ValueError):
+        return pid > 0  # someone else's process (or no pid at all)
+    return True
+
+
+def leftovers(folder: str | os.PathLike, name: str | None = None) -> list[str]:
+    """Names of hidden temporary files and folders in ``folder`` that a killed run of this
+    package left (``temp_prefix`` names whose process is gone); with ``name``, only those
+    made for that name."""
+    want = None if name is None else _short(name)
+    out = []
+    try:
+        entries = os.listdir(folder)
+    except OSError:
+        return []
+    for entry in entries:
+        m = _TEMP_NAME.fullmatch(entry)
+        if m is None or _alive(int(m.group("pid"))):
+            continue
+        if want is not None and m.group("name") != want:
+            continue
+        out.append(entry)
+    return sorted(out)
+
+
+def remove_leftovers(folder: str | os.PathLike, name: str | None = None) -> list[str]:
+    """Remove what ``leftovers`` finds; return the names removed (those that could be)."""
+    removed = []
+    for entry in leftovers(folder, name):
+        path = os.path.join(folder, entry)
+        try:
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path)
+            else:
+                os.unlink(path)
+        except OSError:
+            continue
+        removed.append(entry)
+    return removed
+
+
 def stage_bytes(folder: str | os.PathLike, name: str, data: bytes) -> str:
-    """Write ``data`` to a hidden temporary file ``.<name>.*.tmp`` in ``folder``, with the
+    """Write ``data`` to a hidden temporary file (``temp_prefix``) in ``folder``, with the
     mode a new file gets; return its path, for the caller to rename into place.
 
     Raises ``OSError``; no temporary file is left behind then.
     """
-    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+    fd, tmp = tempfile.mkstemp(prefix=temp_prefix(name), suffix=_TEMP_SUFFIX, dir=folder)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
@@ -89,3 +159,59 @@ def printable(name: str) -> str:
     except UnicodeEncodeError:
         return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
     return name
+
+
+#: C0 and C1 control characters but tab and newline (``reports.safe_text`` shows the same).
+_CONTROLS = dict.fromkeys([*range(0, 9), *range(11, 32), 127, *range(0x80, 0xA0)], "\ufffd")
+
+
+def shown(text: str) -> str:
+    """``text`` as a message on a terminal may hold it: ``printable``, and control
+    characters (but tab and newline) as U+FFFD, so a scope or a path cannot move the
+    cursor or recolour the terminal that shows a message."""
+    return printable(str(text)).translate(_CONTROLS)
+
+
+class Clash(Exception):
+    """An output of a run names a file the run reads, or another of its outputs."""
+
+
+def identity(path: str | os.PathLike) -> tuple:
+    """What tells two names of one file apart from two files: ``(device, inode)`` of the
+    file a name leads to (through symlinks); for a name that leads to no file yet, its
+    resolved path (so a new store and a new report named alike still clash)."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return ("path", os.path.realpath(path))
+    return ("file", st.st_dev, st.st_ino)
+
+
+def refuse_clashes(
+    outputs: Sequence[tuple[str, str | os.PathLike]],
+    inputs: Sequence[tuple[str, str | os.PathLike]] = (),
+) -> None:
+    """Raise ``Clash`` when two ``outputs`` are one file, or an output is one of the
+    ``inputs``, compared by ``identity``; called before any work, so nothing is lost.
+
+    ``outputs`` are ``(option, path)`` pairs a run writes (``("--output", "r.json")``;
+    ``("--format json --output", "r.json")`` tells reports apart), ``inputs`` are
+    ``(what it is, path)`` pairs it reads (``("the store", "know.db")``).
+    """
+    seen: dict[tuple, tuple[str, str]] = {}
+    for option, path in outputs:
+        key = identity(path)
+        name = f"{option} {shown(os.fspath(path))}"
+        if key in seen:
+            raise Clash(
+                f"{seen[key][0]} and {name} are one file, and the first would be lost;"
+                " give each its own file"
+            )
+        seen[key] = (name, option.split(" ")[-1])
+    for what, path in inputs:
+        name, flag = seen.get(identity(path), (None, None))
+        if name is not None:
+            raise Clash(
+                f"{name} would be written over {what} {shown(os.fspath(path))}, which this"
+                f" command reads; pass {flag} another path"
+            )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -192,6 +193,14 @@ def test_github_escapes_data_and_properties():
     assert ci.escape_property("100%\r\n:,") == "100%25%0D%0A%3A%2C"
 
 
+def token(output: str) -> str:
+    """The token of the one ``::stop-commands::`` line of a github report."""
+    (line,) = [x for x in output.splitlines() if x.startswith("::stop-commands::")]
+    found = line.removeprefix("::stop-commands::")
+    assert re.fullmatch("[0-9a-f]{32}", found)
+    return found
+
+
 def test_github_lines_of_a_run(project):
     (project / "notes/a,b:c.md").write_text("+ cites app/100%/x.kt\n? ambiguous\n")
     got = cli("notes", "--root", "repo", "--format", "github")
@@ -205,8 +214,10 @@ def test_github_lines_of_a_run(project):
         "cites app/__init__.py, which no root holds",
         "::warning file=notes/docker.md,line=4,col=11,title=BM102 outside-root::"
         "cites /etc/hosts.conf, outside every root (absolute path under no root)",
+        f"::stop-commands::{token(got.output)}",
         "brainmigrate check: 3 files, 6 fact lines: 5 findings (4 error, 1 warning, 0 info); "
         "3 failing at --fail-on error; 1 suppressed; 0 in the baseline",
+        f"::{token(got.output)}::",
     ]
 
 
@@ -221,11 +232,13 @@ def test_github_annotates_10_per_kind_and_summarizes_the_rest(project):
     )  # fmt: skip
     out = got.output.splitlines()
     assert sum(line.startswith("::error ") for line in out) == 10
-    assert out[10] == "2 more findings (GitHub shows 10 annotations of each kind):"
-    assert out[11:13] == [
+    assert out[10] == f"::stop-commands::{token(got.output)}"
+    assert out[11] == "2 more findings (GitHub shows 10 annotations of each kind):"
+    assert out[12:14] == [
         "notes/many.md:21:8: BM101 cites app/Gone10.kt, which no root holds",
         "notes/many.md:23:8: BM101 cites app/Gone11.kt, which no root holds",
     ]
+    assert out[15:] == [f"::{token(got.output)}::"]
     text = summary.read_text()
     assert text.startswith("earlier step\n## brainmigrate check: 2 more findings\n")
     assert "these 2 are not annotated" in text
@@ -375,3 +388,39 @@ def test_markdown_without_findings(project):
     out = ci.render(result_of(["notes/empty.md"]), "markdown")
     assert out.splitlines()[0] == "## brainmigrate check: passed"
     assert "No findings." in out
+
+
+def test_github_never_lets_text_from_the_notes_reach_the_command_channel(project, monkeypatch):
+    facts = [f"+ gone app/Gone{i:02d}.kt" for i in range(10)]
+    facts += ["+ forged ##[error]app/Forged.kt", "+ forged ::error::x/Forged2.kt"]
+    (project / "notes/::warning::x.md").write_text("\n\n".join(facts) + "\n")
+    monkeypatch.chdir(project / "notes")
+    got = cli("::warning::x.md", "--root", "../repo", "--format", "github")
+    assert got.exit_code == 1
+    out = got.output.splitlines()
+    tok = token(got.output)
+    start = out.index(f"::stop-commands::{tok}")
+    command = re.compile(r"::error (file=[^:,]*,line=[0-9]+,col=[0-9]+,title=[^:,]*)::(.*)")
+    for line in out[:start]:
+        m = command.fullmatch(line)
+        assert m, line
+        assert m.group(1).startswith("file=%3A%3Awarning%3A%3Ax.md,line=")
+    assert out[start:] == [
+        f"::stop-commands::{tok}",
+        "2 more findings (GitHub shows 10 annotations of each kind):",
+        "::warning::x.md:21:10: BM101 cites ##[error]app/Forged.kt, which no root holds",
+        "::warning::x.md:23:10: BM101 cites ::error::x/Forged2.kt, which no root holds",
+        "brainmigrate check: 1 file, 12 fact lines: 12 findings (12 error, 0 warning, 0 info);"
+        " 12 failing at --fail-on error; 0 suppressed; 0 in the baseline",
+        f"::{tok}::",
+    ]
+
+
+def test_github_token_is_never_part_of_the_text_it_encloses():
+    from brainmigrate import check as check_mod
+
+    result = check_mod.CheckResult(files=(), facts=[], findings=())
+    got = ci.github(result, token="0")  # "0" stands in the counts: another token is drawn
+    lines = got.splitlines()
+    tok = lines[0].removeprefix("::stop-commands::")
+    assert tok != "0" and lines[-1] == f"::{tok}::"

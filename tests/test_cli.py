@@ -426,3 +426,135 @@ def test_an_output_folder_that_takes_no_file_stops_the_import_first(tmp_path):
         "brainmigrate: error: --output /proc/report.txt: cannot write in /proc"
     )
     assert not db.exists()
+
+
+# ------------------------------------------------------------------ outputs never overwrite inputs
+
+CLASH_CASES = [
+    # (command line, message after "brainmigrate: error: ")
+    (
+        ["export", "--store", "s.db", "--to", "jsonl", "--output", "s.db"],
+        "--output s.db would be written over the store s.db, which this command reads;"
+        " pass --output another path",
+    ),
+    (
+        ["export", "--store", "link.db", "--to", "jsonl", "--output", "s.db"],
+        "--output s.db would be written over the store link.db, which this command reads;"
+        " pass --output another path",
+    ),
+    (
+        ["import", "p.md", "--store", "s.db", "--format", "json", "--output", "s.db"],
+        "--output s.db would be written over the store s.db, which this command reads;"
+        " pass --output another path",
+    ),
+    (
+        ["import", "p.md", "--store", "s.db", "--format", "json", "--output", "p.md"],
+        "--output p.md would be written over the notes file p.md, which this command reads;"
+        " pass --output another path",
+    ),
+    (
+        ["import", "notes", "--store", "s.db", "--dry-run", "--output", "notes/q.md"],
+        "--output notes/q.md would be written over the notes file notes/q.md, which this"
+        " command reads; pass --output another path",
+    ),
+    (
+        ["import", "p.md", "--store", "new.db", "--output", "new.db"],
+        "--output new.db would be written over the store new.db, which this command reads;"
+        " pass --output another path",
+    ),
+    (
+        ["import", "empty.md", "--store", "empty.md"],
+        "--store empty.md would be written over the notes file empty.md, which this command"
+        " reads; pass --store another path",
+    ),
+    (
+        ["check", "p.md", "--format", "text", "--output", "r.txt", "--format", "json"]
+        + ["--output", "r.txt"],
+        "--format text --output r.txt and --format json --output r.txt are one file, and the"
+        " first would be lost; give each its own file",
+    ),
+    (
+        ["check", "p.md", "--output", "b.json", "--baseline", "b.json"],
+        "--format text --output b.json would be written over the baseline b.json, which this"
+        " command reads; pass --output another path",
+    ),
+    (
+        ["check", "p.md", "--output", "b.json", "--baseline", "b.json", "--update-baseline"],
+        "--baseline b.json and --format text --output b.json are one file, and the first"
+        " would be lost; give each its own file",
+    ),
+    (
+        ["check", "p.md", "--baseline", "p.md", "--update-baseline"],
+        "--baseline p.md would be written over the notes file p.md, which this command reads;"
+        " pass --baseline another path",
+    ),
+    (
+        ["check", "p.md", "--output", "pyproject.toml"],
+        "--format text --output pyproject.toml would be written over the configuration"
+        " pyproject.toml, which this command reads; pass --output another path",
+    ),
+]
+
+
+@pytest.mark.parametrize(("args", "message"), CLASH_CASES)
+def test_an_output_never_overwrites_what_the_run_reads(tmp_path, monkeypatch, args, message):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "p.md").write_text("+ the cache holds 5 entries TER-1\n")
+    (tmp_path / "empty.md").write_text("")
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "q.md").write_text("+ the queue drains nightly TER-2\n")
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    assert cli("import", "p.md", "--store", "s.db").exit_code == 0
+    os.symlink("s.db", tmp_path / "link.db")
+    assert cli("check", "p.md", "--baseline", "b.json", "--update-baseline").exit_code == 0
+    before = {p.name: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    r = CliRunner().invoke(main, args)
+    assert (r.exit_code, r.stdout, r.stderr) == (2, "", f"brainmigrate: error: {message}\n")
+    after = {p.name: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    assert after == before
+
+
+def test_a_folder_export_never_writes_over_its_store(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (tmp_path / "p.md").write_text("+ the cache holds 5 entries TER-1\n")
+    assert cli("import", tmp_path / "p.md", "--store", out / "p.md").exit_code == 0
+    before = (out / "p.md").read_bytes()
+    r = CliRunner().invoke(
+        main, ["export", "--store", str(out / "p.md"), "--to", "brain", "--output", str(out)]
+    )
+    assert r.exit_code == 2
+    assert r.stderr == (
+        f"brainmigrate: error: --output {out / 'p.md'} would be written over the store"
+        f" {out / 'p.md'}, which this command reads; pass --output another path\n"
+    )
+    assert (out / "p.md").read_bytes() == before
+
+
+def test_a_report_name_near_255_bytes_is_written(tmp_path):
+    out = tmp_path / ("r" * 250 + ".txt")  # its temporary names are cut to fit 255 bytes
+    r = cli("import", SAMPLES / "notes", *ROOT_ARGS, "--dry-run", "--output", out)
+    assert (r.exit_code, r.output) == (0, "")
+    assert out.read_text().startswith("Dry run: nothing written")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [out.name]
+
+
+def test_an_index_report_never_overwrites_its_cache(tmp_path):
+    from brainmigrate.codeindex import cache
+
+    (tmp_path / "root").mkdir()
+    (tmp_path / "root" / "a.py").write_text("class Alpha:\n    pass\n")
+    assert cli("index", "--root", tmp_path / "root", "--cache-dir", tmp_path).exit_code == 0
+    path = cache.cache_file(tmp_path, (tmp_path / "root").resolve())
+    before = path.read_bytes()
+    r = CliRunner().invoke(
+        main,
+        ["index", "--root", str(tmp_path / "root"), "--cache-dir", str(tmp_path)]
+        + ["--output", str(path)],
+    )
+    assert (r.exit_code, r.stderr) == (
+        2,
+        f"brainmigrate: error: --output {path} would be written over the declaration index"
+        f" cache {path}, which this command reads; pass --output another path\n",
+    )
+    assert path.read_bytes() == before

@@ -401,10 +401,17 @@ def test_brain_kind_that_no_marker_gives_fails_and_plus_kind_fixes_it(tmp_path):
     )
     out = tmp_path / "out"
     result = run("export", "--store", str(db), "--to", "brain", "--output", str(out))
-    assert result.exit_code == 2
-    assert "k1 (area:docker): a pattern has no marker of its own" in result.stderr
-    assert "--plus-kind pattern" in result.stderr
-    assert not out.exists() and no_temp_files(tmp_path)
+    assert result.exit_code == 1  # the others are written; the one left out is named
+    assert result.stderr == (
+        f"exported 2 facts to {out} as brain: 2 files, 2 written, 0 unchanged\n"
+        "  left out, brain cannot hold them as they are: 1 facts\n"
+        "    k1 (area:docker) 'images are built once and promoted': a pattern has no marker"
+        " of its own, and '+' gives environment in this file; export with --plus-kind"
+        " pattern and import the result with --plus-kind pattern\n"
+    )
+    assert (out / "docker.md").read_text().splitlines()[2:] == ["+ compose starts postgres"]
+    assert no_temp_files(tmp_path)
+    shutil.rmtree(out)
     result = run(
         "export",
         "--store",
@@ -450,14 +457,20 @@ def test_brain_stale_superseded_and_comment_endings(tmp_path):
     assert (tmp_path / "out" / "x.md").read_text().splitlines()[2:] == [
         "= see <!-- old note --> <!-- -->",
         "? gone file",
-        "~ was replaced SUPERSEDED",
+        "~ was replaced SUPERSEDED" + "…" * (2001 - len("was replaced SUPERSEDED")),
         "+ ends <!-- c --> <!-- 2026-01-02 03:04:05Z -->",
     ]
     assert result.notes == [
         "1 stale facts are written as plain facts (brain notation has no stale status): k2",
-        "1 texts got SUPERSEDED or their task id appended, so that importing the export "
-        "keeps status and task: k3",
+        "1 facts were cut at 2000 characters before their task id or SUPERSEDED: written"
+        " past the cut, where importing the export finds them (and warns BM302): k3",
     ]
+    again = tmp_path / "again.db"
+    import_into(again, [tmp_path / "out"], [tmp_path], tmp_path / "cache", scope="area:x")
+    assert [(r.text, r.status) for r in sqlite.load(again).facts.values()][2] == (
+        "was replaced",
+        "superseded",
+    )
 
 
 def test_scope_file_names_are_safe_and_unique():
@@ -914,3 +927,293 @@ def test_option_of_another_format_is_a_usage_error(store, tmp_path):
     result = run("export", "--store", str(store), "--to", "jsonl", "--output", "-", "--fit")
     assert result.exit_code == 2
     assert "--fit applies to --to memory only" in result.stderr
+
+
+def test_control_characters_of_scopes_and_paths_reach_stderr_as_u_fffd(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    db = tmp_path / "s\x1b[2J.db"
+    _write_facts(db, [_rec(1, "area:a\x1b]0;owned\x07b", "other", "?", "a scope with escapes")])
+    r = CliRunner().invoke(
+        cli.main,
+        ["export", "--store", db.name, "--to", "brain", "--output", "o\x9bx"],
+        color=True,  # as a terminal gets it: click strips nothing
+    )
+    assert r.exit_code == 0, r.output
+    assert r.stderr == (
+        "exported 1 facts to o\ufffdx as brain: 1 files, 1 written, 0 unchanged\n"
+        "  note: 1 scopes cannot be told by their file name alone: area:a\ufffd]0;owned\ufffdb"
+        " in a-0-owned-b.md (imports as area:a-0-owned-b unless imported with --scope"
+        " area:a\ufffd]0;owned\ufffdb)\n"
+    )
+    missing = CliRunner().invoke(cli.main, ["show", "k1", "--store", "no\x1b[2J.db"], color=True)
+    assert (missing.exit_code, missing.stderr) == (
+        2,
+        "brainmigrate: error: no\ufffd[2J.db: no store here; run 'brainmigrate import NOTES"
+        " --store no\ufffd[2J.db' first or pass --store with the path of a store\n",
+    )
+    (tmp_path / "p.md").write_text("+ the cache holds 5 entries\n")
+    dry = CliRunner().invoke(
+        cli.main,
+        ["import", "p.md", "--scope", "x\x07y", "--store", db.name, "--dry-run"],
+        color=True,
+    )
+    assert dry.exit_code == 0 and dry.stderr == ""
+    assert dry.stdout.startswith(
+        "Dry run: nothing written; an import into s\ufffd[2J.db would add 1 and update 0 facts\n"
+    )
+    assert "p.md (x\ufffdy)" in dry.stdout and "\x07" not in dry.stdout
+
+
+# ------------------------------------------------------------------------------ at the cut
+
+
+def _words(n: int, word: str = "word") -> str:
+    return " ".join([word] * n)
+
+
+def test_brain_export_of_facts_cut_at_2000_round_trips(tmp_path):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "cut.md").write_text(
+        f"+ {_words(420)} then TER-77 SUPERSEDED\n\n"  # task and SUPERSEDED after the cut
+        f"! {_words(399, 'flaky')} gate {_words(30, 'more')} INF-9\n\n"  # the task after it
+        f"~ {_words(410, 'pool')} SUPERSEDED_BY k2\n\n"  # SUPERSEDED after it
+        "+ a short fact TER-5\n"
+    )
+    first, second = tmp_path / "first.db", tmp_path / "second.db"
+    import_into(first, [notes], [tmp_path], tmp_path / "cache")
+    stored = sqlite.load(first).facts
+    assert [(len(r.text), r.task, r.status) for r in stored.values()] == [
+        (1999, "TER-77", "superseded"),
+        (1997, "INF-9", "active"),
+        (1999, None, "superseded"),
+        (18, "TER-5", "active"),
+    ]
+    out = tmp_path / "out"
+    r = run("export", "--store", str(first), "--to", "brain", "--output", str(out))
+    assert (r.exit_code, r.stderr) == (
+        0,
+        f"exported 4 facts to {out} as brain: 1 files, 1 written, 0 unchanged\n"
+        "  note: 3 facts were cut at 2000 characters before their task id or SUPERSEDED:"
+        " written past the cut, where importing the export finds them (and warns BM302):"
+        " k1, k2, k3\n",
+    )
+    lines = (out / "cut.md").read_text().splitlines()
+    text = [r.text for r in stored.values()]
+    assert lines[2:] == [  # what the cut left out, as one word after it: cut off again
+        f"+ {text[0]} SUPERSEDED(TER-77)",
+        f"! {text[1]} (INF-9)",
+        f"~ {text[2]} SUPERSEDED",
+        "+ a short fact TER-5",
+    ]
+    # a cut that left room before 2000 characters is filled up to it
+    (notes / "cut.md").write_text(f"+ {_words(390)} {'z' * 60} TER-78\n")
+    third = tmp_path / "third.db"
+    import_into(third, [notes], [tmp_path], tmp_path / "cache")
+    (rec,) = sqlite.load(third).facts.values()
+    assert (len(rec.text), rec.task) == (1949, "TER-78")
+    export.export(third, "brain", tmp_path / "out3")
+    assert (tmp_path / "out3" / "cut.md").read_text().splitlines()[2] == (
+        f"+ {rec.text} (TER-78)" + "…" * (2001 - 1949 - 9)
+    )
+    fourth = tmp_path / "fourth.db"
+    import_into(fourth, [tmp_path / "out3"], [tmp_path], tmp_path / "cache")
+    assert facts_of(fourth) == facts_of(third)
+    import_into(second, [out], [tmp_path], tmp_path / "cache")
+    assert facts_of(second) == facts_of(first)
+
+
+def test_a_fact_brain_cannot_hold_never_blocks_the_others(tmp_path):
+    (tmp_path / "api-patterns.md").write_text(
+        f"+ {_words(300, 'retry')} backs off\n\n+ retries are idempotent\n"
+    )
+    (tmp_path / "docker.md").write_text("+ compose starts postgres\n")
+    db = tmp_path / "k.db"
+    import_into(db, [tmp_path / "api-patterns.md"], [tmp_path], tmp_path / "cache", scope="area:x")
+    import_into(db, [tmp_path / "docker.md"], [tmp_path], tmp_path / "cache")
+    out = tmp_path / "out"
+    r = run("export", "--store", str(db), "--to", "brain", "--output", str(out))
+    fix = (
+        "a pattern has no marker of its own, and '+' gives environment in this file; export"
+        " with --plus-kind pattern and import the result with --plus-kind pattern"
+    )
+    assert r.exit_code == 1
+    assert r.stderr == (
+        f"exported 1 facts to {out} as brain: 1 files, 1 written, 0 unchanged\n"
+        "  left out, brain cannot hold them as they are: 2 facts\n"
+        f"    k1 (area:x) '{_words(10, 'retry')}…': {fix}\n"
+        f"    k2 (area:x) 'retries are idempotent': {fix}\n"
+    )
+    assert sorted(p.name for p in out.iterdir()) == ["docker.md"]
+    for fmt in ("jsonl", "knowledge", "memory"):  # the other targets hold them all
+        r = run("export", "--store", str(db), "--to", fmt, "--output", str(tmp_path / fmt))
+        assert (r.exit_code, r.stderr.splitlines()[0]) == (
+            0,
+            f"exported 3 facts to {tmp_path / fmt} as {fmt}: "
+            + ("" if fmt == "jsonl" else f"{3 if fmt == 'knowledge' else 3} files, ")
+            + f"{1 if fmt == 'jsonl' else 3} written, 0 unchanged",
+        )
+
+
+def test_read_back_problems_quote_a_short_prefix():
+    rec = _rec(1, "area:x", "other", "?", _words(500))
+    rec.created = "not a time"
+    line, text, problem = export.brain_line(rec, "environment", TaskIds())
+    assert problem == "created 'not a time' is not YYYY-MM-DDTHH:MM:SSZ"
+    long = "w" * 3000  # a text no importer stores: it would be cut on the way back
+    rec = _rec(2, "area:x", "other", "?", long)
+    line, text, problem = export.brain_line(rec, "environment", TaskIds())
+    from brainmigrate.notation import classifier
+
+    got = export._read_back(line, text, rec, "x.md", "environment", TaskIds(), classifier())
+    assert got == (
+        "text would be read back cut to 2000 of 3000 characters (the notation keeps at most 2000)"
+    )
+    assert export.quote(_words(100)) == _words(12)[:59] + "…"
+    assert export.quote("a  short\ttext") == "a short text"
+
+
+CUT_WORDS = st.sampled_from(
+    ["word", "pool", "retries", "y" * 70, "TER-5", "INF-12", "SUPERSEDED", "superseded"]
+    + ["café", "a/b.kt", "PaymentGateway", "<!--", "-->", "#", "`", "1.5", "!P3", "^blk"]
+)
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["+", "!", "~", "=", "?", ">", "->", "x"]),
+            st.integers(0, 2100),  # characters of plain words before the rest: past the cut
+            st.lists(CUT_WORDS, min_size=1, max_size=12),
+            st.one_of(st.none(), st.just(" <!-- 2026-09-23 13:16:09Z nightly -->")),
+        ),
+        min_size=1,
+        max_size=3,
+    )
+)
+def test_every_store_the_importer_writes_exports_to_every_target(tmp_path_factory, items):
+    tmp = tmp_path_factory.mktemp("every")
+    notes = tmp / "notes"
+    notes.mkdir()
+    for i, (marker, before, words, trailer) in enumerate(items):
+        text = " ".join(["plain"] * (before // 6) + words)
+        (notes / f"s{i}.md").write_text(f"{marker} {text}{trailer or ''}\n")  # one per scope
+    first, second = tmp / "first.db", tmp / "second.db"
+    import_into(first, [notes], [tmp], tmp / "cache")
+    if not sqlite.load(first).facts:
+        return
+    for fmt in export.FORMATS:
+        result = export.export(first, fmt, tmp / fmt, export.Options(fit=fmt == "memory"))
+        assert result.refused == []
+        assert result.left_out == []
+    import_into(second, [tmp / "brain"], [tmp], tmp / "cache")
+    assert [k[:8] for k in facts_of(second)] == [k[:8] for k in facts_of(first)]
+
+
+# ------------------------------------------------------------------------------ long scopes
+
+
+def test_long_scopes_get_file_names_capped_in_bytes_and_unique(tmp_path):
+    notes = tmp_path / "n.md"
+    notes.write_text("+ the cache holds 5 entries TER-1\n")
+    scopes = ["a" * 300, "a" * 299 + "b", "area:" + "x" * 240, "area:" + "数据" * 100]
+    db = tmp_path / "k.db"
+    for scope in scopes:
+        import_into(db, [notes], [tmp_path], tmp_path / "cache", scope=scope)
+    for fmt in ("brain", "memory", "knowledge"):
+        out = tmp_path / fmt
+        for attempt in ("new folder", "existing folder"):
+            if attempt == "existing folder":  # every file is written through a temporary one
+                for p in out.iterdir():
+                    p.write_text("old\n")
+            r = run("export", "--store", str(db), "--to", fmt, "--output", str(out))
+            assert r.exit_code == 0, (fmt, attempt, r.output)
+        names = sorted(p.name for p in out.iterdir())
+        assert all(len(n.encode()) <= 124 for n in names), names
+        assert no_temp_files(tmp_path)
+    assert sorted(p.name for p in (tmp_path / "brain").iterdir()) == [
+        "a" * 111 + "-9835fa6b.md",  # two scopes alike in their first 300 bytes: two files
+        "a" * 111 + "-daf00507.md",
+        "x" * 111 + "-718df670.md",
+        "数据" * 18 + "数-9bbed929.md",  # 111 bytes, cut at a character
+    ]
+    again = tmp_path / "again.db"
+    brain = tmp_path / "brain"
+    for path, scope in zip(sorted(brain.iterdir()), sorted(scopes), strict=True):
+        import_into(again, [path], [tmp_path], tmp_path / "cache", scope=scope)
+    assert facts_of(again) == facts_of(db)
+
+
+def test_stems_windows_reserves_are_avoided():
+    assert export.scope_stems(
+        ["area:nul.txt", "area:NUL", "area:com¹", "area:Lpt9.x", "area:conf", "area:aux-x"]
+    ) == {
+        "area:nul.txt": "scope-nul.txt",
+        "area:NUL": "scope-nul",
+        "area:com¹": "scope-com1",
+        "area:Lpt9.x": "scope-lpt9.x",
+        "area:conf": "conf",
+        "area:aux-x": "aux-x",
+    }
+
+
+def test_an_output_name_near_255_bytes_is_written_through_a_shorter_temporary_name(store, tmp_path):
+    out = tmp_path / ("f" * 245 + ".jsonl")  # 251 bytes: with its temporary affixes, more
+    for _ in range(2):
+        r = run("export", "--store", str(store), "--to", "jsonl", "--output", str(out))
+        assert r.exit_code == 0, r.output
+        out.write_text("old\n")  # so the second run writes again
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f" * 245 + ".jsonl", "know.db"]
+    too_long = tmp_path / ("f" * 250 + ".jsonl")
+    r = run("export", "--store", str(store), "--to", "jsonl", "--output", str(too_long))
+    assert (r.exit_code, r.stderr) == (
+        2,
+        f"brainmigrate: error: --output {too_long}: a name longer than 255 bytes; pass a"
+        " shorter one\n",
+    )
+
+
+# ------------------------------------------------------------------------------ leftovers
+
+KILLED_EXPORT = """
+import os, signal, sys
+from brainmigrate.stores import export
+def die(*args):
+    os.kill(os.getpid(), signal.SIGKILL)  # killed once its temporary files are written
+export.os.{call} = die
+export.export(sys.argv[1], "knowledge", sys.argv[2])
+"""
+
+
+@pytest.mark.parametrize(("call", "where"), [("replace", "in"), ("rename", "beside")])
+def test_the_next_export_removes_what_a_killed_export_left(store, tmp_path, call, where):
+    import signal
+    import subprocess
+    import sys
+
+    out = tmp_path / "kn"
+    if where == "in":  # an existing folder: its files are staged in it
+        r = run("export", "--store", str(store), "--to", "knowledge", "--output", str(out))
+        assert r.exit_code == 0
+        for p in out.iterdir():
+            p.write_text("old\n")
+    killed = subprocess.run(
+        [sys.executable, "-c", KILLED_EXPORT.format(call=call), str(store), str(out)],
+        check=False,
+    )
+    assert killed.returncode == -signal.SIGKILL
+    left = sorted(p for p in tmp_path.rglob(".*") if p.name.endswith(".tmp"))
+    assert left and all(".bm" in p.name for p in left)
+    (out.parent / ".kn.bm1.abcdefgh.tmp.keep").write_text("not ours: kept")
+    r = run("export", "--store", str(store), "--to", "knowledge", "--output", str(out))
+    assert r.exit_code == 0, r.output
+    names = ", ".join(str(p) for p in left)
+    assert f"  note: removed {len(left)} temporary files a killed export left: {names}\n" in (
+        r.stderr
+    )
+    assert no_temp_files(out) and not [p for p in tmp_path.glob(".*.tmp")]
+    assert (out.parent / ".kn.bm1.abcdefgh.tmp.keep").exists()
+    assert len(list(out.iterdir())) == 29

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sqlite3
@@ -9,6 +10,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+import pytest
 
 IMPORT = [sys.executable, "-m", "brainmigrate", "import"]
 
@@ -217,9 +220,12 @@ def test_a_first_import_that_runs_out_of_space_leaves_no_store(tmp_path):
         text=True,
         preexec_fn=_file_limit(400_000),  # the store outgrows it; the run's spill does not
     )
-    assert done.returncode == 2
-    assert done.stderr.startswith(f"brainmigrate: error: {db}: cannot write the store (")
-    assert "the disk may be full or the file too large; free space and run again" in done.stderr
+    assert (done.returncode, done.stderr) == (
+        2,
+        f"brainmigrate: error: {db}: cannot write the store (disk I/O error): the system"
+        " refused a write (a file size limit such as 'ulimit -f', a quota, or a failing"
+        " disk); lift it and run again (the store is as it was)\n",
+    )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a"]
     # and an import that has the space works
     ok = subprocess.run([*IMPORT, str(a), "--store", str(db), "--root", str(tmp_path / "a")])
@@ -241,3 +247,159 @@ def test_an_import_that_runs_out_of_space_leaves_the_store_as_it_was(tmp_path):
     assert done.returncode == 2 and "cannot write the store" in done.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "b", "know.db"]  # no journal
     assert db.read_bytes() == before
+
+
+DIE_BY_SIGKILL = DIE_MID_WRITE.replace("os._exit(9)", "os.kill(os.getpid(), 9)")
+
+
+def test_a_store_reached_through_a_symlink_is_recovered_through_it(tmp_path):
+    small = notes(tmp_path / "s", "small.md", 50, "small")
+    real = tmp_path / "data" / "real.db"
+    real.parent.mkdir()
+    link = tmp_path / "link.db"
+    link.symlink_to(real)
+    subprocess.run([*IMPORT, str(small), "--store", str(link), "--root", str(tmp_path)], check=True)
+    before = rows(real)
+    killed = subprocess.run([sys.executable, "-c", DIE_BY_SIGKILL, str(link), "old"], check=False)
+    assert killed.returncode == -signal.SIGKILL
+    # SQLite put the journal beside the file the link leads to
+    assert (tmp_path / "data" / "real.db-journal").exists()
+    assert not (tmp_path / "link.db-journal").exists()
+    for args in (
+        ["search", "small", "--store", str(link)],
+        ["show", "k1", "--store", str(link)],
+        ["export", "--store", str(link), "--to", "jsonl", "--output", "-"],
+        ["import", str(small), "--store", str(link), "--dry-run", "--root", str(tmp_path)],
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "brainmigrate", *args], capture_output=True, text=True
+        )
+        assert (done.returncode, done.stderr) == (0, ""), args
+        assert not (tmp_path / "data" / "real.db-journal").exists()  # rolled back
+        assert rows(real) == before
+    again = subprocess.run(
+        [*IMPORT, str(small), "--store", str(link), "--format", "json", "--root", str(tmp_path)],
+        capture_output=True,
+        text=True,
+    )
+    assert again.returncode == 0, again.stderr
+    assert '"added": 0' in again.stdout
+    assert link.is_symlink() and rows(real) == before
+
+
+def test_a_first_import_through_a_dangling_link_that_fails_removes_its_file(tmp_path):
+    from brainmigrate.stores import sqlite as store
+
+    real = tmp_path / "real.db"
+    link = tmp_path / "link.db"
+    link.symlink_to(real)
+
+    def fail(_stored):
+        raise RuntimeError("stop")
+
+    with pytest.raises(RuntimeError):
+        store.transact(link, fail, lambda rec: "", "2026-11-30T00:00:00Z")
+    assert link.is_symlink() and not real.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.db"]
+
+
+def test_a_store_in_wal_mode_works_in_every_command(tmp_path):
+    small = notes(tmp_path / "s", "small.md", 50, "small")
+    more = notes(tmp_path / "m", "more.md", 20, "more")
+    db = tmp_path / "know.db"
+    subprocess.run([*IMPORT, str(small), "--store", str(db), "--root", str(tmp_path)], check=True)
+    con = sqlite3.connect(db)
+    assert con.execute("PRAGMA journal_mode=WAL").fetchone() == ("wal",)  # another tool
+    con.close()
+    before = rows(db)
+    run = [sys.executable, "-m", "brainmigrate"]
+    for args in (
+        ["import", str(more), "--store", str(db), "--dry-run", "--root", str(tmp_path)],
+        ["search", "small", "--store", str(db)],
+        ["show", "k1", "--store", str(db)],
+        *(
+            ["export", "--store", str(db), "--to", fmt, "--output", str(tmp_path / fmt)]
+            for fmt in ("jsonl", "brain", "knowledge", "memory")
+        ),
+        ["check", str(small), "--root", str(tmp_path)],
+    ):
+        done = subprocess.run([*run, *args], capture_output=True, text=True)
+        assert done.returncode == 0, (args, done.stderr)
+        assert "disk" not in done.stderr
+    assert (
+        "would add 20 and update 0 facts"
+        in subprocess.run(
+            [*run, "import", str(more), "--store", str(db), "--dry-run", "--root", str(tmp_path)],
+            capture_output=True,
+            text=True,
+        ).stdout
+    )
+    assert rows(db) == before
+    done = subprocess.run(
+        [*IMPORT, str(more), "--store", str(db), "--root", str(tmp_path)],
+        capture_output=True,
+        text=True,
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert len(rows(db)) == 70
+    con = sqlite3.connect(db)
+    assert con.execute("PRAGMA journal_mode").fetchone() == ("wal",)  # left as it was
+    con.close()
+
+
+def test_only_a_full_disk_is_blamed_on_the_disk(tmp_path):
+    from brainmigrate.stores import sqlite as store
+
+    con = sqlite3.connect(tmp_path / "x.db")
+    con.execute("CREATE TABLE t (x)")
+    con.execute("PRAGMA max_page_count = 2")
+    with pytest.raises(sqlite3.Error) as full:
+        con.executemany("INSERT INTO t VALUES (?)", [("x" * 1000,)] * 100)
+    assert full.value.sqlite_errorcode == 13  # SQLITE_FULL
+    path = Path("k.db")
+    assert str(store._error(path, full.value, writing=True)) == (
+        "k.db: cannot write the store (database or disk is full): the disk is full; free"
+        " space and run again (the store is as it was)"
+    )
+    with pytest.raises(sqlite3.Error) as other:
+        con.execute("SELECT * FROM nothing_here")
+    assert str(store._error(path, other.value)) == (
+        "k.db: store error (no such table: nothing_here, SQLITE_ERROR); the store is as it was"
+    )
+    con.close()
+
+
+def test_an_import_killed_through_a_symlink_is_rolled_back_through_it(tmp_path):
+    small = notes(tmp_path / "s", "small.md", 50, "small")
+    big = notes(tmp_path / "b", "big.md", 20_000, "big")
+    real = tmp_path / "data" / "real.db"
+    real.parent.mkdir()
+    link = tmp_path / "link.db"
+    link.symlink_to(real)
+    subprocess.run([*IMPORT, str(small), "--store", str(link), "--root", str(tmp_path)], check=True)
+    before = rows(real)
+    proc = subprocess.Popen(
+        [*IMPORT, str(big), "--store", str(link), "--root", str(tmp_path)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    journal = tmp_path / "data" / "real.db-journal"
+    deadline = time.monotonic() + 120
+    while proc.poll() is None and time.monotonic() < deadline:
+        with contextlib.suppress(OSError), open(journal, "rb") as f:
+            if f.read(8).strip(b"\0"):  # the commit made it hot (its header is written)
+                break
+        time.sleep(0.001)
+    if proc.poll() is not None:
+        pytest.skip("the import finished before its journal was seen")
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    if not journal.exists() or not journal.read_bytes()[:8].strip(b"\0"):
+        pytest.skip("killed just after its commit")
+    done = subprocess.run(
+        [sys.executable, "-m", "brainmigrate", "search", "small", "--store", str(link)],
+        capture_output=True,
+        text=True,
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert not journal.exists() and rows(real) == before

@@ -9,6 +9,7 @@ SARIF are ``json.dumps`` of a dict; JUnit is built with ``xml.etree``.
 from __future__ import annotations
 
 import re
+import secrets
 import xml.etree.ElementTree as ET
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -231,18 +232,29 @@ def github_command(f: Finding) -> str:
     return f"::{_GITHUB_KIND[f.severity]} {','.join(props)}::{escape_data(f.full_message)}"
 
 
-def github(result: CheckResult) -> str:
+def github(result: CheckResult, token: str | None = None) -> str:
     """GitHub Actions workflow commands: one annotation per finding, at most
     ``GITHUB_LIMIT`` per kind; the rest as plain log lines (and in ``github_step_summary``),
-    then the counts."""
+    then the counts.
+
+    Every line is either a command built here with escaped fields, or stands between
+    ``::stop-commands::<token>`` and ``::<token>::`` (``token`` random, unless given, and
+    never part of what it encloses), so no text from the notes (``##[error]``, a file
+    named ``::warning::x.md``) reaches the runner's command channel.
+    """
     shown, rest = _annotated(result)
     lines = [github_command(f) for f in shown]
+    plain = []
     if rest:
-        lines.append(
+        plain.append(
             f"{len(rest)} more findings (GitHub shows {GITHUB_LIMIT} annotations of each kind):"
         )
-        lines.extend(f"{_plain(f.where)}: {f.code} {_plain(f.full_message)}" for f in rest)
-    lines.append(f"brainmigrate check: {summary(result)}")
+        plain.extend(f"{_plain(f.where)}: {f.code} {_plain(f.full_message)}" for f in rest)
+    plain.append(f"brainmigrate check: {summary(result)}")
+    text = "\n".join(plain)
+    while token is None or token in text:
+        token = secrets.token_hex(16)
+    lines += [f"::stop-commands::{token}", *plain, f"::{token}::"]
     return "\n".join(lines) + "\n"
 
 

@@ -38,13 +38,25 @@ from pathlib import Path
 
 from brainmigrate.facts import (
     KIND_OF_MARKER,
+    MAX_TEXT,
     SUPERSEDED,
     TaskIds,
     build_fact,
+    cut,
     plus_kind_for,
     scope_for,
 )
-from brainmigrate.fsutil import file_mode, folder_mode, printable, stage_bytes, write_bytes_atomic
+from brainmigrate.fsutil import (
+    NAME_MAX,
+    file_mode,
+    folder_mode,
+    printable,
+    refuse_clashes,
+    remove_leftovers,
+    stage_bytes,
+    temp_prefix,
+    write_bytes_atomic,
+)
 from brainmigrate.merge import Key, MergeIndex, Stems, numbers
 from brainmigrate.model import KINDS, MARKERS, FactRecord
 from brainmigrate.notation import Line, classifier, fold, split_trailer
@@ -63,6 +75,11 @@ TOTAL_BUDGET = 64 * 1024
 INDEX_NAME = "MEMORY.md"
 #: How many ids an error message or a left-out summary names before "… and N more".
 SHOW_AT_MOST = 50
+#: How many characters of a fact's text a message quotes.
+QUOTE_AT_MOST = 60
+#: What fills a brain line past the 2000-character cut (no space, letter or digit: it
+#: adds no word, number or task id, and the importer cuts it off again).
+PAST_THE_CUT = "…"
 
 #: The marker that gives a kind whatever the file is called ("+" depends on the file).
 _OWN_MARKER = {"blocker": "!", "decision": "~", "environment": "=", "other": "?"}
@@ -70,12 +87,14 @@ _CREATED = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2})T([0-9]{2}:[0-9]{2}:[0-9]{2}
 #: A file stem that is safe as it is: starts with a letter or digit, then word characters,
 #: dots and hyphens, lower case, no "..".
 _SAFE_STEM = re.compile(r"[^\W_][\w.-]*")
-#: Names Windows reserves, whatever the extension.
+#: Names Windows reserves, whatever the extension (``nul.txt.md`` is ``nul`` to it).
 _RESERVED = frozenset(
     ["con", "prn", "aux", "nul"]
-    + [f"com{i}" for i in range(1, 10)]
-    + [f"lpt{i}" for i in range(1, 10)]
+    + [f"{dev}{i}" for dev in ("com", "lpt") for i in [*"123456789", "¹", "²", "³"]]
 )
+#: The longest file stem a scope gets, in UTF-8 bytes: with ``.md`` and the temporary
+#: name around it (``fsutil.temp_prefix``) far below the 255 bytes file systems take.
+STEM_BYTES = 120
 _KIND_RANK = {"blocker": 0, "decision": 1}
 _STATUS_RANK = {"active": 0, "stale": 1, "superseded": 2}
 
@@ -111,7 +130,9 @@ class Options:
 class ExportResult:
     """What an export did. ``files`` are the names it produced (relative to ``output``),
     ``written`` those whose bytes changed; ``left_out`` the facts ``fit`` dropped
-    (``{"id", "scope", "kind", "status", "bytes"}``); ``notes`` what the reader should know;
+    (``{"id", "scope", "kind", "status", "bytes"}``); ``refused`` the facts the target
+    cannot hold, left out while the others were written (``{"id", "scope", "text",
+    "why"}``, ``refusal`` names one); ``notes`` what the reader should know;
     ``text`` the jsonl text when ``output`` is ``-``; ``sizes`` the memory byte counts."""
 
     format: str
@@ -120,6 +141,7 @@ class ExportResult:
     files: list[str] = field(default_factory=list)
     written: list[str] = field(default_factory=list)
     left_out: list[dict] = field(default_factory=list)
+    refused: list[dict] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     others: list[str] = field(default_factory=list)
     sizes: dict = field(default_factory=dict)
@@ -132,9 +154,10 @@ def export(
     """Export the facts of the store at ``store`` as ``fmt`` to ``output``.
 
     ``output`` is a file for ``jsonl`` (``-``: the text is returned in ``result.text``) and
-    a folder for the others. Raises ``ExportError`` (bad format, option or output path; a
-    fact the target cannot hold; memory over budget without ``fit``; a failed write) and
-    ``sqlite.StoreError`` (no store, newer schema). On any error nothing is written.
+    a folder for the others. Raises ``ExportError`` (bad format, option or output path;
+    memory over budget without ``fit``; a failed write) and ``sqlite.StoreError`` (no
+    store, newer schema); on any error nothing is written. A fact the target cannot hold
+    does not stop the others: it is left out and listed in ``result.refused``.
     """
     options = options or Options()
     if fmt not in FORMATS:
@@ -163,15 +186,18 @@ def export(
             result.text = text
             return result
         result.files = [Path(out).name]
+        _tidy(Path(out), False, result.notes)
         result.written = publish_file(Path(out), text)
         return result
     if fmt == "brain":
-        files = brain_files(facts, options.plus_kind, tasks, result.notes)
+        files = brain_files(facts, options.plus_kind, tasks, result.notes, result.refused)
     elif fmt == "knowledge":
         files = knowledge_files(facts, extra, type_map)
     else:
         files = memory_files(facts, options, result)
     result.files = sorted(files)
+    refuse_clashes([("--output", Path(out) / name) for name in files], [("the store", path)])
+    _tidy(Path(out), True, result.notes)
     result.written, result.others = publish(Path(out), files)
     return result
 
@@ -244,17 +270,29 @@ def _task_ids(pattern: str | None) -> TaskIds:
 
 def sanitize(text: str, fallback: str = "scope") -> str:
     """A safe, lower-case file stem for ``text``: word characters, dots and hyphens only,
-    no leading dot or hyphen, no ``..``, at most 80 characters; ``fallback`` when nothing
-    is left. Never a path: ``../../etc`` gives ``etc``."""
+    no leading dot or hyphen, no ``..``, no name Windows reserves, at most ``STEM_BYTES``
+    bytes (a longer one is cut and ends in ``-`` and 8 hex digits of ``text``'s SHA-256,
+    so two texts alike in their first bytes get two stems); ``fallback`` when nothing is
+    left. Never a path: ``../../etc`` gives ``etc``."""
     s = unicodedata.normalize("NFKC", text).lower()
     s = re.sub(r"[^\w.-]+", "-", s)
     s = re.sub(r"\.{2,}", ".", s)
     s = re.sub(r"-{2,}", "-", s)
-    s = re.sub(r"(?:^|(?<=-))[.-]+|[.-]+$", "", s)[:80].strip(".-_")
+    s = re.sub(r"(?:^|(?<=-))[.-]+|[.-]+$", "", s).strip(".-_")
     s = re.sub(r"-[.-]+", "-", s)
-    if not s or s in _RESERVED:
+    if not s or windows_reserved(s):
         s = f"{fallback}-{s}" if s else fallback
+    if len(s.encode("utf-8")) > STEM_BYTES:
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+        head = s.encode("utf-8")[: STEM_BYTES - 9].decode("utf-8", "ignore")
+        s = f"{head.rstrip('.-_')}-{digest}"
     return s
+
+
+def windows_reserved(stem: str) -> bool:
+    """Whether Windows reserves a file named ``stem`` (with any extension): ``nul``,
+    ``NUL.txt``, ``com1.md`` … (case-insensitive)."""
+    return stem.split(".", 1)[0].rstrip(" ").lower() in _RESERVED
 
 
 def scope_stems(scopes: Iterable[str], reserved: Iterable[str] = ()) -> dict[str, str]:
@@ -277,7 +315,8 @@ def scope_stems(scopes: Iterable[str], reserved: Iterable[str] = ()) -> dict[str
             and name == name.lower()
             and ".." not in name
             and not name.endswith(".")
-            and name not in _RESERVED
+            and not windows_reserved(name)
+            and len(name.encode("utf-8")) <= STEM_BYTES
             and name not in taken
         ):
             out[scope] = name
@@ -313,6 +352,7 @@ def brain_files(
     plus_kind: str | None = None,
     tasks: TaskIds | None = None,
     notes: list[str] | None = None,
+    refused: list[dict] | None = None,
 ) -> dict[str, str]:
     """Brain notation, one ``<stem>.md`` per scope, facts one line each in id order.
 
@@ -322,11 +362,14 @@ def brain_files(
     environment, ``?`` other, ``+`` the file's plus kind). ``created`` and ``run`` become
     the trailer ``<!-- YYYY-MM-DD HH:MM:SSZ run -->``; a text ending in an HTML comment
     without one gets an empty trailer, so the comment stays text. A superseded fact whose
-    text does not hold the word gets `` SUPERSEDED`` appended, and a fact whose text does
-    not show its task `` (TASK)`` (both noted). Every line is read back with the
-    importer's rules; any other difference fails the export. ``notes`` gets what the
-    notation cannot carry (stale status; facts the importer's repeat rule would merge).
-    Raises ``ExportError`` listing every fact that cannot be written.
+    text does not hold the word gets ``SUPERSEDED``, and a fact whose text does not show
+    its task ``(TASK)``, past the 2000-character cut (noted; see ``brain_line``).
+    Every line is read back with the importer's rules; a fact that would not
+    come back the same is left out, and the others are written: ``refused`` gets
+    ``{"id", "scope", "text", "why"}`` for it (``text`` at most ``QUOTE_AT_MOST``
+    characters). ``notes`` gets what the notation cannot carry (stale status; facts the
+    importer's repeat rule would merge). Without ``refused``, raises ``ExportError``
+    listing every fact that cannot be written.
     """
     tasks = tasks or TaskIds()
     notes = notes if notes is not None else []
@@ -336,8 +379,8 @@ def brain_files(
         by_scope[rec.scope].append(rec)
     classify = classifier()
     stemmer = Stems()
-    problems: list[str] = []
-    stale, changed, merging = [], [], []
+    problems: list[dict] = []
+    stale, past, merging = [], [], []
     files: dict[str, str] = {}
     for scope in sorted(by_scope, key=lambda s: stems[s]):
         name = f"{stems[scope]}.md"
@@ -349,34 +392,40 @@ def brain_files(
             if problem is None:
                 problem = _read_back(line, text, rec, name, plus, tasks, classify)
             if problem is not None:
-                problems.append(f"{rec.key} ({scope}): {problem}")
+                problems.append(
+                    {"id": rec.key, "scope": scope, "text": quote(rec.text), "why": problem}
+                )
                 continue
             lines.append(line)
             if rec.status == "stale":
                 stale.append(rec.key)
-            if text != rec.text:
-                changed.append(rec.key)
+            if text != fold(rec.text):
+                past.append(rec.key)
             st = stemmer(text)
             key = Key(scope, numbers(text), frozenset(tasks.all(text)))
             hit = index.best(key, st)
             if hit is not None:
                 merging.append(f"{rec.key} into k{hit[0]}")
             index.add(rec.id, key, st)
-        files[name] = "\n".join(lines) + "\n"
-    if problems:
+        if len(lines) > 2:  # (a scope whose every fact was refused gets no file)
+            files[name] = "\n".join(lines) + "\n"
+    if problems and refused is None:
         raise ExportError(
             f"{len(problems)} facts cannot be written in brain notation as they are; "
-            "nothing written:\n  " + "\n  ".join(_cap(problems))
+            "nothing written:\n  " + "\n  ".join(_cap([refusal(p) for p in problems]))
         )
+    if refused is not None:
+        refused.extend(problems)
     if stale:
         notes.append(
             f"{len(stale)} stale facts are written as plain facts (brain notation has no "
             f"stale status): {', '.join(_cap(stale))}"
         )
-    if changed:
+    if past:
         notes.append(
-            f"{len(changed)} texts got SUPERSEDED or their task id appended, so that "
-            f"importing the export keeps status and task: {', '.join(_cap(changed))}"
+            f"{len(past)} facts were cut at {MAX_TEXT} characters before their task id or"
+            " SUPERSEDED: written past the cut, where importing the export finds them"
+            f" (and warns BM302): {', '.join(_cap(past))}"
         )
     if merging:
         notes.append(
@@ -399,7 +448,13 @@ def brain_files(
 
 def brain_line(rec: FactRecord, plus: str, tasks: TaskIds) -> tuple[str, str, str | None]:
     """``(line, text as written, problem)`` for ``rec`` in a file whose ``+`` gives
-    ``plus``; ``problem`` is None or why the fact cannot be written."""
+    ``plus``; ``problem`` is None or why the fact cannot be written.
+
+    A text that does not show its task or ``SUPERSEDED`` is one the importer cut at 2000
+    characters, where they stood after the cut (SPEC.md §Notation: they are read from the
+    whole text). They are written after the text as one word, ``SUPERSEDED(TER-5)``,
+    filled with ``…`` past 2000 characters: the importer finds them in the whole text and
+    cuts the text back to exactly what is stored."""
     marker = _marker(rec, plus)
     if marker is None:
         if rec.kind not in KINDS:
@@ -416,10 +471,16 @@ def brain_line(rec: FactRecord, plus: str, tasks: TaskIds) -> tuple[str, str, st
     text = fold(rec.text)
     if not text:
         return "", "", "empty text"
+    extra = []
     if rec.status == "superseded" and not SUPERSEDED.search(text):
-        text += " SUPERSEDED"
+        extra.append("SUPERSEDED")
     if rec.task and not tasks.all(text):
-        text += f" ({rec.task})"
+        extra.append(f"({rec.task})")
+    if extra:
+        # past the cut, as one word (and "…" up to the cut), so the importer finds it in
+        # the whole text and keeps the text as it is stored
+        text = f"{text} {''.join(extra)}"
+        text += PAST_THE_CUT * max(0, MAX_TEXT + 1 - len(text))
     trailer = ""
     if rec.created:
         m = _CREATED.fullmatch(rec.created)
@@ -451,7 +512,9 @@ def _read_back(line, text, rec, name, plus, tasks, classify) -> str | None:
     got = build_fact(name, [line_], "", plus, tasks, [])
     want = {
         "kind": rec.kind,
-        "text": text,
+        # what the importer stores of a text with SUPERSEDED or the task appended (a text
+        # the store holds whole is never longer than the cut, see brain_line)
+        "text": cut(text) if len(fold(rec.text)) <= MAX_TEXT else text,
         "task": rec.task,
         "status": "superseded" if rec.status == "superseded" else "active",
         "created": rec.created,
@@ -465,8 +528,27 @@ def _read_back(line, text, rec, name, plus, tasks, classify) -> str | None:
                 if key == "task"
                 else ""
             )
+            if key == "text" and isinstance(have, str) and value.startswith(have):
+                return (
+                    f"text would be read back cut to {len(have)} of {len(value)} characters"
+                    f" (the notation keeps at most {MAX_TEXT})"
+                )
+            if isinstance(have, str) and isinstance(value, str):
+                have, value = quote(have), quote(value)
             return f"{key} would be read back as {have!r}, not {value!r}{hint}"
     return None
+
+
+def quote(text: str, limit: int = QUOTE_AT_MOST) -> str:
+    """At most ``limit`` characters of ``text`` (folded), ``…`` when cut: what a message
+    quotes of a fact, however long the fact is."""
+    text = fold(text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def refusal(entry: dict) -> str:
+    """One line naming a fact an export left out: id, scope, the start of its text, why."""
+    return f"{entry['id']} ({printable(entry['scope'])}) {entry['text']!r}: {entry['why']}"
 
 
 def _cap(items: Sequence[str]) -> list[str]:
@@ -732,6 +814,11 @@ def memory_files(facts: Sequence[FactRecord], options: Options, result: ExportRe
 
 def check_output(path: Path, folder: bool) -> None:
     """Raise ``ExportError`` early when ``path`` cannot take the export."""
+    if len(os.fsencode(path.name)) > NAME_MAX:
+        raise ExportError(
+            f"--output {printable(str(path))}: a name longer than {NAME_MAX} bytes; pass a"
+            " shorter one"
+        )
     parent = path.parent if str(path.parent) else Path(".")
     if folder and path.exists() and not path.is_dir():
         raise ExportError(
@@ -752,6 +839,21 @@ def _same(path: Path, data: bytes) -> bool:
         return path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data
     except OSError:
         return False
+
+
+def _tidy(out: Path, folder: bool, notes: list[str]) -> None:
+    """Remove the hidden temporary files (and folders) a killed export to ``out`` left:
+    beside it, made for its name, and in it, when it is a folder (``fsutil.leftovers``
+    knows them by name and by their process being gone); add a note naming them."""
+    parent = out.parent if str(out.parent) else Path(".")
+    removed = [parent / n for n in remove_leftovers(parent, out.name)]
+    if folder and out.is_dir() and not out.is_symlink():
+        removed += [out / n for n in remove_leftovers(out)]
+    if removed:
+        names = [printable(str(p)) for p in removed]
+        notes.append(
+            f"removed {len(removed)} temporary files a killed export left: {', '.join(_cap(names))}"
+        )
 
 
 def publish_file(path: Path, text: str) -> list[str]:
@@ -781,7 +883,7 @@ def publish(folder: Path, files: dict[str, str]) -> tuple[list[str], list[str]]:
     parent = folder.parent if str(folder.parent) else Path(".")
     try:
         if not folder.exists():
-            tmpdir = tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".tmp", dir=parent)
+            tmpdir = tempfile.mkdtemp(prefix=temp_prefix(folder.name), suffix=".tmp", dir=parent)
             try:
                 for name, blob in data.items():
                     with open(os.path.join(tmpdir, name), "xb") as f:

@@ -168,9 +168,11 @@ class Stored:
 def reading(path: Path) -> Iterator[Stored]:
     """The store at ``path`` as a dry run merges against it: a copy taken in one read
     (SQLite's backup, about a second for 400 MB) into a temporary database, so the
-    merge sees one state of the store and holds no lock on it while it runs. An absent or
-    empty file reads as an empty store. Raises ``StoreError`` (also for read errors inside
-    the ``with`` block) or ``spill.SpillError`` when the copy cannot be written."""
+    merge sees one state of the store and holds no lock on it while it runs; a store in
+    WAL mode is read in place, in one read transaction (which holds no writer back). An
+    absent or empty file reads as an empty store. Raises ``StoreError`` (also for read
+    errors inside the ``with`` block) or ``spill.SpillError`` when the copy cannot be
+    written."""
     check_file(path)
     if not path.exists() or path.stat().st_size == 0:
         yield Stored()
@@ -178,6 +180,14 @@ def reading(path: Path) -> Iterator[Stored]:
     con = _connect(path, readonly=True)
     copy = None
     try:
+        if con.execute("PRAGMA journal_mode").fetchone()[0] == "wal":
+            # a store another tool put in WAL mode: a reader there sees one state of it and
+            # blocks no writer, so it is read in place (a copy of it would be a WAL file
+            # SQLite cannot open once its name is gone)
+            con.execute("BEGIN")
+            con.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            yield Stored(con, path)
+            return
         copy = scratch_database()
         try:
             con.backup(copy)
@@ -224,7 +234,16 @@ def check_file(path: Path) -> None:
         )
 
 
+def real(path: Path) -> Path:
+    """The file ``path`` leads to, through symlinks: every path derived from a store (its
+    journal, its folder, the file SQLite opens and a failed first import removes) is
+    derived from this one, so a journal a killed writer left beside the real file is found
+    and rolled back through any link to it."""
+    return Path(os.path.realpath(path))
+
+
 def _journal(path: Path) -> Path:
+    path = real(path)
     return path.with_name(path.name + "-journal")
 
 
@@ -237,7 +256,7 @@ def _recover(path: Path) -> None:
     if not _journal(path).exists() or not os.access(path, os.W_OK):
         return
     with contextlib.suppress(sqlite3.Error):
-        con = sqlite3.connect(path, timeout=BUSY_TIMEOUT)
+        con = sqlite3.connect(real(path), timeout=BUSY_TIMEOUT)
         try:
             con.execute("PRAGMA user_version").fetchone()
         finally:
@@ -249,38 +268,71 @@ def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
         if readonly:
             _recover(path)
             con = sqlite3.connect(
-                path.absolute().as_uri() + "?mode=ro",
+                real(path).as_uri() + "?mode=ro",
                 uri=True,
                 timeout=BUSY_TIMEOUT,
                 isolation_level=None,
             )
         else:
-            con = sqlite3.connect(path, timeout=BUSY_TIMEOUT, isolation_level=None)
+            con = sqlite3.connect(real(path), timeout=BUSY_TIMEOUT, isolation_level=None)
         _check_schema(con, path)
     except sqlite3.DatabaseError as exc:
         raise _error(path, exc) from None
     return con
 
 
-def _error(path: Path, exc: sqlite3.Error) -> StoreError:
+#: SQLite's primary result codes the messages tell apart (``sqlite3.Error.sqlite_errorcode``
+#: holds the extended code; its low byte is the primary one).
+SQLITE_BUSY, SQLITE_LOCKED, SQLITE_READONLY, SQLITE_IOERR = 5, 6, 8, 10
+SQLITE_CORRUPT, SQLITE_FULL, SQLITE_CANTOPEN, SQLITE_NOTADB = 11, 13, 14, 26
+#: Extended codes of a write that failed (``EFBIG`` past a file size limit gives
+#: SQLITE_IOERR_WRITE; only ``ENOSPC`` gives SQLITE_FULL).
+_WRITE_FAILED = {778: "write", 1034: "fsync", 1290: "fsync", 1546: "truncate"}
+
+
+def _error(path: Path, exc: sqlite3.Error, writing: bool = False) -> StoreError:
+    """The message for an SQLite error on the store at ``path``, chosen by its result code
+    (by its text only when it has none): only SQLITE_FULL says the disk is full. ``writing``:
+    the error came from a write transaction, where a bare SQLITE_IOERR is a refused write."""
     msg = str(exc)
-    if "locked" in msg or "busy" in msg:
+    code = getattr(exc, "sqlite_errorcode", None)
+    name = getattr(exc, "sqlite_errorname", None)
+    primary = code & 0xFF if isinstance(code, int) else None
+    if primary in (SQLITE_BUSY, SQLITE_LOCKED) or (
+        primary is None and ("locked" in msg or "busy" in msg)
+    ):
         return StoreError(
             f"{path}: store is busy (another import holds it); try again when it is done"
         )
-    if "readonly" in msg or "read-only" in msg:
+    if primary == SQLITE_READONLY or (
+        primary is None and ("readonly" in msg or "read-only" in msg)
+    ):
         return StoreError(f"{path}: store is read-only; make it writable or pass --store")
-    if "disk I/O error" in msg or "disk is full" in msg:
+    if primary == SQLITE_FULL:
         return StoreError(
-            f"{path}: cannot write the store ({msg}): the disk may be full or the file too"
-            " large; free space and run again (the store is as it was)"
+            f"{path}: cannot write the store ({msg}): the disk is full; free space and run"
+            " again (the store is as it was)"
         )
-    if "not a database" in msg or "malformed" in msg or "corrupt" in msg:
+    if code in _WRITE_FAILED or (writing and primary == SQLITE_IOERR):
+        return StoreError(
+            f"{path}: cannot write the store ({msg}): the system refused a"
+            f" {_WRITE_FAILED.get(code, 'write')} (a file size limit such as 'ulimit -f', a"
+            " quota, or a failing disk); lift it and run again (the store is as it was)"
+        )
+    if primary in (SQLITE_CORRUPT, SQLITE_NOTADB) or (
+        primary is None and ("not a database" in msg or "malformed" in msg or "corrupt" in msg)
+    ):
         return StoreError(
             f"{path} is not a readable brainmigrate store ({msg}); "
             "move it away or pass --store with another path"
         )
-    return StoreError(f"{path}: store error: {msg}")
+    if primary == SQLITE_CANTOPEN:
+        return StoreError(
+            f"{path}: cannot open the store ({msg}); check that it and its folder can be"
+            " read (and written, for an import), or pass --store with another path"
+        )
+    detail = f"{msg}, {name}" if name else msg
+    return StoreError(f"{path}: store error ({detail}); the store is as it was")
 
 
 def _check_schema(con: sqlite3.Connection, path: Path) -> None:
@@ -400,7 +452,8 @@ def _join(values: Iterable[str]) -> str:
 def check_writable(path: Path) -> None:
     """Raise ``StoreError`` early when the store at ``path`` could not be written."""
     check_file(path)
-    folder = path.parent if str(path.parent) else Path(".")
+    # where SQLite writes the journal: beside the file a link leads to
+    folder = real(path).parent if path.is_symlink() else path.parent
     if path.exists():
         if not os.access(path, os.W_OK):
             raise StoreError(f"{path}: store is read-only; make it writable or pass --store")
@@ -436,7 +489,7 @@ def transact(path: Path, plan: Callable[[Stored], Iterable[FactRecord]], words, 
         con.execute("COMMIT")
     except sqlite3.Error as exc:
         _abandon(con, path, existed)
-        raise _error(path, exc) from None
+        raise _error(path, exc, writing=True) from None
     except OSError as exc:
         _abandon(con, path, existed)
         raise StoreError(f"{path}: cannot write the store: {exc.strerror or exc}") from None
@@ -468,7 +521,7 @@ def _abandon(con: sqlite3.Connection | None, path: Path, existed: bool) -> None:
     if not existed:
         with contextlib.suppress(OSError):
             if path.stat().st_size == 0 and not _journal(path).exists():
-                path.unlink()
+                real(path).unlink()  # the file this run created, not a link to it
 
 
 def _create(con: sqlite3.Connection) -> None:
