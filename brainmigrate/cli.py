@@ -141,6 +141,20 @@ def _joined(chunks: Iterable[str], size: int = 1 << 16) -> Iterator[str]:
         yield "".join(buf)
 
 
+def not_blank(ctx, param, value):
+    """A click callback: an option given as empty or blank text (``--task-pattern ''``,
+    ``--scope '  '``) is a usage error, not a silent default. A filter ``--scope`` (a
+    comma-separated list) is blank when each of its parts is."""
+    filters = param.multiple  # export and search: lists of scopes
+    for given in value if param.multiple else (value,):
+        if given is None:
+            continue
+        parts = given.split(",") if filters else [given]
+        if not any(part.strip() for part in parts):
+            raise click.BadParameter("empty or blank; give a value or leave the option out")
+    return value
+
+
 def notes_options(func):
     """Options shared by every command that reads notes."""
     for decorator in reversed(
@@ -154,7 +168,11 @@ def notes_options(func):
                 help="Checkout that cited paths are looked up in; repeat, first wins. "
                 "Default: the current folder.",
             ),
-            click.option("--scope", help="Scope of every fact (default: area:<file stem>)."),
+            click.option(
+                "--scope",
+                callback=not_blank,
+                help="Scope of every fact (default: area:<file stem>).",
+            ),
             click.option(
                 "--plus-kind",
                 type=click.Choice(KINDS),
@@ -163,6 +181,7 @@ def notes_options(func):
             click.option(
                 "--task-pattern",
                 metavar="REGEX",
+                callback=not_blank,
                 help="Regular expression for task ids, replacing the default (TER-167).",
             ),
             click.option(
@@ -431,6 +450,7 @@ def store_option(func):
     "--scope",
     "scopes",
     multiple=True,
+    callback=not_blank,
     help="Only facts of this scope; repeat or comma-separate; 'area' means every area:*.",
 )
 @click.option("--kind", "kinds", multiple=True, type=click.Choice(KINDS), help="Only this kind.")
@@ -450,6 +470,7 @@ def store_option(func):
 @click.option(
     "--task-pattern",
     metavar="REGEX",
+    callback=not_blank,
     help="brain: the --task-pattern the store was imported with.",
 )
 @click.option(
@@ -559,6 +580,7 @@ def export_cmd(
     "--scope",
     "scopes",
     multiple=True,
+    callback=not_blank,
     help="Only facts of this scope; repeat or comma-separate; 'area' means every area:*.",
 )
 @click.option("--kind", "kinds", multiple=True, type=click.Choice(KINDS), help="Only this kind.")

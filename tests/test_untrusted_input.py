@@ -165,3 +165,33 @@ def test_a_value_the_importer_never_writes(project, sql, what):
     for args in IMPORTS + EXPORTS:
         refused(args, f"k.db: the store is inconsistent ({what}); {RECOVER}")
     assert digest(project / "k.db") == before
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["import", "n.md", "--task-pattern", ""], "--task-pattern"),
+        (["import", "n.md", "--scope", "  "], "--scope"),
+        (["import", "n.md", "--dry-run", "--scope", ""], "--scope"),
+        (["check", "n.md", "--task-pattern", ""], "--task-pattern"),
+        (["check", "n.md", "--scope", "\t"], "--scope"),
+        (
+            ["export", "--store", "k.db", "--to", "brain", "--output", "o", "--task-pattern", ""],
+            "--task-pattern",
+        ),
+        (
+            ["export", "--store", "k.db", "--to", "jsonl", "--output", "o", "--scope", " , "],
+            "--scope",
+        ),
+        (["search", "app", "--store", "k.db", "--scope", ""], "--scope"),
+    ],
+)
+def test_an_empty_or_blank_option_is_a_usage_error(project, args, option):
+    before = digest(project / "k.db")
+    refused(
+        args,
+        f"Invalid value for '{option}': empty or blank; give a value or leave the option out;"
+        f" see 'brainmigrate {args[0]} --help'",
+    )
+    assert digest(project / "k.db") == before
+    assert sorted(p.name for p in project.iterdir()) == ["k.db", "n.md", "src"]
