@@ -568,12 +568,37 @@ def export_cmd(
             say(f"    {e['id']} {e['kind']} {e['scope']} {e['status']} ({e['bytes']} bytes)")
 
 
-# A query word may start with "-" (and hold an "h"): unknown options are query words, and
-# only --help (not -h) asks for help.
-@main.command(
-    "search",
-    context_settings={"ignore_unknown_options": True, "help_option_names": ["--help"]},
-)
+class QueryCommand(click.Command):
+    """A command whose words may start with "-": a word that is none of its options
+    (``-webhook``, ``-x``) is a query word, wherever it stands. ``-h`` and ``--help`` ask for
+    help, as in every command; after ``--`` every word is a query word."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        names, takes_value = set(), set()
+        for param in self.get_params(ctx):
+            if isinstance(param, click.Option):
+                names.update(param.opts + param.secondary_opts)
+                if not param.is_flag and not param.count:
+                    takes_value.update(param.opts)
+        kept: list[str] = []
+        words: list[str] = []
+        rest = list(args)
+        while rest:
+            arg = rest.pop(0)
+            if arg == "--":
+                words.extend(rest)
+                break
+            name = arg.split("=", 1)[0]
+            if arg.startswith("-") and arg != "-" and name not in names:
+                words.append(arg)  # a query word, not an option
+                continue
+            kept.append(arg)
+            if arg in takes_value and rest:
+                kept.append(rest.pop(0))  # the option's value, whatever it starts with
+        return super().parse_args(ctx, [*kept, "--", *words] if words else kept)
+
+
+@main.command("search", cls=QueryCommand)
 @click.argument("query", nargs=-1, required=True)
 @store_option
 @click.option(
@@ -601,7 +626,8 @@ def search_cmd(query, store, scopes, kinds, limit, include_all, fmt):
     """Full-text search (BM25 over stemmed words); one line per hit, best first.
 
     Any text is a query (quote it, or give several words); a word starting with '-' is a
-    word, not an option. Stale facts are marked STALE.
+    word, not an option (-h and --help ask for help: put them after '--' to search for
+    them). Stale facts are marked STALE.
     """
 
     from brainmigrate import search
