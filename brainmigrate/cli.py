@@ -25,6 +25,17 @@ class Failure(Exception):
     """A run that could not be done; the CLI prints the message and exits 2."""
 
 
+#: Exit code of a run stopped by Ctrl-C (SIGINT): 128 + 2, as shells and scripts expect.
+INTERRUPTED = 130
+
+
+def interrupted() -> None:
+    """Stop a run that Ctrl-C interrupted: one line, exit 130. An import is one
+    transaction, rolled back (or already committed) by the time this runs."""
+    click.echo("brainmigrate: interrupted (a store is written whole or not at all)", err=True)
+    sys.exit(INTERRUPTED)
+
+
 def _known_errors() -> tuple[type[BaseException], ...]:
     from brainmigrate.importer import InputError
     from brainmigrate.notation import GrammarError, NotesReadError
@@ -69,10 +80,7 @@ def guarded(func):
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             sys.exit(141)
         except KeyboardInterrupt:
-            click.echo(
-                "brainmigrate: interrupted (a store is written whole or not at all)", err=True
-            )
-            sys.exit(2)
+            interrupted()
         except Exception as exc:  # noqa: BLE001 - the last line of defence
             if os.environ.get("BRAINMIGRATE_DEBUG"):
                 raise
@@ -223,14 +231,25 @@ class OneLineErrors(click.Group):
         except click.ClickException as exc:
             click.echo(f"brainmigrate: error: {exc.format_message()}", err=True)
             sys.exit(exc.exit_code)
-        except click.Abort:
-            click.echo(
-                "brainmigrate: interrupted (a store is written whole or not at all)", err=True
-            )
-            sys.exit(2)
+        except click.Abort:  # (Ctrl-C where neither method below could catch it)
+            interrupted()
         if not standalone_mode:
             return rv
         sys.exit(rv if isinstance(rv, int) else 0)
+
+    # Ctrl-C while options are read: stopped here, before click turns it into Abort (and
+    # prints an empty line first).
+    def make_context(self, *args, **kwargs):
+        try:
+            return super().make_context(*args, **kwargs)
+        except KeyboardInterrupt:
+            interrupted()
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            interrupted()
 
 
 @click.group(

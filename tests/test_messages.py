@@ -3,6 +3,15 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
 import pytest
 from click.testing import CliRunner
 
@@ -31,3 +40,79 @@ def test_search_for_h_after_a_double_dash(tmp_path, monkeypatch):
         0,
         "k1 environment area:n  the -h flag of the tool prints help\n",
     )
+
+
+# ------------------------------------------------------------------------------ Ctrl-C
+
+INTERRUPTED = "brainmigrate: interrupted (a store is written whole or not at all)\n"
+
+
+def big_notes(path: Path, count: int) -> Path:
+    path.write_text(
+        "".join(
+            f"+ fact number {i} about queue {i * 7} and cache {i % 13} TER-{i}\n"
+            for i in range(count)
+        )
+    )
+    return path
+
+
+def start_import(notes: Path, db: Path) -> subprocess.Popen:
+    cmd = [sys.executable, "-m", "brainmigrate", "import", str(notes), "--store", str(db)]
+    cmd += ["--root", str(notes.parent)]
+    return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def wait_until(ready, proc: subprocess.Popen) -> None:
+    deadline = time.monotonic() + 120
+    while not ready():
+        assert proc.poll() is None, "the import ended before it could be interrupted"
+        assert time.monotonic() < deadline
+        time.sleep(0.005)
+
+
+def is_reading(proc: subprocess.Popen, path: Path) -> bool:
+    with contextlib.suppress(OSError):
+        for fd in os.listdir(f"/proc/{proc.pid}/fd"):
+            with contextlib.suppress(OSError):
+                if os.readlink(f"/proc/{proc.pid}/fd/{fd}") == str(path):
+                    return True
+    return False
+
+
+def facts_in(db: Path) -> int:
+    con = sqlite3.connect(db)
+    try:
+        return con.execute("SELECT count(*) FROM facts").fetchone()[0]
+    finally:
+        con.close()
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc")
+def test_ctrl_c_while_the_notes_are_read_exits_130_leaving_the_store(tmp_path):
+    db = tmp_path / "know.db"
+    small = big_notes(tmp_path / "small.md", 20)
+    assert start_import(small, db).wait(timeout=60) == 0
+    before = db.read_bytes()
+    notes = big_notes(tmp_path / "big.md", 60_000)
+    proc = start_import(notes, db)
+    wait_until(lambda: is_reading(proc, notes), proc)
+    proc.send_signal(signal.SIGINT)
+    assert (proc.wait(timeout=60), proc.stderr.read()) == (130, INTERRUPTED)
+    assert db.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["big.md", "know.db", "small.md"]
+
+
+def test_ctrl_c_while_the_store_is_written_exits_130_and_rolls_back(tmp_path):
+    db = tmp_path / "know.db"
+    journal = tmp_path / "know.db-journal"
+    notes = big_notes(tmp_path / "big.md", 40_000)
+    proc = start_import(notes, db)
+    wait_until(journal.exists, proc)  # the transaction has begun writing the new store
+    proc.send_signal(signal.SIGINT)
+    assert (proc.wait(timeout=60), proc.stderr.read()) == (130, INTERRUPTED)
+    left = sorted(p.name for p in tmp_path.iterdir())
+    if left == ["big.md", "know.db"]:  # interrupted after its commit, while it reported
+        assert facts_in(db) == 40_000
+    else:  # rolled back: the store this run began is removed again
+        assert left == ["big.md"]
