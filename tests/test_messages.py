@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import sqlite3
@@ -116,3 +117,36 @@ def test_ctrl_c_while_the_store_is_written_exits_130_and_rolls_back(tmp_path):
         assert facts_in(db) == 40_000
     else:  # rolled back: the store this run began is removed again
         assert left == ["big.md"]
+
+
+# ------------------------------------------------------------------------------ summaries
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+ROOTS = ["--root", SAMPLES / "roots/app", "--root", SAMPLES / "roots/infra"]
+
+
+def test_importing_a_brain_export_into_its_store_says_what_it_adds(tmp_path):
+    db = tmp_path / "k.db"
+    assert cli("import", SAMPLES / "notes", *ROOTS, "--store", db).exit_code == 0
+    assert cli("export", "--store", db, "--to", "brain", "--output", tmp_path / "b").exit_code == 0
+    before = db.read_bytes()
+    dry = cli("import", tmp_path / "b", *ROOTS, "--store", db, "--dry-run")
+    assert dry.stdout.splitlines()[0] == (
+        f"Dry run: nothing written; an import into {db} would add 0 and update 0 facts, and"
+        " add 29 provenance rows (files and lines that fed facts already there)"
+    )
+    assert db.read_bytes() == before
+    got = cli("import", tmp_path / "b", *ROOTS, "--store", db)
+    assert (got.exit_code, got.stdout.splitlines()[0]) == (
+        0,
+        f"Imported into {db}: no fact added or updated; 29 provenance rows added (files and"
+        " lines that fed facts already there)",
+    )
+    assert db.read_bytes() != before
+    again = cli("import", tmp_path / "b", *ROOTS, "--store", db, "--format", "json")
+    totals = json.loads(again.stdout)["totals"]
+    assert (totals["added"], totals["updated"], totals["provenance_added"]) == (0, 0, 0)
+    text = cli("import", tmp_path / "b", *ROOTS, "--store", db)
+    assert text.stdout.splitlines()[0] == (
+        f"Imported into {db}: nothing changed, every fact was already there"
+    )
