@@ -4,11 +4,16 @@ what fails is one line on stderr with exit 2, never an internal error (issue 11)
 from __future__ import annotations
 
 import hashlib
+import json
+import shutil
 import sqlite3
+import tempfile
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from brainmigrate.cli import main
 
@@ -195,3 +200,140 @@ def test_an_empty_or_blank_option_is_a_usage_error(project, args, option):
     )
     assert digest(project / "k.db") == before
     assert sorted(p.name for p in project.iterdir()) == ["k.db", "n.md", "src"]
+
+
+# ------------------------------------------------------------------------------ any store
+
+COLUMNS = {
+    "facts": (
+        "id scope kind marker text task run created status status_reason supersedes related"
+        " stems numbers tasks imported updated"
+    ).split(),
+    "anchors": (
+        "fact_id kind root path symbol line_first line_last how signature_digest body_digest"
+        " verified_at"
+    ).split(),
+    "citations": ["fact_id", "state", "path"],
+    "provenance": ["fact_id", "file", "line", "fingerprint", "imported"],
+    "facts_fts": ["words"],
+    "meta": ["key", "value"],
+}
+#: NULL, a BLOB, negative, zero and huge numbers, a real, and texts.
+VALUES = [None, b"\x00\xff", -1, -(2**63), 0, 2**63 - 1, float("inf"), 1.5, "", "k1", "[1]"]
+
+set_value = st.tuples(
+    st.just("set"),
+    st.sampled_from(sorted(COLUMNS)).flatmap(
+        lambda t: st.tuples(st.just(t), st.sampled_from(COLUMNS[t]))
+    ),
+    st.sampled_from(VALUES),
+    st.integers(0, 5),
+)
+delete_row = st.tuples(st.just("delete"), st.sampled_from(sorted(COLUMNS)), st.integers(0, 5))
+mutation = st.lists(st.one_of(set_value, delete_row), min_size=1, max_size=3)
+#: A baseline's entries with one field set to an odd value, or a top-level key changed.
+ODD_JSON = [None, "", "many", -1, 0, 2**70, 1.5, True, [], {}, "Infinity"]
+baseline_edit = st.one_of(
+    st.tuples(
+        st.just("entry"),
+        st.sampled_from(["fingerprint", "count", "code", "scope", "path", "text"]),
+        st.sampled_from([*ODD_JSON, "drop"]),
+    ),
+    st.tuples(
+        st.just("top"),
+        st.sampled_from(["schema_version", "entries"]),
+        st.sampled_from([*ODD_JSON, "drop"]),
+    ),
+)
+
+
+def mutate(db: Path, changes) -> None:
+    con = sqlite3.connect(db)
+    for change in changes:
+        if change[0] == "set":
+            _, (table, column), value, n = change
+            sql = f"UPDATE {table} SET {column} = ? WHERE rowid = "
+            args = [value]
+        else:
+            _, table, n = change
+            sql, args = f"DELETE FROM {table} WHERE rowid = ", []
+        sql += f"(SELECT rowid FROM {table} ORDER BY rowid LIMIT 1 OFFSET {n})"
+        try:
+            with con:
+                con.execute(sql, args)
+        except sqlite3.Error:
+            pass  # NOT NULL, a primary key taken, a value FTS5 refuses: the store stays
+    con.close()
+
+
+def edit_baseline(path: Path, edit) -> None:
+    data = json.loads(path.read_text())
+    where, key, value = edit
+    target = data if where == "top" else data["entries"][0]
+    if value == "drop":
+        target.pop(key, None)
+    else:
+        target[key] = float("inf") if value == "Infinity" else value
+    path.write_text(json.dumps(data))
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory) -> Path:
+    """A checkout with notes, the store they were imported into and a baseline of them."""
+    folder = tmp_path_factory.mktemp("base")
+    (folder / "src").mkdir()
+    (folder / "src" / "app.py").write_text("import os\n\ndef main():\n    pass\n")
+    (folder / "n.md").write_text(NOTES + "+ see src/gone.py and src/app.py:3 SUPERSEDED\n")
+    root = ["--root", folder]
+    assert cli("import", folder / "n.md", *root, "--store", folder / "k.db").exit_code == 0
+    done = cli(
+        "check", folder / "n.md", *root, "--baseline", folder / "bl.json", "--update-baseline"
+    )
+    assert done.exit_code == 0, done.output
+    return folder
+
+
+def one_line_or_done(got, allowed=(0, 2)) -> None:
+    assert got.exception is None or isinstance(got.exception, SystemExit), got.exception
+    assert got.exit_code in allowed, (got.exit_code, got.output)
+    assert "internal error" not in got.stderr and "Traceback" not in got.stderr, got.stderr
+    if got.exit_code == 2:
+        assert got.stderr.startswith("brainmigrate: error: ") and got.stderr.count("\n") == 1, (
+            got.stderr
+        )
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(changes=mutation, edit=baseline_edit)
+def test_any_store_or_baseline_is_read_or_refused_in_one_line(base, changes, edit):
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        db = tmp / "k.db"
+        shutil.copyfile(base / "k.db", db)
+        mutate(db, changes)
+        before = digest(db)
+        baseline = tmp / "bl.json"
+        shutil.copyfile(base / "bl.json", baseline)
+        edit_baseline(baseline, edit)
+        notes, root = base / "n.md", ["--root", base]
+        for args in (
+            ["import", notes, *root, "--store", db, "--dry-run"],
+            *(
+                ["export", "--store", db, "--to", target, "--output", tmp / target]
+                for target in ("jsonl", "brain", "knowledge", "memory")
+            ),
+            ["search", "app", "release", "--store", db, "--format", "json"],
+            ["search", "app", "--store", db, "--all"],
+            ["show", "k1", "--store", db],
+            ["show", "k2", "--store", db, "--format", "json"],
+        ):
+            got = cli(*args)
+            one_line_or_done(got)
+            assert digest(db) == before, args  # these commands only read the store
+            if got.exit_code == 2 and args[0] == "export":
+                assert not (tmp / args[4]).exists()
+        one_line_or_done(cli("check", notes, *root, "--baseline", baseline), (0, 1, 2))
+        got = cli("import", notes, *root, "--store", db)
+        one_line_or_done(got)
+        if got.exit_code == 2:
+            assert digest(db) == before

@@ -522,8 +522,15 @@ def _fact_row(row: tuple) -> FactRecord:
     if created is not None and not _CREATED.fullmatch(created):
         raise _bad(at, "created", created, "a time like 2026-09-23T13:16:09Z")
     run = _text(row[6], at, "run", null=True)
+    if run is not None and run.split() != [run]:
+        raise _bad(at, "run", run, "one word (a stamp's run)")
     if run is not None and created is None:
         raise Inconsistent(f"{at}: run is set but created is NULL (a stamp gives both)")
+    tasks = _set(_text(row[14], at, "tasks"))
+    task = _text(row[5], at, "task", null=True)
+    if (task is None) != (not tasks) or task is not None and not set(task.split(" ")) <= tasks:
+        wanted = "one of the task ids of column tasks" if tasks else "NULL (column tasks is empty)"
+        raise _bad(at, "task", task, wanted)
     stems = _text(row[12], at, "stems")
     return FactRecord(
         id=fid,
@@ -531,7 +538,7 @@ def _fact_row(row: tuple) -> FactRecord:
         kind=_choice(row[2], at, "kind", KINDS),
         marker=_choice(row[3], at, "marker", MARKERS),
         text=text,
-        task=_text(row[5], at, "task", null=True),
+        task=task,
         run=run,
         created=created,
         status=_choice(row[8], at, "status", STATUSES),
@@ -540,7 +547,7 @@ def _fact_row(row: tuple) -> FactRecord:
         related=_ids(row[11], at, "related"),
         stems=tuple(stems.split(" ")) if stems else (),
         numbers=_set(_text(row[13], at, "numbers")),
-        tasks=_set(_text(row[14], at, "tasks")),
+        tasks=tasks,
         stored=True,
     )
 
