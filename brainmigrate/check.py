@@ -472,7 +472,8 @@ def write_baseline(path: str | os.PathLike, findings: Sequence[Finding]) -> None
         )
     except OSError as exc:
         raise BaselineError(
-            f"--baseline {os.fspath(path)}: cannot write: {exc.strerror or exc}"
+            f"--baseline {os.fspath(path)}: cannot write ({exc.strerror or exc}); pass"
+            " --baseline with a writable path"
         ) from None
 
 

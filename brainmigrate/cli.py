@@ -108,7 +108,10 @@ def emit(text: str | Iterable[str], output: str | None) -> None:
     try:
         write_chunks_atomic(output, chunks)
     except OSError as exc:
-        raise Failure(f"--output {output}: cannot write: {exc.strerror or exc}") from None
+        raise Failure(
+            f"--output {output}: cannot write ({exc.strerror or exc}); free space or pass"
+            " --output with another path"
+        ) from None
 
 
 def check_output(output: str | None) -> None:
@@ -127,12 +130,18 @@ def check_output(output: str | None) -> None:
     if target.is_dir():
         raise Failure(f"--output {output}: is a folder; pass a file name")
     if not folder.is_dir():
-        raise Failure(f"--output {output}: folder {folder} does not exist")
+        raise Failure(
+            f"--output {output}: folder {folder} does not exist; create it or pass --output"
+            " with another path"
+        )
     try:
         with tempfile.NamedTemporaryFile(dir=folder, prefix=f".{target.name}.", suffix=".probe"):
             pass
     except OSError as exc:
-        raise Failure(f"--output {output}: cannot write in {folder}: {exc.strerror}") from None
+        raise Failure(
+            f"--output {output}: cannot write in {folder} ({exc.strerror}); pass --output"
+            " with a writable path"
+        ) from None
 
 
 def _joined(chunks: Iterable[str], size: int = 1 << 16) -> Iterator[str]:
@@ -318,9 +327,11 @@ def index_cmd(root, cache_dir, names, fmt, output):
     """Index a checkout's declarations (cached) and show why a name does or does not anchor."""
     from pathlib import Path
 
-    from brainmigrate import reports
+    from brainmigrate import importer, reports
     from brainmigrate.codeindex import CodeIndex
 
+    check_output(output)
+    importer.make_roots([root])  # a root that is no folder: the message import gives
     idx = CodeIndex(root, cache_dir=Path(cache_dir) if cache_dir else None)
     show = sys.stderr.isatty() and not os.environ.get("CI")
     if show:

@@ -86,9 +86,9 @@ def load(folder: str | os.PathLike | None = None) -> Settings:
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"{name}: cannot read: {exc}") from None
+            raise ConfigError(f"{name}: cannot read it ({exc}); make it readable") from None
         except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{name}: not valid TOML: {exc}") from None
+            raise ConfigError(f"{name}: not valid TOML ({exc}); fix the file") from None
         where = name
         if table is not None:
             for key in table:
@@ -97,7 +97,7 @@ def load(folder: str | os.PathLike | None = None) -> Settings:
                 continue
             where = f"{name} [{'.'.join(table)}]"
             if not isinstance(data, dict):
-                raise ConfigError(f"{where}: must be a table")
+                raise ConfigError(f"{where}: not a table; make it a table of settings")
         return parse(data, where)
     return Settings()
 
@@ -106,7 +106,9 @@ def parse(data: dict, where: str = "configuration") -> Settings:
     """Settings from a parsed table; ``where`` prefixes error messages. Raises ``ConfigError``."""
     unknown = sorted(set(data) - set(KEYS))
     if unknown:
-        raise ConfigError(f"{where}: unknown key {unknown[0]!r} (known keys: {', '.join(KEYS)})")
+        raise ConfigError(
+            f"{where}: unknown key {unknown[0]!r}; remove it or use one of {', '.join(KEYS)}"
+        )
     values: dict = {"source": where}
     if "roots" in data:
         values["roots"] = _strings(data["roots"], "roots", where)

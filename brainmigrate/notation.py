@@ -206,6 +206,10 @@ class NotesReadError(OSError):
     """A notes file could not be opened or read."""
 
 
+#: How to fix a notes file that cannot be read.
+_READ_FIX = "make it readable or leave it out"
+
+
 def _decode(raw: bytes, number: int, file: str, diags: list[Diagnostic] | None) -> str:
     try:
         text = raw.decode("utf-8")
@@ -299,11 +303,15 @@ def scan(
     try:
         handle = open(path, "rb")  # noqa: SIM115 - closed in finally, across a generator
     except OSError as exc:
-        raise NotesReadError(f"{file}: cannot read: {exc.strerror or exc}") from exc
+        raise NotesReadError(
+            f"{file}: cannot read it ({exc.strerror or exc}); {_READ_FIX}"
+        ) from exc
     try:
         yield from _scan(handle, file, diags, classify)
     except OSError as exc:
-        raise NotesReadError(f"{file}: cannot read: {exc.strerror or exc}") from exc
+        raise NotesReadError(
+            f"{file}: cannot read it ({exc.strerror or exc}); {_READ_FIX}"
+        ) from exc
     finally:
         handle.close()
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -150,3 +151,95 @@ def test_importing_a_brain_export_into_its_store_says_what_it_adds(tmp_path):
     assert text.stdout.splitlines()[0] == (
         f"Imported into {db}: nothing changed, every fact was already there"
     )
+
+
+# ------------------------------------------------------------------------------ errors
+
+ROOT_FIX = "pass --root with the folder of a checkout"
+OUTPUT_FIX = "create it or pass --output with another path"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["import", "nonexistent/"], "nonexistent/: no such file or folder; check the path"),
+        (["check", "nonexistent/"], "nonexistent/: no such file or folder; check the path"),
+        (
+            ["index", "--root", ".", "--output", "nofolder/x.json"],
+            f"--output nofolder/x.json: folder nofolder does not exist; {OUTPUT_FIX}",
+        ),
+        (
+            ["import", "n.md", "--output", "nofolder/x.json"],
+            f"--output nofolder/x.json: folder nofolder does not exist; {OUTPUT_FIX}",
+        ),
+        (
+            ["export", "--store", "k.db", "--to", "jsonl", "--output", "nofolder/x.jsonl"],
+            f"--output nofolder/x.jsonl: folder nofolder does not exist; {OUTPUT_FIX}",
+        ),
+        (
+            ["import", "n.md", "--root", "README.md"],
+            f"--root README.md: is not a folder; {ROOT_FIX}",
+        ),
+        (
+            ["check", "n.md", "--root", "README.md"],
+            f"--root README.md: is not a folder; {ROOT_FIX}",
+        ),
+        (["index", "--root", "README.md"], f"--root README.md: is not a folder; {ROOT_FIX}"),
+        (["index", "--root", "nofolder"], f"--root nofolder: no such folder; {ROOT_FIX}"),
+        (
+            ["import", "README.md/n.md"],
+            "README.md/n.md: no such file or folder; check the path",
+        ),
+    ],
+)
+def test_errors_say_what_and_how_to_fix(tmp_path, monkeypatch, args, message):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "README.md").write_text("# a file\n")
+    (tmp_path / "n.md").write_text("+ a fact\n")
+    cli("import", "n.md", "--store", "k.db")
+    before = sorted(p.name for p in tmp_path.iterdir())
+    got = cli(*args)
+    assert (got.exit_code, got.stderr, got.stdout) == (2, f"brainmigrate: error: {message}\n", "")
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_every_error_has_the_readme_shape(tmp_path, monkeypatch):
+    """``brainmigrate: error: <what>; <how to fix>``, one line, for each kind of failure."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "n.md").write_text("+ a fact in src/gone.py\n")
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "bad.db").write_bytes(b"not sqlite")
+    (tmp_path / "bl.json").write_text("[]")
+    cli("import", "n.md", "--store", "k.db")
+    failing = [
+        ["import", "missing.md"],
+        ["import", "empty"],
+        ["import", "/dev/null"],
+        ["import", "n.md", "--root", "n.md"],
+        ["import", "n.md", "--task-pattern", "("],
+        ["import", "n.md", "--store", "bad.db"],
+        ["import", "n.md", "--store", "empty"],
+        ["import", "n.md", "--store", "sub/k.db"],
+        ["import", "n.md", "--output", "empty"],
+        ["import", "n.md", "--output", "sub/r.txt"],
+        ["import", "n.md", "--bogus"],
+        ["check", "n.md", "--baseline", "none.json"],
+        ["check", "n.md", "--baseline", "bl.json"],
+        ["check", "n.md", "--format", "json", "--format", "sarif"],
+        ["index", "--root", "n.md"],
+        ["export", "--store", "none.db", "--to", "jsonl", "--output", "-"],
+        ["export", "--store", "k.db", "--to", "brain", "--output", "n.md"],
+        ["export", "--store", "k.db", "--to", "jsonl", "--output", "-", "--scope", "area:x"],
+        ["search", "fact", "--store", "bad.db"],
+        ["show", "kx", "--store", "k.db"],
+        ["show", "k9", "--store", "k.db"],
+    ]
+    odd = []
+    for args in failing:
+        got = cli(*args)
+        if got.exit_code != 2 or not SHAPE.fullmatch(got.stderr):
+            odd.append((args, got.exit_code, got.stderr))
+    assert odd == []
+
+
+SHAPE = re.compile(r"brainmigrate: error: [^\n]+; [^\n]+\n")

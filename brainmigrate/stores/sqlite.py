@@ -86,6 +86,10 @@ CREATE VIRTUAL TABLE facts_fts USING fts5 (words, tokenize = 'unicode61');
 """
 
 
+#: How to fix a store file that cannot be read.
+_READ_FIX = "make it readable or pass --store with another path"
+
+
 class StoreError(Exception):
     """The store cannot be opened, read or written; the message names the fix."""
 
@@ -305,7 +309,7 @@ def check_file(path: Path) -> None:
     except FileNotFoundError:
         return
     except OSError as exc:
-        raise StoreError(f"{path}: cannot read the store: {exc.strerror}") from None
+        raise StoreError(f"{path}: cannot read the store ({exc.strerror}); {_READ_FIX}") from None
     if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
         # a FIFO or a device would block or never end: never opened
         raise StoreError(f"{path} is not a regular file; pass --store FILE")
@@ -317,7 +321,7 @@ def check_file(path: Path) -> None:
     except IsADirectoryError:
         raise StoreError(f"{path} is a folder; pass --store FILE") from None
     except OSError as exc:
-        raise StoreError(f"{path}: cannot read the store: {exc.strerror}") from None
+        raise StoreError(f"{path}: cannot read the store ({exc.strerror}); {_READ_FIX}") from None
     if head and head != b"SQLite format 3\x00" and not _journal(path).exists():
         # (with a journal beside it, a first import is being written, or was killed while
         # it was: SQLite waits for the one or rolls the other back)
@@ -383,7 +387,10 @@ def _error(path: Path, exc: sqlite3.Error) -> StoreError:
             f"{path} is not a readable brainmigrate store ({msg}); "
             "move it away or pass --store with another path"
         )
-    return StoreError(f"{path}: store error: {msg}")
+    return StoreError(
+        f"{path}: store error ({msg}); run again, or restore a backup, or pass --store with"
+        " another path"
+    )
 
 
 def _check_schema(con: sqlite3.Connection, path: Path) -> None:
@@ -608,7 +615,10 @@ def transact(path: Path, plan: Callable[[Stored], Iterable[FactRecord]], words, 
         raise inconsistent(path, exc) from None
     except OSError as exc:
         _abandon(con, path, existed)
-        raise StoreError(f"{path}: cannot write the store: {exc.strerror or exc}") from None
+        raise StoreError(
+            f"{path}: cannot write the store ({exc.strerror or exc}); free space or pass"
+            " --store with a writable path (the store is as it was)"
+        ) from None
     except BaseException:
         _abandon(con, path, existed)
         raise
