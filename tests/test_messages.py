@@ -239,6 +239,17 @@ def test_every_error_has_the_readme_shape(tmp_path, monkeypatch):
         got = cli(*args)
         if got.exit_code != 2 or not SHAPE.fullmatch(got.stderr):
             odd.append((args, got.exit_code, got.stderr))
+    for config in (
+        'fail-on = "fatal"\n',
+        "roots = []\n",
+        "color = 1\n",
+        "x = \n",
+        'exclude = ""\n',
+    ):
+        (tmp_path / ".brainmigrate.toml").write_text(config)
+        got = cli("check", "n.md")
+        if got.exit_code != 2 or not SHAPE.fullmatch(got.stderr):
+            odd.append((config, got.exit_code, got.stderr))
     assert odd == []
 
 

@@ -132,6 +132,13 @@ def test_the_largest_id_leaves_none_for_a_new_fact(project):
     assert got.exit_code == 0 and got.stdout.startswith("k9223372036854775807 decision")
 
 
+def test_a_negative_schema_version(project):
+    before = tamper(project / "k.db", "PRAGMA user_version = -1")
+    for args in IMPORTS + EXPORTS + [["search", "app", "--store", "k.db"]]:
+        refused(args, "k.db has schema version -1, which no brainmigrate writes; " + RECOVER)
+    assert digest(project / "k.db") == before
+
+
 @pytest.mark.parametrize(
     ("sql", "what"),
     [
