@@ -491,8 +491,13 @@ def read_baseline(path: str | os.PathLike) -> list[BaselineEntry]:
         raise BaselineError(
             f"--baseline {name}: no such file; create it with --update-baseline"
         ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BaselineError(f"--baseline {name}: cannot read ({exc}); {fix}") from None
+    except OSError as exc:
+        raise BaselineError(
+            f"--baseline {name}: cannot read it ({exc.strerror or exc}); pass --baseline with"
+            " a readable baseline file"
+        ) from None
+    except UnicodeDecodeError as exc:
+        raise BaselineError(f"--baseline {name}: not UTF-8 ({exc.reason}); {fix}") from None
     except (json.JSONDecodeError, RecursionError) as exc:
         raise BaselineError(f"--baseline {name}: not JSON ({exc}); {fix}") from None
     if not isinstance(data, dict):

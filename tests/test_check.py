@@ -398,6 +398,23 @@ def test_suppressed_findings_stay_out_of_the_baseline(project):
 FIX = "fix it, or write it again with --update-baseline"
 
 
+def test_a_baseline_that_cannot_be_read(project):
+    (project / "bl.json").mkdir()
+    got = cli("notes", "--root", "repo", "--baseline", "bl.json")
+    assert (got.exit_code, got.stderr) == (
+        2,
+        "brainmigrate: error: --baseline bl.json: cannot read it (Is a directory); pass"
+        " --baseline with a readable baseline file\n",
+    )
+    (project / "bl.json").rmdir()
+    (project / "bl.json").write_bytes(b'{"schema_version": 1, "entries": [\xff]}')
+    got = cli("notes", "--root", "repo", "--baseline", "bl.json")
+    assert (got.exit_code, got.stderr) == (
+        2,
+        "brainmigrate: error: --baseline bl.json: not UTF-8 (invalid start byte); " + FIX + "\n",
+    )
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [
