@@ -484,43 +484,87 @@ def write_baseline(path: str | os.PathLike, findings: Sequence[Finding]) -> None
         )
     except OSError as exc:
         raise BaselineError(
-            f"--baseline {os.fspath(path)}: cannot write: {exc.strerror or exc}"
+            f"--baseline {os.fspath(path)}: cannot write ({exc.strerror or exc}); pass"
+            " --baseline with a writable path"
         ) from None
 
 
 def read_baseline(path: str | os.PathLike) -> list[BaselineEntry]:
-    """The entries of the baseline file at ``path``. Raises ``BaselineError``."""
+    """The entries of the baseline file at ``path``, every field checked where it enters:
+    ``schema_version`` the number 1, ``entries`` a list of objects, each with a non-empty
+    ``fingerprint`` string, a ``count`` that is a whole number of 1 or more (default 1) and
+    strings for ``code``, ``scope``, ``path`` and ``text``. Raises ``BaselineError`` naming
+    the entry and the field."""
     name = os.fspath(path)
+    fix = "fix it, or write it again with --update-baseline"
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise BaselineError(
             f"--baseline {name}: no such file; create it with --update-baseline"
         ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BaselineError(f"--baseline {name}: cannot read: {exc}") from None
-    except json.JSONDecodeError as exc:
-        raise BaselineError(f"--baseline {name}: not JSON: {exc}") from None
-    if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION:
+    except OSError as exc:
         raise BaselineError(
-            f"--baseline {name}: not a brainmigrate baseline (schema_version {SCHEMA_VERSION})"
+            f"--baseline {name}: cannot read it ({exc.strerror or exc}); pass --baseline with"
+            " a readable baseline file"
+        ) from None
+    except UnicodeDecodeError as exc:
+        raise BaselineError(f"--baseline {name}: not UTF-8 ({exc.reason}); {fix}") from None
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise BaselineError(f"--baseline {name}: not JSON ({exc}); {fix}") from None
+    if not isinstance(data, dict):
+        raise BaselineError(
+            f"--baseline {name}: not a brainmigrate baseline (a JSON object with"
+            f" schema_version {SCHEMA_VERSION}); {fix}"
+        )
+    version = data.get("schema_version", _ABSENT)
+    if type(version) is not int or version != SCHEMA_VERSION:
+        raise BaselineError(
+            f"--baseline {name}: schema_version is {_json_value(version)}, not"
+            f" {SCHEMA_VERSION}; {fix}"
+        )
+    items = data.get("entries", [])
+    if not isinstance(items, list):
+        raise BaselineError(
+            f"--baseline {name}: entries is {_json_value(items)}, not a list; {fix}"
         )
     entries = []
-    for item in data.get("entries", []):
-        try:
-            entries.append(
-                BaselineEntry(
-                    str(item["fingerprint"]),
-                    str(item.get("code", "")),
-                    str(item.get("scope", "")),
-                    str(item.get("path", "")),
-                    str(item.get("text", "")),
-                    int(item.get("count", 1)),
-                )
+    for n, item in enumerate(items, 1):
+        where = f"--baseline {name}: entry {n}"
+        if not isinstance(item, dict):
+            raise BaselineError(f"{where} is {_json_value(item)}, not an object; {fix}")
+        fp = item.get("fingerprint", _ABSENT)
+        if not isinstance(fp, str) or not fp:
+            raise BaselineError(
+                f"{where}: fingerprint is {_json_value(fp)}, not a non-empty string; {fix}"
             )
-        except (KeyError, TypeError, ValueError, AttributeError):
-            raise BaselineError(f"--baseline {name}: an entry lacks a fingerprint") from None
+        count = item.get("count", 1)
+        if type(count) is not int or count < 1:
+            raise BaselineError(
+                f"{where}: count is {_json_value(count)}, not a whole number of 1 or more; {fix}"
+            )
+        fields = []
+        for key in ("code", "scope", "path", "text"):
+            value = item.get(key, "")
+            if not isinstance(value, str):
+                raise BaselineError(f"{where}: {key} is {_json_value(value)}, not a string; {fix}")
+            fields.append(value)
+        entries.append(BaselineEntry(fp, *fields, count))
     return entries
+
+
+_ABSENT = object()
+
+
+def _json_value(value) -> str:
+    """A value of a JSON file as a message shows it: as JSON, cut to 40 characters, printable."""
+    if value is _ABSENT:
+        return "missing"
+    try:
+        text = json.dumps(value)  # (inf, which 1e400 reads as, is "Infinity")
+    except ValueError:  # pragma: no cover - json.loads gives only what it can dump
+        text = repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
 
 
 def apply_baseline(

@@ -25,6 +25,17 @@ class Failure(Exception):
     """A run that could not be done; the CLI prints the message and exits 2."""
 
 
+#: Exit code of a run stopped by Ctrl-C (SIGINT): 128 + 2, as shells and scripts expect.
+INTERRUPTED = 130
+
+
+def interrupted() -> None:
+    """Stop a run that Ctrl-C interrupted: one line, exit 130. An import is one
+    transaction, rolled back (or already committed) by the time this runs."""
+    click.echo("brainmigrate: interrupted (a store is written whole or not at all)", err=True)
+    sys.exit(INTERRUPTED)
+
+
 def _known_errors() -> tuple[type[BaseException], ...]:
     from brainmigrate.fsutil import Clash
     from brainmigrate.importer import InputError
@@ -79,10 +90,7 @@ def guarded(func):
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             sys.exit(141)
         except KeyboardInterrupt:
-            click.echo(
-                "brainmigrate: interrupted (a store is written whole or not at all)", err=True
-            )
-            sys.exit(2)
+            interrupted()
         except Exception as exc:  # noqa: BLE001 - the last line of defence
             if os.environ.get("BRAINMIGRATE_DEBUG"):
                 raise
@@ -110,7 +118,10 @@ def emit(text: str | Iterable[str], output: str | None) -> None:
     try:
         write_chunks_atomic(output, chunks)
     except OSError as exc:
-        raise Failure(f"--output {output}: cannot write: {exc.strerror or exc}") from None
+        raise Failure(
+            f"--output {output}: cannot write ({exc.strerror or exc}); free space or pass"
+            " --output with another path"
+        ) from None
 
 
 def check_output(output: str | None) -> None:
@@ -133,14 +144,20 @@ def check_output(output: str | None) -> None:
     if target.is_dir():
         raise Failure(f"--output {output}: is a folder; pass a file name")
     if not folder.is_dir():
-        raise Failure(f"--output {output}: folder {folder} does not exist")
+        raise Failure(
+            f"--output {output}: folder {folder} does not exist; create it or pass --output"
+            " with another path"
+        )
     try:
         with tempfile.NamedTemporaryFile(
             dir=folder, prefix=temp_prefix(target.name), suffix=".tmp"
         ):
             pass
     except OSError as exc:
-        raise Failure(f"--output {output}: cannot write in {folder}: {exc.strerror}") from None
+        raise Failure(
+            f"--output {output}: cannot write in {folder} ({exc.strerror}); pass --output"
+            " with a writable path"
+        ) from None
 
 
 def refuse_overwrites(
@@ -192,6 +209,20 @@ def _joined(chunks: Iterable[str], size: int = 1 << 16) -> Iterator[str]:
         yield "".join(buf)
 
 
+def not_blank(ctx, param, value):
+    """A click callback: an option given as empty or blank text (``--task-pattern ''``,
+    ``--scope '  '``) is a usage error, not a silent default. A filter ``--scope`` (a
+    comma-separated list) is blank when each of its parts is."""
+    filters = param.multiple  # export and search: lists of scopes
+    for given in value if param.multiple else (value,):
+        if given is None:
+            continue
+        parts = given.split(",") if filters else [given]
+        if not any(part.strip() for part in parts):
+            raise click.BadParameter("empty or blank; give a value or leave the option out")
+    return value
+
+
 def notes_options(func):
     """Options shared by every command that reads notes."""
     for decorator in reversed(
@@ -205,7 +236,11 @@ def notes_options(func):
                 help="Checkout that cited paths are looked up in; repeat, first wins. "
                 "Default: the current folder.",
             ),
-            click.option("--scope", help="Scope of every fact (default: area:<file stem>)."),
+            click.option(
+                "--scope",
+                callback=not_blank,
+                help="Scope of every fact (default: area:<file stem>).",
+            ),
             click.option(
                 "--plus-kind",
                 type=click.Choice(KINDS),
@@ -214,6 +249,7 @@ def notes_options(func):
             click.option(
                 "--task-pattern",
                 metavar="REGEX",
+                callback=not_blank,
                 help="Regular expression for task ids, replacing the default (TER-167).",
             ),
             click.option(
@@ -255,14 +291,25 @@ class OneLineErrors(click.Group):
         except click.ClickException as exc:
             say(f"brainmigrate: error: {exc.format_message()}")
             sys.exit(exc.exit_code)
-        except click.Abort:
-            click.echo(
-                "brainmigrate: interrupted (a store is written whole or not at all)", err=True
-            )
-            sys.exit(2)
+        except click.Abort:  # (Ctrl-C where neither method below could catch it)
+            interrupted()
         if not standalone_mode:
             return rv
         sys.exit(rv if isinstance(rv, int) else 0)
+
+    # Ctrl-C while options are read: stopped here, before click turns it into Abort (and
+    # prints an empty line first).
+    def make_context(self, *args, **kwargs):
+        try:
+            return super().make_context(*args, **kwargs)
+        except KeyboardInterrupt:
+            interrupted()
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            interrupted()
 
 
 @click.group(
@@ -332,9 +379,11 @@ def index_cmd(root, cache_dir, names, fmt, output):
     """Index a checkout's declarations (cached) and show why a name does or does not anchor."""
     from pathlib import Path
 
-    from brainmigrate import reports
+    from brainmigrate import importer, reports
     from brainmigrate.codeindex import CodeIndex
 
+    check_output(output)
+    importer.make_roots([root])  # a root that is no folder: the message import gives
     idx = CodeIndex(root, cache_dir=Path(cache_dir) if cache_dir else None)
     refuse_overwrites([("--output", output)], cache=idx.cache_path)
     show = sys.stderr.isatty() and not os.environ.get("CI")
@@ -492,6 +541,7 @@ def store_option(func):
     "--scope",
     "scopes",
     multiple=True,
+    callback=not_blank,
     help="Only facts of this scope; repeat or comma-separate; 'area' means every area:*.",
 )
 @click.option("--kind", "kinds", multiple=True, type=click.Choice(KINDS), help="Only this kind.")
@@ -511,6 +561,7 @@ def store_option(func):
 @click.option(
     "--task-pattern",
     metavar="REGEX",
+    callback=not_blank,
     help="brain: the --task-pattern the store was imported with.",
 )
 @click.option(
@@ -616,18 +667,44 @@ def export_cmd(
         sys.exit(1)
 
 
-# A query word may start with "-" (and hold an "h"): unknown options are query words, and
-# only --help (not -h) asks for help.
-@main.command(
-    "search",
-    context_settings={"ignore_unknown_options": True, "help_option_names": ["--help"]},
-)
+class QueryCommand(click.Command):
+    """A command whose words may start with "-": a word that is none of its options
+    (``-webhook``, ``-x``) is a query word, wherever it stands. ``-h`` and ``--help`` ask for
+    help, as in every command; after ``--`` every word is a query word."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        names, takes_value = set(), set()
+        for param in self.get_params(ctx):
+            if isinstance(param, click.Option):
+                names.update(param.opts + param.secondary_opts)
+                if not param.is_flag and not param.count:
+                    takes_value.update(param.opts)
+        kept: list[str] = []
+        words: list[str] = []
+        rest = list(args)
+        while rest:
+            arg = rest.pop(0)
+            if arg == "--":
+                words.extend(rest)
+                break
+            name = arg.split("=", 1)[0]
+            if arg.startswith("-") and arg != "-" and name not in names:
+                words.append(arg)  # a query word, not an option
+                continue
+            kept.append(arg)
+            if arg in takes_value and rest:
+                kept.append(rest.pop(0))  # the option's value, whatever it starts with
+        return super().parse_args(ctx, [*kept, "--", *words] if words else kept)
+
+
+@main.command("search", cls=QueryCommand)
 @click.argument("query", nargs=-1, required=True)
 @store_option
 @click.option(
     "--scope",
     "scopes",
     multiple=True,
+    callback=not_blank,
     help="Only facts of this scope; repeat or comma-separate; 'area' means every area:*.",
 )
 @click.option("--kind", "kinds", multiple=True, type=click.Choice(KINDS), help="Only this kind.")
@@ -648,7 +725,8 @@ def search_cmd(query, store, scopes, kinds, limit, include_all, fmt):
     """Full-text search (BM25 over stemmed words); one line per hit, best first.
 
     Any text is a query (quote it, or give several words); a word starting with '-' is a
-    word, not an option. Stale facts are marked STALE.
+    word, not an option (-h and --help ask for help: put them after '--' to search for
+    them). Stale facts are marked STALE.
     """
 
     from brainmigrate import search

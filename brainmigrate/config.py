@@ -86,9 +86,9 @@ def load(folder: str | os.PathLike | None = None) -> Settings:
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"{name}: cannot read: {exc}") from None
+            raise ConfigError(f"{name}: cannot read it ({exc}); make it readable") from None
         except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{name}: not valid TOML: {exc}") from None
+            raise ConfigError(f"{name}: not valid TOML ({exc}); fix the file") from None
         where = name
         if table is not None:
             for key in table:
@@ -97,7 +97,7 @@ def load(folder: str | os.PathLike | None = None) -> Settings:
                 continue
             where = f"{name} [{'.'.join(table)}]"
             if not isinstance(data, dict):
-                raise ConfigError(f"{where}: must be a table")
+                raise ConfigError(f"{where}: not a table; make it a table of settings")
         return parse(data, where)
     return Settings()
 
@@ -106,12 +106,14 @@ def parse(data: dict, where: str = "configuration") -> Settings:
     """Settings from a parsed table; ``where`` prefixes error messages. Raises ``ConfigError``."""
     unknown = sorted(set(data) - set(KEYS))
     if unknown:
-        raise ConfigError(f"{where}: unknown key {unknown[0]!r} (known keys: {', '.join(KEYS)})")
+        raise ConfigError(
+            f"{where}: unknown key {unknown[0]!r}; remove it or use one of {', '.join(KEYS)}"
+        )
     values: dict = {"source": where}
     if "roots" in data:
         values["roots"] = _strings(data["roots"], "roots", where)
         if not values["roots"]:
-            raise ConfigError(f"{where}: key 'roots' must name at least one folder")
+            raise ConfigError(f"{where}: key 'roots' is []; name at least one folder")
     if "exclude" in data:
         values["exclude"] = _strings(data["exclude"], "exclude", where)
     if "task-pattern" in data:
@@ -120,7 +122,7 @@ def parse(data: dict, where: str = "configuration") -> Settings:
             re.compile(values["task_pattern"])
         except re.error as exc:
             raise ConfigError(
-                f"{where}: key 'task-pattern' is not a valid regular expression: {exc}"
+                f"{where}: key 'task-pattern' is not a valid regular expression ({exc}); fix it"
             ) from None
     if "baseline" in data:
         values["baseline"] = _string(data["baseline"], "baseline", where)
@@ -132,22 +134,18 @@ def parse(data: dict, where: str = "configuration") -> Settings:
 
 
 def _string(value, key: str, where: str) -> str:
-    if not isinstance(value, str) or not value:
-        raise ConfigError(f"{where}: key {key!r} must be a non-empty string, not {value!r}")
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(f"{where}: key {key!r} is {value!r}; give a non-blank string")
     return value
 
 
 def _strings(value, key: str, where: str) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-        raise ConfigError(
-            f"{where}: key {key!r} must be a list of non-empty strings, not {value!r}"
-        )
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise ConfigError(f"{where}: key {key!r} is {value!r}; give a list of non-blank strings")
     return tuple(value)
 
 
 def _choice(value, key: str, choices: tuple[str, ...], where: str) -> str:
     if value not in choices:
-        raise ConfigError(
-            f"{where}: key {key!r} must be one of {', '.join(choices)}, not {value!r}"
-        )
+        raise ConfigError(f"{where}: key {key!r} is {value!r}; give one of {', '.join(choices)}")
     return value

@@ -36,6 +36,18 @@ class InputError(Exception):
     """A notes path or a root is missing or unreadable, or holds no notes; or a bad option."""
 
 
+#: How to fix a notes path that names no notes.
+NOTES_FIX = "pass notes files, or folders that hold *.md notes files"
+
+
+def missing_or_unreadable(exc: OSError) -> str:
+    """What an ``OSError`` from opening a path means to a user: "no such file or folder"
+    (also when a folder on the way is a file), or "cannot read it (<reason>)"."""
+    if isinstance(exc, FileNotFoundError | NotADirectoryError):
+        return "no such file or folder"
+    return f"cannot read it ({exc.strerror or exc})"
+
+
 @dataclass
 class Options:
     """How to read the notes: roots in order, scope, kind of ``+``, task pattern.
@@ -161,7 +173,7 @@ def notes_files(
         try:
             mode = p.stat().st_mode
         except OSError as exc:
-            raise InputError(f"{given}: {exc.strerror or 'cannot read'}") from None
+            raise InputError(f"{given}: {missing_or_unreadable(exc)}; check the path") from None
         if stat.S_ISDIR(mode):
             found, odd = [], []
             for f in sorted(_walk(p)):
@@ -171,14 +183,14 @@ def notes_files(
             if not found and odd:
                 raise InputError(
                     f"{given}: no readable *.md notes files in this folder"
-                    f" ({printable(odd[0].name)} is not a regular file)"
+                    f" ({printable(odd[0].name)} is not a regular file); {NOTES_FIX}"
                 )
             if not found:
-                raise InputError(f"{given}: no *.md notes files in this folder")
+                raise InputError(f"{given}: no *.md notes files in this folder; {NOTES_FIX}")
         elif stat.S_ISREG(mode):
             found = [p]
         else:
-            raise InputError(f"{given}: not a regular file or a folder")
+            raise InputError(f"{given}: not a regular file or a folder; {NOTES_FIX}")
         for f in found:
             real = os.path.realpath(f)
             if real not in seen:
@@ -203,7 +215,8 @@ def make_roots(roots: Sequence[str | os.PathLike]) -> list[Root]:
     out = []
     for i, r in enumerate(roots or ["."]):
         if not Path(r).is_dir():
-            raise InputError(f"--root {r}: no such folder")
+            what = "is not a folder" if os.path.lexists(r) else "no such folder"
+            raise InputError(f"--root {r}: {what}; pass --root with the folder of a checkout")
         out.append(Root.of(i, r))
     return out
 
@@ -250,7 +263,9 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options, stems: Ste
     try:
         tasks = TaskIds(options.task_pattern)
     except re.error as exc:
-        raise InputError(f"--task-pattern: not a valid regular expression: {exc}") from None
+        raise InputError(
+            f"--task-pattern: not a valid regular expression ({exc}); fix it"
+        ) from None
     classify = notation.classifier(options.classifier)
     resolver = Resolver(roots, lambda: _name_index(roots[0], options.cache_dir))
     diags: list[Diagnostic] = [

@@ -236,6 +236,10 @@ class NotesReadError(OSError):
     """A notes file could not be opened or read."""
 
 
+#: How to fix a notes file that cannot be read.
+_READ_FIX = "make it readable or leave it out"
+
+
 #: Byte order marks of the encodings a notes file is decoded as instead of UTF-8, in the
 #: order they are checked (SPEC.md §Notation, Decoding): UTF-32 first, as ``FF FE 00 00``
 #: starts with the UTF-16 LE mark.
@@ -359,11 +363,15 @@ def scan(
     try:
         handle = open(path, "rb")  # noqa: SIM115 - closed in finally, across a generator
     except OSError as exc:
-        raise NotesReadError(f"{file}: cannot read: {exc.strerror or exc}") from exc
+        raise NotesReadError(
+            f"{file}: cannot read it ({exc.strerror or exc}); {_READ_FIX}"
+        ) from exc
     try:
         yield from scan_file(handle, file, diags, classify)
     except OSError as exc:
-        raise NotesReadError(f"{file}: cannot read: {exc.strerror or exc}") from exc
+        raise NotesReadError(
+            f"{file}: cannot read it ({exc.strerror or exc}); {_READ_FIX}"
+        ) from exc
     finally:
         handle.close()
 

@@ -399,19 +399,75 @@ def test_suppressed_findings_stay_out_of_the_baseline(project):
     assert result.baseline.matched == 0
 
 
+FIX = "fix it, or write it again with --update-baseline"
+
+
+def test_a_baseline_that_cannot_be_read(project):
+    (project / "bl.json").mkdir()
+    got = cli("notes", "--root", "repo", "--baseline", "bl.json")
+    assert (got.exit_code, got.stderr) == (
+        2,
+        "brainmigrate: error: --baseline bl.json: cannot read it (Is a directory); pass"
+        " --baseline with a readable baseline file\n",
+    )
+    (project / "bl.json").rmdir()
+    (project / "bl.json").write_bytes(b'{"schema_version": 1, "entries": [\xff]}')
+    got = cli("notes", "--root", "repo", "--baseline", "bl.json")
+    assert (got.exit_code, got.stderr) == (
+        2,
+        "brainmigrate: error: --baseline bl.json: not UTF-8 (invalid start byte); " + FIX + "\n",
+    )
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ("not json", "not JSON"),
-        ('{"entries": []}', "not a brainmigrate baseline"),
-        ('{"schema_version": 1, "entries": [{"code": "BM101"}]}', "lacks a fingerprint"),
+        (
+            "not json",
+            "not JSON (Expecting value: line 1 column 1 (char 0)); " + FIX,
+        ),
+        ("[1]", f"not a brainmigrate baseline (a JSON object with schema_version 1); {FIX}"),
+        ('{"entries": []}', f"schema_version is missing, not 1; {FIX}"),
+        ('{"schema_version": true, "entries": []}', f"schema_version is true, not 1; {FIX}"),
+        ('{"schema_version": 1.0, "entries": []}', f"schema_version is 1.0, not 1; {FIX}"),
+        ('{"schema_version": 1, "entries": {}}', f"entries is {{}}, not a list; {FIX}"),
+        ('{"schema_version": 1, "entries": [7]}', f"entry 1 is 7, not an object; {FIX}"),
+        (
+            '{"schema_version": 1, "entries": [{"code": "BM101"}]}',
+            f"entry 1: fingerprint is missing, not a non-empty string; {FIX}",
+        ),
+        (
+            '{"schema_version": 1, "entries": [{"fingerprint": "a"}, {"fingerprint": null}]}',
+            f"entry 2: fingerprint is null, not a non-empty string; {FIX}",
+        ),
+        (
+            '{"schema_version": 1, "entries": [{"fingerprint": "a", "count": 1e400}]}',
+            f"entry 1: count is Infinity, not a whole number of 1 or more; {FIX}",
+        ),
+        (
+            '{"schema_version": 1, "entries": [{"fingerprint": "a", "count": "many"}]}',
+            f'entry 1: count is "many", not a whole number of 1 or more; {FIX}',
+        ),
+        (
+            '{"schema_version": 1, "entries": [{"fingerprint": "a", "count": 0}]}',
+            f"entry 1: count is 0, not a whole number of 1 or more; {FIX}",
+        ),
+        (
+            '{"schema_version": 1, "entries": [{"fingerprint": "a", "count": true}]}',
+            f"entry 1: count is true, not a whole number of 1 or more; {FIX}",
+        ),
+        (
+            '{"schema_version": 1, "entries": [{"fingerprint": "a", "path": ["x"]}]}',
+            f'entry 1: path is ["x"], not a string; {FIX}',
+        ),
     ],
 )
-def test_bad_baseline_exits_2(project, content, message):
+def test_bad_baseline_exits_2_naming_the_entry_and_the_field(project, content, message):
     (project / "bl.json").write_text(content)
     got = cli("notes", "--root", "repo", "--baseline", "bl.json")
-    assert got.exit_code == 2
-    assert message in got.output
+    assert (got.exit_code, got.stdout) == (2, "")
+    assert got.stderr == f"brainmigrate: error: --baseline bl.json: {message}\n"
+    assert (project / "bl.json").read_text() == content
 
 
 def test_fingerprint_ignores_position_case_and_spacing():

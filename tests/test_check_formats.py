@@ -394,6 +394,10 @@ def test_github_never_lets_text_from_the_notes_reach_the_command_channel(project
     facts = [f"+ gone app/Gone{i:02d}.kt" for i in range(10)]
     facts += ["+ forged ##[error]app/Forged.kt", "+ forged ::error::x/Forged2.kt"]
     (project / "notes/::warning::x.md").write_text("\n\n".join(facts) + "\n")
+    # known to the root by their file names: gone (errors), not unresolved (warnings)
+    (project / "repo/lib").mkdir(exist_ok=True)
+    (project / "repo/lib/Forged.kt").write_text("class Forged\n")
+    (project / "repo/lib/Forged2.kt").write_text("class Forged2\n")
     monkeypatch.chdir(project / "notes")
     got = cli("::warning::x.md", "--root", "../repo", "--format", "github")
     assert got.exit_code == 1
@@ -408,8 +412,10 @@ def test_github_never_lets_text_from_the_notes_reach_the_command_channel(project
     assert out[start:] == [
         f"::stop-commands::{tok}",
         "2 more findings (GitHub shows 10 annotations of each kind):",
-        "::warning::x.md:21:10: BM101 cites ##[error]app/Forged.kt, which no root holds",
-        "::warning::x.md:23:10: BM101 cites ::error::x/Forged2.kt, which no root holds",
+        "::warning::x.md:21:10: BM101 cites ##[error]app/Forged.kt, which no root holds;"
+        " moved? lib/Forged.kt (the only file of that name)",
+        "::warning::x.md:23:10: BM101 cites ::error::x/Forged2.kt, which no root holds;"
+        " moved? lib/Forged2.kt (the only file of that name)",
         "brainmigrate check: 1 file, 12 fact lines: 12 findings (12 error, 0 warning, 0 info);"
         " 12 failing at --fail-on error; 0 suppressed; 0 in the baseline",
         f"::{tok}::",

@@ -17,6 +17,7 @@ from brainmigrate.cli import main
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 ROOT_ARGS = ["--root", str(SAMPLES / "roots/app"), "--root", str(SAMPLES / "roots/infra")]
 INVARIANTS = Path(__file__).resolve().parents[2] / "shared" / "tools" / "report-invariants"
+NOTES_FIX = "pass notes files, or folders that hold *.md notes files"
 
 
 def cli(*args, cwd=None):
@@ -76,13 +77,28 @@ def test_import_then_again(tmp_path):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["missing.md"], "brainmigrate: error: missing.md: No such file or directory\n"),
-        (["empty"], "brainmigrate: error: empty: no *.md notes files in this folder\n"),
-        (["n.md", "--root", "nope"], "brainmigrate: error: --root nope: no such folder\n"),
+        (
+            ["missing.md"],
+            "brainmigrate: error: missing.md: no such file or folder; check the path\n",
+        ),
+        (
+            ["empty"],
+            "brainmigrate: error: empty: no *.md notes files in this folder; " + NOTES_FIX + "\n",
+        ),
+        (
+            ["n.md", "--root", "nope"],
+            "brainmigrate: error: --root nope: no such folder; pass --root with the folder of a"
+            " checkout\n",
+        ),
+        (
+            ["n.md", "--root", "n.md"],
+            "brainmigrate: error: --root n.md: is not a folder; pass --root with the folder of a"
+            " checkout\n",
+        ),
         (
             ["n.md", "--task-pattern", "("],
-            "brainmigrate: error: --task-pattern: not a valid regular expression: "
-            "missing ), unterminated subpattern at position 0\n",
+            "brainmigrate: error: --task-pattern: not a valid regular expression "
+            "(missing ), unterminated subpattern at position 0); fix it\n",
         ),
         (
             ["n.md", "--store", "sub/k.db"],
@@ -117,7 +133,8 @@ def test_unreadable_notes_file(tmp_path, monkeypatch):
     r = CliRunner().invoke(main, ["import", "fifo.md", "--dry-run"])
     assert (
         r.exit_code == 2
-        and r.stderr == "brainmigrate: error: fifo.md: not a regular file or a folder\n"
+        and r.stderr
+        == f"brainmigrate: error: fifo.md: not a regular file or a folder; {NOTES_FIX}\n"
     )
 
 
@@ -160,9 +177,17 @@ def test_index_command(tmp_path):
     assert (warm["parsed"], warm["cache_hits"]) == (0, 6)
 
 
-def test_index_of_a_missing_root(tmp_path):
-    r = CliRunner().invoke(main, ["index", "--root", str(tmp_path / "nope")])
-    assert r.exit_code == 2 and r.stderr.startswith("brainmigrate: error: root ")
+@pytest.mark.parametrize(
+    ("given", "what"), [("nope", "no such folder"), ("f.md", "is not a folder")]
+)
+def test_index_of_a_root_that_is_no_folder(tmp_path, monkeypatch, given, what):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "f.md").write_text("+ a fact\n")
+    r = CliRunner().invoke(main, ["index", "--root", given])
+    assert (r.exit_code, r.stdout) == (2, "")
+    assert r.stderr == (
+        f"brainmigrate: error: --root {given}: {what}; pass --root with the folder of a checkout\n"
+    )
 
 
 def test_module_entry_point():
@@ -269,7 +294,7 @@ def test_odd_entries_of_a_notes_folder_are_skipped_and_reported(tmp_path, monkey
     assert (r.exit_code, r.stderr) == (
         2,
         "brainmigrate: error: notes: no readable *.md notes files in this folder "
-        "(dangling.md is not a regular file)\n",
+        f"(dangling.md is not a regular file); {NOTES_FIX}\n",
     )
 
 

@@ -856,7 +856,8 @@ def test_a_scope_no_fact_has_exits_2_and_writes_nothing(store, tmp_path, scopes,
     assert result.exit_code == 2
     assert result.stderr == (
         f"brainmigrate: error: --scope {named}: no fact in the store has this scope (scopes in"
-        " the store: area:api-patterns, area:docker, area:payments, area:webhooks)\n"
+        " the store: area:api-patterns, area:docker, area:payments, area:webhooks); pass --scope"
+        " with one of the store's scopes, or leave it out\n"
     )
     assert not out.exists()
     # every scope given exists: exported as before
@@ -890,8 +891,11 @@ def test_output_folder_missing_or_unwritable(store, tmp_path):
     result = run(
         "export", "--store", str(store), "--to", "jsonl", "--output", str(tmp_path / "no" / "x")
     )
-    assert result.exit_code == 2
-    assert "does not exist; create it first" in result.stderr
+    assert (result.exit_code, result.stderr) == (
+        2,
+        f"brainmigrate: error: --output {tmp_path / 'no' / 'x'}: folder {tmp_path / 'no'} does"
+        " not exist; create it or pass --output with another path\n",
+    )
     if os.geteuid() == 0:
         pytest.skip("root writes into read-only folders; the unwritable case needs a user")
     locked = tmp_path / "locked"

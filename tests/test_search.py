@@ -177,7 +177,7 @@ def test_hit_line_adds_the_task_only_when_the_text_lacks_it_and_cuts_long_text()
 
 
 def test_cli_search_leading_dash_and_no_hits(store):
-    result = run("search", "--store", str(store), "-webhook", "signing", "-h")
+    result = run("search", "--store", str(store), "-webhook", "signing", "--", "-h")
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines()[0].startswith("k22 other area:payments  who owns")
     result = run("search", "--store", str(store), "zzzqqq")

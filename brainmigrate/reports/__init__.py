@@ -63,9 +63,10 @@ def report(result, with_facts: bool = True, entries: str = "list") -> dict:
     by_kind = Counter({k: 0 for k in KINDS})
     by_marker = Counter({m: 0 for m in MARKERS})
     actions: Counter = Counter()
-    superseded = 0
+    superseded = provenance = 0
     for rec in result.facts:  # one pass: the facts may be read back from a temporary file
         action = rec.action()
+        provenance += len(rec.new_provenance)
         by_kind[rec.kind] += 1
         by_marker[rec.marker] += 1
         actions[action] += 1
@@ -87,6 +88,7 @@ def report(result, with_facts: bool = True, entries: str = "list") -> dict:
             "added": actions.get("added", 0),
             "updated": actions.get("updated", 0),
             "unchanged": actions.get("unchanged", 0),
+            "provenance_added": provenance,
             "gone": len(result.gone),
             "outside": len(result.outside),
             "unresolved": len(result.unresolved),

@@ -218,7 +218,8 @@ def _check_scopes(values: Sequence[str], stored: set[str]) -> None:
     listed = ", ".join(printable(s) for s in known[:8]) + (", …" if len(known) > 8 else "")
     raise ExportError(
         f"--scope {printable(missing[0])}: no fact in the store has this scope"
-        f" ({'scopes in the store: ' + listed if known else 'the store is empty'})"
+        f" ({'scopes in the store: ' + listed if known else 'the store is empty'});"
+        " pass --scope with one of the store's scopes, or leave it out"
     )
 
 
@@ -262,7 +263,9 @@ def _task_ids(pattern: str | None) -> TaskIds:
     try:
         return TaskIds(pattern)
     except re.error as exc:
-        raise ExportError(f"--task-pattern: not a valid regular expression: {exc}") from None
+        raise ExportError(
+            f"--task-pattern: not a valid regular expression ({exc}); fix it"
+        ) from None
 
 
 # ------------------------------------------------------------------------------ file names
@@ -828,10 +831,15 @@ def check_output(path: Path, folder: bool) -> None:
     if not folder and path.is_dir():
         raise ExportError(f"--output {path} is a folder; pass --output with a file path")
     if not parent.is_dir():
-        raise ExportError(f"--output {path}: folder {parent} does not exist; create it first")
+        raise ExportError(
+            f"--output {path}: folder {parent} does not exist; create it or pass --output"
+            " with another path"
+        )
     where = path if folder and path.is_dir() else parent
     if not os.access(where, os.W_OK | os.X_OK):
-        raise ExportError(f"--output {path}: cannot write in {where}; pass a writable path")
+        raise ExportError(
+            f"--output {path}: cannot write in {where}; pass --output with a writable path"
+        )
 
 
 def _same(path: Path, data: bytes) -> bool:
@@ -865,7 +873,10 @@ def publish_file(path: Path, text: str) -> list[str]:
     try:
         write_bytes_atomic(path, data)
     except OSError as exc:
-        raise ExportError(f"--output {path}: cannot write: {exc.strerror or exc}") from None
+        raise ExportError(
+            f"--output {path}: cannot write ({exc.strerror or exc}); free space or pass"
+            " --output with another path"
+        ) from None
     return [path.name]
 
 

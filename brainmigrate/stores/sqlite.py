@@ -16,12 +16,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import sqlite3
 import stat
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from brainmigrate.model import Anchor, FactRecord
+from brainmigrate.model import KINDS, MARKERS, STATUSES, Anchor, FactRecord
 from brainmigrate.spill import SpillError, folder, scratch_database
 
 SCHEMA_VERSION = 1
@@ -85,8 +86,103 @@ CREATE VIRTUAL TABLE facts_fts USING fts5 (words, tokenize = 'unicode61');
 """
 
 
+#: How to fix a store file that cannot be read.
+_READ_FIX = "make it readable or pass --store with another path"
+
+
 class StoreError(Exception):
     """The store cannot be opened, read or written; the message names the fix."""
+
+
+class Inconsistent(ValueError):
+    """A row of the store holds what brainmigrate never writes; the message names the row
+    and the column (``inconsistent`` makes it a ``StoreError``)."""
+
+
+def inconsistent(path: Path, exc: Exception) -> StoreError:
+    """The ``StoreError`` for a store whose rows do not hold together: what is wrong, and
+    how to recover (one line)."""
+    return StoreError(
+        f"{path}: the store is inconsistent ({exc}); "
+        "restore a backup, or import the notes into a new store"
+    )
+
+
+# ------------------------------------------------------------------ what a row may hold
+#
+# Every value read from the store is checked here, where it enters, against what the
+# importer writes: a store another tool changed is refused as inconsistent (exit 2), never
+# an internal error later in a report or an export.
+
+#: The largest id SQLite keeps (a signed 64-bit integer).
+MAX_ID = 2**63 - 1
+_CREATED = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")
+
+
+def _shown(value) -> str:
+    """A stored value as a message shows it: its SQL type, or a short printable text."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bytes):
+        return "a BLOB"
+    if isinstance(value, float):
+        return f"the real number {value!r}"
+    if isinstance(value, int):
+        return str(value)
+    text = value.encode("utf-8", "replace").decode("utf-8")
+    text = "".join(c if c.isprintable() else "\ufffd" for c in text)
+    return repr(text if len(text) <= 40 else text[:39] + "…")
+
+
+def _bad(where: str, column: str, value, wanted: str) -> Inconsistent:
+    return Inconsistent(f"{where}: {column} is {_shown(value)}, not {wanted}")
+
+
+def _id(value, where: str, column: str = "id") -> int:
+    if type(value) is not int or not 1 <= value <= MAX_ID:
+        raise _bad(where, column, value, "a fact id of 1 or more")
+    return value
+
+
+def _text(value, where: str, column: str, null: bool = False) -> str | None:
+    if value is None and null:
+        return None
+    if not isinstance(value, str):
+        raise _bad(where, column, value, "text" + (" or NULL" if null else ""))
+    return value
+
+
+def _choice(value, where: str, column: str, choices: tuple[str, ...]) -> str:
+    if value not in choices or not isinstance(value, str):
+        raise _bad(where, column, value, "one of " + ", ".join(choices))
+    return value
+
+
+def _line(value, where: str, column: str, null: bool = True) -> int | None:
+    if value is None and null:
+        return None
+    if type(value) is not int or not 0 <= value <= MAX_ID:
+        raise _bad(where, column, value, "a line number" + (" or NULL" if null else ""))
+    return value
+
+
+def _ids(value, where: str, column: str) -> tuple[int, ...]:
+    text = _text(value, where, column)
+    try:
+        ids = json.loads(text)
+    except ValueError:
+        raise _bad(where, column, value, "a JSON list of fact ids") from None
+    if not isinstance(ids, list) or not all(type(i) is int and 1 <= i <= MAX_ID for i in ids):
+        raise _bad(where, column, value, "a JSON list of fact ids")
+    return tuple(ids)
+
+
+def _fact_id(value) -> int:
+    return _id(value, f"fact k{value}" if type(value) is int and value > 0 else "a facts row")
+
+
+def _missing(fid: int, table: str) -> Inconsistent:
+    return Inconsistent(f"fact k{fid} is missing, but {table} rows name it")
 
 
 class Snapshot:
@@ -124,7 +220,12 @@ class Stored:
             if con.execute("PRAGMA user_version").fetchone()[0] == 0:
                 self._con = None  # a new, empty store
             else:
-                self.next_id = (con.execute("SELECT max(id) FROM facts").fetchone()[0] or 0) + 1
+                top = con.execute("SELECT max(id) FROM facts").fetchone()[0]
+                self.next_id = (0 if top is None else _fact_id(top)) + 1
+                if self.next_id > MAX_ID:
+                    raise inconsistent(
+                        path, Inconsistent(f"fact k{top} leaves no id for a new fact")
+                    )
 
     def entries(self) -> Iterator[tuple[int, str, frozenset[str], frozenset[str], tuple]]:
         if self._con is None:
@@ -132,15 +233,19 @@ class Stored:
         for fid, scope, numbers, tasks, stems in self._con.execute(
             "SELECT id, scope, numbers, tasks, stems FROM facts ORDER BY id"
         ):
-            yield fid, scope, _set(numbers), _set(tasks), tuple(stems.split(" ")) if stems else ()
+            where = f"fact k{_fact_id(fid)}"
+            yield (
+                fid,
+                _text(scope, where, "scope"),
+                _set(_text(numbers, where, "numbers")),
+                _set(_text(tasks, where, "tasks")),
+                tuple(stems.split(" ")) if _text(stems, where, "stems") else (),
+            )
 
     def fact(self, fid: int) -> FactRecord:
         rec = _read_facts(self._con, [fid]).get(fid) if self._con is not None else None
         if rec is None:  # a provenance row or an index entry names a fact that is gone
-            raise StoreError(
-                f"{self._path}: the store is inconsistent (fact k{fid} is missing);"
-                " restore a backup"
-            )
+            raise inconsistent(self._path, _missing(fid, "provenance"))
         rec.snapshot = rec.state()
         return rec
 
@@ -150,7 +255,7 @@ class Stored:
         row = self._con.execute(
             "SELECT fact_id FROM provenance WHERE fingerprint=? ORDER BY rowid LIMIT 1", (fp,)
         ).fetchone()
-        return row[0] if row else None
+        return _id(row[0], "a provenance row", "fact_id") if row else None
 
     def fed(self, fid: int, file: str, line: int, fp: str) -> bool:
         if self._con is None:
@@ -199,6 +304,8 @@ def reading(path: Path) -> Iterator[Stored]:
         yield Stored(copy, path)
     except sqlite3.Error as exc:
         raise _error(path, exc) from None
+    except Inconsistent as exc:
+        raise inconsistent(path, exc) from None
     finally:
         con.close()
         if copy is not None:
@@ -212,7 +319,7 @@ def check_file(path: Path) -> None:
     except FileNotFoundError:
         return
     except OSError as exc:
-        raise StoreError(f"{path}: cannot read the store: {exc.strerror}") from None
+        raise StoreError(f"{path}: cannot read the store ({exc.strerror}); {_READ_FIX}") from None
     if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
         # a FIFO or a device would block or never end: never opened
         raise StoreError(f"{path} is not a regular file; pass --store FILE")
@@ -224,7 +331,7 @@ def check_file(path: Path) -> None:
     except IsADirectoryError:
         raise StoreError(f"{path} is a folder; pass --store FILE") from None
     except OSError as exc:
-        raise StoreError(f"{path}: cannot read the store: {exc.strerror}") from None
+        raise StoreError(f"{path}: cannot read the store ({exc.strerror}); {_READ_FIX}") from None
     if head and head != b"SQLite format 3\x00" and not _journal(path).exists():
         # (with a journal beside it, a first import is being written, or was killed while
         # it was: SQLite waits for the one or rolls the other back)
@@ -332,12 +439,20 @@ def _error(path: Path, exc: sqlite3.Error, writing: bool = False) -> StoreError:
             " read (and written, for an import), or pass --store with another path"
         )
     detail = f"{msg}, {name}" if name else msg
-    return StoreError(f"{path}: store error ({detail}); the store is as it was")
+    return StoreError(
+        f"{path}: store error ({detail}); run again, or restore a backup, or pass --store"
+        " with another path (the store is as it was)"
+    )
 
 
 def _check_schema(con: sqlite3.Connection, path: Path) -> None:
     version = con.execute("PRAGMA user_version").fetchone()[0]
     tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if version < 0:
+        raise StoreError(
+            f"{path} has schema version {version}, which no brainmigrate writes; "
+            "restore a backup, or import the notes into a new store"
+        )
     if version > SCHEMA_VERSION:
         raise StoreError(
             f"{path} was written by a newer brainmigrate (schema {version}, this one reads "
@@ -378,6 +493,9 @@ def _load_from(con: sqlite3.Connection, path: Path) -> Snapshot:
         for fid, file, line, fp in con.execute(
             "SELECT fact_id, file, line, fingerprint FROM provenance ORDER BY rowid"
         ):
+            fid, file, line, fp = _provenance_row(fid, file, line, fp)
+            if fid not in snap.facts:
+                raise _missing(fid, "provenance")
             snap.known.setdefault(fp, fid)
             snap.provenance.add((fid, file, line, fp))
         snap.next_id = max(snap.facts, default=0) + 1
@@ -385,15 +503,26 @@ def _load_from(con: sqlite3.Connection, path: Path) -> Snapshot:
             rec.snapshot = rec.state()
     except sqlite3.Error as exc:
         raise _error(path, exc) from None
-    except (KeyError, ValueError) as exc:
-        raise StoreError(f"{path}: the store is inconsistent ({exc}); restore a backup") from None
+    except Inconsistent as exc:
+        raise inconsistent(path, exc) from None
     return snap
+
+
+def _provenance_row(fid, file, line, fp) -> tuple[int, str, int, str]:
+    where = "a provenance row" if type(fid) is not int else f"a provenance row of k{fid}"
+    return (
+        _id(fid, where, "fact_id"),
+        _text(file, where, "file"),
+        _line(line, where, "line", null=False),
+        _text(fp, where, "fingerprint"),
+    )
 
 
 def _read_facts(con: sqlite3.Connection, ids: list[int] | None = None) -> dict[int, FactRecord]:
     """Facts (all, or those of ``ids``) by id, with their anchors and gone citations.
 
-    Raises ``sqlite3.Error``, or ``KeyError``/``ValueError`` for an inconsistent store.
+    Raises ``sqlite3.Error``, or ``Inconsistent`` for a row that holds what the importer
+    never writes (a wrong type, an unknown kind, a row naming a missing fact).
     """
     where, fact_where, params = "", "", []
     if ids is not None:
@@ -405,37 +534,81 @@ def _read_facts(con: sqlite3.Connection, ids: list[int] | None = None) -> dict[i
         f" supersedes, related, stems, numbers, tasks FROM facts{where} ORDER BY id",
         params,
     ):
-        out[row[0]] = FactRecord(
-            id=row[0],
-            scope=row[1],
-            kind=row[2],
-            marker=row[3],
-            text=row[4],
-            task=row[5],
-            run=row[6],
-            created=row[7],
-            status=row[8],
-            status_reason=row[9],
-            supersedes=tuple(json.loads(row[10])),
-            related=tuple(json.loads(row[11])),
-            stems=tuple(row[12].split(" ")) if row[12] else (),
-            numbers=_set(row[13]),
-            tasks=_set(row[14]),
-            stored=True,
-        )
+        rec = _fact_row(row)
+        out[rec.id] = rec
     for fid, kind, root, p, symbol, first, last, how in con.execute(
         "SELECT fact_id, kind, root, path, symbol, line_first, line_last, how FROM anchors"
         f" WHERE 1{fact_where} ORDER BY rowid",
         params,
     ):
-        lines = (first, last) if first is not None else None
-        out[fid].anchors.append(Anchor(kind, root, p, symbol or None, lines, how))
+        at = "an anchors row" if type(fid) is not int else f"an anchors row of k{fid}"
+        rec = out.get(_id(fid, at, "fact_id"))
+        if rec is None:
+            raise _missing(fid, "anchors")
+        first, last = _line(first, at, "line_first"), _line(last, at, "line_last")
+        if (first is None) != (last is None):
+            raise _bad(at, "line_first" if first is None else "line_last", None, "a line number")
+        rec.anchors.append(
+            Anchor(
+                _choice(kind, at, "kind", ("file", "symbol")),
+                _text(root, at, "root"),
+                _text(p, at, "path"),
+                _text(symbol, at, "symbol", null=True) or None,
+                (first, last) if first is not None else None,
+                _text(how, at, "how"),
+            )
+        )
     for fid, p in con.execute(
         f"SELECT fact_id, path FROM citations WHERE state='gone'{fact_where} ORDER BY rowid",
         params,
     ):
-        out[fid].gone.append(p)
+        at = "a citations row" if type(fid) is not int else f"a citations row of k{fid}"
+        rec = out.get(_id(fid, at, "fact_id"))
+        if rec is None:
+            raise _missing(fid, "citations")
+        rec.gone.append(_text(p, at, "path"))
     return out
+
+
+def _fact_row(row: tuple) -> FactRecord:
+    """A ``facts`` row as a ``FactRecord``, every column checked (``Inconsistent``)."""
+    fid = _fact_id(row[0])
+    at = f"fact k{fid}"
+    text = _text(row[4], at, "text")
+    if not text.strip():
+        raise _bad(at, "text", text, "a fact's text")
+    created = _text(row[7], at, "created", null=True)
+    if created is not None and not _CREATED.fullmatch(created):
+        raise _bad(at, "created", created, "a time like 2026-09-23T13:16:09Z")
+    run = _text(row[6], at, "run", null=True)
+    if run is not None and run.split() != [run]:
+        raise _bad(at, "run", run, "one word (a stamp's run)")
+    if run is not None and created is None:
+        raise Inconsistent(f"{at}: run is set but created is NULL (a stamp gives both)")
+    tasks = _set(_text(row[14], at, "tasks"))
+    task = _text(row[5], at, "task", null=True)
+    if (task is None) != (not tasks) or task is not None and not set(task.split(" ")) <= tasks:
+        wanted = "one of the task ids of column tasks" if tasks else "NULL (column tasks is empty)"
+        raise _bad(at, "task", task, wanted)
+    stems = _text(row[12], at, "stems")
+    return FactRecord(
+        id=fid,
+        scope=_text(row[1], at, "scope"),
+        kind=_choice(row[2], at, "kind", KINDS),
+        marker=_choice(row[3], at, "marker", MARKERS),
+        text=text,
+        task=task,
+        run=run,
+        created=created,
+        status=_choice(row[8], at, "status", STATUSES),
+        status_reason=_text(row[9], at, "status_reason", null=True),
+        supersedes=_ids(row[10], at, "supersedes"),
+        related=_ids(row[11], at, "related"),
+        stems=tuple(stems.split(" ")) if stems else (),
+        numbers=_set(_text(row[13], at, "numbers")),
+        tasks=tasks,
+        stored=True,
+    )
 
 
 _EMPTY: frozenset[str] = frozenset()
@@ -490,9 +663,15 @@ def transact(path: Path, plan: Callable[[Stored], Iterable[FactRecord]], words, 
     except sqlite3.Error as exc:
         _abandon(con, path, existed)
         raise _error(path, exc, writing=True) from None
+    except Inconsistent as exc:
+        _abandon(con, path, existed)
+        raise inconsistent(path, exc) from None
     except OSError as exc:
         _abandon(con, path, existed)
-        raise StoreError(f"{path}: cannot write the store: {exc.strerror or exc}") from None
+        raise StoreError(
+            f"{path}: cannot write the store ({exc.strerror or exc}); free space or pass"
+            " --store with a writable path (the store is as it was)"
+        ) from None
     except BaseException:
         _abandon(con, path, existed)
         raise
@@ -655,14 +834,12 @@ class Reader:
             return work(self._con)
         except sqlite3.Error as exc:
             raise _error(self._path, exc) from None
-        except (KeyError, ValueError) as exc:
-            raise StoreError(
-                f"{self._path}: the store is inconsistent ({exc}); restore a backup"
-            ) from None
+        except Inconsistent as exc:
+            raise inconsistent(self._path, exc) from None
 
     def details(self, ids: Iterable[int] | None = None) -> dict[int, dict]:
         """See ``details``."""
-        wanted = None if ids is None else list(dict.fromkeys(ids))
+        wanted = None if ids is None else [i for i in dict.fromkeys(ids) if 1 <= i <= MAX_ID]
         if wanted == []:
             return {}
         where = fact_where = ""
@@ -676,14 +853,24 @@ class Reader:
             for fid, imported, updated in con.execute(
                 f"SELECT id, imported, updated FROM facts{where}", params
             ):
-                out[fid] = {"imported": imported, "updated": updated, "provenance": []}
+                at = f"fact k{_fact_id(fid)}"
+                out[fid] = {
+                    "imported": _text(imported, at, "imported"),
+                    "updated": _text(updated, at, "updated"),
+                    "provenance": [],
+                }
             for fid, file, line, imported in con.execute(
                 f"SELECT fact_id, file, line, imported FROM provenance{fact_where} ORDER BY rowid",
                 params,
             ):
+                fid, file, line, _ = _provenance_row(fid, file, line, "")
                 entry = out.get(fid)
-                if entry is not None:
-                    entry["provenance"].append({"file": file, "line": line, "imported": imported})
+                if entry is None:
+                    raise _missing(fid, "provenance")
+                at = f"a provenance row of k{fid}"
+                entry["provenance"].append(
+                    {"file": file, "line": line, "imported": _text(imported, at, "imported")}
+                )
             return out
 
         return self._run(work)
@@ -728,7 +915,7 @@ class Reader:
     def fetch(self, ids: Iterable[int]) -> dict[int, FactRecord]:
         """The facts with these ids (those the store holds), with anchors and gone
         citations; reads only those rows, so it is quick on a large store."""
-        ids = list(dict.fromkeys(ids))
+        ids = [i for i in dict.fromkeys(ids) if 1 <= i <= MAX_ID]  # no other id is stored
         if not ids:
             return {}
         return self._run(lambda con: _read_facts(con, ids))
