@@ -364,7 +364,8 @@ def test_only_a_full_disk_is_blamed_on_the_disk(tmp_path):
     with pytest.raises(sqlite3.Error) as other:
         con.execute("SELECT * FROM nothing_here")
     assert str(store._error(path, other.value)) == (
-        "k.db: store error (no such table: nothing_here, SQLITE_ERROR); the store is as it was"
+        "k.db: store error (no such table: nothing_here, SQLITE_ERROR); run again, or restore"
+        " a backup, or pass --store with another path (the store is as it was)"
     )
     con.close()
 
