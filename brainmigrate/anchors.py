@@ -65,6 +65,8 @@ NAME_CAP = 6
 
 _DRIVE = re.compile(r"[A-Za-z]:/")
 _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
+#: Longer relative paths are held by no root (Linux's PATH_MAX, in characters).
+_PATH_MAX = 4096
 
 
 def is_absolute(path: str) -> bool:
@@ -134,28 +136,33 @@ UNRESOLVED: Lookup = ("unresolved",)
 
 @dataclass(slots=True)
 class History:
-    """The paths a root's git history held (root-relative) and their first segments;
-    ``available`` is False for a shallow clone, whose history is cut."""
+    """The paths a root's git history held (root-relative) that its tree may lack now, and
+    their first segments; ``unavailable`` says why the history could not be read whole (a
+    shallow clone, a repository git refuses), else it is empty."""
 
     paths: frozenset[str] = frozenset()
     firsts: frozenset[str] = frozenset()
-    available: bool = True
+    unavailable: str = ""
 
 
 def git_history(root: Root) -> History | None:
-    """Every path the history of ``root``'s checked-out branch held under ``root`` and
-    deleted (``git log --diff-filter=D``), read once; None when ``root`` is no git work tree
-    or git fails."""
-    from brainmigrate.git import run_git
+    """The paths ``root``'s git history held under ``root``: every path a commit of the
+    checked-out branch deleted (``git log --diff-filter=D``; with ``--no-renames`` a rename
+    deletes its old path) and every path of ``HEAD`` (deleted from the work tree or the
+    index but not committed yet). Read once. None when ``root`` is no git work tree."""
+    from brainmigrate.git import in_work_tree, run_git
 
-    state = run_git(root.path, "rev-parse", "--is-inside-work-tree", "--is-shallow-repository")
+    errors: list[str] = []
+    state = run_git(
+        root.path, "rev-parse", "--is-inside-work-tree", "--is-shallow-repository", errors=errors
+    )
     if state is None or not state.startswith(b"true"):
+        if state is None and in_work_tree(root.real):
+            return History(unavailable=f"git refused the repository: {errors[0]}")
         return None
     if state.split()[-1:] == [b"true"]:
-        return History(available=False)
-    # Every path the history held and the tree lacks now was deleted in some commit (a
-    # rename is a deletion too, with --no-renames): deletions are all that is needed.
-    out = run_git(
+        return History(unavailable="a shallow clone")
+    log = run_git(
         root.path,
         "log",
         "--format=",
@@ -164,10 +171,13 @@ def git_history(root: Root) -> History | None:
         "--no-renames",
         "--diff-filter=D",
         "--relative",
+        errors=errors,
     )
-    if out is None:
-        return None
-    paths = {os.fsdecode(p.strip(b"\n")) for p in out.split(b"\0")}
+    # A repository without a commit yet has no HEAD: nothing in history, nothing lost.
+    head = run_git(root.path, "ls-tree", "-r", "-z", "--name-only", "HEAD") or b""
+    if log is None:
+        return History(unavailable=f"git log failed: {errors[-1]}")
+    paths = {os.fsdecode(p.strip(b"\n")) for p in (log + b"\0" + head).split(b"\0")}
     paths.discard("")
     paths = {unicodedata.normalize("NFC", p) for p in paths}
     return History(frozenset(paths), frozenset(p.split("/", 1)[0] for p in paths))
@@ -204,7 +214,11 @@ class PathResolver:
         if hit is None:
             hit = self._where(cited)
             if hit[0] == "missing":
-                hit = GONE if self._known(hit[1]) else UNRESOLVED
+                known = self._known(hit[1])
+                if not known and _PERCENT.search(cited):
+                    decoded = self._lookup(unquote(cited))
+                    known = decoded[0] == "missing" and self._known(decoded[1])
+                hit = GONE if known else UNRESOLVED
             self._cache[cited] = hit
         return GONE if link and hit is UNRESOLVED else hit
 
@@ -321,15 +335,17 @@ class PathResolver:
             self._histories = [git_history(r) for r in self.roots]
         return self._histories
 
-    def history_unavailable(self) -> list[Root]:
-        """The roots whose history was needed and could not be read whole (shallow)."""
+    def history_unavailable(self) -> list[tuple[Root, str]]:
+        """The roots whose history was needed and could not be read whole, with why."""
         if self._histories is None:
             return []
         pairs = zip(self.roots, self._histories, strict=True)
-        return [r for r, h in pairs if h is not None and not h.available]
+        return [(r, h.unavailable) for r, h in pairs if h is not None and h.unavailable]
 
     def _in_root(self, root: Root, rel: str) -> Lookup | None:
         """Found, outside (a symlink pointing out), or None when the root has no file there."""
+        if len(rel) > _PATH_MAX:
+            return None  # no file system holds it (and resolving it would be quadratic)
         candidate = os.path.join(root.real, rel)
         real = os.path.realpath(candidate)
         if root.relative(real) is None:

@@ -15,7 +15,7 @@ from pathlib import PurePath
 from brainmigrate.fsutil import printable
 from brainmigrate.model import Diagnostic, ParsedFact, Segment
 from brainmigrate.notation import Line, fold, parse_stamp, split_block_id, split_trailer
-from brainmigrate.tokens import consumed
+from brainmigrate.tokens import consumed, span_regions
 
 #: One empty set for every fact without task ids (each frozenset() is 216 bytes).
 NONE: frozenset[str] = frozenset()
@@ -72,6 +72,8 @@ class TaskIds:
         if self.default and "-" not in text:
             return out
         chunk: list = []  # the last chunk around a match: [left, right, consumed spans]
+        spans = span_regions(text) if "[[" in text or "](<" in text or "`" in text else ()
+        starts = [a for a, _ in spans]
         for m in self.regex.finditer(text):
             tid = m.group(0)
             if not tid or (self.default and TASK_DENY.fullmatch(tid[: tid.rindex("-")])):
@@ -82,6 +84,10 @@ class TaskIds:
             )
             if not alone and _in_path(text, start, end, chunk):
                 continue
+            if spans:
+                at = bisect_right(starts, start) - 1
+                if at >= 0 and end <= spans[at][1]:
+                    continue  # inside a path with spaces ([[docs/TER-9 notes.md]])
             out.append(tid)
         return out
 

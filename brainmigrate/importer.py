@@ -280,7 +280,8 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options, stems: Ste
         scope = scope_for(path, options.scope)
         plus = plus_kind_for(path, options.plus_kind)
         st = FileStats(display, scope)
-        folder = os.path.dirname(os.path.abspath(path))
+        # Resolved, so a notes file reached through a symlink still lies inside its root.
+        folder = os.path.dirname(os.path.realpath(path))
         reasons = st.skipped_by_reason
         pending: list[notation.Line] = []
         over: list[int] = []  # [first, last, count] of lines a runaway fact leaves out
@@ -346,16 +347,21 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options, stems: Ste
             flush()
         stats.append(st)
     resolver.finish()
-    for root in resolver.paths.history_unavailable():
+    for root, why in resolver.paths.history_unavailable():
+        fix = (
+            "fetch the whole history (git fetch --unshallow, or fetch-depth: 0 in actions/checkout)"
+            if why == "a shallow clone"
+            else "let git read it (for another owner: git config --global --add"
+            " safe.directory <path>)"
+        )
         diags.append(
             Diagnostic(
                 root.label,
                 None,
                 "BM104",
                 "info",
-                "git history not available (a shallow clone): a cited path only the history"
-                " knows reads as unresolved, not gone; fetch the whole history"
-                " (git fetch --unshallow, or fetch-depth: 0 in actions/checkout)",
+                f"git history not available ({printable(why)}): a cited path only the history"
+                f" knows reads as unresolved, not gone; {fix}",
             )
         )
     for file, line, res in crowded:

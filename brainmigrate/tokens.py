@@ -80,7 +80,6 @@ _LINE_FORM = re.compile(
     r":(?P<a>[0-9]+)(?:-(?P<b>[0-9]+))?(?::[0-9]+)?(?P<more>(?:,[0-9]+(?:-[0-9]+)?)*)"
     r"|#L(?P<c>[0-9]+)(?:C[0-9]+)?(?:-L?(?P<d>[0-9]+)(?:C[0-9]+)?)?"
 )
-_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://")
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]+:")
 _SCP = re.compile(r"[^/@]+@[^/:]+:")
 _NOT_PATH_CHARS = frozenset("*${}<>")
@@ -188,23 +187,31 @@ def _special_spans(text: str, seg: Segment, holds, out: list[Token]) -> str:
 def _plain(text: str, line: int, col: int) -> Iterator[Token]:
     for m in _CHUNK.finditer(text):
         raw = m.group()
-        if not _interesting(raw):
-            continue
-        start = m.start()
-        if raw.isascii() and "(" not in raw:
-            pieces = ((0, len(raw)),)
-        else:
-            cuts = [0, *(s.start() for s in _SPLIT.finditer(raw)), len(raw)]
-            pieces = zip(cuts, cuts[1:], strict=False)
-        for a, b in pieces:
-            piece = raw[a:b]
-            link = piece.find("](")
-            if link < 0:
-                yield from _shape(piece, line, col + start + a, False)
-                continue
-            yield from _shape(piece[: link + 1], line, col + start + a, False)
-            target = piece[link + 2 :]
-            yield from _shape(_link_target(target), line, col + start + a + link + 2, True)
+        if _interesting(raw):
+            yield from _chunk(raw, line, col + m.start())
+
+
+def _chunk(raw: str, line: int, col: int) -> Iterator[Token]:
+    """The tokens of a chunk between separators: a Markdown link's target is cut out
+    first (its parentheses are its own), the rest splits at script edges and ``(``."""
+    link = raw.find("](")
+    while link >= 0:
+        yield from _pieces(raw[: link + 1], line, col)
+        target = _link_target(raw[link + 2 :])
+        yield from _shape(target, line, col + link + 2, True)
+        rest = link + 2 + len(target)
+        raw, col = raw[rest:], col + rest
+        link = raw.find("](")
+    yield from _pieces(raw, line, col)
+
+
+def _pieces(raw: str, line: int, col: int) -> Iterator[Token]:
+    if raw.isascii() and "(" not in raw:
+        yield from _shape(raw, line, col, False)
+        return
+    cuts = [0, *(s.start() for s in _SPLIT.finditer(raw)), len(raw)]
+    for a, b in zip(cuts, cuts[1:], strict=False):
+        yield from _shape(raw[a:b], line, col + a, False)
 
 
 def _link_target(text: str) -> str:
@@ -285,8 +292,8 @@ def _lines_of(m: re.Match) -> tuple[int, int] | None:
             numbers.extend(part.split("-"))
     if any(len(n) > 10 or int(n) > MAX_LINE_NUMBER for n in numbers):
         return None
-    first = int(numbers[0])
-    return first, max(first, *(int(n) for n in numbers[1:]))
+    values = [int(n) for n in numbers]
+    return min(values), max(values)  # a range written backwards (:92-88) is still 88-92
 
 
 def _suffix_start(text: str) -> int | None:
@@ -328,8 +335,8 @@ def path_like(text: str) -> str | None:
     text = text.replace("\\", "/")
     if "/" not in text or _NOT_PATH_CHARS.intersection(text):
         return None
-    if text.startswith("www.") or _URL.match(text) or _SCP.match(text):
-        return None
+    if text.startswith("www.") or "://" in text or _SCP.match(text):
+        return None  # a URL, also inside a token (href="https://…", --url=https://…)
     if "%" in text and _ENV_VAR.search(text):
         return None
     last = text[text.rfind("/") + 1 :]
@@ -338,11 +345,14 @@ def path_like(text: str) -> str | None:
 
 def link_path(text: str) -> str | None:
     """A Markdown link target as a cited path: as ``path_like``, and also without ``/`` when
-    it names a file (``0021-ledger.md``); None for a target with a scheme (``mailto:``)."""
+    it names a file (``0021-ledger.md``); None for a target with a scheme (``mailto:``), an
+    e-mail address or a ``www.`` host."""
     cited = path_like(text)
     if cited is not None:
         return cited
-    if "/" in text or "\\" in text or _SCHEME.match(text) or _NOT_PATH_CHARS.intersection(text):
+    if "/" in text or "\\" in text or "@" in text or text.startswith("www."):
+        return None  # a folder path that is no path, an e-mail address, a host
+    if _SCHEME.match(text) or _NOT_PATH_CHARS.intersection(text):
         return None
     return text if has_extension(text) or text in FILE_NAMES else None
 
@@ -395,4 +405,25 @@ def consumed(text: str) -> list[tuple[int, int]]:
             out.append((start, tok.end - 1))
         elif path_like(tok.text) is not None or (tok.link and link_path(tok.text)):
             out.append((tok.col - 1, tok.end - 1))
+    return out
+
+
+def span_regions(text: str) -> list[tuple[int, int]]:
+    """The 0-based ``[start, end)`` of the one-token spans of ``text`` that are cited paths
+    (a wiki link's or an angle-bracket link's target, a backtick span with spaces), in
+    order: no task id is read there. Syntactic: a backtick span counts when its text is a
+    cited path, whether or not a root holds it."""
+    out = []
+    for m in _SPANS.finditer(text):
+        if m.group("wiki"):
+            start, end = m.span("target")
+        elif m.group("angle"):
+            start, end = m.span("inner")
+        elif _WS.search(m.group("code")):
+            start, end = m.span("code")
+        else:
+            continue
+        tok = next(_shape(text[start:end].strip(), 1, 1, False, whole_span=True), None)
+        if tok is not None and (path_like(tok.text) or (m.group("angle") and link_path(tok.text))):
+            out.append((start, end))
     return out

@@ -270,3 +270,126 @@ def test_check_dry_run_and_import_agree(prop_root, text, tmp_path_factory):
         stored = db.execute("SELECT count(*) FROM facts").fetchone()[0]
     assert stored == len(real.facts)
     os.remove(work / "k.db")
+
+
+# ------------------------------------------------------------------------------ found in trials
+
+
+def test_a_file_deleted_but_not_committed_is_gone(history_root, tmp_path):
+    # What a pre-commit hook sees: HEAD holds the file, the work tree (or index) does not.
+    write(history_root, {"billing/v1/invoice_pdf.py": "x"})
+    git(history_root, "add", "-A")
+    git(history_root, "commit", "-qm", "three")
+    git(history_root, "rm", "-q", "-r", "--cached", "billing")
+    for p in sorted(history_root.joinpath("billing").rglob("*"), reverse=True):
+        p.unlink() if p.is_file() else p.rmdir()
+    history_root.joinpath("billing").rmdir()
+    paths = PathResolver([Root.of(0, history_root)])
+    assert paths.lookup("billing/v1/invoice_pdf.py") == ("gone",)
+    assert paths.lookup("billing/v2/other.py") == ("gone",)
+
+
+def test_a_percent_escaped_path_only_the_history_knows_is_gone(tmp_path):
+    root = tmp_path / "repo"
+    write(root, {"My Docs/setup guide.md": "x", "keep.md": "x"})
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "one")
+    git(root, "rm", "-q", "-r", "My Docs")
+    git(root, "commit", "-qm", "two")
+    paths = PathResolver([Root.of(0, root)])
+    assert paths.lookup("My%20Docs/setup%20guide.md") == ("gone",)
+
+
+def test_a_repository_git_refuses_says_its_history_is_not_available(history_root, tmp_path):
+    for p in [history_root, *history_root.rglob("*")]:
+        os.lchown(p, 12345, 12345)
+    probe = subprocess.run(
+        ["git", "-C", str(history_root), "rev-parse", "--is-inside-work-tree"],
+        capture_output=True,
+    )
+    if probe.returncode == 0:
+        pytest.skip("this git reads a repository of another owner")
+    write(tmp_path, {"notes/n.md": "+ see old/flow.md\n"})
+    result = dry_run(tmp_path, tmp_path / "notes/n.md", [history_root])
+    assert entries(result.unresolved) == [(1, 7, "old/flow.md")]
+    [note] = [w for w in result.warnings if w.code == "BM104"]
+    assert note.message.startswith("git history not available (git refused the repository: ")
+    assert "safe.directory" in note.message
+
+
+def test_urls_e_mail_and_hosts_are_no_paths_wherever_they_start(tmp_path):
+    root = tmp_path / "root"
+    write(root, {"api/openapi.yaml": "x", "index.html": "x"})
+    write(
+        tmp_path,
+        {
+            "notes/n.md": (
+                "+ env API_SPEC=https://api.example.com/v1/openapi.yaml\n"
+                "+ flag --spec-url=https://example.com/api/openapi.yaml\n"
+                '+ href="https://cdn.example.com/index.html" see:https://example.com/index.html\n'
+                "+ jdbc jdbc:postgresql://db.internal:5432/openapi.yaml\n"
+                "+ site [home](www.example.com) and [me](me@example.com)\n"
+            )
+        },
+    )
+    result = dry_run(tmp_path, tmp_path / "notes/n.md", [root])
+    assert [list(r) for r in (result.gone, result.unresolved, result.outside)] == [[], [], []]
+    assert [r.anchors for r in result.facts] == [[]] * 5
+
+
+def test_a_link_target_keeps_its_parentheses(tmp_path):
+    root = tmp_path / "root"
+    write(root, {"docs/guides/report(1).md": "x"})
+    write(
+        tmp_path,
+        {"notes/n.md": "+ [gone](docs/guides/gone(1).md) and [report](docs/guides/report(1).md)\n"},
+    )
+    result = dry_run(tmp_path, tmp_path / "notes/n.md", [root])
+    assert entries(result.gone) == [(1, 10, "docs/guides/gone(1).md")]
+    [fact] = result.facts
+    assert [a.path for a in fact.anchors] == ["docs/guides/report(1).md"]
+
+
+def test_a_notes_file_reached_through_a_symlink_links_beside_itself(tmp_path):
+    root = tmp_path / "root"
+    write(
+        root,
+        {
+            "docs/adr/0001-use-sqlite.md": "x",
+            "docs/guides/setup.md": "x",
+            "docs/adr/0003-retry.md": (
+                "+ [ADR-1](0001-use-sqlite.md#context) and [setup](../guides/setup.md)\n"
+            ),
+        },
+    )
+    (tmp_path / "link").symlink_to(root)
+    result = dry_run(tmp_path, tmp_path / "link/docs/adr/0003-retry.md", [root])
+    [fact] = result.facts
+    assert [a.path for a in fact.anchors] == ["docs/adr/0001-use-sqlite.md", "docs/guides/setup.md"]
+    assert [list(result.gone), list(result.outside)] == [[], []]
+
+
+def test_no_task_id_is_read_in_a_path_with_spaces(tmp_path):
+    root = tmp_path / "root"
+    write(root, {"docs/Design Notes/TER-5 plan.md": "x"})
+    write(
+        tmp_path,
+        {
+            "notes/n.md": (
+                "+ h [[legacy/TER-92 notes.md]] for CL-1\n"
+                "+ [x](<legacy/TER-78 notes.md>)\n"
+                "+ `docs/Design Notes/TER-5 plan.md` is the plan\n"
+                "+ a wiki note [[TER-7 retro]] names its task\n"
+            )
+        },
+    )
+    result = dry_run(tmp_path, tmp_path / "notes/n.md", [root])
+    assert [r.task for r in result.facts] == ["CL-1", None, None, "TER-7"]
+
+
+def test_a_line_range_written_backwards_is_the_same_range(tmp_path):
+    from brainmigrate.model import Segment
+
+    [tok] = tokens.tokens([Segment(1, 1, "legacy/a.kt:92-88")])
+    assert (tok.text, tok.lines) == ("legacy/a.kt", (88, 92))

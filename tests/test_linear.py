@@ -7,6 +7,7 @@ busy machine.
 
 from __future__ import annotations
 
+import tempfile
 import time
 
 import pytest
@@ -17,6 +18,8 @@ from brainmigrate.merge import Stems, numbers
 from brainmigrate.model import Segment
 
 FAST = notation.classifier("fast")
+#: An empty root outside any work tree: a lookup there reads no listing and no history.
+EMPTY_ROOT = anchors.Root.of(0, tempfile.mkdtemp(prefix="bm-linear-"))
 TASKS = TaskIds()
 STEMS = Stems()
 
@@ -27,6 +30,8 @@ EXTRACTORS = {
     "parse_stamp": notation.parse_stamp,
     "tokens": lambda s: list(anchors.tokens([Segment(1, 1, s)])),
     "path_like": anchors.path_like,
+    # a fresh resolver per call: nothing cached (one token of 100k segments)
+    "lookup": lambda s: anchors.PathResolver([EMPTY_ROOT]).lookup(s + ".md"),
     "camelcase": anchors.camelcase_names,
     "task_ids": TASKS.all,
     "stems": STEMS,
