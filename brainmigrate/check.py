@@ -12,7 +12,6 @@ clearly closest path of the first root.
 
 from __future__ import annotations
 
-import fnmatch
 import hashlib
 import json
 import os
@@ -27,6 +26,7 @@ from pathlib import Path
 from brainmigrate import importer
 from brainmigrate.anchors import Root, is_absolute, normalize
 from brainmigrate.fsutil import write_text_atomic
+from brainmigrate.importer import is_excluded  # noqa: F401 - part of check's interface
 from brainmigrate.model import Citation, Diagnostic, ParsedFact
 
 #: Severity levels, highest first; ``--fail-on`` takes one of them.
@@ -279,15 +279,7 @@ def run_check(
         raise importer.InputError(f"--fail-on {fail_on}: must be one of {', '.join(LEVELS)}")
     if update_baseline and baseline is None:
         raise importer.InputError("--update-baseline needs a baseline file: add --baseline FILE")
-    excluded: list[str] = []
-    if exclude:
-        kept = []
-        for display, path in importer.notes_files(paths):
-            if is_excluded(display, exclude):
-                excluded.append(display)
-            else:
-                kept.append(path)
-        paths = kept
+    paths, excluded = importer.select_files(paths, exclude)
     notes = importer.read_notes(paths, options)
     findings = collect(notes, MoveHints(notes.roots, options.cache_dir, notes.name_index))
     facts = CheckedFacts(notes.facts)
@@ -300,23 +292,6 @@ def run_check(
         findings, status = apply_baseline(findings, entries, os.fspath(baseline))
         status = replace(status, updated=update_baseline)
     return CheckResult(files, facts, tuple(findings), fail_on, status, tuple(excluded))
-
-
-def is_excluded(path: str, globs: Sequence[str]) -> bool:
-    """True when a glob matches notes file ``path`` (POSIX, ``./`` dropped): a glob without
-    ``/`` is matched against the file name, one with ``/`` against the path and each of its
-    tails that starts at a folder (``drafts/*`` matches ``notes/drafts/a.md``). ``*`` also
-    matches ``/``."""
-    path = path.removeprefix("./")
-    tails = [path] + [path[i + 1 :] for i, c in enumerate(path) if c == "/"]
-    for glob in globs:
-        glob = glob.removeprefix("./")
-        if "/" not in glob:
-            if fnmatch.fnmatchcase(tails[-1], glob):
-                return True
-        elif any(fnmatch.fnmatchcase(t, glob) for t in tails):
-            return True
-    return False
 
 
 def collect(notes: importer.Notes, hints: MoveHints | None = None) -> list[Finding]:

@@ -141,11 +141,53 @@ def _joined(chunks: Iterable[str], size: int = 1 << 16) -> Iterator[str]:
         yield "".join(buf)
 
 
+def config_options(func):
+    """``--config FILE`` and ``--isolated``: which configuration file a command reads."""
+    func = click.option(
+        "--isolated",
+        is_flag=True,
+        help="Read no configuration file (.brainmigrate.toml, pyproject.toml).",
+    )(func)
+    return click.option(
+        "--config",
+        "config_file",
+        type=click.Path(),
+        help="Configuration file to read instead of the one found from the current folder "
+        "up to the repository root.",
+    )(func)
+
+
+def load_settings(config_file: str | None, isolated: bool, **given):
+    """The settings of the configuration file (``config.load``) with the options given in
+    place; says on stderr which file is used when one folder holds two."""
+    from brainmigrate import config
+
+    if config_file and isolated:
+        raise click.UsageError("--config and --isolated exclude each other; give one")
+    settings = config.load(config_file=config_file, isolated=isolated).override(**given)
+    for note in settings.notes:
+        click.echo(f"brainmigrate: note: {note}", err=True)
+    return settings
+
+
 def notes_options(func):
     """Options shared by every command that reads notes."""
     for decorator in reversed(
         [
             click.argument("paths", nargs=-1, required=True, type=click.Path()),
+            config_options,
+            click.option(
+                "--exclude",
+                multiple=True,
+                metavar="GLOB",
+                help="Notes files to skip, replacing the config's exclude; repeat.",
+            ),
+            click.option(
+                "--extend-exclude",
+                multiple=True,
+                metavar="GLOB",
+                help="Notes files to skip, added to the config's exclude; repeat.",
+            ),
             click.option(
                 "--root",
                 "roots",
@@ -170,7 +212,8 @@ def notes_options(func):
                 type=click.Path(),
                 envvar="BRAINMIGRATE_CACHE_DIR",
                 help="Folder for the declaration index cache "
-                "(env BRAINMIGRATE_CACHE_DIR; default ~/.cache/brainmigrate).",
+                "(env BRAINMIGRATE_CACHE_DIR, else config cache-dir; "
+                "default ~/.cache/brainmigrate).",
             ),
             click.option(
                 "--parser",
@@ -243,13 +286,43 @@ def main() -> None:
 @click.option("--output", type=click.Path(), help="Write the report to FILE instead of stdout.")
 @guarded
 def import_cmd(
-    paths, roots, scope, plus_kind, task_pattern, cache_dir, parser, store, dry_run, fmt, output
+    paths,
+    config_file,
+    isolated,
+    exclude,
+    extend_exclude,
+    roots,
+    scope,
+    plus_kind,
+    task_pattern,
+    cache_dir,
+    parser,
+    store,
+    dry_run,
+    fmt,
+    output,
 ):
-    """Import notes files (or folders of *.md) into the fact store."""
+    """Import notes files (or folders of *.md) into the fact store.
+
+    Settings come from .brainmigrate.toml or [tool.brainmigrate] in pyproject.toml, found
+    from the current folder up; options given here override them.
+    """
     from brainmigrate import importer, reports
 
     check_output(output)
-    options = importer.Options(roots, scope, plus_kind, task_pattern, parser, cache_dir)
+    s = load_settings(
+        config_file,
+        isolated,
+        roots=roots,
+        scope=scope,
+        plus_kind=plus_kind,
+        task_pattern=task_pattern,
+        cache_dir=cache_dir,
+        exclude=exclude,
+        extend_exclude=extend_exclude,
+    )
+    options = importer.Options(s.roots, s.scope, s.plus_kind, s.task_pattern, parser, s.cache_dir)
+    paths, _ = importer.select_files(paths, s.excludes)
     result = importer.import_notes(paths, options, store, dry_run=dry_run)
     if fmt == "json":
         emit(reports.json_chunks(result), output)
@@ -258,12 +331,18 @@ def import_cmd(
 
 
 @main.command("index")
-@click.option("--root", required=True, type=click.Path(), help="Checkout to index (one folder).")
+@click.option(
+    "--root",
+    type=click.Path(),
+    help="Checkout to index (one folder). Default: the config's first root, else '.'.",
+)
+@config_options
 @click.option(
     "--cache-dir",
     type=click.Path(),
     envvar="BRAINMIGRATE_CACHE_DIR",
-    help="Folder for the index cache (env BRAINMIGRATE_CACHE_DIR; default ~/.cache/brainmigrate).",
+    help="Folder for the index cache (env BRAINMIGRATE_CACHE_DIR, else config cache-dir; "
+    "default ~/.cache/brainmigrate).",
 )
 @click.option("--name", "names", multiple=True, help="List where NAME is declared; repeatable.")
 @click.option(
@@ -276,13 +355,16 @@ def import_cmd(
 )
 @click.option("--output", type=click.Path(), help="Write the report to FILE instead of stdout.")
 @guarded
-def index_cmd(root, cache_dir, names, fmt, output):
+def index_cmd(root, config_file, isolated, cache_dir, names, fmt, output):
     """Index a checkout's declarations (cached) and show why a name does or does not anchor."""
     from pathlib import Path
 
     from brainmigrate import reports
     from brainmigrate.codeindex import CodeIndex
 
+    settings = load_settings(config_file, isolated, cache_dir=cache_dir)
+    root = root or (settings.roots[0] if settings.roots else ".")
+    cache_dir = settings.cache_dir
     idx = CodeIndex(root, cache_dir=Path(cache_dir) if cache_dir else None)
     show = sys.stderr.isatty() and not os.environ.get("CI")
     if show:
@@ -336,6 +418,10 @@ def index_cmd(root, cache_dir, names, fmt, output):
 @guarded
 def check_cmd(
     paths,
+    config_file,
+    isolated,
+    exclude,
+    extend_exclude,
     roots,
     scope,
     plus_kind,
@@ -352,10 +438,10 @@ def check_cmd(
     """Check notes for citations of files that no longer exist; read-only, for CI.
 
     Exit 0: nothing fails; 1: findings at or above --fail-on; 2: could not run. Settings
-    come from .brainmigrate.toml or [tool.brainmigrate] in pyproject.toml; options given
-    here override them.
+    come from .brainmigrate.toml or [tool.brainmigrate] in pyproject.toml, found from the
+    current folder up; options given here override them.
     """
-    from brainmigrate import check, config, importer
+    from brainmigrate import check, importer
     from brainmigrate.reports import ci
 
     try:
@@ -364,17 +450,28 @@ def check_cmd(
         raise click.UsageError(str(exc)) from None
     for _, output in targets:
         check_output(output)
-    settings = config.load().override(
+    settings = load_settings(
+        config_file,
+        isolated,
         roots=roots,
+        scope=scope,
         task_pattern=task_pattern,
         plus_kind=plus_kind,
+        cache_dir=cache_dir,
         fail_on=fail_on,
         baseline=baseline,
+        exclude=exclude,
+        extend_exclude=extend_exclude,
     )
     if update_baseline and not settings.baseline:
         raise click.UsageError("--update-baseline needs a baseline file: add --baseline FILE")
     options = importer.Options(
-        settings.roots, scope, settings.plus_kind, settings.task_pattern, parser, cache_dir
+        settings.roots,
+        settings.scope,
+        settings.plus_kind,
+        settings.task_pattern,
+        parser,
+        settings.cache_dir,
     )
     result = check.run_check(
         paths,
@@ -382,7 +479,7 @@ def check_cmd(
         settings.fail_on,
         baseline=settings.baseline,
         update_baseline=update_baseline,
-        exclude=settings.exclude,
+        exclude=settings.excludes,
     )
     reports = [(ci.render(result, fmt), output) for fmt, output in targets]
     for text, output in reports:

@@ -7,6 +7,7 @@ with ``check`` (everything up to the merge, touching no store).
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
 import gc
 import hashlib
 import os
@@ -187,11 +188,46 @@ def notes_files(
     return out
 
 
+def select_files(
+    paths: Sequence[str | os.PathLike], exclude: Sequence[str]
+) -> tuple[list[str | os.PathLike], list[str]]:
+    """The notes files ``paths`` name without those an ``exclude`` glob matches
+    (``is_excluded``), and the display names of those left out. With no globs, ``paths``
+    unchanged. Raises ``InputError`` as ``notes_files``."""
+    if not exclude:
+        return list(paths), []
+    kept: list[str | os.PathLike] = []
+    excluded: list[str] = []
+    for display, path in notes_files(paths):
+        if is_excluded(display, exclude):
+            excluded.append(display)
+        else:
+            kept.append(path)
+    return kept, excluded
+
+
+def is_excluded(path: str, globs: Sequence[str]) -> bool:
+    """True when a glob matches notes file ``path`` (POSIX, ``./`` dropped): a glob without
+    ``/`` is matched against the file name, one with ``/`` against the path and each of its
+    tails that starts at a folder (``drafts/*`` matches ``notes/drafts/a.md``). ``*`` also
+    matches ``/``."""
+    path = path.removeprefix("./")
+    tails = [path] + [path[i + 1 :] for i, c in enumerate(path) if c == "/"]
+    for glob in globs:
+        glob = glob.removeprefix("./")
+        if "/" not in glob:
+            if fnmatch.fnmatchcase(tails[-1], glob):
+                return True
+        elif any(fnmatch.fnmatchcase(t, glob) for t in tails):
+            return True
+    return False
+
+
 def _walk(folder: Path):
     for dirpath, dirnames, filenames in os.walk(folder):
         dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
         for name in filenames:
-            if name.endswith(".md"):
+            if name.lower().endswith(".md"):  # NOTES.MD too, as on macOS and Windows
                 yield Path(dirpath, name)
 
 
