@@ -87,13 +87,13 @@ def guarded(func):
     return wrapper
 
 
-def emit(text: str | Iterable[str], output: str | None) -> None:
+def emit(text: str | Iterable[str], output: str | None, color: bool | None = None) -> None:
     """Write a finished report (a string, or chunks of one) to ``output`` atomically, or to
-    stdout."""
+    stdout (``color``: keep ANSI styles or strip them; None: as click decides)."""
     chunks = [text] if isinstance(text, str) else _joined(text)
     if output in (None, "-"):
         for chunk in chunks:
-            click.echo(chunk, nl=False)
+            click.echo(chunk, nl=False, color=color)
         return
     from brainmigrate.fsutil import write_chunks_atomic
 
@@ -157,17 +157,32 @@ def config_options(func):
     )(func)
 
 
-def load_settings(config_file: str | None, isolated: bool, **given):
+def load_settings(config_file: str | None, isolated: bool, quiet: bool = False, **given):
     """The settings of the configuration file (``config.load``) with the options given in
-    place; says on stderr which file is used when one folder holds two."""
+    place; says on stderr which file is used when one folder holds two (not when
+    ``quiet``)."""
     from brainmigrate import config
 
     if config_file and isolated:
         raise click.UsageError("--config and --isolated exclude each other; give one")
     settings = config.load(config_file=config_file, isolated=isolated).override(**given)
-    for note in settings.notes:
+    for note in () if quiet else settings.notes:
         click.echo(f"brainmigrate: note: {note}", err=True)
     return settings
+
+
+def use_color(choice: str, stream) -> bool:
+    """Whether to colour what goes to ``stream``: ``always``/``never`` as said; ``auto``:
+    not when ``NO_COLOR`` is set (not empty), yes when ``FORCE_COLOR`` is (not empty or
+    ``0``), else when ``stream`` is a terminal."""
+    if choice != "auto":
+        return choice == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR", "0") not in ("", "0"):
+        return True
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
 
 
 def notes_options(func):
@@ -260,7 +275,7 @@ class OneLineErrors(click.Group):
 @click.group(
     "brainmigrate", cls=OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]}
 )
-@click.version_option(__version__, prog_name="brainmigrate")
+@click.version_option(__version__, "-V", "--version", prog_name="brainmigrate")
 def main() -> None:
     """Turn brain-notation notes into a fact store tools can trust."""
 
@@ -415,6 +430,38 @@ def index_cmd(root, config_file, isolated, cache_dir, names, fmt, output):
     help="Write the current findings to the --baseline file, then check against it.",
 )
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even with failing findings.")
+@click.option(
+    "--select",
+    multiple=True,
+    metavar="CODES",
+    help="Finding codes or prefixes to report (BM1, BM203), comma-separated or repeated; "
+    "replaces the config's select. Default: every code.",
+)
+@click.option(
+    "--extend-select",
+    multiple=True,
+    metavar="CODES",
+    help="Codes or prefixes to report in addition to select.",
+)
+@click.option(
+    "--ignore",
+    multiple=True,
+    metavar="CODES",
+    help="Codes or prefixes not to report (a longer selected prefix wins).",
+)
+@click.option("--statistics", is_flag=True, help="Show a count per finding code.")
+@click.option(
+    "--color",
+    type=click.Choice(["auto", "always", "never"]),
+    default="auto",
+    show_default=True,
+    help="Colour the text report: auto colours a terminal unless NO_COLOR is set "
+    "(FORCE_COLOR forces it).",
+)
+@click.option("-q", "--quiet", is_flag=True, help="Print the findings only, no counts or notes.")
+@click.option(
+    "-v", "--verbose", is_flag=True, help="Also say on stderr which configuration and roots."
+)
 @guarded
 def check_cmd(
     paths,
@@ -434,6 +481,13 @@ def check_cmd(
     baseline,
     update_baseline,
     exit_zero,
+    select,
+    extend_select,
+    ignore,
+    statistics,
+    color,
+    quiet,
+    verbose,
 ):
     """Check notes for citations of files that no longer exist; read-only, for CI.
 
@@ -462,7 +516,17 @@ def check_cmd(
         baseline=baseline,
         exclude=exclude,
         extend_exclude=extend_exclude,
+        select=select,
+        extend_select=extend_select,
+        ignore=ignore,
+        quiet=quiet,
     )
+    selection = check.Selection(settings.select, settings.extend_select, settings.ignore)
+    if verbose:
+        say = functools.partial(click.echo, err=True)
+        say(f"brainmigrate: configuration: {settings.source or 'none'}")
+        say(f"brainmigrate: roots: {', '.join(settings.roots or ('.',))}")
+        say(f"brainmigrate: codes: {', '.join(selection.codes()) or 'none'}")
     if update_baseline and not settings.baseline:
         raise click.UsageError("--update-baseline needs a baseline file: add --baseline FILE")
     options = importer.Options(
@@ -480,10 +544,22 @@ def check_cmd(
         baseline=settings.baseline,
         update_baseline=update_baseline,
         exclude=settings.excludes,
+        select=selection,
     )
-    reports = [(ci.render(result, fmt), output) for fmt, output in targets]
+    painted = use_color(color, sys.stdout)
+    reports = [
+        (ci.render(result, fmt, color=painted and output is None, quiet=quiet), output)
+        for fmt, output in targets
+    ]
+    if statistics:  # in place of a text report on stdout, else on stderr
+        table = ci.statistics(result, quiet=quiet)
+        on_stdout = [i for i, (_, output) in enumerate(targets) if output is None]
+        if on_stdout and targets[on_stdout[0]][0] == ci.Format.TEXT:
+            reports[on_stdout[0]] = (table, None)
+        else:
+            click.echo(table, nl=False, err=True)
     for text, output in reports:
-        emit(text, output)
+        emit(text, output, color=painted if output is None else None)
     step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if step_summary and any(fmt == ci.Format.GITHUB for fmt, _ in targets):
         extra = ci.github_step_summary(result)

@@ -50,10 +50,13 @@ KEYS = (
     "cache-dir",
     "exclude",
     "extend-exclude",
+    "extend-select",
     "fail-on",
+    "ignore",
     "plus-kind",
     "roots",
     "scope",
+    "select",
     "task-pattern",
 )
 #: A finding code or a prefix of one, as ``select`` and ``ignore`` take them (``BM1``).

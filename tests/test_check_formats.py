@@ -89,7 +89,7 @@ def test_cli_writes_each_report_to_its_output(project):
         "--format", "text",
     )  # fmt: skip
     assert got.exit_code == 1
-    assert got.output.startswith("notes/docker.md:2:8: BM101 cites app/Old.kt")
+    assert got.output.startswith("notes/docker.md:2:8: BM101 error cites app/Old.kt")
     assert json.loads((project / "r.json").read_text())["totals"]["failing"] == 2
     assert json.loads((project / "r.sarif").read_text())["version"] == "2.1.0"
 
@@ -115,11 +115,11 @@ def test_cli_output_usage_errors_exit_2(project, args, message):
 def test_text_lines(project):
     got = cli("notes", "--root", "repo")
     assert got.output.splitlines() == [
-        "notes/docker.md:2:8: BM101 cites app/Old.kt, which no root holds",
-        "notes/docker.md:3:7: BM101 cites app/__init__.py, which no root holds",
-        "notes/docker.md:4:11: BM102 cites /etc/hosts.conf, outside every root "
+        "notes/docker.md:2:8: BM101 error cites app/Old.kt, which no root holds",
+        "notes/docker.md:3:7: BM101 error cites app/__init__.py, which no root holds",
+        "notes/docker.md:4:11: BM102 warning cites /etc/hosts.conf, outside every root "
         "(absolute path under no root)",
-        "notes/docker.md:5:10: BM101 cites app/Legacy.kt, which no root holds [suppressed]",
+        "notes/docker.md:5:10: BM101 error cites app/Legacy.kt, which no root holds [suppressed]",
         "FAILED: 2 files, 4 fact lines: 4 findings (3 error, 1 warning, 0 info); "
         "2 failing at --fail-on error; 1 suppressed; 0 in the baseline",
     ]

@@ -127,7 +127,7 @@ def test_config_roots_and_exclude_apply(project):
     got = cli("notes")
     assert got.exit_code == 0, got.output
     assert got.output.splitlines() == [
-        "notes/main.md:2:11: BM102 cites /etc/hosts.conf, outside every root "
+        "notes/main.md:2:11: BM102 warning cites /etc/hosts.conf, outside every root "
         "(absolute path under no root)",
         "Excluded: notes/drafts/wip.md",
         "OK: 1 file, 2 fact lines: 1 finding (0 error, 1 warning, 0 info); "
@@ -140,7 +140,7 @@ def test_command_line_roots_override_config_roots(project):
     assert cli("notes").exit_code == 0
     got = cli("notes", "--root", "a")
     assert got.exit_code == 1
-    assert "notes/drafts/wip.md:1:7: BM101 cites app/Two.kt" in got.output
+    assert "notes/drafts/wip.md:1:7: BM101 error cites app/Two.kt" in got.output
 
 
 def test_command_line_fail_on_overrides_config(project):
@@ -185,7 +185,7 @@ def test_found_in_a_parent_folder_with_paths_relative_to_it(project, monkeypatch
     )
     run = CliRunner().invoke(main, ["check", ".", "--update-baseline"])
     assert run.exit_code == 0, run.output
-    assert run.stdout.startswith("wip.md:1:7: BM101 cites app/Two.kt")  # not in a/
+    assert run.stdout.startswith("wip.md:1:7: BM101 error cites app/Two.kt")  # not in a/
     assert (project / "bl.json").is_file()
 
 
@@ -289,4 +289,4 @@ def test_import_and_index_read_the_configuration(project, tmp_path_factory, monk
 def test_notes_files_match_md_in_any_case(project):
     (project / "notes" / "NOTES.MD").write_text("+ three app/Three.kt\n")
     got = cli("notes", "--root", "a", "--root", "b")
-    assert "notes/NOTES.MD:1:9: BM101 cites app/Three.kt" in got.output
+    assert "notes/NOTES.MD:1:9: BM101 error cites app/Three.kt" in got.output

@@ -17,6 +17,7 @@ from functools import cache
 from pathlib import PurePosixPath
 from urllib.parse import quote
 
+import click
 import jinja2
 
 from brainmigrate import __version__
@@ -68,9 +69,25 @@ def plan(formats: Sequence[str], outputs: Sequence[str]) -> list[tuple[Format, s
     return pairs
 
 
-def render(result: CheckResult, fmt: str) -> str:
-    """The report of ``result`` in format ``fmt``. Raises ``ValueError`` for an unknown one."""
+def render(result: CheckResult, fmt: str, *, color: bool = False, quiet: bool = False) -> str:
+    """The report of ``result`` in format ``fmt``; ``color`` and ``quiet`` apply to
+    ``text`` (``text``). Raises ``ValueError`` for an unknown format."""
+    if Format(fmt) == Format.TEXT:
+        return text(result, color=color, quiet=quiet)
     return FORMATTERS[Format(fmt)](result)
+
+
+def statistics(result: CheckResult, *, quiet: bool = False) -> str:
+    """A line per code that has findings, most first: count, code, severity, name; then
+    the verdict and the counts (not with ``quiet``)."""
+    counts = Counter(f.code for f in result.findings)
+    rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    width = len(str(max(counts.values(), default=0)))
+    return "".join(
+        f"{n:>{width}} {code} {RULES[code].severity if code in RULES else 'info'}"
+        f" {RULES[code].name if code in RULES else code.lower()}\n"
+        for code, n in rows
+    ) + ("" if quiet else f"{'FAILED' if result.failing else 'OK'}: {summary(result)}\n")
 
 
 # ------------------------------------------------------------------------------ shared
@@ -109,20 +126,49 @@ def _md(value) -> str:
     return _MD_SPECIAL.sub(r"\\\1", " ".join(str(value).split()))
 
 
+class Painted(str):
+    """Text already made safe and coloured (``paint``): the template prints it as it is."""
+
+
+#: Terminal styles of the text report (``click.style`` keywords) by what is painted.
+STYLES = {
+    "where": {"bold": True},
+    "code": {"bold": True},
+    "error": {"fg": "red", "bold": True},
+    "warning": {"fg": "yellow"},
+    "info": {"fg": "cyan"},
+    "ok": {"fg": "green", "bold": True},
+}
+
+
+def paint(color: bool) -> Callable[[str, str], str]:
+    """A function ``(text, style)`` that colours ``text`` with ``STYLES[style]`` when
+    ``color``, else gives it back unchanged."""
+    if not color:
+        return lambda value, style: value
+    return lambda value, style: Painted(click.style(safe_text(str(value)), **STYLES[style]))
+
+
 @cache
 def _env() -> jinja2.Environment:
     env = environment()
     env.filters["md"] = _md
     env.filters["tags"] = _tags
+    env.finalize = lambda value: value if isinstance(value, Painted) else safe_text(value)
     return env
 
 
 # ------------------------------------------------------------------------------ text, markdown
 
 
-def text(result: CheckResult) -> str:
-    """``path:line:col: CODE message`` per finding, then the counts."""
-    return _env().get_template("check_text.j2").render(r=result, summary=summary(result))
+def text(result: CheckResult, *, color: bool = False, quiet: bool = False) -> str:
+    """``path:line:col: CODE severity message`` per finding, then the counts (not with
+    ``quiet``); with ``color``, ANSI colours for a terminal."""
+    return (
+        _env()
+        .get_template("check_text.j2")
+        .render(r=result, summary=summary(result), c=paint(color), quiet=quiet)
+    )
 
 
 def markdown(result: CheckResult) -> str:
@@ -311,7 +357,10 @@ def sarif(result: CheckResult) -> str:
             item["properties"] = {"hint": {"path": f.hint.path, "how": f.hint.how}}
         if f.suppressed:
             item["suppressions"] = [
-                {"kind": "inSource", "justification": "<!-- brainmigrate: allow-gone -->"}
+                {
+                    "kind": "inSource",
+                    "justification": f"<!-- brainmigrate: {f.suppressed_by or 'allow-gone'} -->",
+                }
             ]
         if result.baseline is not None:
             item["baselineState"] = "unchanged" if f.baselined else "new"
