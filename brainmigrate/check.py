@@ -339,7 +339,7 @@ def run_check(
         raise importer.InputError(f"--fail-on {fail_on}: must be one of {', '.join(LEVELS)}")
     if update_baseline and baseline is None:
         raise importer.InputError("--update-baseline needs a baseline file: add --baseline FILE")
-    paths, excluded = importer.select_files(paths, exclude)
+    paths, excluded = importer.select_files(paths, exclude, options.names)
     notes = importer.read_notes(paths, options)
     findings = collect(notes, MoveHints(notes.roots, options.cache_dir, notes.name_index))
     if select is not None:

@@ -103,6 +103,25 @@ def emit(text: str | Iterable[str], output: str | None, color: bool | None = Non
         raise Failure(f"--output {output}: cannot write: {exc.strerror or exc}") from None
 
 
+@contextlib.contextmanager
+def stdin_notes(paths: tuple[str, ...], stdin_filename: str | None):
+    """``(paths, names)`` with ``-`` in ``paths`` replaced by a temporary file holding
+    standard input, which ``names`` shows as ``stdin_filename`` (or ``-``); the file is
+    removed afterwards."""
+    if "-" not in paths:
+        if stdin_filename:
+            raise click.UsageError("--stdin-filename names the notes of '-': add - as a PATH")
+        yield paths, {}
+        return
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="brainmigrate-stdin-") as folder:
+        temp = os.path.join(folder, "stdin.md")
+        with open(temp, "wb") as handle:
+            handle.write(click.get_binary_stream("stdin").read())
+        yield tuple(temp if p == "-" else p for p in paths), {temp: stdin_filename or "-"}
+
+
 def check_output(output: str | None) -> None:
     """Raise ``Failure`` when ``--output`` could not be written, before any work (an import
     that fails at its report would have written its store already): the folder must exist
@@ -231,6 +250,12 @@ def notes_options(func):
                 "default ~/.cache/brainmigrate).",
             ),
             click.option(
+                "--stdin-filename",
+                metavar="NAME",
+                help="Name of the notes read from standard input ('-' as a PATH): shown in "
+                "the report and giving their scope.",
+            ),
+            click.option(
                 "--parser",
                 type=click.Choice(["fast", "lark"]),
                 default="fast",
@@ -311,6 +336,7 @@ def import_cmd(
     plus_kind,
     task_pattern,
     cache_dir,
+    stdin_filename,
     parser,
     store,
     dry_run,
@@ -336,9 +362,12 @@ def import_cmd(
         exclude=exclude,
         extend_exclude=extend_exclude,
     )
-    options = importer.Options(s.roots, s.scope, s.plus_kind, s.task_pattern, parser, s.cache_dir)
-    paths, _ = importer.select_files(paths, s.excludes)
-    result = importer.import_notes(paths, options, store, dry_run=dry_run)
+    with stdin_notes(paths, stdin_filename) as (paths, names):
+        options = importer.Options(
+            s.roots, s.scope, s.plus_kind, s.task_pattern, parser, s.cache_dir, names
+        )
+        paths, _ = importer.select_files(paths, s.excludes, names)
+        result = importer.import_notes(paths, options, store, dry_run=dry_run)
     if fmt == "json":
         emit(reports.json_chunks(result), output)
     else:  # streamed: facts and entries are read back as they are written
@@ -474,6 +503,7 @@ def check_cmd(
     plus_kind,
     task_pattern,
     cache_dir,
+    stdin_filename,
     parser,
     formats,
     outputs,
@@ -529,23 +559,25 @@ def check_cmd(
         say(f"brainmigrate: codes: {', '.join(selection.codes()) or 'none'}")
     if update_baseline and not settings.baseline:
         raise click.UsageError("--update-baseline needs a baseline file: add --baseline FILE")
-    options = importer.Options(
-        settings.roots,
-        settings.scope,
-        settings.plus_kind,
-        settings.task_pattern,
-        parser,
-        settings.cache_dir,
-    )
-    result = check.run_check(
-        paths,
-        options,
-        settings.fail_on,
-        baseline=settings.baseline,
-        update_baseline=update_baseline,
-        exclude=settings.excludes,
-        select=selection,
-    )
+    with stdin_notes(paths, stdin_filename) as (paths, names):
+        options = importer.Options(
+            settings.roots,
+            settings.scope,
+            settings.plus_kind,
+            settings.task_pattern,
+            parser,
+            settings.cache_dir,
+            names,
+        )
+        result = check.run_check(
+            paths,
+            options,
+            settings.fail_on,
+            baseline=settings.baseline,
+            update_baseline=update_baseline,
+            exclude=settings.excludes,
+            select=selection,
+        )
     painted = use_color(color, sys.stdout)
     reports = [
         (ci.render(result, fmt, color=painted and output is None, quiet=quiet), output)

@@ -14,7 +14,7 @@ import os
 import re
 import stat
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -29,6 +29,8 @@ from brainmigrate.model import Diagnostic, FactRecord, ParsedFact
 from brainmigrate.spill import Keyed, Spill
 from brainmigrate.stores import sqlite
 
+#: What notes read from standard input without ``--stdin-filename`` are scoped by.
+STDIN_NAME = "stdin.md"
 #: Folders never walked for notes files.
 SKIP_DIRS = frozenset({".git", ".hg", ".svn"})
 
@@ -43,7 +45,9 @@ class Options:
 
     ``roots`` default to the current folder. ``classifier`` is ``fast`` or ``lark``
     (SPEC.md §Notation; both give the same lines). ``cache_dir`` is where the first root's
-    declaration index is cached (None: the default cache folder).
+    declaration index is cached (None: the default cache folder). ``names`` maps a notes
+    file given (as given) to the name it is shown, scoped and resolved by (notes read from
+    standard input into a temporary file, ``--stdin-filename``).
     """
 
     roots: Sequence[str | os.PathLike] = ()
@@ -52,6 +56,7 @@ class Options:
     task_pattern: str | None = None
     classifier: str = "fast"
     cache_dir: str | os.PathLike | None = None
+    names: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -145,15 +150,18 @@ class RunResult:
 
 
 def notes_files(
-    paths: Sequence[str | os.PathLike], skipped: list[str] | None = None
+    paths: Sequence[str | os.PathLike],
+    skipped: list[str] | None = None,
+    names: Mapping[str, str] | None = None,
 ) -> list[tuple[str, Path]]:
     """The notes files ``paths`` name, in order: a file as given, a folder's ``*.md`` files
     (recursively, sorted, ``.git`` skipped, symlinked folders not followed).
 
     Returns ``(display name, path)`` pairs, each file once. A ``*.md`` entry of a folder
     that is not a regular file (a FIFO, a device, a dangling link) is left out and its name
-    appended to ``skipped``. Raises ``InputError`` for a path that does not exist, is not a
-    regular file or folder, or a folder without readable notes.
+    appended to ``skipped``. A file ``names`` holds is shown by the name it gives. Raises
+    ``InputError`` for a path that does not exist, is not a regular file or folder, or a
+    folder without readable notes.
     """
     out: list[tuple[str, Path]] = []
     seen: set[str] = set()
@@ -180,16 +188,19 @@ def notes_files(
             found = [p]
         else:
             raise InputError(f"{given}: not a regular file or a folder")
+        named = (names or {}).get(os.fspath(given))
         for f in found:
             real = os.path.realpath(f)
             if real not in seen:
                 seen.add(real)
-                out.append((printable(f.as_posix()), f))
+                out.append((printable(named or f.as_posix()), f))
     return out
 
 
 def select_files(
-    paths: Sequence[str | os.PathLike], exclude: Sequence[str]
+    paths: Sequence[str | os.PathLike],
+    exclude: Sequence[str],
+    names: Mapping[str, str] | None = None,
 ) -> tuple[list[str | os.PathLike], list[str]]:
     """The notes files ``paths`` name without those an ``exclude`` glob matches
     (``is_excluded``), and the display names of those left out. With no globs, ``paths``
@@ -198,7 +209,7 @@ def select_files(
         return list(paths), []
     kept: list[str | os.PathLike] = []
     excluded: list[str] = []
-    for display, path in notes_files(paths):
+    for display, path in notes_files(paths, names=names):
         if is_excluded(display, exclude):
             excluded.append(display)
         else:
@@ -282,7 +293,7 @@ def read_notes(
 def _read_notes(paths: Sequence[str | os.PathLike], options: Options, stems: Stems | None) -> Notes:
     roots = make_roots(options.roots)
     odd: list[str] = []
-    files = notes_files(paths, odd)
+    files = notes_files(paths, odd, options.names)
     try:
         tasks = TaskIds(options.task_pattern)
     except re.error as exc:
@@ -298,10 +309,12 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options, stems: Ste
     # Facts naming more CamelCase names than are kept: BM202 once the names are looked up.
     crowded = Spill()
     for display, path in files:
-        scope = scope_for(path, options.scope)
-        plus = plus_kind_for(path, options.plus_kind)
+        named = options.names.get(os.fspath(path))
+        source = path if named is None else Path(STDIN_NAME if named == "-" else named)
+        scope = scope_for(source, options.scope)
+        plus = plus_kind_for(source, options.plus_kind)
         st = FileStats(display, scope)
-        folder = os.path.dirname(os.path.abspath(path))
+        folder = os.path.dirname(os.path.abspath(source))
         reasons = st.skipped_by_reason
         pending: list[notation.Line] = []
         over: list[int] = []  # [first, last, count] of lines a runaway fact leaves out

@@ -250,3 +250,46 @@ def test_verbose_says_which_configuration_roots_and_codes(project):
 def test_short_version_option():
     got = CliRunner().invoke(main, ["-V"])
     assert (got.exit_code, got.output) == (0, f"brainmigrate, version {__version__}\n")
+
+
+# ------------------------------------------------------------------------------ stdin
+
+
+def test_notes_from_standard_input_take_the_stdin_filename(project):
+    text = "+ gone app/Old.kt\n"
+    run = CliRunner().invoke
+    args = ["check", "-", "--root", "repo", "--stdin-filename", "notes/Draft.md"]
+    got = run(main, [*args, "--format", "json"], input=text)
+    assert got.exit_code == 1
+    finding = json.loads(got.stdout)["findings"][0]
+    assert (finding["file"], finding["line"], finding["col"], finding["scope"]) == (
+        "notes/Draft.md",
+        1,
+        8,
+        "area:draft",
+    )
+    got = run(main, ["check", "-", "--root", "repo"], input=text)
+    assert got.stdout.splitlines()[0] == "-:1:8: BM101 error cites app/Old.kt, which no root holds"
+    got = run(main, [*args, "--exclude", "Draft.md"], input=text)
+    assert (got.exit_code, got.stdout.splitlines()[-2]) == (0, "Excluded: notes/Draft.md")
+
+
+def test_import_reads_standard_input_too(project):
+    got = CliRunner().invoke(
+        main,
+        ["import", "-", "--stdin-filename", "ops.md", "--dry-run", "--format", "json"],
+        input="= deploys on Fridays\n",
+    )
+    assert got.exit_code == 0, got.output
+    data = json.loads(got.stdout)
+    assert [f["path"] for f in data["files"]] == ["ops.md"]
+    assert (data["facts"][0]["scope"], data["facts"][0]["origin"]) == (
+        "area:ops",
+        {"file": "ops.md", "line": 1},
+    )
+
+
+def test_stdin_filename_without_dash_is_a_usage_error(project):
+    got = cli("--stdin-filename", "x.md")
+    assert got.exit_code == 2
+    assert "--stdin-filename names the notes of '-': add - as a PATH" in got.stderr
