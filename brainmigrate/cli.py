@@ -431,7 +431,7 @@ def index_cmd(root, config_file, isolated, cache_dir, names, fmt, output):
     "--format",
     "formats",
     multiple=True,
-    type=click.Choice(["text", "json", "github", "sarif", "junit", "markdown"]),
+    type=click.Choice(["text", "json", "github", "sarif", "junit", "markdown", "gitlab"]),
     help="Report format; repeat for several reports, each paired with the --output at the "
     "same position. Default: text.",
 )

@@ -8,6 +8,7 @@ SARIF are ``json.dumps`` of a dict; JUnit is built with ``xml.etree``.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import xml.etree.ElementTree as ET
 from collections import Counter
@@ -31,6 +32,12 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_FINGERPRINT = "brainmigrate/v1"
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 _GITHUB_KIND = {"error": "error", "warning": "warning", "info": "notice"}
+#: GitLab Code Quality severity (info, minor, major, critical, blocker) of each level.
+_GITLAB_SEVERITY = {"error": "major", "warning": "minor", "info": "info"}
+#: Where brainmigrate lives (SARIF ``informationUri``) and where each code is documented
+#: (SARIF ``helpUri``: ``DOCS_URL#bm101``, an anchor in docs/check.md).
+HOMEPAGE = "https://github.com/brainmigrate/brainmigrate"
+DOCS_URL = f"{HOMEPAGE}/blob/main/docs/check.md"
 
 
 class Format(StrEnum):
@@ -42,6 +49,7 @@ class Format(StrEnum):
     SARIF = "sarif"
     JUNIT = "junit"
     MARKDOWN = "markdown"
+    GITLAB = "gitlab"
 
 
 def plan(formats: Sequence[str], outputs: Sequence[str]) -> list[tuple[Format, str | None]]:
@@ -335,6 +343,7 @@ def sarif(result: CheckResult) -> str:
                 "id": code,
                 "name": r.name if r else code,
                 "shortDescription": {"text": r.summary if r else code},
+                "helpUri": f"{DOCS_URL}#{code.lower()}",
                 "defaultConfiguration": {"level": _SARIF_LEVEL[r.severity if r else "info"]},
             }
         )
@@ -375,6 +384,7 @@ def sarif(result: CheckResult) -> str:
                     "driver": {
                         "name": "brainmigrate",
                         "version": __version__,
+                        "informationUri": HOMEPAGE,
                         "rules": rules,
                     }
                 },
@@ -390,6 +400,34 @@ def sarif(result: CheckResult) -> str:
         ],
     }
     return to_json(data, indent=2) + "\n"
+
+
+# ------------------------------------------------------------------------------ gitlab
+
+
+def gitlab(result: CheckResult) -> str:
+    """GitLab Code Quality JSON (a ``codequality`` report): an issue per finding that is
+    neither suppressed nor baselined, with ``description``, ``check_name``, ``severity``,
+    ``location.path``, ``location.lines.begin`` and a ``fingerprint`` that holds no line
+    number (the finding's, with its occurrence, so repeated findings stay distinct)."""
+    seen: Counter[str] = Counter()
+    issues = []
+    for f in result.findings:
+        if f.suppressed or f.baselined:
+            continue
+        seen[f.fingerprint] += 1
+        key = f"{f.fingerprint}:{seen[f.fingerprint]}".encode()
+        issues.append(
+            {
+                "type": "issue",
+                "description": f"{f.code} {f.full_message}",
+                "check_name": f"{f.code} {f.rule.name}",
+                "fingerprint": hashlib.blake2b(key, digest_size=16).hexdigest(),
+                "severity": _GITLAB_SEVERITY[f.severity],
+                "location": {"path": f.file, "lines": {"begin": f.line or 1}},
+            }
+        )
+    return to_json(issues, indent=2) + "\n"
 
 
 # ------------------------------------------------------------------------------ junit
@@ -469,4 +507,5 @@ FORMATTERS: dict[Format, Callable[[CheckResult], str]] = {
     Format.SARIF: sarif,
     Format.JUNIT: junit,
     Format.MARKDOWN: markdown,
+    Format.GITLAB: gitlab,
 }
