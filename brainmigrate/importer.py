@@ -31,8 +31,26 @@ from brainmigrate.stores import sqlite
 
 #: What notes read from standard input without ``--stdin-filename`` are scoped by.
 STDIN_NAME = "stdin.md"
-#: Folders never walked for notes files.
-SKIP_DIRS = frozenset({".git", ".hg", ".svn"})
+#: Folders never walked for notes files: version control, and the installed packages and
+#: tool caches a project folder holds (their *.md files are nobody's notes), so that
+#: ``check .`` (the pre-commit hook's default) reads the project's own files only.
+SKIP_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        ".venv",
+        "venv",
+        ".tox",
+        ".nox",
+        "node_modules",
+        "site-packages",
+        "__pycache__",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+    }
+)
 
 
 class InputError(Exception):
