@@ -341,6 +341,8 @@ def run_check(
         raise importer.InputError("--update-baseline needs a baseline file: add --baseline FILE")
     paths, excluded = importer.select_files(paths, exclude, options.names)
     notes = importer.read_notes(paths, options)
+    if options.progress is not None:
+        options.progress("check", 0, len(notes.facts), sum(st.lines for st in notes.files))
     findings = collect(notes, MoveHints(notes.roots, options.cache_dir, notes.name_index))
     if select is not None:
         findings = [f for f in findings if select.enabled(f.code)]

@@ -118,7 +118,7 @@ def stdin_notes(paths: tuple[str, ...], stdin_filename: str | None):
     with tempfile.TemporaryDirectory(prefix="brainmigrate-stdin-") as folder:
         temp = os.path.join(folder, "stdin.md")
         with open(temp, "wb") as handle:
-            handle.write(click.get_binary_stream("stdin").read())
+            handle.write(sys.stdin.buffer.read())
         yield tuple(temp if p == "-" else p for p in paths), {temp: stdin_filename or "-"}
 
 
@@ -204,6 +204,43 @@ def use_color(choice: str, stream) -> bool:
     return bool(isatty and isatty())
 
 
+def progress_option(func):
+    """``--no-progress``: no status line on stderr (drawn only on a terminal, without CI)."""
+    return click.option(
+        "--no-progress",
+        is_flag=True,
+        help="Draw no progress line on stderr (it is drawn only on a terminal, CI unset).",
+    )(func)
+
+
+#: What a stage of ``importer.Options.progress`` shows after reading.
+_STAGES = {"merge": "merging", "write": "writing the store:", "check": "checking"}
+
+
+@contextlib.contextmanager
+def notes_progress(no_progress: bool):
+    """A ``progress`` callback for ``importer.Options`` that draws files and lines read,
+    then the stage after reading, on stderr; None when no progress is drawn. The line is
+    cleared at the end."""
+    from brainmigrate import progress
+
+    if not progress.enabled(sys.stderr, not no_progress):
+        yield None
+        return
+    bar = progress.Progress(sys.stderr)
+
+    def report(stage: str, done: int, total: int, lines: int) -> None:
+        if stage == "read":
+            bar.count("reading notes", done, total, "files", f"{lines:,} lines")
+        else:
+            bar.show(f"{_STAGES[stage]} {total:,} facts ({lines:,} lines read)", force=True)
+
+    try:
+        yield report
+    finally:
+        bar.close()
+
+
 def notes_options(func):
     """Options shared by every command that reads notes."""
     for decorator in reversed(
@@ -249,6 +286,7 @@ def notes_options(func):
                 "(env BRAINMIGRATE_CACHE_DIR, else config cache-dir; "
                 "default ~/.cache/brainmigrate).",
             ),
+            progress_option,
             click.option(
                 "--stdin-filename",
                 metavar="NAME",
@@ -336,6 +374,7 @@ def import_cmd(
     plus_kind,
     task_pattern,
     cache_dir,
+    no_progress,
     stdin_filename,
     parser,
     store,
@@ -362,9 +401,12 @@ def import_cmd(
         exclude=exclude,
         extend_exclude=extend_exclude,
     )
-    with stdin_notes(paths, stdin_filename) as (paths, names):
+    with (
+        stdin_notes(paths, stdin_filename) as (paths, names),
+        notes_progress(no_progress) as progress,
+    ):
         options = importer.Options(
-            s.roots, s.scope, s.plus_kind, s.task_pattern, parser, s.cache_dir, names
+            s.roots, s.scope, s.plus_kind, s.task_pattern, parser, s.cache_dir, names, progress
         )
         paths, _ = importer.select_files(paths, s.excludes, names)
         result = importer.import_notes(paths, options, store, dry_run=dry_run)
@@ -398,27 +440,26 @@ def import_cmd(
     help="Report format.",
 )
 @click.option("--output", type=click.Path(), help="Write the report to FILE instead of stdout.")
+@progress_option
 @guarded
-def index_cmd(root, config_file, isolated, cache_dir, names, fmt, output):
+def index_cmd(root, config_file, isolated, cache_dir, names, fmt, output, no_progress):
     """Index a checkout's declarations (cached) and show why a name does or does not anchor."""
     from pathlib import Path
 
-    from brainmigrate import reports
+    from brainmigrate import progress, reports
     from brainmigrate.codeindex import CodeIndex
 
     settings = load_settings(config_file, isolated, cache_dir=cache_dir)
     root = root or (settings.roots[0] if settings.roots else ".")
     cache_dir = settings.cache_dir
     idx = CodeIndex(root, cache_dir=Path(cache_dir) if cache_dir else None)
-    show = sys.stderr.isatty() and not os.environ.get("CI")
-    if show:
-        with click.progressbar(length=1, label="indexing", file=sys.stderr) as bar:
-
-            def progress(done, total):
-                bar.length = max(total, 1)
-                bar.update(done - bar.pos)
-
-            summary = idx.build(progress)
+    if progress.enabled(sys.stderr, not no_progress):
+        bar = progress.Progress(sys.stderr)
+        bar.show("indexing: listing files", force=True)
+        try:
+            summary = idx.build(lambda done, total: bar.count("indexing", done, total))
+        finally:
+            bar.close()
     else:
         summary = idx.build()
     data = reports.index_report(summary, {n: idx.lookup(n) for n in names})
@@ -503,6 +544,7 @@ def check_cmd(
     plus_kind,
     task_pattern,
     cache_dir,
+    no_progress,
     stdin_filename,
     parser,
     formats,
@@ -559,7 +601,10 @@ def check_cmd(
         say(f"brainmigrate: codes: {', '.join(selection.codes()) or 'none'}")
     if update_baseline and not settings.baseline:
         raise click.UsageError("--update-baseline needs a baseline file: add --baseline FILE")
-    with stdin_notes(paths, stdin_filename) as (paths, names):
+    with (
+        stdin_notes(paths, stdin_filename) as (paths, names),
+        notes_progress(no_progress or quiet) as progress,
+    ):
         options = importer.Options(
             settings.roots,
             settings.scope,
@@ -568,6 +613,7 @@ def check_cmd(
             parser,
             settings.cache_dir,
             names,
+            progress,
         )
         result = check.run_check(
             paths,

@@ -65,7 +65,10 @@ class Options:
     (SPEC.md §Notation; both give the same lines). ``cache_dir`` is where the first root's
     declaration index is cached (None: the default cache folder). ``names`` maps a notes
     file given (as given) to the name it is shown, scoped and resolved by (notes read from
-    standard input into a temporary file, ``--stdin-filename``).
+    standard input into a temporary file, ``--stdin-filename``). ``progress``, when given,
+    is called as ``progress(stage, done, total, lines)``: ``("read", files done, files,
+    lines read)`` after each file and every 65536 lines, then ``("merge", 0, facts, lines)``
+    before the merge and ``("write", 0, facts, lines)`` before the store is written.
     """
 
     roots: Sequence[str | os.PathLike] = ()
@@ -75,6 +78,7 @@ class Options:
     classifier: str = "fast"
     cache_dir: str | os.PathLike | None = None
     names: Mapping[str, str] = field(default_factory=dict)
+    progress: Callable[[str, int, int, int], object] | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -326,7 +330,9 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options, stems: Ste
     df: Counter | None = Counter() if stems is not None else None
     # Facts naming more CamelCase names than are kept: BM202 once the names are looked up.
     crowded = Spill()
-    for display, path in files:
+    report = options.progress
+    read = 0  # lines of the files done
+    for number, (display, path) in enumerate(files):
         named = options.names.get(os.fspath(path))
         source = path if named is None else Path(STDIN_NAME if named == "-" else named)
         scope = scope_for(source, options.scope)
@@ -369,6 +375,8 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options, stems: Ste
 
         for ln in notation.scan(path, display, diags, classify):
             st.lines += 1
+            if report is not None and not st.lines & 0xFFFF:
+                report("read", number, len(files), read + st.lines)
             cls = ln.cls
             if cls == "fact":
                 if pending:
@@ -397,6 +405,9 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options, stems: Ste
         if pending:
             flush()
         stats.append(st)
+        read += st.lines
+        if report is not None:
+            report("read", number + 1, len(files), read)
     resolver.finish()
     for root in resolver.paths.history_unavailable():
         diags.append(
@@ -594,6 +605,9 @@ def import_notes(
         sqlite.check_writable(store_path)
     stems = Stems()
     notes = read_notes(paths, options, stems)
+    lines = sum(st.lines for st in notes.files)
+    if options.progress is not None:
+        options.progress("merge", 0, len(notes.facts), lines)
     if dry_run:
         with sqlite.reading(store_path) as stored:
             result = merge(notes, stored, stems)
@@ -602,6 +616,8 @@ def import_notes(
 
         def plan(stored: sqlite.Stored) -> Iterator[FactRecord]:
             done.append(merge(notes, stored, stems))
+            if options.progress is not None:
+                options.progress("write", 0, len(notes.facts), lines)
             return (r for r in done[0].facts if r.action() != "unchanged" or r.new_provenance)
 
         now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
