@@ -413,7 +413,9 @@ def import_cmd(
     if fmt == "json":
         emit(reports.json_chunks(result), output)
     else:  # streamed: facts and entries are read back as they are written
-        emit(reports.render_chunks(reports.report(result, fmt != "text", "stream"), fmt), output)
+        data = reports.report(result, fmt != "text", "stream")
+        hints = reports.gone_hints(result, s.cache_dir) if fmt == "html" else None
+        emit(reports.render_chunks(data, fmt, hints), output)
 
 
 @main.command("index")

@@ -521,6 +521,7 @@ def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
             facts.add(rec.id, rec)
             index.add(rec.id, key, st)
         else:
+            into_text = rec.text  # before this line's text replaces it
             if known is None:
                 rec.text, rec.kind, rec.marker = fact.text, fact.kind, fact.marker
                 rec.status, rec.status_reason = fact.status, _reason(fact.status)
@@ -537,6 +538,8 @@ def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
                     "line": fact.line,
                     "similarity": round(sim, 4),
                     "known": known is not None,
+                    "text": fact.text,
+                    "into_text": into_text,
                 }
             )
             by_file[fact.file].merged += 1
