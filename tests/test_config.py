@@ -290,3 +290,38 @@ def test_notes_files_match_md_in_any_case(project):
     (project / "notes" / "NOTES.MD").write_text("+ three app/Three.kt\n")
     got = cli("notes", "--root", "a", "--root", "b")
     assert "notes/NOTES.MD:1:9: BM101 error cites app/Three.kt" in got.output
+
+
+def test_import_takes_config_exclude_and_extend_exclude_options(project, tmp_path_factory):
+    other = tmp_path_factory.mktemp("other")
+    (other / "bm.toml").write_text(f'scope = "area:other"\nroots = ["{project / "a"}"]\n')
+    (project / ".brainmigrate.toml").write_text('exclude = ["main.md"]\n')
+
+    def imported(*args: str) -> dict:
+        got = CliRunner().invoke(main, ["import", "notes", "--dry-run", "--format", "json", *args])
+        assert got.exit_code == 0, got.output
+        data = json.loads(got.stdout)
+        return {f["path"]: f["scope"] for f in data["files"]}
+
+    assert imported() == {"notes/drafts/wip.md": "area:wip"}
+    assert imported("--exclude", "wip.md") == {"notes/main.md": "area:main"}
+    assert imported("--extend-exclude", "drafts/*") == {}
+    assert imported("--config", str(other / "bm.toml")) == {
+        "notes/drafts/wip.md": "area:other",
+        "notes/main.md": "area:other",
+    }
+
+
+def test_index_takes_config_and_isolated(project, monkeypatch):
+    monkeypatch.chdir(project / "b")
+    (project / "b" / "bm.toml").write_text('roots = ["../a"]\n')
+
+    def indexed(*args: str) -> str:
+        got = CliRunner().invoke(main, ["index", "--format", "json", *args])
+        assert got.exit_code == 0, got.output
+        return json.loads(got.stdout)["root"]
+
+    assert indexed("--config", "bm.toml") == str(project / "a")
+    (project / "b" / ".brainmigrate.toml").write_text('roots = ["../a"]\n')
+    assert indexed() == str(project / "a")
+    assert indexed("--isolated") == str(project / "b")
