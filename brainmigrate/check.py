@@ -3,16 +3,17 @@
 Read-only: the notes are read and resolved exactly as ``import`` reads them
 (``importer.read_notes``); no store is opened. Every citation that anchored nothing and
 every diagnostic of the reading becomes a ``Finding`` with a stable code and a severity
-(``RULES``). A finding *fails* the check when its severity is at or above ``fail_on``,
-unless an inline ``<!-- brainmigrate: allow-gone -->`` suppresses it (gone paths only) or
-the baseline holds it. For a gone path, ``MoveHints`` says where the file may have gone:
+(``RULES``); ``Selection`` (``--select``, ``--ignore``) says which codes are reported. A
+finding *fails* the check when its severity is at or above ``fail_on``, unless an inline
+``<!-- brainmigrate: allow-gone -->`` (gone paths) or ``<!-- brainmigrate: ignore BM102 -->``
+suppresses it or the baseline holds it; a suppression that waives nothing is a BM401.
+For a gone path, ``MoveHints`` says where the file may have gone:
 git's rename history, else the one file of the first root with the same name, else one
 clearly closest path of the first root.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import hashlib
 import json
 import os
@@ -27,6 +28,7 @@ from pathlib import Path
 from brainmigrate import importer
 from brainmigrate.anchors import Root, is_absolute, normalize
 from brainmigrate.fsutil import write_text_atomic
+from brainmigrate.importer import is_excluded  # noqa: F401 - part of check's interface
 from brainmigrate.model import Citation, Diagnostic, ParsedFact
 
 #: Severity levels, highest first; ``--fail-on`` takes one of them.
@@ -76,8 +78,62 @@ RULES: dict[str, Rule] = {
             "BM309", "fact-too-long", "warning", "A fact is longer than 1 MiB; the rest left out."
         ),
         Rule("BM310", "decoded-utf16-32", "info", "A notes file was decoded as UTF-16 or UTF-32."),
+        Rule(
+            "BM401",
+            "unused-suppression",
+            "info",
+            "A brainmigrate: ignore or allow-gone comment waives no finding.",
+        ),
     )
 }
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which codes a check reports, as ruff selects rules: a code is reported when the
+    longest prefix of it in ``select`` (None: every code) or ``extend_select`` is longer than
+    the longest in ``ignore`` (on a tie, ``ignore`` wins)."""
+
+    select: tuple[str, ...] | None = None
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        for option, values in (
+            ("--select", self.select or ()),
+            ("--extend-select", self.extend_select),
+            ("--ignore", self.ignore),
+        ):
+            for value in values:
+                if not any(code.startswith(value) for code in RULES):
+                    raise importer.InputError(
+                        f"{option} {value}: matches no finding code (codes: {', '.join(RULES)})"
+                    )
+
+    def enabled(self, code: str) -> bool:
+        """True when findings of ``code`` are reported."""
+        chosen = (("BM",) if self.select is None else self.select) + self.extend_select
+        on = max((len(p) for p in chosen if code.startswith(p)), default=-1)
+        off = max((len(p) for p in self.ignore if code.startswith(p)), default=-1)
+        return on > off
+
+    def codes(self) -> list[str]:
+        """The codes of ``RULES`` that are reported."""
+        return [code for code in RULES if self.enabled(code)]
+
+
+def waived_by(code: str, suppress: frozenset[str]) -> str | None:
+    """The entry of a fact's ``suppress`` that waives findings of ``code`` (``"gone"``
+    waives BM101; a code or prefix waives what it starts), or None."""
+    for entry in sorted(suppress):
+        if code.startswith(entry) if entry != "gone" else code == "BM101":
+            return entry
+    return None
+
+
+def suppression_text(entry: str) -> str:
+    """The comment that wrote a ``suppress`` entry, for messages and SARIF."""
+    return "allow-gone" if entry == "gone" else f"ignore {entry}"
 
 
 def rule(code: str) -> Rule:
@@ -128,6 +184,8 @@ class Finding:
     hint: Hint | None = None
     suppressed: bool = False
     baselined: bool = False
+    #: the comment that suppressed it (``allow-gone``, ``ignore BM102``), when suppressed
+    suppressed_by: str = ""
 
     @property
     def rule(self) -> Rule:
@@ -267,12 +325,14 @@ def run_check(
     baseline: str | os.PathLike | None = None,
     update_baseline: bool = False,
     exclude: Sequence[str] = (),
+    select: Selection | None = None,
 ) -> CheckResult:
     """Check the notes files ``paths`` name: read them as ``import`` does, make findings.
 
     ``fail_on`` is ``error``, ``warning`` or ``info``. With ``baseline``, findings its file
     holds do not fail; with ``update_baseline`` too, the file is first (re)written with the
-    current findings (atomically). ``exclude`` globs leave notes files out (``is_excluded``).
+    current findings (atomically). ``exclude`` globs leave notes files out (``is_excluded``);
+    ``select`` leaves out the findings of codes it does not report (default: none).
     Writes nothing else. Raises ``importer.InputError`` (bad path, root, option or baseline) or
     ``notation.NotesReadError``.
     """
@@ -280,17 +340,13 @@ def run_check(
         raise importer.InputError(f"--fail-on {fail_on}: must be one of {', '.join(LEVELS)}")
     if update_baseline and baseline is None:
         raise importer.InputError("--update-baseline needs a baseline file: add --baseline FILE")
-    excluded: list[str] = []
-    if exclude:
-        kept = []
-        for display, path in importer.notes_files(paths):
-            if is_excluded(display, exclude):
-                excluded.append(display)
-            else:
-                kept.append(path)
-        paths = kept
+    paths, excluded = importer.select_files(paths, exclude, options.names)
     notes = importer.read_notes(paths, options)
+    if options.progress is not None:
+        options.progress("check", 0, len(notes.facts), sum(st.lines for st in notes.files))
     findings = collect(notes, MoveHints(notes.roots, options.cache_dir, notes.name_index))
+    if select is not None:
+        findings = [f for f in findings if select.enabled(f.code)]
     facts = CheckedFacts(notes.facts)
     files = tuple(st.path for st in notes.files)
     status = None
@@ -303,40 +359,60 @@ def run_check(
     return CheckResult(files, facts, tuple(findings), fail_on, status, tuple(excluded))
 
 
-def is_excluded(path: str, globs: Sequence[str]) -> bool:
-    """True when a glob matches notes file ``path`` (POSIX, ``./`` dropped): a glob without
-    ``/`` is matched against the file name, one with ``/`` against the path and each of its
-    tails that starts at a folder (``drafts/*`` matches ``notes/drafts/a.md``). ``*`` also
-    matches ``/``."""
-    path = path.removeprefix("./")
-    tails = [path] + [path[i + 1 :] for i, c in enumerate(path) if c == "/"]
-    for glob in globs:
-        glob = glob.removeprefix("./")
-        if "/" not in glob:
-            if fnmatch.fnmatchcase(tails[-1], glob):
-                return True
-        elif any(fnmatch.fnmatchcase(t, glob) for t in tails):
-            return True
-    return False
-
-
 def collect(notes: importer.Notes, hints: MoveHints | None = None) -> list[Finding]:
     """The findings of read notes, sorted by file (command-line order), line, column, code.
 
-    One finding per gone, outside, unresolved or ambiguous citation and per diagnostic. ``hints``
+    One finding per gone, outside, unresolved or ambiguous citation and per diagnostic; one
+    BM401 per entry of a fact's ``suppress`` that waived none of its findings. ``hints``
     gives gone paths a "moved?" hint (None: no hints).
     """
     out: list[Finding] = []
+    waivers: dict[tuple[str, int], ParsedFact] = {}  # facts with a suppression comment
+    used: set[tuple[str, int, str]] = set()
+
+    def add(finding: Finding, fact: ParsedFact | None) -> None:
+        if fact is not None and fact.suppress:
+            waivers[fact.file, fact.line] = fact
+            entry = waived_by(finding.code, fact.suppress)
+            if entry is not None:
+                used.add((fact.file, fact.line, entry))
+                finding = replace(finding, suppressed=True, suppressed_by=suppression_text(entry))
+        out.append(finding)
+
     for fact, res in notes.facts:
+        if fact.suppress:
+            waivers[fact.file, fact.line] = fact
         for c in res.citations:
-            out.append(_citation_finding(fact, c, hints))
+            add(_citation_finding(fact, c, hints), fact)
     if notes.warnings:
         scopes = {st.path: st.scope for st in notes.files}
         for d, owner in _owners(notes):
-            out.append(_diagnostic_finding(d, owner, scopes))
+            add(_diagnostic_finding(d, owner, scopes), owner)
+    for (file, line), fact in waivers.items():
+        for entry in sorted(fact.suppress):
+            if (file, line, entry) not in used:
+                out.append(_unused_finding(fact, entry))
     order = {st.path: i for i, st in enumerate(notes.files)}
     out.sort(key=lambda f: (order.get(f.file, 0), f.line or 0, f.col or 0, f.code, f.subject))
     return out
+
+
+def _unused_finding(fact: ParsedFact, entry: str) -> Finding:
+    what = "gone path" if entry == "gone" else f"{entry} finding"
+    comment = suppression_text(entry)
+    return Finding(
+        code="BM401",
+        severity=RULES["BM401"].severity,
+        file=fact.file,
+        line=fact.line,
+        col=None,
+        message=f"unused suppression '{comment}': the fact has no {what}",
+        subject=comment,
+        scope=fact.scope,
+        fact_line=fact.line,
+        fact_text=_short(fact.text),
+        fingerprint=fingerprint("BM401", fact.scope, fact.full_text, comment),
+    )
 
 
 def _owners(notes: importer.Notes) -> Iterator[tuple[Diagnostic, ParsedFact | None]]:
@@ -409,7 +485,6 @@ def _citation_finding(fact: ParsedFact, c: Citation, hints: MoveHints | None) ->
         fact_text=_short(fact.text),
         fingerprint=fingerprint(code, fact.scope, fact.full_text, subject),
         hint=hint,
-        suppressed=code == "BM101" and "gone" in fact.suppress,
     )
 
 

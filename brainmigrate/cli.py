@@ -105,13 +105,13 @@ def guarded(func):
     return wrapper
 
 
-def emit(text: str | Iterable[str], output: str | None) -> None:
+def emit(text: str | Iterable[str], output: str | None, color: bool | None = None) -> None:
     """Write a finished report (a string, or chunks of one) to ``output`` atomically, or to
-    stdout."""
+    stdout (``color``: keep ANSI styles or strip them; None: as click decides)."""
     chunks = [text] if isinstance(text, str) else _joined(text)
     if output in (None, "-"):
         for chunk in chunks:
-            click.echo(chunk, nl=False)
+            click.echo(chunk, nl=False, color=color)
         return
     from brainmigrate.fsutil import write_chunks_atomic
 
@@ -122,6 +122,25 @@ def emit(text: str | Iterable[str], output: str | None) -> None:
             f"--output {output}: cannot write ({exc.strerror or exc}); free space or pass"
             " --output with another path"
         ) from None
+
+
+@contextlib.contextmanager
+def stdin_notes(paths: tuple[str, ...], stdin_filename: str | None):
+    """``(paths, names)`` with ``-`` in ``paths`` replaced by a temporary file holding
+    standard input, which ``names`` shows as ``stdin_filename`` (or ``-``); the file is
+    removed afterwards."""
+    if "-" not in paths:
+        if stdin_filename:
+            raise click.UsageError("--stdin-filename names the notes of '-': add - as a PATH")
+        yield paths, {}
+        return
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="brainmigrate-stdin-") as folder:
+        temp = os.path.join(folder, "stdin.md")
+        with open(temp, "wb") as handle:
+            handle.write(sys.stdin.buffer.read())
+        yield tuple(temp if p == "-" else p for p in paths), {temp: stdin_filename or "-"}
 
 
 def check_output(output: str | None) -> None:
@@ -223,11 +242,105 @@ def not_blank(ctx, param, value):
     return value
 
 
+def config_options(func):
+    """``--config FILE`` and ``--isolated``: which configuration file a command reads."""
+    func = click.option(
+        "--isolated",
+        is_flag=True,
+        help="Read no configuration file (.brainmigrate.toml, pyproject.toml).",
+    )(func)
+    return click.option(
+        "--config",
+        "config_file",
+        type=click.Path(),
+        help="Configuration file to read instead of the one found from the current folder "
+        "up to the repository root.",
+    )(func)
+
+
+def load_settings(config_file: str | None, isolated: bool, quiet: bool = False, **given):
+    """The settings of the configuration file (``config.load``) with the options given in
+    place; says on stderr which file is used when one folder holds two (not when
+    ``quiet``)."""
+    from brainmigrate import config
+
+    if config_file and isolated:
+        raise click.UsageError("--config and --isolated exclude each other; give one")
+    settings = config.load(config_file=config_file, isolated=isolated).override(**given)
+    for note in () if quiet else settings.notes:
+        click.echo(f"brainmigrate: note: {note}", err=True)
+    return settings
+
+
+def use_color(choice: str, stream) -> bool:
+    """Whether to colour what goes to ``stream``: ``always``/``never`` as said; ``auto``:
+    not when ``NO_COLOR`` is set (not empty), yes when ``FORCE_COLOR`` is (not empty or
+    ``0``), else when ``stream`` is a terminal."""
+    if choice != "auto":
+        return choice == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR", "0") not in ("", "0"):
+        return True
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def progress_option(func):
+    """``--no-progress``: no status line on stderr (drawn only on a terminal, without CI)."""
+    return click.option(
+        "--no-progress",
+        is_flag=True,
+        help="Draw no progress line on stderr (it is drawn only on a terminal, CI unset).",
+    )(func)
+
+
+#: What a stage of ``importer.Options.progress`` shows after reading.
+_STAGES = {"merge": "merging", "write": "writing the store:", "check": "checking"}
+
+
+@contextlib.contextmanager
+def notes_progress(no_progress: bool):
+    """A ``progress`` callback for ``importer.Options`` that draws files and lines read,
+    then the stage after reading, on stderr; None when no progress is drawn. The line is
+    cleared at the end."""
+    from brainmigrate import progress
+
+    if not progress.enabled(sys.stderr, not no_progress):
+        yield None
+        return
+    bar = progress.Progress(sys.stderr)
+
+    def report(stage: str, done: int, total: int, lines: int) -> None:
+        if stage == "read":
+            bar.count("reading notes", done, total, "files", f"{lines:,} lines")
+        else:
+            bar.show(f"{_STAGES[stage]} {total:,} facts ({lines:,} lines read)", force=True)
+
+    try:
+        yield report
+    finally:
+        bar.close()
+
+
 def notes_options(func):
     """Options shared by every command that reads notes."""
     for decorator in reversed(
         [
             click.argument("paths", nargs=-1, required=True, type=click.Path()),
+            config_options,
+            click.option(
+                "--exclude",
+                multiple=True,
+                metavar="GLOB",
+                help="Notes files to skip, replacing the config's exclude; repeat.",
+            ),
+            click.option(
+                "--extend-exclude",
+                multiple=True,
+                metavar="GLOB",
+                help="Notes files to skip, added to the config's exclude; repeat.",
+            ),
             click.option(
                 "--root",
                 "roots",
@@ -257,7 +370,15 @@ def notes_options(func):
                 type=click.Path(),
                 envvar="BRAINMIGRATE_CACHE_DIR",
                 help="Folder for the declaration index cache "
-                "(env BRAINMIGRATE_CACHE_DIR; default ~/.cache/brainmigrate).",
+                "(env BRAINMIGRATE_CACHE_DIR, else config cache-dir; "
+                "default ~/.cache/brainmigrate).",
+            ),
+            progress_option,
+            click.option(
+                "--stdin-filename",
+                metavar="NAME",
+                help="Name of the notes read from standard input ('-' as a PATH): shown in "
+                "the report and giving their scope.",
             ),
             click.option(
                 "--parser",
@@ -315,7 +436,7 @@ class OneLineErrors(click.Group):
 @click.group(
     "brainmigrate", cls=OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]}
 )
-@click.version_option(__version__, prog_name="brainmigrate")
+@click.version_option(__version__, "-V", "--version", prog_name="brainmigrate")
 def main() -> None:
     """Turn brain-notation notes into a fact store tools can trust."""
 
@@ -341,28 +462,74 @@ def main() -> None:
 @click.option("--output", type=click.Path(), help="Write the report to FILE instead of stdout.")
 @guarded
 def import_cmd(
-    paths, roots, scope, plus_kind, task_pattern, cache_dir, parser, store, dry_run, fmt, output
+    paths,
+    config_file,
+    isolated,
+    exclude,
+    extend_exclude,
+    roots,
+    scope,
+    plus_kind,
+    task_pattern,
+    cache_dir,
+    no_progress,
+    stdin_filename,
+    parser,
+    store,
+    dry_run,
+    fmt,
+    output,
 ):
-    """Import notes files (or folders of *.md) into the fact store."""
+    """Import notes files (or folders of *.md) into the fact store.
+
+    Settings come from .brainmigrate.toml or [tool.brainmigrate] in pyproject.toml, found
+    from the current folder up; options given here override them.
+    """
     from brainmigrate import importer, reports
 
     refuse_overwrites([("--output", output)], store, paths, store_written=not dry_run)
     check_output(output)
-    options = importer.Options(roots, scope, plus_kind, task_pattern, parser, cache_dir)
-    result = importer.import_notes(paths, options, store, dry_run=dry_run)
+    s = load_settings(
+        config_file,
+        isolated,
+        roots=roots,
+        scope=scope,
+        plus_kind=plus_kind,
+        task_pattern=task_pattern,
+        cache_dir=cache_dir,
+        exclude=exclude,
+        extend_exclude=extend_exclude,
+    )
+    with (
+        stdin_notes(paths, stdin_filename) as (paths, names),
+        notes_progress(no_progress) as progress,
+    ):
+        options = importer.Options(
+            s.roots, s.scope, s.plus_kind, s.task_pattern, parser, s.cache_dir, names, progress
+        )
+        paths, _ = importer.select_files(paths, s.excludes, names)
+        result = importer.import_notes(paths, options, store, dry_run=dry_run)
     if fmt == "json":
         emit(reports.json_chunks(result), output)
     else:  # streamed: facts and entries are read back as they are written
-        emit(reports.render_chunks(reports.report(result, fmt != "text", "stream"), fmt), output)
+        data = reports.report(result, fmt != "text", "stream")
+        hints = reports.gone_hints(result, s.cache_dir) if fmt == "html" else None
+        emit(reports.render_chunks(data, fmt, hints), output)
 
 
 @main.command("index")
-@click.option("--root", required=True, type=click.Path(), help="Checkout to index (one folder).")
+@click.option(
+    "--root",
+    type=click.Path(),
+    help="Checkout to index (one folder). Default: the config's first root, else '.'.",
+)
+@config_options
 @click.option(
     "--cache-dir",
     type=click.Path(),
     envvar="BRAINMIGRATE_CACHE_DIR",
-    help="Folder for the index cache (env BRAINMIGRATE_CACHE_DIR; default ~/.cache/brainmigrate).",
+    help="Folder for the index cache (env BRAINMIGRATE_CACHE_DIR, else config cache-dir; "
+    "default ~/.cache/brainmigrate).",
 )
 @click.option("--name", "names", multiple=True, help="List where NAME is declared; repeatable.")
 @click.option(
@@ -374,27 +541,29 @@ def import_cmd(
     help="Report format.",
 )
 @click.option("--output", type=click.Path(), help="Write the report to FILE instead of stdout.")
+@progress_option
 @guarded
-def index_cmd(root, cache_dir, names, fmt, output):
+def index_cmd(root, config_file, isolated, cache_dir, names, fmt, output, no_progress):
     """Index a checkout's declarations (cached) and show why a name does or does not anchor."""
     from pathlib import Path
 
-    from brainmigrate import importer, reports
+    from brainmigrate import importer, progress, reports
     from brainmigrate.codeindex import CodeIndex
 
+    settings = load_settings(config_file, isolated, cache_dir=cache_dir)
+    root = root or (settings.roots[0] if settings.roots else ".")
+    cache_dir = settings.cache_dir
     check_output(output)
     importer.make_roots([root])  # a root that is no folder: the message import gives
     idx = CodeIndex(root, cache_dir=Path(cache_dir) if cache_dir else None)
     refuse_overwrites([("--output", output)], cache=idx.cache_path)
-    show = sys.stderr.isatty() and not os.environ.get("CI")
-    if show:
-        with click.progressbar(length=1, label="indexing", file=sys.stderr) as bar:
-
-            def progress(done, total):
-                bar.length = max(total, 1)
-                bar.update(done - bar.pos)
-
-            summary = idx.build(progress)
+    if progress.enabled(sys.stderr, not no_progress):
+        bar = progress.Progress(sys.stderr)
+        bar.show("indexing: listing files", force=True)
+        try:
+            summary = idx.build(lambda done, total: bar.count("indexing", done, total))
+        finally:
+            bar.close()
     else:
         summary = idx.build()
     data = reports.index_report(summary, {n: idx.lookup(n) for n in names})
@@ -407,7 +576,7 @@ def index_cmd(root, cache_dir, names, fmt, output):
     "--format",
     "formats",
     multiple=True,
-    type=click.Choice(["text", "json", "github", "sarif", "junit", "markdown"]),
+    type=click.Choice(["text", "json", "github", "sarif", "junit", "markdown", "gitlab"]),
     help="Report format; repeat for several reports, each paired with the --output at the "
     "same position. Default: text.",
 )
@@ -435,14 +604,52 @@ def index_cmd(root, cache_dir, names, fmt, output):
     help="Write the current findings to the --baseline file, then check against it.",
 )
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even with failing findings.")
+@click.option(
+    "--select",
+    multiple=True,
+    metavar="CODES",
+    help="Finding codes or prefixes to report (BM1, BM203), comma-separated or repeated; "
+    "replaces the config's select. Default: every code.",
+)
+@click.option(
+    "--extend-select",
+    multiple=True,
+    metavar="CODES",
+    help="Codes or prefixes to report in addition to select.",
+)
+@click.option(
+    "--ignore",
+    multiple=True,
+    metavar="CODES",
+    help="Codes or prefixes not to report (a longer selected prefix wins).",
+)
+@click.option("--statistics", is_flag=True, help="Show a count per finding code.")
+@click.option(
+    "--color",
+    type=click.Choice(["auto", "always", "never"]),
+    default="auto",
+    show_default=True,
+    help="Colour the text report: auto colours a terminal unless NO_COLOR is set "
+    "(FORCE_COLOR forces it).",
+)
+@click.option("-q", "--quiet", is_flag=True, help="Print the findings only, no counts or notes.")
+@click.option(
+    "-v", "--verbose", is_flag=True, help="Also say on stderr which configuration and roots."
+)
 @guarded
 def check_cmd(
     paths,
+    config_file,
+    isolated,
+    exclude,
+    extend_exclude,
     roots,
     scope,
     plus_kind,
     task_pattern,
     cache_dir,
+    no_progress,
+    stdin_filename,
     parser,
     formats,
     outputs,
@@ -450,27 +657,51 @@ def check_cmd(
     baseline,
     update_baseline,
     exit_zero,
+    select,
+    extend_select,
+    ignore,
+    statistics,
+    color,
+    quiet,
+    verbose,
 ):
     """Check notes for citations of files that no longer exist; read-only, for CI.
 
     Exit 0: nothing fails; 1: findings at or above --fail-on; 2: could not run. Settings
-    come from .brainmigrate.toml or [tool.brainmigrate] in pyproject.toml; options given
-    here override them.
+    come from .brainmigrate.toml or [tool.brainmigrate] in pyproject.toml, found from the
+    current folder up; options given here override them.
     """
-    from brainmigrate import check, config, importer
+    from brainmigrate import check, importer
     from brainmigrate.reports import ci
 
     try:
         targets = ci.plan(formats, outputs)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
-    settings = config.load().override(
+    for _, output in targets:
+        check_output(output)
+    settings = load_settings(
+        config_file,
+        isolated,
         roots=roots,
+        scope=scope,
         task_pattern=task_pattern,
         plus_kind=plus_kind,
+        cache_dir=cache_dir,
         fail_on=fail_on,
         baseline=baseline,
+        exclude=exclude,
+        extend_exclude=extend_exclude,
+        select=select,
+        extend_select=extend_select,
+        ignore=ignore,
+        quiet=quiet,
     )
+    selection = check.Selection(settings.select, settings.extend_select, settings.ignore)
+    if verbose:
+        say(f"brainmigrate: configuration: {settings.source or 'none'}")
+        say(f"brainmigrate: roots: {', '.join(settings.roots or ('.',))}")
+        say(f"brainmigrate: codes: {', '.join(selection.codes()) or 'none'}")
     if update_baseline and not settings.baseline:
         raise click.UsageError("--update-baseline needs a baseline file: add --baseline FILE")
     written = [(f"--format {fmt.value} --output", output) for fmt, output in targets]
@@ -478,25 +709,46 @@ def check_cmd(
         written.insert(0, ("--baseline", str(settings.baseline)))
     refuse_overwrites(
         written,
-        notes=paths,
+        notes=[p for p in paths if p != "-"],
         baseline=None if update_baseline or not settings.baseline else str(settings.baseline),
     )
-    for _, output in targets:
-        check_output(output)
-    options = importer.Options(
-        settings.roots, scope, settings.plus_kind, settings.task_pattern, parser, cache_dir
-    )
-    result = check.run_check(
-        paths,
-        options,
-        settings.fail_on,
-        baseline=settings.baseline,
-        update_baseline=update_baseline,
-        exclude=settings.exclude,
-    )
-    reports = [(ci.render(result, fmt), output) for fmt, output in targets]
+    with (
+        stdin_notes(paths, stdin_filename) as (paths, names),
+        notes_progress(no_progress or quiet) as progress,
+    ):
+        options = importer.Options(
+            settings.roots,
+            settings.scope,
+            settings.plus_kind,
+            settings.task_pattern,
+            parser,
+            settings.cache_dir,
+            names,
+            progress,
+        )
+        result = check.run_check(
+            paths,
+            options,
+            settings.fail_on,
+            baseline=settings.baseline,
+            update_baseline=update_baseline,
+            exclude=settings.excludes,
+            select=selection,
+        )
+    painted = use_color(color, sys.stdout)
+    reports = [
+        (ci.render(result, fmt, color=painted and output is None, quiet=quiet), output)
+        for fmt, output in targets
+    ]
+    if statistics:  # in place of a text report on stdout, else on stderr
+        table = ci.statistics(result, quiet=quiet)
+        on_stdout = [i for i, (_, output) in enumerate(targets) if output is None]
+        if on_stdout and targets[on_stdout[0]][0] == ci.Format.TEXT:
+            reports[on_stdout[0]] = (table, None)
+        else:
+            click.echo(table, nl=False, err=True)
     for text, output in reports:
-        emit(text, output)
+        emit(text, output, color=painted if output is None else None)
     step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if step_summary and any(fmt == ci.Format.GITHUB for fmt, _ in targets):
         extra = ci.github_step_summary(result)

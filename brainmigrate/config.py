@@ -1,21 +1,32 @@
-"""Settings of ``brainmigrate check`` from a configuration file (docs/check.md, Configuration).
+"""Settings of ``brainmigrate`` from a configuration file (docs/check.md, Configuration).
 
-Looked for in one folder (the current one by default): ``.brainmigrate.toml`` (keys at the
-top level) first, else ``[tool.brainmigrate]`` in ``pyproject.toml``. Keys:
+Found as ruff finds its own (``find``): from the current folder upward to the repository
+root (the first folder holding ``.git``; the file system root when there is none), the
+first folder with ``.brainmigrate.toml`` (keys at the top level) or ``pyproject.toml`` with
+a ``[tool.brainmigrate]`` table. When one folder holds both, ``.brainmigrate.toml`` is used
+and ``Settings.notes`` says so. ``--config FILE`` names the file instead; ``--isolated``
+reads none. Keys:
 
-============  =========================================  ===========================
-key           value                                      command-line option
-============  =========================================  ===========================
-roots         list of folders, first wins                ``--root``
-task-pattern  regular expression                         ``--task-pattern``
-plus-kind     one of the kinds (``environment`` …)       ``--plus-kind``
-fail-on       ``error``, ``warning`` or ``info``         ``--fail-on``
-exclude       list of globs of notes files to skip       (none)
-baseline      baseline file                              ``--baseline``
-============  =========================================  ===========================
+==============  =========================================  ===========================
+key             value                                      command-line option
+==============  =========================================  ===========================
+roots           list of folders, first wins                ``--root``
+scope           scope of every fact                        ``--scope``
+task-pattern    regular expression                         ``--task-pattern``
+plus-kind       one of the kinds (``environment`` …)       ``--plus-kind``
+cache-dir       folder of the declaration index cache      ``--cache-dir``
+exclude         list of globs of notes files to skip       ``--exclude``
+extend-exclude  more globs, added to ``exclude``           ``--extend-exclude``
+fail-on         ``error``, ``warning`` or ``info``         ``--fail-on``
+baseline        baseline file                              ``--baseline``
+select          finding codes or prefixes to report        ``--select``
+extend-select   codes or prefixes added to ``select``      ``--extend-select``
+ignore          codes or prefixes not to report            ``--ignore``
+==============  =========================================  ===========================
 
-Options given on the command line override the file. An unknown key or a bad value is a
-``ConfigError`` naming the key (the CLI exits 2).
+Paths in the file (``roots``, ``baseline``, ``cache-dir``) are relative to the folder of the
+file that holds them. Options given on the command line override the file. An unknown key
+or a bad value is a ``ConfigError`` naming the file and the key (the CLI exits 2).
 """
 
 from __future__ import annotations
@@ -23,6 +34,7 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -33,7 +45,22 @@ from brainmigrate.model import KINDS
 LEVELS = ("error", "warning", "info")
 #: Where settings are looked for, in this order: (file name, table or None for top level).
 SOURCES = ((".brainmigrate.toml", None), ("pyproject.toml", ("tool", "brainmigrate")))
-KEYS = ("baseline", "exclude", "fail-on", "plus-kind", "roots", "task-pattern")
+KEYS = (
+    "baseline",
+    "cache-dir",
+    "exclude",
+    "extend-exclude",
+    "extend-select",
+    "fail-on",
+    "ignore",
+    "plus-kind",
+    "roots",
+    "scope",
+    "select",
+    "task-pattern",
+)
+#: A finding code or a prefix of one, as ``select`` and ``ignore`` take them (``BM1``).
+CODE_PREFIX = re.compile(r"BM[0-9]{0,3}")
 
 
 class ConfigError(InputError):
@@ -42,7 +69,11 @@ class ConfigError(InputError):
 
 @dataclass(frozen=True)
 class Settings:
-    """What ``check`` runs with; ``source`` names the file the values came from (or None)."""
+    """What a command runs with; ``source`` names the file the values came from (or None)
+    and ``notes`` what a person should know about how it was found.
+
+    ``select`` is None for every code; ``exclude`` and ``extend_exclude`` are both applied.
+    """
 
     roots: tuple[str, ...] = ()
     task_pattern: str | None = None
@@ -51,71 +82,193 @@ class Settings:
     exclude: tuple[str, ...] = ()
     baseline: str | None = None
     source: str | None = None
+    scope: str | None = None
+    cache_dir: str | None = None
+    extend_exclude: tuple[str, ...] = ()
+    select: tuple[str, ...] | None = None
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    @property
+    def excludes(self) -> tuple[str, ...]:
+        """Every exclude glob: ``exclude`` then ``extend_exclude``."""
+        return self.exclude + self.extend_exclude
 
     def override(
         self,
         *,
-        roots: tuple[str, ...] = (),
+        roots: Iterable[str] = (),
         task_pattern: str | None = None,
         plus_kind: str | None = None,
         fail_on: str | None = None,
         baseline: str | None = None,
+        scope: str | None = None,
+        cache_dir: str | None = None,
+        exclude: Iterable[str] = (),
+        extend_exclude: Iterable[str] = (),
+        select: Iterable[str] = (),
+        extend_select: Iterable[str] = (),
+        ignore: Iterable[str] = (),
     ) -> Settings:
-        """These settings with every option given on the command line (not empty) in place."""
+        """These settings with every option given on the command line (not empty) in place.
+
+        ``roots``, ``exclude`` and ``select`` replace the file's; ``extend_exclude``,
+        ``extend_select`` and ``ignore`` add to it. Raises ``ConfigError`` for a code that
+        is no code or prefix.
+        """
         given = {
             "roots": tuple(roots),
             "task_pattern": task_pattern,
             "plus_kind": plus_kind,
             "fail_on": fail_on,
             "baseline": baseline,
+            "scope": scope,
+            "cache_dir": cache_dir,
+            "exclude": tuple(exclude),
+            "select": _codes(split_list(select), "--select"),
         }
-        return replace(self, **{k: v for k, v in given.items() if v})
+        out = replace(self, **{k: v for k, v in given.items() if v})
+        return replace(
+            out,
+            extend_exclude=out.extend_exclude + tuple(extend_exclude),
+            extend_select=out.extend_select + _codes(split_list(extend_select), "--extend-select"),
+            ignore=out.ignore + _codes(split_list(ignore), "--ignore"),
+        )
 
 
-def load(folder: str | os.PathLike | None = None) -> Settings:
-    """Read the settings of ``folder`` (default: the current folder); defaults when no file.
+def split_list(values: Iterable[str]) -> tuple[str, ...]:
+    """Values of a repeatable option, each also split at commas (``--select BM1,BM2``)."""
+    return tuple(v.strip() for value in values for v in value.split(",") if v.strip())
 
-    Raises ``ConfigError`` for invalid TOML, an unknown key or a bad value (the message
-    names the file and the key).
+
+def _codes(values: tuple[str, ...], where: str) -> tuple[str, ...]:
+    for value in values:
+        if not CODE_PREFIX.fullmatch(value):
+            raise ConfigError(
+                f"{where}: {value!r} is not a finding code or prefix (BM101, BM1, BM)"
+            )
+    return values
+
+
+def find(start: str | os.PathLike | None = None) -> tuple[Path, tuple[str, ...] | None, str]:
+    """The configuration file that applies in folder ``start`` (default: the current one):
+    ``(path, table or None, note)``; ``note`` is "" unless the folder also holds the other
+    file. Raises ``LookupError`` when there is none."""
+    base = Path(start if start is not None else Path.cwd()).absolute()
+    for folder in (base, *base.parents):
+        found = [(folder / name, table) for name, table in SOURCES if _holds(folder / name, table)]
+        if found:
+            path, table = found[0]
+            note = ""
+            if len(found) > 1:
+                note = (
+                    f"{_shown(path)} is used; [tool.brainmigrate] in "
+                    f"{_shown(found[1][0])} is ignored (one folder holds both)"
+                )
+            return path, table, note
+        if (folder / ".git").exists():
+            break
+    raise LookupError("no configuration file")
+
+
+def _holds(path: Path, table: tuple[str, ...] | None) -> bool:
+    """True when ``path`` is a file and, for a table, the file holds it (a file that cannot
+    be read or parsed is taken, so its error is reported)."""
+    if not path.is_file():
+        return False
+    if table is None:
+        return True
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return True
+    for key in table:
+        data = data.get(key) if isinstance(data, dict) else None
+    return data is not None
+
+
+def load(
+    folder: str | os.PathLike | None = None,
+    *,
+    config_file: str | os.PathLike | None = None,
+    isolated: bool = False,
+) -> Settings:
+    """The settings that apply in ``folder`` (default: the current folder), found by
+    ``find``; defaults when there is no file or with ``isolated``. ``config_file`` names the
+    file to read instead (a ``pyproject.toml`` must hold ``[tool.brainmigrate]``).
+
+    Raises ``ConfigError`` for a missing ``config_file``, invalid TOML, an unknown key or a
+    bad value (the message names the file and the key).
     """
-    base = Path(folder) if folder is not None else Path.cwd()
-    for name, table in SOURCES:
-        path = base / name
+    if isolated:
+        return Settings()
+    note = ""
+    if config_file is not None:
+        path = Path(config_file)
+        table = SOURCES[1][1] if path.name == "pyproject.toml" else None
         if not path.is_file():
-            continue
+            raise ConfigError(f"--config {config_file}: no such file; check the path")
+    else:
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"{name}: cannot read it ({exc}); make it readable") from None
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{name}: not valid TOML ({exc}); fix the file") from None
-        where = name
-        if table is not None:
-            for key in table:
-                data = data.get(key) if isinstance(data, dict) else None
-            if data is None:
-                continue
-            where = f"{name} [{'.'.join(table)}]"
-            if not isinstance(data, dict):
-                raise ConfigError(f"{where}: not a table; make it a table of settings")
-        return parse(data, where)
-    return Settings()
+            path, table, note = find(folder)
+        except LookupError:
+            return Settings()
+    name = _shown(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{name}: cannot read it ({exc}); make it readable") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{name}: not valid TOML ({exc}); fix the file") from None
+    where = name
+    if table is not None:
+        for key in table:
+            data = data.get(key) if isinstance(data, dict) else None
+        where = f"{name} [{'.'.join(table)}]"
+        if data is None:
+            if config_file is not None:
+                raise ConfigError(
+                    f"--config {config_file}: has no [tool.brainmigrate] table; add one or name"
+                    " another file"
+                )
+            return Settings()
+        if not isinstance(data, dict):
+            raise ConfigError(f"{where}: not a table; make it a table of settings")
+    settings = parse(data, where, base=path.absolute().parent)
+    return replace(settings, notes=(note,)) if note else settings
 
 
-def parse(data: dict, where: str = "configuration") -> Settings:
-    """Settings from a parsed table; ``where`` prefixes error messages. Raises ``ConfigError``."""
+def _shown(path: Path) -> str:
+    """``path`` as a person reads it: relative to the current folder when below or beside it."""
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # another drive
+        return str(path)
+
+
+def parse(data: dict, where: str = "configuration", base: Path | None = None) -> Settings:
+    """Settings from a parsed table; ``where`` prefixes error messages; paths are relative
+    to folder ``base`` (default: the current folder). Raises ``ConfigError``."""
     unknown = sorted(set(data) - set(KEYS))
     if unknown:
         raise ConfigError(
             f"{where}: unknown key {unknown[0]!r}; remove it or use one of {', '.join(KEYS)}"
         )
+    at = _relative_to(base)
     values: dict = {"source": where}
     if "roots" in data:
-        values["roots"] = _strings(data["roots"], "roots", where)
+        values["roots"] = tuple(at(r) for r in _strings(data["roots"], "roots", where))
         if not values["roots"]:
             raise ConfigError(f"{where}: key 'roots' is []; name at least one folder")
-    if "exclude" in data:
-        values["exclude"] = _strings(data["exclude"], "exclude", where)
+    for key in ("exclude", "extend-exclude"):
+        if key in data:
+            values[key.replace("-", "_")] = _strings(data[key], key, where)
+    for key in ("select", "extend-select", "ignore"):
+        if key in data:
+            codes = _strings(data[key], key, where)
+            _codes(codes, f"{where}: key {key!r}")
+            values[key.replace("-", "_")] = codes
     if "task-pattern" in data:
         values["task_pattern"] = _string(data["task-pattern"], "task-pattern", where)
         try:
@@ -124,13 +277,31 @@ def parse(data: dict, where: str = "configuration") -> Settings:
             raise ConfigError(
                 f"{where}: key 'task-pattern' is not a valid regular expression ({exc}); fix it"
             ) from None
+    if "scope" in data:
+        values["scope"] = _string(data["scope"], "scope", where)
     if "baseline" in data:
-        values["baseline"] = _string(data["baseline"], "baseline", where)
+        values["baseline"] = at(_string(data["baseline"], "baseline", where))
+    if "cache-dir" in data:
+        values["cache_dir"] = at(_string(data["cache-dir"], "cache-dir", where))
     if "plus-kind" in data:
         values["plus_kind"] = _choice(data["plus-kind"], "plus-kind", KINDS, where)
     if "fail-on" in data:
         values["fail_on"] = _choice(data["fail-on"], "fail-on", LEVELS, where)
     return Settings(**values)
+
+
+def _relative_to(base: Path | None):
+    """A function that makes a path of the file (relative to ``base``) one that works from
+    the current folder; unchanged when ``base`` is the current folder or the path absolute."""
+    if base is None or base == Path.cwd().absolute():
+        return lambda value: value
+    prefix = _shown(base)
+
+    def at(value: str) -> str:
+        value = os.path.expanduser(value)
+        return value if os.path.isabs(value) else os.path.normpath(os.path.join(prefix, value))
+
+    return at
 
 
 def _string(value, key: str, where: str) -> str:

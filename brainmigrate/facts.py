@@ -46,9 +46,13 @@ TASK_DENY = re.compile(
     r"|HMAC|BASE|UCS|IEEE|ANSI|CRC|WGS|EPSG|SRID)[0-9]*"
 )
 SUPERSEDED = re.compile(r"(?<![^\W_])SUPERSEDED")
-#: A trailer that waives a check for the fact: ``<!-- brainmigrate: allow-gone -->``.
-#: It is removed like any trailer but is not an undated comment (no BM301).
-ALLOW = re.compile(r"\s*brainmigrate:\s*allow-(?P<what>gone)\s*")
+#: A trailer that waives findings of the fact: ``<!-- brainmigrate: allow-gone -->`` (gone
+#: paths, BM101) or ``<!-- brainmigrate: ignore BM102, BM2 -->`` (codes or prefixes). It is
+#: removed like any trailer but is not an undated comment (no BM301).
+ALLOW = re.compile(
+    r"\s*brainmigrate:\s*(?:allow-(?P<what>gone)"
+    r"|ignore\s+(?P<codes>BM[0-9]{0,3}(?:\s*,\s*BM[0-9]{0,3})*))\s*"
+)
 _PATTERNS_STEM = re.compile(r"(?:.*[-_])?patterns?")
 
 
@@ -142,7 +146,8 @@ def build_fact(
     Each line loses its trailing comment (the trailer), then a trailing block id (`` ^id``).
     Appends to ``diags``: BM301 for an undated trailing comment (removed all the same),
     BM302 when the text is cut to 2000 characters. A ``<!-- brainmigrate: allow-gone -->``
-    trailer on any line adds ``"gone"`` to the fact's ``suppress``.
+    trailer on any line adds ``"gone"`` to the fact's ``suppress``, one of
+    ``<!-- brainmigrate: ignore BM102, BM2 -->`` the codes and prefixes it names.
     """
     head = lines[0]
     created = run = None
@@ -153,8 +158,10 @@ def build_fact(
         if inside is not None:
             stamp = parse_stamp(inside)
             allow = ALLOW.fullmatch(inside) if stamp is None else None
-            if allow is not None:
+            if allow is not None and allow.group("what"):
                 suppress.add(allow.group("what"))
+            elif allow is not None:
+                suppress.update(c.strip() for c in allow.group("codes").split(","))
             elif stamp is None:
                 diags.append(
                     Diagnostic(

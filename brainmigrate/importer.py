@@ -7,13 +7,14 @@ with ``check`` (everything up to the merge, touching no store).
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
 import gc
 import hashlib
 import os
 import re
 import stat
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -28,8 +29,28 @@ from brainmigrate.model import Diagnostic, FactRecord, ParsedFact
 from brainmigrate.spill import Keyed, Spill
 from brainmigrate.stores import sqlite
 
-#: Folders never walked for notes files.
-SKIP_DIRS = frozenset({".git", ".hg", ".svn"})
+#: What notes read from standard input without ``--stdin-filename`` are scoped by.
+STDIN_NAME = "stdin.md"
+#: Folders never walked for notes files: version control, and the installed packages and
+#: tool caches a project folder holds (their *.md files are nobody's notes), so that
+#: ``check .`` (the pre-commit hook's default) reads the project's own files only.
+SKIP_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        ".venv",
+        "venv",
+        ".tox",
+        ".nox",
+        "node_modules",
+        "site-packages",
+        "__pycache__",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+    }
+)
 
 
 class InputError(Exception):
@@ -54,7 +75,12 @@ class Options:
 
     ``roots`` default to the current folder. ``classifier`` is ``fast`` or ``lark``
     (SPEC.md §Notation; both give the same lines). ``cache_dir`` is where the first root's
-    declaration index is cached (None: the default cache folder).
+    declaration index is cached (None: the default cache folder). ``names`` maps a notes
+    file given (as given) to the name it is shown, scoped and resolved by (notes read from
+    standard input into a temporary file, ``--stdin-filename``). ``progress``, when given,
+    is called as ``progress(stage, done, total, lines)``: ``("read", files done, files,
+    lines read)`` after each file and every 65536 lines, then ``("merge", 0, facts, lines)``
+    before the merge and ``("write", 0, facts, lines)`` before the store is written.
     """
 
     roots: Sequence[str | os.PathLike] = ()
@@ -63,6 +89,8 @@ class Options:
     task_pattern: str | None = None
     classifier: str = "fast"
     cache_dir: str | os.PathLike | None = None
+    names: Mapping[str, str] = field(default_factory=dict)
+    progress: Callable[[str, int, int, int], object] | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -156,15 +184,18 @@ class RunResult:
 
 
 def notes_files(
-    paths: Sequence[str | os.PathLike], skipped: list[str] | None = None
+    paths: Sequence[str | os.PathLike],
+    skipped: list[str] | None = None,
+    names: Mapping[str, str] | None = None,
 ) -> list[tuple[str, Path]]:
     """The notes files ``paths`` name, in order: a file as given, a folder's ``*.md`` files
     (recursively, sorted, ``.git`` skipped, symlinked folders not followed).
 
     Returns ``(display name, path)`` pairs, each file once. A ``*.md`` entry of a folder
     that is not a regular file (a FIFO, a device, a dangling link) is left out and its name
-    appended to ``skipped``. Raises ``InputError`` for a path that does not exist, is not a
-    regular file or folder, or a folder without readable notes.
+    appended to ``skipped``. A file ``names`` holds is shown by the name it gives. Raises
+    ``InputError`` for a path that does not exist, is not a regular file or folder, or a
+    folder without readable notes.
     """
     out: list[tuple[str, Path]] = []
     seen: set[str] = set()
@@ -191,19 +222,57 @@ def notes_files(
             found = [p]
         else:
             raise InputError(f"{given}: not a regular file or a folder; {NOTES_FIX}")
+        named = (names or {}).get(os.fspath(given))
         for f in found:
             real = os.path.realpath(f)
             if real not in seen:
                 seen.add(real)
-                out.append((printable(f.as_posix()), f))
+                out.append((printable(named or f.as_posix()), f))
     return out
+
+
+def select_files(
+    paths: Sequence[str | os.PathLike],
+    exclude: Sequence[str],
+    names: Mapping[str, str] | None = None,
+) -> tuple[list[str | os.PathLike], list[str]]:
+    """The notes files ``paths`` name without those an ``exclude`` glob matches
+    (``is_excluded``), and the display names of those left out. With no globs, ``paths``
+    unchanged. Raises ``InputError`` as ``notes_files``."""
+    if not exclude:
+        return list(paths), []
+    kept: list[str | os.PathLike] = []
+    excluded: list[str] = []
+    for display, path in notes_files(paths, names=names):
+        if is_excluded(display, exclude):
+            excluded.append(display)
+        else:
+            kept.append(path)
+    return kept, excluded
+
+
+def is_excluded(path: str, globs: Sequence[str]) -> bool:
+    """True when a glob matches notes file ``path`` (POSIX, ``./`` dropped): a glob without
+    ``/`` is matched against the file name, one with ``/`` against the path and each of its
+    tails that starts at a folder (``drafts/*`` matches ``notes/drafts/a.md``). ``*`` also
+    matches ``/``."""
+    path = path.removeprefix("./")
+    tails = [path] + [path[i + 1 :] for i, c in enumerate(path) if c == "/"]
+    for glob in globs:
+        glob = glob.removeprefix("./")
+        if "/" not in glob:
+            if fnmatch.fnmatchcase(tails[-1], glob):
+                return True
+        elif any(fnmatch.fnmatchcase(t, glob) for t in tails):
+            return True
+    return False
 
 
 def _walk(folder: Path):
     for dirpath, dirnames, filenames in os.walk(folder):
         dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
         for name in filenames:
-            if name.endswith(".md"):
+            if name.lower().endswith(".md"):  # NOTES.MD too, as on macOS and Windows
                 yield Path(dirpath, name)
 
 
@@ -259,7 +328,7 @@ def read_notes(
 def _read_notes(paths: Sequence[str | os.PathLike], options: Options, stems: Stems | None) -> Notes:
     roots = make_roots(options.roots)
     odd: list[str] = []
-    files = notes_files(paths, odd)
+    files = notes_files(paths, odd, options.names)
     try:
         tasks = TaskIds(options.task_pattern)
     except re.error as exc:
@@ -276,12 +345,16 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options, stems: Ste
     df: Counter | None = Counter() if stems is not None else None
     # Facts naming more CamelCase names than are kept: BM202 once the names are looked up.
     crowded = Spill()
-    for display, path in files:
-        scope = scope_for(path, options.scope)
-        plus = plus_kind_for(path, options.plus_kind)
+    report = options.progress
+    read = 0  # lines of the files done
+    for number, (display, path) in enumerate(files):
+        named = options.names.get(os.fspath(path))
+        source = path if named is None else Path(STDIN_NAME if named == "-" else named)
+        scope = scope_for(source, options.scope)
+        plus = plus_kind_for(source, options.plus_kind)
         st = FileStats(display, scope)
         # Resolved, so a notes file reached through a symlink still lies inside its root.
-        folder = os.path.dirname(os.path.realpath(path))
+        folder = os.path.dirname(os.path.realpath(source))
         reasons = st.skipped_by_reason
         pending: list[notation.Line] = []
         over: list[int] = []  # [first, last, count] of lines a runaway fact leaves out
@@ -318,6 +391,8 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options, stems: Ste
 
         for ln in notation.scan(path, display, diags, classify):
             st.lines += 1
+            if report is not None and not st.lines & 0xFFFF:
+                report("read", number, len(files), read + st.lines)
             cls = ln.cls
             if cls == "fact":
                 if pending:
@@ -346,6 +421,9 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options, stems: Ste
         if pending:
             flush()
         stats.append(st)
+        read += st.lines
+        if report is not None:
+            report("read", number + 1, len(files), read)
     resolver.finish()
     for root, why in resolver.paths.history_unavailable():
         fix = (
@@ -464,6 +542,7 @@ def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
             facts.add(rec.id, rec)
             index.add(rec.id, key, st)
         else:
+            into_text = rec.text  # before this line's text replaces it
             if known is None:
                 rec.text, rec.kind, rec.marker = fact.text, fact.kind, fact.marker
                 rec.status, rec.status_reason = fact.status, _reason(fact.status)
@@ -480,6 +559,8 @@ def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
                     "line": fact.line,
                     "similarity": round(sim, 4),
                     "known": known is not None,
+                    "text": fact.text,
+                    "into_text": into_text,
                 }
             )
             by_file[fact.file].merged += 1
@@ -548,6 +629,9 @@ def import_notes(
         sqlite.check_writable(store_path)
     stems = Stems()
     notes = read_notes(paths, options, stems)
+    lines = sum(st.lines for st in notes.files)
+    if options.progress is not None:
+        options.progress("merge", 0, len(notes.facts), lines)
     if dry_run:
         with sqlite.reading(store_path) as stored:
             result = merge(notes, stored, stems)
@@ -556,6 +640,8 @@ def import_notes(
 
         def plan(stored: sqlite.Stored) -> Iterator[FactRecord]:
             done.append(merge(notes, stored, stems))
+            if options.progress is not None:
+                options.progress("write", 0, len(notes.facts), lines)
             return (r for r in done[0].facts if r.action() != "unchanged" or r.new_provenance)
 
         now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -127,8 +127,9 @@ class ParsedFact:
 
     ``text`` is folded and cut to 2000 characters; ``full_text`` is the whole folded text
     every rule reads. ``created`` is ISO 8601 UTC (``2026-09-23T13:16:09Z``) or None.
-    ``suppress`` names the checks a ``<!-- brainmigrate: allow-… -->`` trailer waives
-    (``"gone"``). ``last_line`` is the line of its last continuation (``line`` when it has
+    ``suppress`` names the checks a ``<!-- brainmigrate: allow-gone -->`` (``"gone"``) or
+    ``<!-- brainmigrate: ignore BM102 -->`` (codes and prefixes) trailer waives.
+    ``last_line`` is the line of its last continuation (``line`` when it has
     none; 0 when not known).
     """
 

@@ -151,6 +151,7 @@ def test_every_diagnostic_code_has_a_rule_with_the_documented_severity():
         "BM308": "warning",
         "BM309": "warning",
         "BM310": "info",
+        "BM401": "info",
     }
 
 
@@ -256,7 +257,7 @@ def test_suppression_keeps_gone_from_failing_but_is_counted(project):
     assert result.totals()["suppressed"] == 1
     out = cli("notes/ok.md", "--root", "repo").output
     assert out.splitlines() == [
-        "notes/ok.md:1:10: BM101 cites app/src/Legacy.kt, which no root holds [suppressed]",
+        "notes/ok.md:1:10: BM101 error cites app/src/Legacy.kt, which no root holds [suppressed]",
         "OK: 1 file, 1 fact line: 1 finding (1 error, 0 warning, 0 info); "
         "0 failing at --fail-on error; 1 suppressed; 0 in the baseline",
     ]
@@ -302,7 +303,7 @@ def test_default_fail_on_is_error(project):
 def test_exit_zero_exits_0_with_failing_findings(project):
     got = cli("notes", "--root", "repo", "--exit-zero")
     assert got.exit_code == 0
-    assert "BM101 cites app/src/Old.kt" in got.output
+    assert "BM101 error cites app/src/Old.kt" in got.output
 
 
 @pytest.mark.parametrize(
@@ -370,9 +371,10 @@ def test_baseline_fails_only_on_new_findings_and_lists_vanished(project):
     got = cli("notes", "--root", "repo", "--baseline", "bl.json")
     assert got.exit_code == 1
     lines = got.output.splitlines()
-    assert "notes/docker.md:5:16: BM101 cites app/src/New.kt, which no root holds" in lines
+    assert "notes/docker.md:5:16: BM101 error cites app/src/New.kt, which no root holds" in lines
     assert (
-        "notes/docker.md:6:19: BM101 cites app/src/Old.kt, which no root holds [baseline]" in lines
+        "notes/docker.md:6:19: BM101 error cites app/src/Old.kt, which no root holds [baseline]"
+        in lines
     )
     assert "Baseline bl.json: 1 entries no longer occur" in lines
     assert "  BM102 area:docker /etc/ssl/dev.pem: certificates in /etc/ssl/dev.pem" in lines
@@ -600,7 +602,7 @@ def test_ci_run_reports_hints_in_text_and_github(history):
         "(the closest path)",
     ]
     text = cli("notes", "--root", "checkout").output.splitlines()
-    assert text[4] == "notes/code.md:5:25: BM101 cites src/Billing.kt, which no root holds"
+    assert text[4] == "notes/code.md:5:25: BM101 error cites src/Billing.kt, which no root holds"
 
 
 def test_unrelated_files_are_never_suggested(tmp_path):

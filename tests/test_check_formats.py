@@ -1,4 +1,5 @@
-"""Report formats of ``brainmigrate check``: text, json, github, sarif, junit, markdown."""
+"""Report formats of ``brainmigrate check``: text, json, github, sarif, junit, markdown,
+gitlab."""
 
 from __future__ import annotations
 
@@ -90,7 +91,7 @@ def test_cli_writes_each_report_to_its_output(project):
         "--format", "text",
     )  # fmt: skip
     assert got.exit_code == 1
-    assert got.output.startswith("notes/docker.md:2:8: BM101 cites app/Old.kt")
+    assert got.output.startswith("notes/docker.md:2:8: BM101 error cites app/Old.kt")
     assert json.loads((project / "r.json").read_text())["totals"]["failing"] == 2
     assert json.loads((project / "r.sarif").read_text())["version"] == "2.1.0"
 
@@ -116,11 +117,11 @@ def test_cli_output_usage_errors_exit_2(project, args, message):
 def test_text_lines(project):
     got = cli("notes", "--root", "repo")
     assert got.output.splitlines() == [
-        "notes/docker.md:2:8: BM101 cites app/Old.kt, which no root holds",
-        "notes/docker.md:3:7: BM101 cites app/__init__.py, which no root holds",
-        "notes/docker.md:4:11: BM102 cites /etc/hosts.conf, outside every root "
+        "notes/docker.md:2:8: BM101 error cites app/Old.kt, which no root holds",
+        "notes/docker.md:3:7: BM101 error cites app/__init__.py, which no root holds",
+        "notes/docker.md:4:11: BM102 warning cites /etc/hosts.conf, outside every root "
         "(absolute path under no root)",
-        "notes/docker.md:5:10: BM101 cites app/Legacy.kt, which no root holds [suppressed]",
+        "notes/docker.md:5:10: BM101 error cites app/Legacy.kt, which no root holds [suppressed]",
         "FAILED: 2 files, 4 fact lines: 4 findings (3 error, 1 warning, 0 info); "
         "2 failing at --fail-on error; 1 suppressed; 0 in the baseline",
     ]
@@ -430,3 +431,84 @@ def test_github_token_is_never_part_of_the_text_it_encloses():
     lines = got.splitlines()
     tok = lines[0].removeprefix("::stop-commands::")
     assert tok != "0" and lines[-1] == f"::{tok}::"
+
+
+# ------------------------------------------------------------------------------ gitlab
+
+#: The fields GitLab documents for a Code Quality report (docs.gitlab.com, "Code Quality",
+#: "Code Quality report format"): every issue must have these, of these types.
+GITLAB_SCHEMA = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "required": ["description", "check_name", "fingerprint", "severity", "location"],
+        "properties": {
+            "description": {"type": "string", "minLength": 1},
+            "check_name": {"type": "string", "minLength": 1},
+            "fingerprint": {"type": "string", "minLength": 1},
+            "severity": {"enum": ["info", "minor", "major", "critical", "blocker"]},
+            "location": {
+                "type": "object",
+                "required": ["path", "lines"],
+                "properties": {
+                    "path": {"type": "string", "minLength": 1},
+                    "lines": {
+                        "type": "object",
+                        "required": ["begin"],
+                        "properties": {"begin": {"type": "integer", "minimum": 1}},
+                    },
+                },
+            },
+        },
+    },
+}
+
+
+def test_gitlab_code_quality_report(project):
+    import jsonschema
+
+    (project / "notes/twice.md").write_text("+ gone app/Old.kt\n+ gone app/Old.kt\n")
+    got = cli("notes", "--root", "repo", "--format", "gitlab")
+    assert got.exit_code == 1
+    issues = json.loads(got.stdout)
+    jsonschema.validate(issues, GITLAB_SCHEMA)
+    assert [
+        (i["check_name"], i["severity"], i["location"]["path"], i["location"]["lines"]["begin"])
+        for i in issues
+    ] == [
+        ("BM101 gone-path", "major", "notes/docker.md", 2),
+        ("BM101 gone-path", "major", "notes/docker.md", 3),
+        ("BM102 outside-root", "minor", "notes/docker.md", 4),
+        ("BM101 gone-path", "major", "notes/twice.md", 1),
+        ("BM101 gone-path", "major", "notes/twice.md", 2),
+    ]  # the suppressed app/Legacy.kt is no issue
+    assert issues[0]["description"] == "BM101 cites app/Old.kt, which no root holds"
+    assert len({i["fingerprint"] for i in issues}) == 5  # the two repeats stay distinct
+
+
+def test_gitlab_fingerprints_hold_no_line_numbers_and_skip_the_baseline(project):
+    before = json.loads(ci.render(result_of(), "gitlab"))
+    (project / "notes/docker.md").write_text("\n\n" + NOTES)
+    after = json.loads(ci.render(result_of(), "gitlab"))
+    assert [i["fingerprint"] for i in before] == [i["fingerprint"] for i in after]
+    assert after[0]["location"]["lines"]["begin"] == 4
+    result_of(baseline="bl.json", update_baseline=True)
+    assert json.loads(ci.render(result_of(baseline="bl.json"), "gitlab")) == []
+
+
+def test_gitlab_severity_of_each_level():
+    finding = check.Finding("BM201", "info", "n.md", None, None, "x")
+    result = check.CheckResult(("n.md",), [], (finding,))
+    assert json.loads(ci.gitlab(result))[0]["severity"] == "info"
+    assert json.loads(ci.gitlab(result))[0]["location"] == {"path": "n.md", "lines": {"begin": 1}}
+
+
+def test_sarif_rules_link_their_section_of_the_docs(project):
+    driver = json.loads(ci.render(result_of(), "sarif"))["runs"][0]["tool"]["driver"]
+    assert driver["informationUri"] == ci.HOMEPAGE
+    assert [r["helpUri"] for r in driver["rules"]] == [
+        f"{ci.HOMEPAGE}/blob/main/docs/check.md#{code.lower()}" for code in check.RULES
+    ]
+    docs = (Path(__file__).resolve().parent.parent / "docs/check.md").read_text()
+    for code in check.RULES:
+        assert f'<a id="{code.lower()}"></a>{code}' in docs, code

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -34,7 +35,8 @@ def test_no_file_gives_defaults(tmp_path):
     assert config.Settings().fail_on == "error"
 
 
-def test_brainmigrate_toml(tmp_path):
+def test_brainmigrate_toml(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     (tmp_path / ".brainmigrate.toml").write_text(
         'roots = ["a", "b"]\ntask-pattern = "[A-Z]+-[0-9]+"\nplus-kind = "decision"\n'
         'fail-on = "warning"\nexclude = ["drafts/*"]\nbaseline = "bl.json"\n'
@@ -50,7 +52,8 @@ def test_brainmigrate_toml(tmp_path):
     )
 
 
-def test_pyproject_table(tmp_path):
+def test_pyproject_table(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     (tmp_path / "pyproject.toml").write_text(
         '[project]\nname = "x"\n\n[tool.brainmigrate]\nroots = ["a"]\nfail-on = "info"\n'
     )
@@ -129,7 +132,7 @@ def test_config_roots_and_exclude_apply(project):
     got = cli("notes")
     assert got.exit_code == 0, got.output
     assert got.output.splitlines() == [
-        "notes/main.md:2:11: BM102 cites /etc/hosts.conf, outside every root "
+        "notes/main.md:2:11: BM102 warning cites /etc/hosts.conf, outside every root "
         "(absolute path under no root)",
         "Excluded: notes/drafts/wip.md",
         "OK: 1 file, 2 fact lines: 1 finding (0 error, 1 warning, 0 info); "
@@ -142,7 +145,7 @@ def test_command_line_roots_override_config_roots(project):
     assert cli("notes").exit_code == 0
     got = cli("notes", "--root", "a")
     assert got.exit_code == 1
-    assert "notes/drafts/wip.md:1:7: BM101 cites app/Two.kt" in got.output
+    assert "notes/drafts/wip.md:1:7: BM101 error cites app/Two.kt" in got.output
 
 
 def test_command_line_fail_on_overrides_config(project):
@@ -159,3 +162,171 @@ def test_config_baseline_is_used_and_overridden(project):
     got = cli("notes", "--baseline", "other.json")
     assert got.exit_code == 2
     assert "--baseline other.json: no such file" in got.output
+
+
+# ------------------------------------------------------------------------------ discovery
+
+
+def test_found_in_a_parent_folder_with_paths_relative_to_it(project, monkeypatch):
+    (project / ".git").mkdir()
+    (project / ".brainmigrate.toml").write_text(
+        'roots = ["a"]\nbaseline = "bl.json"\ncache-dir = "cache"\n'
+    )
+    sub = project / "notes" / "drafts"
+    got = config.load(sub)
+    assert (got.roots, got.baseline, got.cache_dir, got.source) == (
+        ("a",),
+        "bl.json",
+        "cache",
+        ".brainmigrate.toml",
+    )
+    monkeypatch.chdir(sub)
+    got = config.load()
+    assert (got.roots, got.baseline, got.cache_dir, got.source) == (
+        ("../../a",),
+        "../../bl.json",
+        "../../cache",
+        "../../.brainmigrate.toml",
+    )
+    run = CliRunner().invoke(main, ["check", ".", "--update-baseline"])
+    assert run.exit_code == 0, run.output
+    assert run.stdout.startswith("wip.md:1:7: BM101 error cites app/Two.kt")  # not in a/
+    assert (project / "bl.json").is_file()
+
+
+def test_search_stops_at_the_repository_root(project):
+    (project / ".brainmigrate.toml").write_text('roots = ["a"]\n')
+    (project / "notes" / ".git").mkdir()
+    assert config.load(project / "notes" / "drafts") == config.Settings()
+    assert config.load(project / "notes" / "drafts", isolated=True) == config.Settings()
+
+
+def test_a_pyproject_without_the_table_is_passed_over(project):
+    (project / ".brainmigrate.toml").write_text('fail-on = "info"\n')
+    (project / "notes" / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    assert config.load(project / "notes").fail_on == "info"
+
+
+def test_when_one_folder_holds_both_files_the_run_says_which_is_used(project):
+    (project / "pyproject.toml").write_text('[tool.brainmigrate]\nroots = ["b"]\n')
+    (project / ".brainmigrate.toml").write_text('roots = ["a", "b"]\n')
+    got = CliRunner().invoke(main, ["check", "notes"])
+    assert got.exit_code == 0
+    assert got.stderr == (
+        "brainmigrate: note: .brainmigrate.toml is used; [tool.brainmigrate] in "
+        "pyproject.toml is ignored (one folder holds both)\n"
+    )
+    (project / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    assert CliRunner().invoke(main, ["check", "notes"]).stderr == ""
+
+
+def test_config_file_option_and_isolated(project, tmp_path_factory):
+    elsewhere = tmp_path_factory.mktemp("conf")
+    (elsewhere / "bm.toml").write_text(f'roots = ["{project / "a"}", "{project / "b"}"]\n')
+    (project / ".brainmigrate.toml").write_text('roots = ["a"]\n')
+    assert cli("notes").exit_code == 1  # app/Two.kt is gone from a
+    assert cli("notes", "--config", str(elsewhere / "bm.toml")).exit_code == 0
+    (project / ".brainmigrate.toml").write_text('roots = ["a", "b"]\n')
+    assert cli("notes").exit_code == 0
+    assert cli("notes", "--isolated").exit_code == 1  # the current folder is the root
+    got = cli("notes", "--config", "nope.toml")
+    assert (got.exit_code, got.stderr) == (
+        2,
+        "brainmigrate: error: --config nope.toml: no such file; check the path\n",
+    )
+    got = cli("notes", "--config", "x.toml", "--isolated")
+    assert got.exit_code == 2
+    assert "--config and --isolated exclude each other" in got.stderr
+
+
+def test_config_file_option_reads_the_table_of_a_pyproject(project):
+    (project / "sub").mkdir()
+    (project / "sub" / "pyproject.toml").write_text(
+        '[tool.brainmigrate]\nroots = ["../a", "../b"]\n'
+    )
+    assert cli("notes", "--config", "sub/pyproject.toml").exit_code == 0
+    (project / "sub" / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    got = cli("notes", "--config", "sub/pyproject.toml")
+    assert got.exit_code == 2
+    assert "--config sub/pyproject.toml: has no [tool.brainmigrate] table" in got.stderr
+
+
+def test_new_keys_parse():
+    got = config.parse({"scope": "area:x", "cache-dir": "c", "extend-exclude": ["old/*"]})
+    assert (got.scope, got.cache_dir, got.excludes) == ("area:x", "c", ("old/*",))
+
+
+def test_exclude_and_extend_exclude_on_the_command_line(project):
+    (project / ".brainmigrate.toml").write_text('roots = ["a"]\nexclude = ["main.md"]\n')
+    got = cli("notes")
+    assert "Excluded: notes/main.md" in got.output
+    got = cli("notes", "--exclude", "drafts/*")
+    assert "Excluded: notes/drafts/wip.md\n" in got.output
+    got = cli("notes", "--extend-exclude", "drafts/*")
+    assert "Excluded: notes/drafts/wip.md, notes/main.md\n" in got.output
+
+
+def test_import_and_index_read_the_configuration(project, tmp_path_factory, monkeypatch):
+    monkeypatch.delenv("BRAINMIGRATE_CACHE_DIR")  # it would win over the config
+    cache = tmp_path_factory.mktemp("cache")
+    (project / ".brainmigrate.toml").write_text(
+        f'roots = ["a", "b"]\nscope = "area:cfg"\nexclude = ["drafts/*"]\ncache-dir = "{cache}"\n'
+    )
+    got = CliRunner().invoke(main, ["import", "notes", "--dry-run", "--format", "json"])
+    assert got.exit_code == 0, got.output
+    data = json.loads(got.stdout)
+    assert [f["path"] for f in data["files"]] == ["notes/main.md"]
+    assert {f["scope"] for f in data["facts"]} == {"area:cfg"}
+    assert data["facts"][0]["anchors"][0]["path"] == "app/One.kt"
+    got = CliRunner().invoke(
+        main, ["import", "notes", "--dry-run", "--format", "json", "--isolated"]
+    )
+    assert [f["path"] for f in json.loads(got.stdout)["files"]] == [
+        "notes/drafts/wip.md",
+        "notes/main.md",
+    ]
+    got = CliRunner().invoke(main, ["index", "--format", "json"])
+    assert got.exit_code == 0, got.output
+    assert json.loads(got.stdout)["files"] == 1  # a/app/One.kt, the first root
+    assert any(cache.iterdir())  # the config's cache-dir
+
+
+def test_notes_files_match_md_in_any_case(project):
+    (project / "notes" / "NOTES.MD").write_text("+ three app/Three.kt\n")
+    got = cli("notes", "--root", "a", "--root", "b")
+    assert "notes/NOTES.MD:1:9: BM101 error cites app/Three.kt" in got.output
+
+
+def test_import_takes_config_exclude_and_extend_exclude_options(project, tmp_path_factory):
+    other = tmp_path_factory.mktemp("other")
+    (other / "bm.toml").write_text(f'scope = "area:other"\nroots = ["{project / "a"}"]\n')
+    (project / ".brainmigrate.toml").write_text('exclude = ["main.md"]\n')
+
+    def imported(*args: str) -> dict:
+        got = CliRunner().invoke(main, ["import", "notes", "--dry-run", "--format", "json", *args])
+        assert got.exit_code == 0, got.output
+        data = json.loads(got.stdout)
+        return {f["path"]: f["scope"] for f in data["files"]}
+
+    assert imported() == {"notes/drafts/wip.md": "area:wip"}
+    assert imported("--exclude", "wip.md") == {"notes/main.md": "area:main"}
+    assert imported("--extend-exclude", "drafts/*") == {}
+    assert imported("--config", str(other / "bm.toml")) == {
+        "notes/drafts/wip.md": "area:other",
+        "notes/main.md": "area:other",
+    }
+
+
+def test_index_takes_config_and_isolated(project, monkeypatch):
+    monkeypatch.chdir(project / "b")
+    (project / "b" / "bm.toml").write_text('roots = ["../a"]\n')
+
+    def indexed(*args: str) -> str:
+        got = CliRunner().invoke(main, ["index", "--format", "json", *args])
+        assert got.exit_code == 0, got.output
+        return json.loads(got.stdout)["root"]
+
+    assert indexed("--config", "bm.toml") == str(project / "a")
+    (project / "b" / ".brainmigrate.toml").write_text('roots = ["../a"]\n')
+    assert indexed() == str(project / "a")
+    assert indexed("--isolated") == str(project / "b")

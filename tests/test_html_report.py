@@ -48,9 +48,14 @@ def test_html_holds_totals_charts_gone_merged_and_warnings(report):
     html = reports.render(report, "html")
     assert '<div class="card bad"><b>1</b>facts citing gone files</div>' in html
     assert (
-        "<td><code>hostile.md:3:49</code></td><td><code>src/gone.kt</code></td><td>k1</td>" in html
+        "<td><code>hostile.md:3:49</code></td><td><code>src/gone.kt</code></td>"
+        '<td class="hint"></td><td>k1</td>' in html
     )
-    assert '<td><code>hostile.md:5</code></td><td>k1</td><td class="n">1.00</td>' in html
+    said = "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; &amp; friends live in src/gone.kt"
+    assert (
+        '<td><code>hostile.md:5</code></td><td>k1</td><td class="side">'
+        f'{said}</td><td class="side">{said}</td><td class="n">1.00</td>' in html
+    )
     # bars: area:hostile has 1 decision and 1 environment fact, scaled to the largest scope
     assert '<rect x="200" y="4" width="250.0" height="18" fill="#4e79a7">' in html
     assert "<title>area:hostile: 1 environment</title>" in html
@@ -95,6 +100,32 @@ def test_import_cli_formats(tmp_path, fmt):
     )
     assert result.exit_code == 0, result.output
     assert "a fact &lt;script&gt;" in out.read_text(encoding="utf-8")
+
+
+def test_html_merged_repeats_side_by_side_moved_hints_and_fact_lines(tmp_path, monkeypatch):
+    (tmp_path / "root/lib").mkdir(parents=True)
+    (tmp_path / "root/lib/Moved.kt").write_text("class Moved\n")
+    (tmp_path / "n.md").write_text(
+        "+ the webhook handler retries failed deliveries three times TER-1\n"
+        "+ The webhook handlers retried failed delivery three times TER-1\n"
+        "+ the loader lives in src/Moved.kt\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    args = ["import", "n.md", "--root", "root", "--dry-run", "--format", "html"]
+    html = CliRunner().invoke(cli.main, args).stdout
+    assert (
+        '<tr><td><code>n.md:2</code></td><td>k1</td><td class="side">The webhook handlers '
+        'retried failed delivery three times TER-1</td><td class="side">the webhook handler '
+        'retries failed deliveries three times TER-1</td><td class="n">1.00</td></tr>' in html
+    )
+    assert (
+        "<td><code>n.md:3:23</code></td><td><code>src/Moved.kt</code></td>"
+        '<td class="hint">moved? lib/Moved.kt (the only file of that name)</td>' in html
+    )
+    assert '<th class="n">lines</th><th class="n">fact lines</th>' in html
+    assert (
+        '<td><code>n.md</code></td><td>area:n</td><td class="n">3</td><td class="n">3</td>' in html
+    )
 
 
 def browser() -> str | None:

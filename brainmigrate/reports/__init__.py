@@ -251,14 +251,33 @@ def render(data: dict, fmt: str) -> str:
     return "".join(render_chunks(data, fmt))
 
 
-def render_chunks(data: dict, fmt: str) -> Iterator[str]:
+def render_chunks(data: dict, fmt: str, hints: dict[str, str] | None = None) -> Iterator[str]:
     """Render a report dict with the template ``fmt`` (not ``json``), as chunks made while
-    they are written. Raises ``ValueError`` for an unknown format."""
+    they are written; ``hints`` (``gone_hints``) gives the HTML page's gone paths their
+    "moved?" hint. Raises ``ValueError`` for an unknown format."""
     try:
         template = environment().get_template(f"{fmt}.j2")
     except jinja2.TemplateNotFound:
         raise ValueError(f"unknown report format {fmt!r}") from None
-    return template.generate(r=data, v=_view(data) if fmt == "html" else None)
+    view = {**_view(data), "hints": hints or {}} if fmt == "html" else None
+    return template.generate(r=data, v=view)
+
+
+def gone_hints(result, cache_dir=None) -> dict[str, str]:
+    """The "moved?" hint ``check`` gives each gone path of an import (``importer.RunResult``),
+    as text (``moved? app/New.kt (renamed in git history)``); paths without one are left
+    out. Reads git's history and the first root's file list once (``check.MoveHints``)."""
+    from brainmigrate.check import MoveHints
+
+    if not len(result.gone):
+        return {}
+    hints = MoveHints(result.roots, cache_dir, result.notes.name_index)
+    out = {}
+    for g in result.gone:
+        if g["path"] not in out:
+            hint = hints.hint(g["path"])
+            out[g["path"]] = hint.describe() if hint else ""
+    return {path: text for path, text in out.items() if text}
 
 
 def _view(data: dict) -> dict:

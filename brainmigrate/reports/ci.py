@@ -8,6 +8,7 @@ SARIF are ``json.dumps`` of a dict; JUnit is built with ``xml.etree``.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import secrets
 import xml.etree.ElementTree as ET
@@ -18,6 +19,7 @@ from functools import cache
 from pathlib import PurePosixPath
 from urllib.parse import quote
 
+import click
 import jinja2
 
 from brainmigrate import __version__
@@ -31,6 +33,12 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_FINGERPRINT = "brainmigrate/v1"
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 _GITHUB_KIND = {"error": "error", "warning": "warning", "info": "notice"}
+#: GitLab Code Quality severity (info, minor, major, critical, blocker) of each level.
+_GITLAB_SEVERITY = {"error": "major", "warning": "minor", "info": "info"}
+#: Where brainmigrate lives (SARIF ``informationUri``) and where each code is documented
+#: (SARIF ``helpUri``: ``DOCS_URL#bm101``, an anchor in docs/check.md).
+HOMEPAGE = "https://github.com/brainmigrate/brainmigrate"
+DOCS_URL = f"{HOMEPAGE}/blob/main/docs/check.md"
 
 
 class Format(StrEnum):
@@ -42,6 +50,7 @@ class Format(StrEnum):
     SARIF = "sarif"
     JUNIT = "junit"
     MARKDOWN = "markdown"
+    GITLAB = "gitlab"
 
 
 def plan(formats: Sequence[str], outputs: Sequence[str]) -> list[tuple[Format, str | None]]:
@@ -69,9 +78,25 @@ def plan(formats: Sequence[str], outputs: Sequence[str]) -> list[tuple[Format, s
     return pairs
 
 
-def render(result: CheckResult, fmt: str) -> str:
-    """The report of ``result`` in format ``fmt``. Raises ``ValueError`` for an unknown one."""
+def render(result: CheckResult, fmt: str, *, color: bool = False, quiet: bool = False) -> str:
+    """The report of ``result`` in format ``fmt``; ``color`` and ``quiet`` apply to
+    ``text`` (``text``). Raises ``ValueError`` for an unknown format."""
+    if Format(fmt) == Format.TEXT:
+        return text(result, color=color, quiet=quiet)
     return FORMATTERS[Format(fmt)](result)
+
+
+def statistics(result: CheckResult, *, quiet: bool = False) -> str:
+    """A line per code that has findings, most first: count, code, severity, name; then
+    the verdict and the counts (not with ``quiet``)."""
+    counts = Counter(f.code for f in result.findings)
+    rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    width = len(str(max(counts.values(), default=0)))
+    return "".join(
+        f"{n:>{width}} {code} {RULES[code].severity if code in RULES else 'info'}"
+        f" {RULES[code].name if code in RULES else code.lower()}\n"
+        for code, n in rows
+    ) + ("" if quiet else f"{'FAILED' if result.failing else 'OK'}: {summary(result)}\n")
 
 
 # ------------------------------------------------------------------------------ shared
@@ -110,20 +135,49 @@ def _md(value) -> str:
     return _MD_SPECIAL.sub(r"\\\1", " ".join(str(value).split()))
 
 
+class Painted(str):
+    """Text already made safe and coloured (``paint``): the template prints it as it is."""
+
+
+#: Terminal styles of the text report (``click.style`` keywords) by what is painted.
+STYLES = {
+    "where": {"bold": True},
+    "code": {"bold": True},
+    "error": {"fg": "red", "bold": True},
+    "warning": {"fg": "yellow"},
+    "info": {"fg": "cyan"},
+    "ok": {"fg": "green", "bold": True},
+}
+
+
+def paint(color: bool) -> Callable[[str, str], str]:
+    """A function ``(text, style)`` that colours ``text`` with ``STYLES[style]`` when
+    ``color``, else gives it back unchanged."""
+    if not color:
+        return lambda value, style: value
+    return lambda value, style: Painted(click.style(safe_text(str(value)), **STYLES[style]))
+
+
 @cache
 def _env() -> jinja2.Environment:
     env = environment()
     env.filters["md"] = _md
     env.filters["tags"] = _tags
+    env.finalize = lambda value: value if isinstance(value, Painted) else safe_text(value)
     return env
 
 
 # ------------------------------------------------------------------------------ text, markdown
 
 
-def text(result: CheckResult) -> str:
-    """``path:line:col: CODE message`` per finding, then the counts."""
-    return _env().get_template("check_text.j2").render(r=result, summary=summary(result))
+def text(result: CheckResult, *, color: bool = False, quiet: bool = False) -> str:
+    """``path:line:col: CODE severity message`` per finding, then the counts (not with
+    ``quiet``); with ``color``, ANSI colours for a terminal."""
+    return (
+        _env()
+        .get_template("check_text.j2")
+        .render(r=result, summary=summary(result), c=paint(color), quiet=quiet)
+    )
 
 
 def markdown(result: CheckResult) -> str:
@@ -301,6 +355,7 @@ def sarif(result: CheckResult) -> str:
                 "id": code,
                 "name": r.name if r else code,
                 "shortDescription": {"text": r.summary if r else code},
+                "helpUri": f"{DOCS_URL}#{code.lower()}",
                 "defaultConfiguration": {"level": _SARIF_LEVEL[r.severity if r else "info"]},
             }
         )
@@ -323,7 +378,10 @@ def sarif(result: CheckResult) -> str:
             item["properties"] = {"hint": {"path": f.hint.path, "how": f.hint.how}}
         if f.suppressed:
             item["suppressions"] = [
-                {"kind": "inSource", "justification": "<!-- brainmigrate: allow-gone -->"}
+                {
+                    "kind": "inSource",
+                    "justification": f"<!-- brainmigrate: {f.suppressed_by or 'allow-gone'} -->",
+                }
             ]
         if result.baseline is not None:
             item["baselineState"] = "unchanged" if f.baselined else "new"
@@ -338,6 +396,7 @@ def sarif(result: CheckResult) -> str:
                     "driver": {
                         "name": "brainmigrate",
                         "version": __version__,
+                        "informationUri": HOMEPAGE,
                         "rules": rules,
                     }
                 },
@@ -353,6 +412,34 @@ def sarif(result: CheckResult) -> str:
         ],
     }
     return to_json(data, indent=2) + "\n"
+
+
+# ------------------------------------------------------------------------------ gitlab
+
+
+def gitlab(result: CheckResult) -> str:
+    """GitLab Code Quality JSON (a ``codequality`` report): an issue per finding that is
+    neither suppressed nor baselined, with ``description``, ``check_name``, ``severity``,
+    ``location.path``, ``location.lines.begin`` and a ``fingerprint`` that holds no line
+    number (the finding's, with its occurrence, so repeated findings stay distinct)."""
+    seen: Counter[str] = Counter()
+    issues = []
+    for f in result.findings:
+        if f.suppressed or f.baselined:
+            continue
+        seen[f.fingerprint] += 1
+        key = f"{f.fingerprint}:{seen[f.fingerprint]}".encode()
+        issues.append(
+            {
+                "type": "issue",
+                "description": f"{f.code} {f.full_message}",
+                "check_name": f"{f.code} {f.rule.name}",
+                "fingerprint": hashlib.blake2b(key, digest_size=16).hexdigest(),
+                "severity": _GITLAB_SEVERITY[f.severity],
+                "location": {"path": f.file, "lines": {"begin": f.line or 1}},
+            }
+        )
+    return to_json(issues, indent=2) + "\n"
 
 
 # ------------------------------------------------------------------------------ junit
@@ -432,4 +519,5 @@ FORMATTERS: dict[Format, Callable[[CheckResult], str]] = {
     Format.SARIF: sarif,
     Format.JUNIT: junit,
     Format.MARKDOWN: markdown,
+    Format.GITLAB: gitlab,
 }
