@@ -503,12 +503,22 @@ def test_gitlab_severity_of_each_level():
     assert json.loads(ci.gitlab(result))[0]["location"] == {"path": "n.md", "lines": {"begin": 1}}
 
 
-def test_sarif_rules_link_their_section_of_the_docs(project):
+def test_sarif_rules_link_their_section_of_the_docs(project, monkeypatch):
+    monkeypatch.setenv("BRAINMIGRATE_HOMEPAGE", "https://git.example.org/team/brainmigrate/")
     driver = json.loads(ci.render(result_of(), "sarif"))["runs"][0]["tool"]["driver"]
-    assert driver["informationUri"] == ci.HOMEPAGE
+    home = "https://git.example.org/team/brainmigrate"
+    assert driver["informationUri"] == home
     assert [r["helpUri"] for r in driver["rules"]] == [
-        f"{ci.HOMEPAGE}/blob/main/docs/check.md#{code.lower()}" for code in check.RULES
+        f"{home}/blob/main/docs/check.md#{code.lower()}" for code in check.RULES
     ]
     docs = (Path(__file__).resolve().parent.parent / "docs/check.md").read_text()
     for code in check.RULES:
         assert f'<a id="{code.lower()}"></a>{code}' in docs, code
+
+
+def test_sarif_makes_up_no_links_when_no_home_is_named(project, monkeypatch):
+    monkeypatch.delenv("BRAINMIGRATE_HOMEPAGE", raising=False)
+    monkeypatch.setattr(ci, "homepage", lambda: None)
+    driver = json.loads(ci.render(result_of(), "sarif"))["runs"][0]["tool"]["driver"]
+    assert "informationUri" not in driver
+    assert not any("helpUri" in r for r in driver["rules"])

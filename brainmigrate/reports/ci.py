@@ -35,10 +35,29 @@ _SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 _GITHUB_KIND = {"error": "error", "warning": "warning", "info": "notice"}
 #: GitLab Code Quality severity (info, minor, major, critical, blocker) of each level.
 _GITLAB_SEVERITY = {"error": "major", "warning": "minor", "info": "info"}
-#: Where brainmigrate lives (SARIF ``informationUri``) and where each code is documented
-#: (SARIF ``helpUri``: ``DOCS_URL#bm101``, an anchor in docs/check.md).
-HOMEPAGE = "https://github.com/brainmigrate/brainmigrate"
-DOCS_URL = f"{HOMEPAGE}/blob/main/docs/check.md"
+
+
+def homepage() -> str | None:
+    """Where brainmigrate lives (SARIF ``informationUri``; each rule's ``helpUri`` is
+    ``<home>/blob/main/docs/check.md#bm101``): the ``Homepage`` of the installed package's
+    ``[project.urls]``, or ``BRAINMIGRATE_HOMEPAGE`` when set. None when neither names one:
+    SARIF then carries no links rather than made-up ones."""
+    import os
+
+    given = os.environ.get("BRAINMIGRATE_HOMEPAGE")
+    if given:
+        return given.rstrip("/")
+    from importlib import metadata
+
+    try:
+        urls = metadata.metadata("brainmigrate").get_all("Project-URL") or []
+    except metadata.PackageNotFoundError:
+        return None
+    for entry in urls:
+        label, _, url = entry.partition(",")
+        if label.strip().lower() == "homepage" and url.strip():
+            return url.strip().rstrip("/")
+    return None
 
 
 class Format(StrEnum):
@@ -347,6 +366,7 @@ def sarif(result: CheckResult) -> str:
     codes = list(RULES)
     codes += sorted({f.code for f in result.findings} - set(codes))
     index = {c: i for i, c in enumerate(codes)}
+    home = homepage()
     rules = []
     for code in codes:
         r = RULES.get(code)
@@ -355,7 +375,7 @@ def sarif(result: CheckResult) -> str:
                 "id": code,
                 "name": r.name if r else code,
                 "shortDescription": {"text": r.summary if r else code},
-                "helpUri": f"{DOCS_URL}#{code.lower()}",
+                **({"helpUri": f"{home}/blob/main/docs/check.md#{code.lower()}"} if home else {}),
                 "defaultConfiguration": {"level": _SARIF_LEVEL[r.severity if r else "info"]},
             }
         )
@@ -396,7 +416,7 @@ def sarif(result: CheckResult) -> str:
                     "driver": {
                         "name": "brainmigrate",
                         "version": __version__,
-                        "informationUri": HOMEPAGE,
+                        **({"informationUri": home} if home else {}),
                         "rules": rules,
                     }
                 },
