@@ -681,6 +681,17 @@ MARGIN = 5.0
 _DIGITS = re.compile(r"[0-9]+")
 
 
+@dataclass(frozen=True, slots=True)
+class Move:
+    """A gone path's likely new place: in ``root``, the citation meant ``old`` (relative to
+    it) and the file is now at ``path``; ``how`` as in ``Hint``."""
+
+    root: Root
+    old: str
+    path: str
+    how: str
+
+
 class MoveHints:
     """Says where a gone path may have moved (``hint``), first found wins:
 
@@ -717,13 +728,20 @@ class MoveHints:
         return self._answers[cited]
 
     def _hint(self, cited: str) -> Hint | None:
+        move = self.locate(cited)
+        return Hint(move.path, move.how) if move else None
+
+    def locate(self, cited: str, *, similar: bool = True) -> Move | None:
+        """Where the gone path ``cited`` may have moved, with its root and the path the
+        citation meant there (``Move``), or None; ``similar=False`` stops before the
+        closest-path guess."""
         if not self.roots:
             return None
         candidates = self._relative(cited)
         for root, rel in candidates:
             moved = self._renamed(root, rel)
             if moved:
-                return Hint(moved, "git-rename")
+                return Move(root, rel, moved, "git-rename")
         rel = next((r for root, r in candidates if root.index == 0), None)
         if rel is None:
             return None
@@ -731,9 +749,9 @@ class MoveHints:
         index = self._first_index()
         same = index.files_named(name)
         if len(same) == 1:
-            return Hint(same[0], "same-name")
-        close = self._similar(rel)
-        return Hint(close, "similar") if close else None
+            return Move(self.roots[0], rel, same[0], "same-name")
+        close = self._similar(rel) if similar else None
+        return Move(self.roots[0], rel, close, "similar") if close else None
 
     def _relative(self, cited: str) -> list[tuple[Root, str]]:
         """(root, path relative to it) pairs the cited path may have meant."""

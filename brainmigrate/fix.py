@@ -1,0 +1,456 @@
+"""``brainmigrate check --fix`` and ``--diff``: rewrite the citations of files that moved
+(docs/check.md, "Fixing moved paths").
+
+A gone citation (BM101) is rewritten only when its new place is certain
+(``certain_move``): git's history renamed the path (``check.MoveHints``, followed through
+later renames), or, failing git, the first root holds exactly one file of that name and
+git says its content is what the old path last held. ``unsafe`` drops that content proof;
+the "closest path" guess is never applied.
+
+The rewrite works on the bytes of each line: the path's characters, found at the
+citation's line and column (code points of the line as ``check`` decoded it), are replaced
+by the new path written in the same form (``rewritten``); every other byte of the file
+stays. Files are written atomically with their mode kept, only when their bytes changed,
+and never when they changed on disk since they were read.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import quote, unquote
+
+from brainmigrate import check, importer
+from brainmigrate.anchors import PathResolver, Root, normalize
+from brainmigrate.fsutil import printable, stage_bytes
+from brainmigrate.git import run_git
+from brainmigrate.model import Segment
+from brainmigrate.notation import BOM, WIDE_BOMS
+from brainmigrate.tokens import link_path, path_like, tokens
+
+_PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
+#: Characters a percent-escaped path keeps as they are (RFC 3986 ``pchar`` and ``/``).
+_SAFE = "/-._~!$&'()*+,;=:@"
+
+
+@dataclass(frozen=True, slots=True)
+class Fix:
+    """A citation rewritten (or, with ``--diff``, to be): at ``file:line:col``, ``old``
+    as written becomes ``new``; ``how`` the new place is known (``git-rename``,
+    ``same-content``, ``same-name``)."""
+
+    file: str
+    line: int
+    col: int
+    old: str
+    new: str
+    how: str
+
+
+@dataclass(frozen=True, slots=True)
+class Left:
+    """A gone citation left as it is, at ``file:line:col``, and why."""
+
+    file: str
+    line: int
+    col: int
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class FileEdit:
+    """A notes file's bytes ``before`` and ``after`` its fixes; ``path`` is the file to
+    write (symlinks resolved), ``display`` its name in reports."""
+
+    display: str
+    path: str
+    before: bytes
+    after: bytes
+
+
+@dataclass
+class FixResult:
+    """What ``plan_fixes``/``run_fix`` did: ``fixes`` applied (or planned), ``left`` gone
+    citations not fixed, ``edits`` per changed file, ``notes`` file-level messages (a file
+    left alone), ``written`` the files written, ``check`` the check run after writing."""
+
+    fixes: list[Fix] = field(default_factory=list)
+    left: list[Left] = field(default_factory=list)
+    edits: list[FileEdit] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    written: list[str] = field(default_factory=list)
+    check: check.CheckResult | None = None
+
+
+HOW = {
+    "git-rename": "renamed in git history",
+    "same-content": "the only file of that name, content unchanged in git",
+    "same-name": "the only file of that name (unsafe: content not compared)",
+}
+
+
+# ------------------------------------------------------------------------------ running
+
+
+def run_fix(
+    paths: Sequence[str | os.PathLike],
+    options: importer.Options,
+    fail_on: str = "error",
+    *,
+    write: bool,
+    unsafe: bool = False,
+    baseline: str | os.PathLike | None = None,
+    update_baseline: bool = False,
+    exclude: Sequence[str] = (),
+    select: check.Selection | None = None,
+) -> FixResult:
+    """Check ``paths``, plan the fixes of their gone citations, and with ``write`` apply
+    them and check again (``FixResult.check``, whose exit code is what remains).
+
+    Without ``write`` nothing is written (``--diff``). Arguments as ``check.run_check``;
+    the baseline is read (and with ``update_baseline`` written) only by the check after
+    the fixes. Raises what ``check.run_check`` raises.
+    """
+    first = check.run_check(paths, options, fail_on, exclude=exclude, select=select)
+    roots = importer.make_roots(options.roots)
+    kept, _ = importer.select_files(paths, exclude, options.names)
+    files = dict(importer.notes_files(kept, names=options.names))
+    hints = check.MoveHints(roots, options.cache_dir)
+    result = plan_fixes(first.findings, files, roots, hints, unsafe=unsafe)
+    if write:
+        apply(result)
+        result.check = check.run_check(
+            paths,
+            options,
+            fail_on,
+            baseline=baseline,
+            update_baseline=update_baseline,
+            exclude=exclude,
+            select=select,
+        )
+    return result
+
+
+def plan_fixes(
+    findings: Sequence[check.Finding],
+    files: dict[str, Path],
+    roots: Sequence[Root],
+    hints: check.MoveHints,
+    *,
+    unsafe: bool = False,
+) -> FixResult:
+    """The fixes of the gone citations (BM101, not suppressed) among ``findings``:
+    ``files`` maps a finding's file (display name) to the notes file. Reads the notes
+    files and git; writes nothing."""
+    out = FixResult()
+    resolver = PathResolver(roots)
+    by_file: dict[str, list[check.Finding]] = {}
+    for f in findings:
+        if f.code == "BM101" and not f.suppressed and f.line is not None and f.col is not None:
+            by_file.setdefault(f.file, []).append(f)
+    for display, found in by_file.items():
+        path = files.get(display)
+        if path is None:  # pragma: no cover - every finding's file is a notes file read
+            continue
+        _plan_file(display, path, found, resolver, hints, unsafe, out)
+    return out
+
+
+def _plan_file(display, path, found, resolver, hints, unsafe, out: FixResult) -> None:
+    def leave(f: check.Finding, reason: str) -> None:
+        out.left.append(Left(display, f.line, f.col, f.subject, reason))
+
+    real = os.path.realpath(path)
+    try:
+        before = Path(real).read_bytes()
+    except OSError as exc:
+        out.notes.append(f"{display}: cannot read it ({exc.strerror or exc}); left alone")
+        for f in found:
+            leave(f, "the notes file cannot be read")
+        return
+    if any(before.startswith(bom) for bom, _, _ in WIDE_BOMS):
+        out.notes.append(
+            f"{display}: UTF-16 or UTF-32 notes are not rewritten; save it as UTF-8 to fix it"
+        )
+        for f in found:
+            leave(f, "the notes file is not UTF-8")
+        return
+    lines = _split(before)
+    edits: dict[int, list[tuple[int, int, bytes]]] = {}
+    for f in found:
+        move = certain_move(f.subject, hints, unsafe)
+        if isinstance(move, str):
+            leave(f, move)
+            continue
+        target, how = move
+        if f.line > len(lines):
+            leave(f, "the notes file changed since it was read")
+            continue
+        raw = lines[f.line - 1]
+        content, lead = _content(raw, f.line)
+        text, offsets = _decode(content)
+        tok = _token_at(text, f.line, f.col, f.subject)
+        if tok is None:
+            leave(f, "the notes file changed since it was read")
+            continue
+        new = rewritten(tok, target.old, target.path)
+        if new is None:
+            leave(f, f"written in a form --fix does not rewrite; it moved to {target.path}")
+            continue
+        cited = path_like(new) or link_path(new)
+        hit = resolver.lookup(cited) if cited else None
+        if not (
+            hit and hit[0] == "found" and hit[1] == target.root.index and _same(hit[2], target.path)
+        ):
+            leave(f, f"{new} would not name {target.path} in the root it was found in")
+            continue
+        start = f.col - 1
+        a, b = offsets[start], offsets[start + len(tok)]
+        edits.setdefault(f.line, []).append((lead + a, lead + b, new.encode("utf-8")))
+        out.fixes.append(Fix(display, f.line, f.col, tok, new, how))
+    if not edits:
+        return
+    for number, changes in edits.items():
+        raw = bytearray(lines[number - 1])
+        for a, b, data in sorted(changes, reverse=True):
+            raw[a:b] = data
+        lines[number - 1] = bytes(raw)
+    after = b"".join(lines)
+    if after != before:
+        out.edits.append(FileEdit(display, real, before, after))
+
+
+def certain_move(
+    subject: str, hints: check.MoveHints, unsafe: bool
+) -> tuple[check.Move, str] | str:
+    """``(move, how)`` for the gone path ``subject`` when its new place is certain, else
+    the reason it is not: a git rename; one file of the same name whose content git says
+    the old path last held (``same-content``); with ``unsafe``, one file of the same name
+    (``same-name``). A path with ``%XX`` escapes is also tried percent-decoded."""
+    tries = [subject]
+    if _PERCENT.search(subject) and unquote(subject) != subject:
+        tries.append(unquote(subject))
+    reason = "no new place is known"
+    for cited in tries:
+        move = hints.locate(cited, similar=False)
+        if move is None:
+            continue
+        if move.how == "git-rename":
+            return move, "git-rename"
+        if same_content(move.root, move.old, move.path):
+            return move, "same-content"
+        if unsafe:
+            return move, "same-name"
+        reason = (
+            f"the only file of that name is {move.path}, but git does not show it holds"
+            " what the old path held (--unsafe-fixes applies it)"
+        )
+    return reason
+
+
+def same_content(root: Root, old: str, new: str) -> bool:
+    """Whether the file ``new`` (relative to ``root``) holds, as git stores it, what the
+    path ``old`` last held in the history of ``root``'s checkout: in ``HEAD``, else in the
+    parent of the last commit that touched it (the one that deleted it). False outside
+    git."""
+    held = run_git(root.path, "rev-parse", "--verify", "-q", f"HEAD:./{old}")
+    if held is None:
+        last = run_git(root.path, "rev-list", "-n", "1", "HEAD", "--", f"./{old}")
+        if not last or not last.strip():
+            return False
+        commit = last.strip().decode("ascii")
+        held = run_git(root.path, "rev-parse", "--verify", "-q", f"{commit}^:./{old}")
+    if not held:
+        return False
+    now = run_git(root.path, "hash-object", "--", new)
+    return now is not None and now.strip() == held.strip()
+
+
+def rewritten(written: str, old: str, new: str) -> str | None:
+    """The citation ``written`` with its tail naming ``old`` (root-relative) replaced by
+    ``new``, in the same form: what stands before the tail (``./``, an absolute root, a
+    ``~`` folder) stays, ``\\`` separators stay ``\\``, a percent-escaped tail is escaped
+    again. None when no tail of ``written`` names ``old``."""
+    unified = written.replace("\\", "/")
+    old_nfc = unicodedata.normalize("NFC", old)
+    for i in [0, *(k + 1 for k, c in enumerate(unified) if c == "/")]:
+        tail = unified[i:]
+        if unicodedata.normalize("NFC", tail) == old_nfc:
+            repl = new
+        elif "%" in tail and unicodedata.normalize("NFC", unquote(tail)) == old_nfc:
+            repl = quote(new, safe=_SAFE)
+        else:
+            continue
+        if "\\" in written[i:] or ("/" not in written[i:] and "\\" in written):
+            repl = repl.replace("/", "\\")
+        return written[:i] + repl
+    return None
+
+
+def apply(result: FixResult) -> None:
+    """Write each edited file atomically, keeping its mode; a file whose bytes on disk
+    are no longer those read is left alone (its fixes move to ``left``, with a note)."""
+    for edit in result.edits:
+        try:
+            now = Path(edit.path).read_bytes()
+            mode = stat.S_IMODE(os.stat(edit.path).st_mode)
+        except OSError as exc:
+            _undo(result, edit, f"cannot read it again ({exc.strerror or exc})")
+            continue
+        if now != edit.before:
+            _undo(result, edit, "changed on disk since it was read")
+            continue
+        try:
+            tmp = stage_bytes(os.path.dirname(edit.path), os.path.basename(edit.path), edit.after)
+            try:
+                os.chmod(tmp, mode)
+                os.replace(tmp, edit.path)
+            except BaseException:
+                if os.path.exists(tmp):
+                    os.unlink(tmp)
+                raise
+        except OSError as exc:
+            _undo(result, edit, f"cannot write it ({exc.strerror or exc})")
+            continue
+        result.written.append(edit.display)
+
+
+def _undo(result: FixResult, edit: FileEdit, why: str) -> None:
+    result.notes.append(f"{edit.display}: {why}; left alone, run --fix again")
+    keep = []
+    for fx in result.fixes:
+        if fx.file == edit.display:
+            result.left.append(Left(fx.file, fx.line, fx.col, fx.old, f"the file {why}"))
+        else:
+            keep.append(fx)
+    result.fixes = keep
+
+
+# ------------------------------------------------------------------------------ bytes
+
+
+def _split(data: bytes) -> list[bytes]:
+    """Lines with their ends, split at ``\\n`` only (as the notes reader does)."""
+    parts = data.split(b"\n")
+    lines = [p + b"\n" for p in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
+def _content(raw: bytes, number: int) -> tuple[bytes, int]:
+    """A line's text bytes (without its end, and on line 1 without a BOM) and where they
+    start in ``raw``."""
+    end = len(raw)
+    if raw.endswith(b"\r\n"):
+        end -= 2
+    elif raw.endswith(b"\n"):
+        end -= 1
+    lead = 3 if number == 1 and raw.startswith(BOM) else 0
+    return raw[lead:end], lead
+
+
+def _decode(data: bytes) -> tuple[str, list[int]]:
+    """The line as ``check`` reads it (each invalid sequence one U+FFFD, NUL one U+FFFD)
+    and, for each code point and one past the end, its byte offset in ``data``."""
+    text: list[str] = []
+    offsets: list[int] = []
+    pos = 0
+    while pos < len(data):
+        try:
+            piece = data[pos:].decode("utf-8")
+            end = len(data)
+        except UnicodeDecodeError as exc:
+            piece = data[pos : pos + exc.start].decode("utf-8")
+            end = pos + exc.start
+        at = pos
+        for ch in piece:
+            offsets.append(at)
+            at += len(ch.encode("utf-8", "surrogatepass"))
+        text.append(piece)
+        pos = end
+        if pos < len(data):  # an invalid sequence: one U+FFFD
+            try:
+                data[pos:].decode("utf-8")
+                bad = len(data)  # pragma: no cover - the decode above failed here
+            except UnicodeDecodeError as exc:
+                bad = pos + exc.end
+            offsets.append(pos)
+            text.append("\ufffd")
+            pos = bad
+    offsets.append(len(data))
+    return "".join(text).replace("\x00", "\ufffd"), offsets
+
+
+def _token_at(text: str, line: int, col: int, subject: str) -> str | None:
+    """The path text of the citation at ``col`` of the line, when it still names
+    ``subject``; else None."""
+    for tok in tokens([Segment(line, 1, text)]):
+        if tok.col != col:
+            continue
+        cited = link_path(tok.text) if tok.link else path_like(tok.text)
+        if cited is not None and (normalize(cited) or cited) == subject:
+            return tok.text
+    return None
+
+
+def _same(a: str, b: str) -> bool:
+    return unicodedata.normalize("NFC", a) == unicodedata.normalize("NFC", b)
+
+
+# ------------------------------------------------------------------------------ diff
+
+
+def unified_diff(edits: Sequence[FileEdit], context: int = 3) -> bytes:
+    """A unified diff of ``edits`` that ``patch -p1`` applies in the current folder:
+    ``a/`` and ``b/`` names relative to it, lines compared and shown as bytes (CRLF, a
+    BOM and invalid bytes as they are), ``\\ No newline at end of file`` where due."""
+    from difflib import SequenceMatcher
+
+    out: list[bytes] = []
+    for edit in edits:
+        a, b = _split(edit.before), _split(edit.after)
+        name = Path(os.path.relpath(edit.path)).as_posix()
+        shown = os.fsencode(name)
+        out.append(b"--- a/" + shown + b"\n+++ b/" + shown + b"\n")
+        for group in SequenceMatcher(None, a, b, autojunk=False).get_grouped_opcodes(context):
+            first, last = group[0], group[-1]
+            out.append(
+                f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n".encode()
+            )
+            for tag, i1, i2, j1, j2 in group:
+                if tag == "equal":
+                    out.extend(_diff_line(b" ", x) for x in a[i1:i2])
+                    continue
+                out.extend(_diff_line(b"-", x) for x in a[i1:i2])
+                out.extend(_diff_line(b"+", x) for x in b[j1:j2])
+    return b"".join(out)
+
+
+def _diff_line(sign: bytes, line: bytes) -> bytes:
+    if line.endswith(b"\n"):
+        return sign + line
+    return sign + line + b"\n\\ No newline at end of file\n"
+
+
+def _range(start: int, stop: int) -> str:
+    length = stop - start
+    if length == 1:
+        return f"{start + 1}"
+    return f"{start + 1 if length else start},{length}"
+
+
+def describe(fix: Fix) -> str:
+    """``file:line:col: fixed OLD -> NEW (how)``, for the summary on stderr."""
+    return f"{fix.file}:{fix.line}:{fix.col}: {fix.old} -> {fix.new} ({HOW[fix.how]})"
+
+
+def describe_left(left: Left) -> str:
+    """``file:line:col: left PATH: why``."""
+    return f"{left.file}:{left.line}:{left.col}: left {printable(left.path)}: {left.reason}"
