@@ -19,12 +19,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from urllib.parse import unquote
 
 from brainmigrate import notation
 from brainmigrate.anchors import NAME_CAP, NOTHING, Resolved, Resolver, Root, copy_resolved
 from brainmigrate.facts import MAX_FACT_CHARS, TaskIds, build_fact, plus_kind_for, scope_for
 from brainmigrate.fsutil import printable
-from brainmigrate.merge import Key, MergeIndex, Stems, numbers, similarity
+from brainmigrate.merge import Key, MergeIndex, Stems, numbers, path_edits, similarity
 from brainmigrate.model import Diagnostic, FactRecord, ParsedFact
 from brainmigrate.spill import Keyed, Spill
 from brainmigrate.stores import sqlite
@@ -509,6 +510,23 @@ def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
             facts.add(fid, rec)
         return rec
 
+    fed_at: dict[tuple[str, int], list[int]] | None = None
+
+    def edited(fact: ParsedFact) -> tuple[int, list[tuple[str, str]]] | None:
+        """The stored fact this file and line fed, when this line is its text with only
+        cited paths changed (``check --fix``), with the ``(old, new)`` paths; else None."""
+        nonlocal fed_at
+        if fed_at is None:
+            fed_at = stored.fed_lines(by_file)
+        for fid in fed_at.get((fact.file, fact.line), ()):
+            rec = facts.get(fid) or stored.fact(fid)
+            if rec.scope != fact.scope:
+                continue
+            pairs = path_edits(rec.text, fact.text)
+            if pairs is not None:
+                return fid, pairs
+        return None
+
     for fact, res, stem_tuple in notes.facts.with_stems():
         if stem_tuple is None:
             stem_tuple = tuple(stems(fact.full_text))
@@ -516,12 +534,18 @@ def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
         fp = fingerprint(fact)
         key = Key(fact.scope, nums, fact.tasks)
         known = stored.known(fp)
+        edits = None
         if known is not None:
             rec = touch(known)
             sim = similarity(st, rec.stems)
         else:
-            hit = index.best(key, st)
-            rec, sim = (touch(hit[0]), hit[1]) if hit else (None, 0.0)
+            fixed = edited(fact)
+            if fixed is not None:
+                rec, edits = touch(fixed[0]), fixed[1]
+                sim = similarity(st, rec.stems)
+            else:
+                hit = index.best(key, st)
+                rec, sim = (touch(hit[0]), hit[1]) if hit else (None, 0.0)
         if rec is None:
             rec = FactRecord(
                 id=next_id,
@@ -551,6 +575,13 @@ def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
                     rec.run = fact.run
                 if not rec.created:
                     rec.created = fact.created
+                if edits is not None:
+                    was = Key(rec.scope, rec.numbers, rec.tasks)
+                    rec.numbers, rec.tasks = nums, fact.tasks
+                    if was != key:  # a path's digits changed the block (v1/ -> v2/)
+                        index.remove(rec.id, was)
+                        index.add(rec.id, key, st)
+                    _drop_moved(rec, edits)
                 index.replace(rec.id, key, st)
             merged.append(
                 {
@@ -592,6 +623,27 @@ def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
                     {**entry, "name": c.name, "how": c.how, "candidates": list(c.candidates)}
                 )
     return RunResult(notes, facts, merged, gone, outside, ambiguous, unresolved, None, True)
+
+
+def _drop_moved(rec: FactRecord, edits: list[tuple[str, str]]) -> None:
+    """Forget what ``rec`` held for the paths a fixed line no longer cites: their gone
+    citations, and the file anchors they were cited as (a root-relative path, or an
+    absolute one under the anchor's root). What the line cites now is added after."""
+    still = {new for _, new in edits}
+    old = {p for p, _ in edits if p not in still}
+    old |= {unquote(p) for p in old}
+    if not old:
+        return
+    rec.gone = [p for p in rec.gone if p not in old]
+    rec.anchors = [
+        a
+        for a in rec.anchors
+        if not (
+            a.kind == "file"
+            and a.how == "cited"
+            and (a.path in old or f"{a.root.rstrip('/')}/{a.path}" in old)
+        )
+    ]
 
 
 def _lines(lines: tuple[int, int] | None) -> list[int] | None:

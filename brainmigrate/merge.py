@@ -23,6 +23,9 @@ from typing import NamedTuple
 
 import snowballstemmer
 
+from brainmigrate.model import Segment
+from brainmigrate.tokens import link_path, path_like, tokens
+
 #: Jaccard threshold as a fraction NUM/DEN (0.85).
 NUM, DEN = 85, 100
 
@@ -101,6 +104,43 @@ def similarity(a: frozenset[str], b: Collection[str]) -> float:
 def prefix_length(n: int) -> int:
     """How many stems of a set of ``n`` go into the index: ``n - ceil(0.85 n) + 1``."""
     return n - (NUM * n + DEN - 1) // DEN + 1
+
+
+def cited_paths(text: str) -> list[tuple[int, int, str]]:
+    """The cited paths of a fact's text (SPEC.md §Anchors 1), syntactically: ``(start,
+    end, path)`` with 0-based ``[start, end)`` of the path as written (its line form and
+    suffix outside) and ``path`` normalized as a gone citation records it."""
+    from brainmigrate.anchors import normalize
+
+    out = []
+    for tok in tokens([Segment(1, 1, text)]):
+        cited = link_path(tok.text) if tok.link else path_like(tok.text)
+        if cited is not None:
+            out.append((tok.col - 1, tok.col - 1 + len(tok.text), normalize(cited) or cited))
+    return out
+
+
+def path_edits(before: str, after: str) -> list[tuple[str, str]] | None:
+    """The cited paths ``after`` changed in ``before``, as ``(old, new)`` pairs (normalized),
+    when the two texts are equal up to their cited paths and at least one path differs
+    (what ``check --fix`` does to a line); else None. Exact: the texts outside the paths
+    must be equal character for character, and hold the same number of paths."""
+    if before == after:
+        return None
+    a, b = cited_paths(before), cited_paths(after)
+    if not a or len(a) != len(b):
+        return None
+    pos_a = pos_b = 0
+    pairs = []
+    for (s1, e1, p1), (s2, e2, p2) in zip(a, b, strict=True):
+        if before[pos_a:s1] != after[pos_b:s2]:
+            return None
+        if before[s1:e1] != after[s2:e2]:
+            pairs.append((p1, p2))
+        pos_a, pos_b = e1, e2
+    if before[pos_a:] != after[pos_b:] or not pairs:
+        return None
+    return pairs
 
 
 class Key(NamedTuple):
@@ -249,6 +289,22 @@ class MergeIndex:
         self._store(seq, ranks)
         if indexed:
             self._post(block, seq)
+
+    def remove(self, seq: int, key: Key) -> None:
+        """Take fact ``seq`` out of block ``key`` (before it is added under another key)."""
+        digest = self._digest(key)
+        block = self._blocks.get(digest)
+        if block is None:
+            return
+        if isinstance(block, int):
+            if block == seq:
+                del self._blocks[digest]
+            return
+        if seq not in block.members:
+            return
+        if block.postings is not None:
+            self._unpost(block, seq)
+        block.members.remove(seq)
 
     def best(self, key: Key, stems: Collection[str]) -> tuple[int, float] | None:
         block = self._blocks.get(self._digest(key))

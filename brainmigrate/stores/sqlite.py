@@ -257,6 +257,21 @@ class Stored:
         ).fetchone()
         return _id(row[0], "a provenance row", "fact_id") if row else None
 
+    def fed_lines(self, files) -> dict[tuple[str, int], list[int]]:
+        """``(file, line) -> [fact ids]`` of the provenance rows of the notes files
+        ``files`` names (one pass over the table), in the order they were recorded."""
+        out: dict[tuple[str, int], list[int]] = {}
+        if self._con is None:
+            return out
+        for fid, file, line in self._con.execute(
+            "SELECT fact_id, file, line FROM provenance ORDER BY rowid"
+        ):
+            if file in files:
+                ids = out.setdefault((file, line), [])
+                if fid not in ids:
+                    ids.append(_id(fid, "a provenance row", "fact_id"))
+        return out
+
     def fed(self, fid: int, file: str, line: int, fp: str) -> bool:
         if self._con is None:
             return False
@@ -747,6 +762,7 @@ def _write(con: sqlite3.Connection, facts: Iterable[FactRecord], words, now: str
                 (*values, now, rec.id),
             )
             con.execute("DELETE FROM facts_fts WHERE rowid=?", (rec.id,))
+            _forget(con, rec)
         if not rec.stored or rec.state() != rec.snapshot:
             con.execute("INSERT INTO facts_fts (rowid, words) VALUES (?, ?)", (rec.id, words(rec)))
             con.executemany(
@@ -775,6 +791,25 @@ def _write(con: sqlite3.Connection, facts: Iterable[FactRecord], words, now: str
             " VALUES (?,?,?,?,?)",
             [(rec.id, f, ln, fp, now) for f, ln, fp in rec.new_provenance],
         )
+
+
+def _forget(con: sqlite3.Connection, rec: FactRecord) -> None:
+    """Delete the anchors and gone citations a stored fact held and no longer holds (a
+    line ``check --fix`` rewrote: importer ``_drop_moved``); what it still holds keeps its
+    row, fingerprints included."""
+    if rec.snapshot is None:
+        return
+    anchors, gone = rec.snapshot[8], rec.snapshot[9]
+    now = set(rec.anchors)
+    con.executemany(
+        "DELETE FROM anchors WHERE fact_id=? AND root=? AND path=? AND symbol=?",
+        [(rec.id, a.root, a.path, a.symbol or "") for a in anchors if a not in now],
+    )
+    held = set(rec.gone)
+    con.executemany(
+        "DELETE FROM citations WHERE fact_id=? AND state='gone' AND path=?",
+        [(rec.id, p) for p in gone if p not in held],
+    )
 
 
 # ------------------------------------------------------------------ reading: export, search, show
