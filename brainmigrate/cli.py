@@ -636,6 +636,24 @@ def index_cmd(root, config_file, isolated, cache_dir, names, fmt, output, no_pro
 @click.option(
     "-v", "--verbose", is_flag=True, help="Also say on stderr which configuration and roots."
 )
+@click.option(
+    "--fix",
+    is_flag=True,
+    help="Rewrite gone citations whose new place is certain (a git rename, or the one file "
+    "of that name with unchanged content), then check again.",
+)
+@click.option(
+    "--unsafe-fixes",
+    is_flag=True,
+    help="With --fix or --diff, also apply the one file of the same name without the "
+    "content proof.",
+)
+@click.option(
+    "--diff",
+    is_flag=True,
+    help="Print a unified diff of what --fix would change (patch -p1 applies it); write "
+    "nothing. Exit 1 when there is something to fix.",
+)
 @guarded
 def check_cmd(
     paths,
@@ -664,15 +682,30 @@ def check_cmd(
     color,
     quiet,
     verbose,
+    fix,
+    unsafe_fixes,
+    diff,
 ):
-    """Check notes for citations of files that no longer exist; read-only, for CI.
+    """Check notes for citations of files that no longer exist; read-only (unless
+    --fix), for CI.
 
     Exit 0: nothing fails; 1: findings at or above --fail-on; 2: could not run. Settings
     come from .brainmigrate.toml or [tool.brainmigrate] in pyproject.toml, found from the
     current folder up; options given here override them.
     """
     from brainmigrate import check, importer
+    from brainmigrate import fix as fixing
     from brainmigrate.reports import ci
+
+    if unsafe_fixes and not (fix or diff):
+        raise click.UsageError("--unsafe-fixes applies with --fix or --diff: add one")
+    if (fix or diff) and "-" in paths:
+        raise click.UsageError("--fix and --diff rewrite notes files, not standard input ('-')")
+    if diff and (formats or outputs or update_baseline or statistics):
+        raise click.UsageError(
+            "--diff prints only the diff: leave out --format, --output, --statistics and"
+            " --update-baseline"
+        )
 
     try:
         targets = ci.plan(formats, outputs)
@@ -726,15 +759,26 @@ def check_cmd(
             names,
             progress,
         )
-        result = check.run_check(
-            paths,
-            options,
-            settings.fail_on,
-            baseline=settings.baseline,
-            update_baseline=update_baseline,
-            exclude=settings.excludes,
-            select=selection,
-        )
+        kwargs = {
+            "baseline": settings.baseline,
+            "update_baseline": update_baseline,
+            "exclude": settings.excludes,
+            "select": selection,
+        }
+        if fix or diff:
+            fixed = fixing.run_fix(
+                paths, options, settings.fail_on, write=not diff, unsafe=unsafe_fixes, **kwargs
+            )
+        else:
+            result = check.run_check(paths, options, settings.fail_on, **kwargs)
+    if fix or diff:
+        for line in fixing.summary(fixed, diff=diff, quiet=quiet):
+            say(line)
+        if diff:
+            sys.stdout.buffer.write(fixing.unified_diff(fixed.edits))
+            sys.stdout.flush()
+            sys.exit(1 if fixed.edits and not exit_zero else 0)
+        result = fixed.check
     painted = use_color(color, sys.stdout)
     reports = [
         (ci.render(result, fmt, color=painted and output is None, quiet=quiet), output)

@@ -454,3 +454,18 @@ def describe(fix: Fix) -> str:
 def describe_left(left: Left) -> str:
     """``file:line:col: left PATH: why``."""
     return f"{left.file}:{left.line}:{left.col}: left {printable(left.path)}: {left.reason}"
+
+
+def summary(result: FixResult, *, diff: bool, quiet: bool = False) -> list[str]:
+    """Lines for stderr: each fix and each citation left (not when ``quiet``), the file
+    notes, then one count line."""
+    out = [] if quiet else [describe(f) for f in result.fixes]
+    out += [] if quiet else [describe_left(left) for left in result.left]
+    out += [f"brainmigrate: note: {n}" for n in result.notes]
+    files = len({f.file for f in result.fixes})
+    verb = "Would fix" if diff else "Fixed"
+    out.append(
+        f"{verb} {len(result.fixes)} citation{'s' if len(result.fixes) != 1 else ''} in"
+        f" {files} file{'s' if files != 1 else ''}; {len(result.left)} left"
+    )
+    return out
