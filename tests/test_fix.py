@@ -1,0 +1,359 @@
+"""``brainmigrate check --fix`` / ``--diff`` (brainmigrate.fix) on real git histories.
+
+One repository is built with real commits: a file renamed, renamed twice, moved across
+folders, renamed and then edited (git's similarity), deleted, moved next to another file
+of the same name, moved by a delete and a later add (no rename git sees: the content
+proves it), moved and changed that way (only --unsafe-fixes applies it), and a name with a
+space. The notes are CRLF with a BOM, hold an invalid byte and cite the files in every
+form ``check`` reads. The expected notes are kept below as exact bytes.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from brainmigrate import check, fix, importer
+from brainmigrate.cli import main
+from brainmigrate.merge import path_edits
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+
+
+def git(repo: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-C", str(repo), *args],
+        check=True,
+        capture_output=True,
+        env={
+            **os.environ,
+            "GIT_AUTHOR_NAME": "t",
+            "GIT_AUTHOR_EMAIL": "t@example.com",
+            "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@example.com",
+        },
+    )
+
+
+def mv(repo: Path, old: str, new: str) -> None:
+    (repo / new).parent.mkdir(parents=True, exist_ok=True)
+    git(repo, "mv", old, new)
+
+
+def put(repo: Path, rel: str, text: str) -> None:
+    p = repo / rel
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(text, encoding="utf-8")
+
+
+def body(name: str) -> str:
+    return "".join(f"def {name}_{i}():\n    return {i}\n\n" for i in range(12))
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch) -> Path:
+    """``tmp_path/repo`` with the history the module docstring tells; cwd is tmp_path."""
+    r = tmp_path / "repo"
+    r.mkdir()
+    git(r, "init", "-q")
+    files = {
+        "src/rename_me.py": body("a"),
+        "src/first.py": body("b"),
+        "old/pkg/mover.py": body("c"),
+        "src/edited.py": body("d"),
+        "src/deleted.py": body("e"),
+        "lib/util.py": body("f"),
+        "other/util.py": body("g"),
+        "docs/guide.md": "# Guide\n\nstep one\n",
+        "tools/run.sh": "echo one\n",
+        "docs/my notes.md": "notes\n",
+        "src/kept.py": body("h"),
+    }
+    for rel, text in files.items():
+        put(r, rel, text)
+    git(r, "add", "-A")
+    git(r, "commit", "-qm", "start")
+    mv(r, "src/rename_me.py", "src/renamed.py")
+    mv(r, "src/first.py", "src/second.py")
+    mv(r, "old/pkg/mover.py", "new/place/mover.py")
+    mv(r, "src/edited.py", "src/edited_new.py")
+    mv(r, "lib/util.py", "core/util.py")
+    mv(r, "docs/my notes.md", "docs/our notes.md")
+    git(r, "rm", "-q", "src/deleted.py", "docs/guide.md", "tools/run.sh")
+    put(r, "src/edited_new.py", body("d") + "def more():\n    return 99\n")  # renamed, edited
+    git(r, "add", "-A")
+    git(r, "commit", "-qm", "move")
+    mv(r, "src/second.py", "src/third.py")
+    put(r, "src/edited_new.py", body("d") + "def more():\n    return 100\n")
+    git(r, "add", "-A")
+    git(r, "commit", "-qm", "rename again, edit")
+    put(r, "manual/guide.md", "# Guide\n\nstep one\n")  # same content: proven by git
+    put(r, "bin/run.sh", "echo two\n")  # same name, other content: not proven
+    git(r, "add", "-A")
+    git(r, "commit", "-qm", "re-add elsewhere")
+    monkeypatch.chdir(tmp_path)
+    return r
+
+
+#: The notes (CRLF, BOM, an invalid byte 0xFF, no line end at the end); ``@ROOT@`` is the
+#: repository's absolute path.
+NOTES = (
+    b"\xef\xbb\xbf+ entry in src/rename_me.py:88 and `./src/rename_me.py#L10-L20`\r\n"
+    b"+ twice: [loader](src/first.py#setup) and src\\first.py \xff raw byte kept\r\n"
+    b"- + moved across folders: @ROOT@/old/pkg/mover.py, then .\\old\\pkg\\mover.py\r\n"
+    b"~ edited after its rename: [[src/edited.py|the editor]] (see src/edited.py::test_x)\r\n"
+    b"! deleted for good: src/deleted.py\r\n"
+    b"\r\n"
+    b"= utils: lib/util.py stays one file of two named util.py\r\n"
+    b"+ guide at docs/guide.md, runner tools/run.sh, notes [n](docs/my%20notes.md)\r\n"
+    b"+ untouched src/kept.py:3 <!-- 2026-11-30 09:00 -->"
+)
+FIXED = (
+    b"\xef\xbb\xbf+ entry in src/renamed.py:88 and `./src/renamed.py#L10-L20`\r\n"
+    b"+ twice: [loader](src/third.py#setup) and src\\third.py \xff raw byte kept\r\n"
+    b"- + moved across folders: @ROOT@/new/place/mover.py, then .\\new\\place\\mover.py\r\n"
+    b"~ edited after its rename: [[src/edited_new.py|the editor]] (see"
+    b" src/edited_new.py::test_x)\r\n"
+    b"! deleted for good: src/deleted.py\r\n"
+    b"\r\n"
+    b"= utils: core/util.py stays one file of two named util.py\r\n"
+    b"+ guide at manual/guide.md, runner tools/run.sh, notes [n](docs/our%20notes.md)\r\n"
+    b"+ untouched src/kept.py:3 <!-- 2026-11-30 09:00 -->"
+)
+#: What --unsafe-fixes changes on top of FIXED.
+UNSAFE = FIXED.replace(b"runner tools/run.sh", b"runner bin/run.sh")
+
+
+def notes_bytes(repo: Path, template: bytes) -> bytes:
+    return template.replace(b"@ROOT@", os.fsencode(repo))
+
+
+@pytest.fixture
+def notes(repo: Path) -> Path:
+    p = repo.parent / "notes" / "team.md"
+    p.parent.mkdir()
+    p.write_bytes(notes_bytes(repo, NOTES))
+    p.chmod(0o640)
+    return p
+
+
+def cli(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+def gone(result) -> list[str]:
+    return sorted(
+        f"{f.line}:{f.subject}" for f in result.findings if f.code == "BM101" and not f.suppressed
+    )
+
+
+def test_fix_rewrites_only_the_paths_byte_for_byte(repo, notes):
+    r = cli("check", "notes", "--root", "repo", "--fix", "--isolated")
+    assert notes.read_bytes() == notes_bytes(repo, FIXED)
+    assert stat.S_IMODE(notes.stat().st_mode) == 0o640
+    # what could not be fixed is what the check after the fix reports, and it fails
+    assert r.exit_code == 1, r.output
+    assert "Fixed 11 citations in 1 file; 2 left" in r.stderr
+    assert "notes/team.md:1:12: src/rename_me.py -> src/renamed.py (renamed in git" in r.stderr
+    assert "left src/deleted.py: no new place is known" in r.stderr
+    assert "left tools/run.sh: the only file of that name is bin/run.sh, but git" in r.stderr
+    assert "left lib/util.py" not in r.stderr  # git knows where it went
+    findings = [ln for ln in r.stdout.splitlines() if " BM101 " in ln]
+    assert len(findings) == 2, r.stdout
+    assert "src/deleted.py" in findings[0] and "tools/run.sh" in findings[1]
+    after = check.run_check(["notes"], importer.Options(roots=["repo"]))
+    assert gone(after) == ["5:src/deleted.py", "8:tools/run.sh"]
+
+
+def test_fix_twice_changes_nothing_the_second_time(repo, notes):
+    cli("check", "notes", "--root", "repo", "--fix", "--isolated")
+    first = notes.read_bytes()
+    inode = notes.stat().st_ino
+    r = cli("check", "notes", "--root", "repo", "--fix", "--isolated")
+    assert notes.read_bytes() == first
+    assert notes.stat().st_ino == inode  # not even written again
+    assert "Fixed 0 citations in 0 files; 2 left" in r.stderr
+
+
+def test_unsafe_fixes_apply_the_same_name_without_content_proof(repo, notes):
+    r = cli("check", "notes", "--root", "repo", "--fix", "--unsafe-fixes", "--isolated")
+    assert notes.read_bytes() == notes_bytes(repo, UNSAFE)
+    assert "tools/run.sh -> bin/run.sh (the only file of that name (unsafe" in r.stderr
+
+
+def test_diff_writes_nothing_and_applies_with_patch(repo, notes, tmp_path):
+    before = notes.read_bytes()
+    r = CliRunner().invoke(main, ["check", "notes", "--root", "repo", "--diff", "--isolated"])
+    assert r.exit_code == 1
+    assert notes.read_bytes() == before
+    diff = r.stdout_bytes
+    assert diff.startswith(b"--- a/notes/team.md\n+++ b/notes/team.md\n@@ -1,9 +1,9 @@\n")
+    assert b"\\ No newline at end of file\n" in diff
+    assert "Would fix 11 citations in 1 file; 2 left" in r.stderr
+    if shutil.which("patch") is None:
+        pytest.skip("needs patch")
+    copy = tmp_path / "copy"
+    (copy / "notes").mkdir(parents=True)
+    (copy / "notes" / "team.md").write_bytes(before)
+    done = subprocess.run(["patch", "-p1"], cwd=copy, input=diff, capture_output=True, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (copy / "notes" / "team.md").read_bytes() == notes_bytes(repo, FIXED)
+
+
+def test_diff_with_nothing_to_fix_exits_0_and_prints_nothing(repo, notes):
+    cli("check", "notes", "--root", "repo", "--fix", "--isolated")
+    r = cli("check", "notes", "--root", "repo", "--diff", "--isolated")
+    assert r.exit_code == 0
+    assert r.stdout == ""
+
+
+def test_fix_exit_0_when_everything_was_fixed(repo, tmp_path):
+    p = tmp_path / "one.md"
+    p.write_bytes(b"+ see src/first.py\n")
+    r = cli("check", "one.md", "--root", "repo", "--fix", "--isolated")
+    assert r.exit_code == 0, r.output
+    assert p.read_bytes() == b"+ see src/third.py\n"
+
+
+def test_a_file_changed_on_disk_since_it_was_read_is_left_alone(repo, notes):
+    roots = importer.make_roots(["repo"])
+    first = check.run_check(["notes"], importer.Options(roots=["repo"]))
+    files = dict(importer.notes_files(["notes"]))
+    planned = fix.plan_fixes(first.findings, files, roots, check.MoveHints(roots))
+    assert planned.edits
+    notes.write_bytes(notes.read_bytes() + b"\r\n+ a line added meanwhile")
+    fix.apply(planned)
+    assert notes.read_bytes().endswith(b"+ a line added meanwhile")
+    assert planned.written == [] and planned.fixes == []
+    assert planned.notes == [
+        "notes/team.md: changed on disk since it was read; left alone, run --fix again"
+    ]
+
+
+def test_utf16_notes_are_left_with_a_message(repo, tmp_path):
+    p = tmp_path / "wide.md"
+    p.write_bytes("+ see src/first.py\r\n".encode("utf-16"))
+    before = p.read_bytes()
+    r = cli("check", "wide.md", "--root", "repo", "--fix", "--isolated")
+    assert p.read_bytes() == before
+    assert "wide.md: UTF-16 or UTF-32 notes are not rewritten" in r.stderr
+    assert r.exit_code == 1
+
+
+def test_a_symlinked_notes_file_is_written_through_its_link(repo, tmp_path):
+    real = tmp_path / "real.md"
+    real.write_bytes(b"+ see src/first.py\n")
+    (tmp_path / "link.md").symlink_to(real)
+    cli("check", "link.md", "--root", "repo", "--fix", "--isolated")
+    assert (tmp_path / "link.md").is_symlink()
+    assert real.read_bytes() == b"+ see src/third.py\n"
+
+
+def test_usage_errors():
+    r = cli("check", "x.md", "--unsafe-fixes")
+    assert r.exit_code == 2 and "--unsafe-fixes applies with --fix or --diff" in r.stderr
+    r = cli("check", "-", "--fix")
+    assert r.exit_code == 2 and "not standard input" in r.stderr
+    r = cli("check", "x.md", "--diff", "--format", "json")
+    assert r.exit_code == 2 and "--diff prints only the diff" in r.stderr
+
+
+@pytest.mark.parametrize(
+    ("written", "old", "new", "expected"),
+    [
+        ("src/a.py", "src/a.py", "lib/b.py", "lib/b.py"),
+        ("./src/a.py", "src/a.py", "lib/b.py", "./lib/b.py"),
+        ("src\\a.py", "src/a.py", "lib/b.py", "lib\\b.py"),
+        (".\\src\\a.py", "src/a.py", "lib/b.py", ".\\lib\\b.py"),
+        ("/abs/root/src/a.py", "src/a.py", "lib/b.py", "/abs/root/lib/b.py"),
+        ("~/w/src/a.py", "src/a.py", "lib/b.py", "~/w/lib/b.py"),
+        ("docs/my%20a.md", "docs/my a.md", "docs/our a.md", "docs/our%20a.md"),
+        ("src//a.py", "src/a.py", "lib/b.py", None),
+    ],
+)
+def test_rewritten_keeps_the_form(written, old, new, expected):
+    assert fix.rewritten(written, old, new) == expected
+
+
+def test_path_edits_is_exact():
+    a = "entry in src/rename_me.py:88 per TER-5"
+    assert path_edits(a, "entry in src/renamed.py:88 per TER-5") == [
+        ("src/rename_me.py", "src/renamed.py")
+    ]
+    assert path_edits(a, a) is None
+    assert path_edits(a, "entry in src/renamed.py:89 per TER-5") is None  # line form too
+    assert path_edits(a, "entry in src/renamed.py:88 per TER-6") is None
+    assert path_edits(a, "entry in src/renamed.py:88") is None
+    assert path_edits("no path here", "no path there") is None
+    assert path_edits("see ./a/b.py", "see .\\c\\d.py") == [("a/b.py", "c/d.py")]
+
+
+def store_rows(db: Path):
+    con = sqlite3.connect(db)
+    try:
+        facts = con.execute("SELECT id, text FROM facts ORDER BY id").fetchall()
+        anchors = con.execute("SELECT fact_id, path FROM anchors ORDER BY fact_id, path").fetchall()
+        gone_rows = con.execute("SELECT fact_id, path FROM citations ORDER BY fact_id").fetchall()
+        prov = con.execute("SELECT fact_id, file, line FROM provenance ORDER BY rowid").fetchall()
+    finally:
+        con.close()
+    return facts, anchors, gone_rows, prov
+
+
+def test_reimport_after_fix_updates_the_same_fact(repo, tmp_path):
+    """Imported while the file existed (an anchor), then renamed with digits in the new
+    path (a new number: another merge block, the repeat rule alone would add a fact);
+    --fix; a re-import updates k1 in place: anchor replaced, gone citation cleared."""
+    put(repo, "api/handler.py", body("x"))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "handler")
+    notes = tmp_path / "api.md"
+    notes.write_bytes(b"+ retries live in api/handler.py#L3 (TER-7)\n+ other fact src/kept.py\n")
+    opts = importer.Options(roots=["repo"])
+    db = tmp_path / "know.db"
+    importer.import_notes([str(notes)], opts, db)
+    mv(repo, "api/handler.py", "api/v2/handler_v2.py")
+    git(repo, "commit", "-qm", "v2")
+    importer.import_notes([str(notes)], opts, db)  # the path is gone now: a gone citation
+    facts, anchors, gone_rows, _ = store_rows(db)
+    assert (1, "api/handler.py") in anchors and gone_rows == [(1, "api/handler.py")]
+    r = cli("check", str(notes), "--root", "repo", "--fix", "--isolated")
+    assert r.exit_code == 0, r.output
+    assert notes.read_bytes().startswith(b"+ retries live in api/v2/handler_v2.py#L3 (TER-7)\n")
+    result = importer.import_notes([str(notes)], opts, db)
+    facts, anchors, gone_rows, prov = store_rows(db)
+    assert facts == [
+        (1, "retries live in api/v2/handler_v2.py#L3 (TER-7)"),
+        (2, "other fact src/kept.py"),
+    ]
+    assert anchors == [(1, "api/v2/handler_v2.py"), (2, "src/kept.py")]
+    assert gone_rows == []
+    # provenance keeps the line before and after the fix (two fingerprints, one fact)
+    assert prov.count((1, str(notes), 1)) == 2
+    assert [r.action() for r in result.facts] == ["updated", "unchanged"]
+    # and the next import knows the line by its new fingerprint: nothing changes
+    again = importer.import_notes([str(notes)], opts, db)
+    assert [r.action() for r in again.facts] == ["unchanged", "unchanged"]
+    assert store_rows(db)[0] == facts
+
+
+def test_a_line_edited_beyond_its_paths_follows_the_repeat_rule(repo, tmp_path):
+    """Only a path change updates in place; other words changed make a new fact when
+    the repeat rule says so (the rule is exact, not a similarity)."""
+    notes = tmp_path / "api.md"
+    notes.write_bytes(b"+ retries in src/kept.py\n")
+    opts = importer.Options(roots=["repo"])
+    db = tmp_path / "know.db"
+    importer.import_notes([str(notes)], opts, db)
+    notes.write_bytes(b"+ timeouts in src/renamed.py\n")
+    importer.import_notes([str(notes)], opts, db)
+    facts, anchors, _, _ = store_rows(db)
+    assert [f[0] for f in facts] == [1, 2]
+    assert (1, "src/kept.py") in anchors
