@@ -150,8 +150,19 @@ def test_action_yml_wires_inputs_outputs_python_and_the_pip_cache():
     assert set(action["inputs"]) >= {"install-python", "cache", "args"}
 
 
+def hooks() -> dict[str, dict]:
+    return {h["id"]: h for h in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())}
+
+
+def test_pre_commit_fix_hook_runs_check_fix_and_is_documented():
+    hook = hooks()["brainmigrate-fix"]
+    assert shlex.split(hook["entry"])[1:] + hook["args"] == ["check", "--fix", "."]
+    assert hook["pass_filenames"] is False and hook["always_run"] is True
+    assert "id: brainmigrate-fix" in (REPO / "docs" / "check.md").read_text(encoding="utf-8")
+
+
 def test_pre_commit_hook_works_without_args(project):
-    (hook,) = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
+    hook = hooks()["brainmigrate-check"]
     assert hook["pass_filenames"] is False
     argv = shlex.split(hook["entry"])[1:] + hook["args"]
     assert argv == ["check", "."]
