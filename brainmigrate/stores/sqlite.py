@@ -19,7 +19,7 @@ import os
 import re
 import sqlite3
 import stat
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator
 from pathlib import Path
 
 from brainmigrate.model import KINDS, MARKERS, STATUSES, Anchor, FactRecord
@@ -257,7 +257,7 @@ class Stored:
         ).fetchone()
         return _id(row[0], "a provenance row", "fact_id") if row else None
 
-    def fed_lines(self, files) -> dict[tuple[str, int], list[int]]:
+    def fed_lines(self, files: Container[str]) -> dict[tuple[str, int], list[int]]:
         """``(file, line) -> [fact ids]`` of the provenance rows of the notes files
         ``files`` names (one pass over the table), in the order they were recorded."""
         out: dict[tuple[str, int], list[int]] = {}
