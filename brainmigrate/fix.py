@@ -17,6 +17,7 @@ and never when they changed on disk since they were read.
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 import stat
 import unicodedata
@@ -26,12 +27,12 @@ from pathlib import Path
 from urllib.parse import quote, unquote
 
 from brainmigrate import check, importer
-from brainmigrate.anchors import PathResolver, Root, normalize
+from brainmigrate.anchors import PathResolver, Root, is_absolute, normalize
 from brainmigrate.fsutil import printable, stage_bytes
 from brainmigrate.git import run_git
 from brainmigrate.model import Segment
 from brainmigrate.notation import BOM, WIDE_BOMS
-from brainmigrate.tokens import link_path, path_like, tokens
+from brainmigrate.tokens import Token, link_path, path_like, tokens
 
 _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 #: Characters a percent-escaped path keeps as they are (RFC 3986 ``pchar`` and ``/``).
@@ -182,38 +183,27 @@ def _plan_file(display, path, found, resolver, hints, unsafe, out: FixResult) ->
             leave(f, "the notes file is not UTF-8")
         return
     lines = _split(before)
+    folder = os.path.dirname(real)
     edits: dict[int, list[tuple[int, int, bytes]]] = {}
     for f in found:
-        move = certain_move(f.subject, hints, unsafe)
-        if isinstance(move, str):
-            leave(f, move)
-            continue
-        target, how = move
         if f.line > len(lines):
             leave(f, "the notes file changed since it was read")
             continue
-        raw = lines[f.line - 1]
-        content, lead = _content(raw, f.line)
+        content, lead = _content(lines[f.line - 1], f.line)
         text, offsets = _decode(content)
         tok = _token_at(text, f.line, f.col, f.subject)
         if tok is None:
             leave(f, "the notes file changed since it was read")
             continue
-        new = rewritten(tok, target.old, target.path)
-        if new is None:
-            leave(f, f"written in a form --fix does not rewrite; it moved to {target.path}")
+        planned = _replacement(f.subject, tok, folder, resolver, hints, unsafe)
+        if isinstance(planned, str):
+            leave(f, planned)
             continue
-        cited = path_like(new) or link_path(new)
-        hit = resolver.lookup(cited) if cited else None
-        if not (
-            hit and hit[0] == "found" and hit[1] == target.root.index and _same(hit[2], target.path)
-        ):
-            leave(f, f"{new} would not name {target.path} in the root it was found in")
-            continue
+        new, how = planned
         start = f.col - 1
-        a, b = offsets[start], offsets[start + len(tok)]
+        a, b = offsets[start], offsets[start + len(tok.text)]
         edits.setdefault(f.line, []).append((lead + a, lead + b, new.encode("utf-8")))
-        out.fixes.append(Fix(display, f.line, f.col, tok, new, how))
+        out.fixes.append(Fix(display, f.line, f.col, tok.text, new, how))
     if not edits:
         return
     for number, changes in edits.items():
@@ -224,6 +214,64 @@ def _plan_file(display, path, found, resolver, hints, unsafe, out: FixResult) ->
     after = b"".join(lines)
     if after != before:
         out.edits.append(FileEdit(display, real, before, after))
+
+
+def _replacement(
+    subject: str, tok: Token, folder: str, resolver: PathResolver, hints, unsafe: bool
+) -> tuple[str, str] | str:
+    """``(new text, how)`` for the citation ``tok`` of the gone path ``subject`` in a notes
+    file in ``folder``, or the reason it is left. Read as ``check`` reads it: relative to
+    the roots, and a Markdown link target also relative to the notes file's folder."""
+    readings: list[tuple[str, str | None]] = [(subject, None)]
+    if tok.link and not is_absolute(subject):
+        base = next((b for r in resolver.roots if (b := r.relative(folder)) is not None), None)
+        beside = normalize(f"{base}/{subject}" if base else subject) if base is not None else None
+        if beside and beside != subject:
+            readings.append((beside, base))
+    reason = None
+    for cited, base in readings:
+        move = certain_move(cited, hints, unsafe)
+        if isinstance(move, str):
+            reason = reason or move
+            continue
+        target, how = move
+        if base is None:
+            new = rewritten(tok.text, target.old, target.path)
+        else:
+            new = _beside(tok.text, base, target.path)
+        if new is None:
+            reason = f"written in a form --fix does not rewrite; it moved to {target.path}"
+        elif not _names(resolver, new, tok.link, folder, target):
+            reason = f"{new} would not name {target.path} in the root it was found in"
+        else:
+            return new, how
+    return reason or "no new place is known"
+
+
+def _beside(written: str, base: str, new: str) -> str:
+    """``new`` (root-relative) as a link relative to the notes folder ``base`` (also
+    root-relative) writes it: ``./``, ``\\`` and percent escapes kept as in ``written``."""
+    rel = posixpath.relpath(new, base or ".")
+    unified = written.replace("\\", "/")
+    if unified.startswith("./") and not rel.startswith("../"):
+        rel = "./" + rel
+    if _PERCENT.search(written):
+        rel = quote(rel, safe=_SAFE)
+    return rel.replace("/", "\\") if "\\" in written else rel
+
+
+def _names(resolver: PathResolver, new: str, link: bool, folder: str, target) -> bool:
+    """Whether ``check`` reads the citation ``new`` as the file ``target`` names: looked
+    up in the roots, and a link target that no root holds so also beside the notes."""
+    cited = link_path(new) if link else path_like(new)
+    if cited is None:
+        return False
+    hit = resolver.lookup(cited, link=link)
+    if hit[0] != "found" and link:
+        beside = resolver.lookup_beside(cited, folder)
+        if beside is not None and (beside[0] == "found" or hit[0] == "outside"):
+            hit = beside
+    return hit[0] == "found" and hit[1] == target.root.index and _same(hit[2], target.path)
 
 
 def certain_move(
@@ -388,15 +436,15 @@ def _decode(data: bytes) -> tuple[str, list[int]]:
     return "".join(text).replace("\x00", "\ufffd"), offsets
 
 
-def _token_at(text: str, line: int, col: int, subject: str) -> str | None:
-    """The path text of the citation at ``col`` of the line, when it still names
-    ``subject``; else None."""
+def _token_at(text: str, line: int, col: int, subject: str) -> Token | None:
+    """The token of the citation at ``col`` of the line, when it still names ``subject``;
+    else None."""
     for tok in tokens([Segment(line, 1, text)]):
         if tok.col != col:
             continue
         cited = link_path(tok.text) if tok.link else path_like(tok.text)
         if cited is not None and (normalize(cited) or cited) == subject:
-            return tok.text
+            return tok
     return None
 
 

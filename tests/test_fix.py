@@ -357,3 +357,44 @@ def test_a_line_edited_beyond_its_paths_follows_the_repeat_rule(repo, tmp_path):
     facts, anchors, _, _ = store_rows(db)
     assert [f[0] for f in facts] == [1, 2]
     assert (1, "src/kept.py") in anchors
+
+
+def test_link_targets_are_fixed_as_check_reads_them(repo):
+    """Notes inside the checkout: a link target is read relative to the roots first, then
+    relative to the notes file's own folder; each is rewritten in the reading it had."""
+    put(repo, "docs/adr/0021-ledger.md", "# ledger\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "adr")
+    mv(repo, "docs/adr/0021-ledger.md", "docs/adr/0021-ledger-v2.md")
+    git(repo, "commit", "-qm", "adr renamed")
+    notes = repo / "docs" / "adr" / "0001-index.md"
+    notes.write_bytes(
+        b"+ see [ledger](0021-ledger.md), [runner](../../src/first.py),"
+        b" [r](src/first.py) and [w](..\\..\\src\\first.py)\n"
+    )
+    r = cli("check", str(notes), "--root", "repo", "--fix", "--isolated")
+    assert r.exit_code == 0, r.output
+    assert notes.read_bytes() == (
+        b"+ see [ledger](0021-ledger-v2.md), [runner](../../src/third.py),"
+        b" [r](src/third.py) and [w](..\\..\\src\\third.py)\n"
+    )
+
+
+def test_without_git_only_unsafe_fixes_apply_the_same_name(tmp_path, monkeypatch):
+    """A root outside git: no rename, and no content proof; two files of one name are
+    never a fix, not even an unsafe one."""
+    plain = tmp_path / "plain"
+    put(plain, "one/only.py", "x = 1\n")
+    put(plain, "a/twice.py", "x = 2\n")
+    put(plain, "b/twice.py", "x = 3\n")
+    notes = tmp_path / "n.md"
+    notes.write_bytes(b"+ see one/gone/only.py and a/old/twice.py\n")
+    monkeypatch.chdir(tmp_path)
+    r = cli("check", "n.md", "--root", "plain", "--fix", "--isolated")
+    assert r.exit_code == 1
+    assert notes.read_bytes() == b"+ see one/gone/only.py and a/old/twice.py\n"
+    assert "left one/gone/only.py: the only file of that name is one/only.py" in r.stderr
+    r = cli("check", "n.md", "--root", "plain", "--fix", "--unsafe-fixes", "--isolated")
+    assert notes.read_bytes() == b"+ see one/only.py and a/old/twice.py\n"
+    assert "left a/old/twice.py: no new place is known" in r.stderr
+    assert r.exit_code == 1
