@@ -590,6 +590,7 @@ def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
                     "line": fact.line,
                     "similarity": round(sim, 4),
                     "known": known is not None,
+                    "paths": edits is not None,
                     "text": fact.text,
                     "into_text": into_text,
                 }
