@@ -401,3 +401,14 @@ def test_without_git_only_unsafe_fixes_apply_the_same_name(tmp_path, monkeypatch
     assert notes.read_bytes() == b"+ see one/only.py and a/old/twice.py\n"
     assert "left a/old/twice.py: no new place is known" in r.stderr
     assert r.exit_code == 1
+
+
+def test_suppressed_and_unselected_citations_are_left_as_they_are(repo, tmp_path):
+    p = tmp_path / "s.md"
+    text = b"+ kept on purpose src/first.py <!-- brainmigrate: allow-gone -->\n"
+    p.write_bytes(text)
+    r = cli("check", "s.md", "--root", "repo", "--fix", "--isolated")
+    assert p.read_bytes() == text and r.exit_code == 0
+    p.write_bytes(b"+ see src/first.py\n")
+    cli("check", "s.md", "--root", "repo", "--fix", "--ignore", "BM101", "--isolated")
+    assert p.read_bytes() == b"+ see src/first.py\n"

@@ -113,3 +113,21 @@ def test_more_than_65536_stems_repack_what_was_indexed():
     assert index.best(key, huge - {"w5"}) == (2, 69_999 / 70_000)
     index.replace(1, key, small | {"charg"})
     assert index.best(key, small | {"charg"}) == (1, 1.0)
+
+
+def test_remove_takes_a_fact_out_of_its_block_indexed_or_not():
+    """A fact whose numbers change (a fixed path ``v1/`` -> ``v2/``) moves to another block:
+    ``remove`` then ``add``; small blocks and blocks with postings alike."""
+    for size in (1, 3, 40):
+        index = MergeIndex(postings_from=8)
+        old, new = Key("s", frozenset({"1"}), frozenset()), Key("s", frozenset({"2"}), frozenset())
+        for seq in range(size):
+            index.add(seq, old, frozenset({f"w{seq}", "common", "words", "here"}))
+        stems = frozenset({"w0", "common", "words", "here"})
+        assert index.best(old, stems) == (0, 1.0)
+        index.remove(0, old)
+        assert index.best(old, stems) is None
+        index.add(0, new, stems)
+        assert index.best(new, stems) == (0, 1.0)
+        index.remove(0, old)  # not there any more: nothing happens
+        index.remove(7, Key("t", frozenset(), frozenset()))  # no such block
