@@ -412,3 +412,16 @@ def test_suppressed_and_unselected_citations_are_left_as_they_are(repo, tmp_path
     p.write_bytes(b"+ see src/first.py\n")
     cli("check", "s.md", "--root", "repo", "--fix", "--ignore", "BM101", "--isolated")
     assert p.read_bytes() == b"+ see src/first.py\n"
+
+
+def test_invalid_bytes_and_nul_before_the_path_keep_the_columns_right(repo, tmp_path):
+    """Columns count code points of the line as check decoded it (an invalid sequence is
+    one U+FFFD, whatever its length); the bytes around the path stay as they were."""
+    p = tmp_path / "bad.md"
+    text = (
+        b"+ \xe2\x82 two bad, \xff\xfe, a NUL \x00 and \xc3\xa9 then src/first.py:2 \xf0\x9f\x98\n"
+    )
+    p.write_bytes(text)
+    r = cli("check", "bad.md", "--root", "repo", "--fix", "--isolated")
+    assert r.exit_code == 0, r.output
+    assert p.read_bytes() == text.replace(b"src/first.py", b"src/third.py")
