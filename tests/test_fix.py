@@ -197,6 +197,9 @@ def test_diff_writes_nothing_and_applies_with_patch(repo, notes, tmp_path):
     assert diff.startswith(b"--- a/notes/team.md\n+++ b/notes/team.md\n@@ -1,9 +1,9 @@\n")
     assert b"\\ No newline at end of file\n" in diff
     assert "Would fix 11 citations in 1 file; 2 left" in r.stderr
+    both = CliRunner().invoke(main, ["check", "notes", "--root", "repo", "--diff", "--fix"])
+    assert both.exit_code == 1 and both.stdout_bytes == diff  # --diff wins: nothing written
+    assert notes.read_bytes() == before
     if shutil.which("patch") is None:
         pytest.skip("needs patch")
     copy = tmp_path / "copy"
