@@ -175,8 +175,8 @@ def build_fact(
                 )
             elif created is None:
                 created, run = stamp
-        if "^" in body:
-            body = split_block_id(body)  # after the trailer, without a warning
+        if "^" in body:  # after the trailer, without a warning
+            body = split_block_id(body, alone=ln is not head)
         segments.append(Segment(ln.number, ln.col, body))
     full = fold(segments[0].text if len(segments) == 1 else " ".join(s.text for s in segments))
     text = full

@@ -180,12 +180,15 @@ _BLOCK_ID = re.compile(r"[A-Za-z0-9-]+")
 _LETTER = re.compile(r"[A-Za-z]")
 
 
-def split_block_id(text: str) -> str:
+def split_block_id(text: str, alone: bool = False) -> str:
     """``text`` without a trailing Obsidian block id (SPEC.md §Notation, Block ids).
 
     A block id is whitespace, ``^``, then ASCII letters, digits or ``-`` with at least one
     letter, and only whitespace after it (``fact ^abc-1``; ``keep ^123`` keeps its ``^123``).
-    The whitespace before the ``^`` is kept (folding trims it). Linear time.
+    It trails text: on a fact's first line, ``^abc`` with nothing before it is the fact's
+    text (``+ ^abc``), so every text a fact can hold reads back the same. ``alone``: a
+    continuation line's id stands after the fact's earlier text and goes even alone. The
+    whitespace before the ``^`` is kept (folding trims it). Linear time.
     """
     end = len(text.rstrip(_WS_STRIP))
     caret = text.rfind("^", 0, end)
@@ -194,6 +197,7 @@ def split_block_id(text: str) -> str:
         or text[caret - 1] not in _WS_SET
         or not _BLOCK_ID.fullmatch(text, caret + 1, end)
         or not _LETTER.search(text, caret + 1, end)
+        or (not alone and is_blank(text[:caret]))
     ):
         return text
     return text[:caret]

@@ -354,8 +354,8 @@ def test_callout_lines_agree_with_lark():
         (" fact text ^abc-1 \t", " fact text "),
         (" keep ^123", " keep ^123"),
         (" keep ^12-3", " keep ^12-3"),
-        (" ^abc", " "),
-        ("\t^x", "\t"),
+        (" ^abc", " ^abc"),
+        ("\t^x", "\t^x"),
         (" a^b", " a^b"),
         (" a ^b c", " a ^b c"),
         (" a ^b_c", " a ^b_c"),
@@ -370,14 +370,18 @@ def test_split_block_id(text, expected):
     assert split_block_id(text) == expected
 
 
-def test_a_marker_with_only_a_block_id_is_empty():
-    out, _ = scan_handle(b"+ ^abc\n  orphan\n+ ^abc <!-- 2026-09-23 13:16 r -->\n+ ^123\n")
+def test_a_block_id_alone_is_the_fact_text_not_an_id():
+    # '^abc' after the marker trails no text: it is the text, so an export of any fact
+    # reads back the same ('+ ^blk ^blk' is stored as '^blk', written and read as '^blk').
+    out, _ = scan_handle(b"+ ^abc\n  ^x1\n+ ^abc <!-- 2026-09-23 13:16 r -->\n+ ^123\n")
     assert [(n, c, r) for n, c, r, *_ in out] == [
-        (1, "skipped", "empty"),
-        (2, "skipped", "orphan"),
-        (3, "skipped", "empty"),
+        (1, "fact", ""),
+        (2, "continuation", ""),
+        (3, "fact", ""),
         (4, "fact", ""),
     ]
+    facts, _ = facts_of(b"+ ^abc\n  ^x1\n+ ^blk ^blk\n")
+    assert [f.text for f in facts] == ["^abc", "^blk"]
 
 
 def facts_of(data: bytes) -> tuple[list, list]:
