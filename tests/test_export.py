@@ -1221,3 +1221,18 @@ def test_the_next_export_removes_what_a_killed_export_left(store, tmp_path, call
     assert no_temp_files(out) and not [p for p in tmp_path.glob(".*.tmp")]
     assert (out.parent / ".kn.bm1.abcdefgh.tmp.keep").exists()
     assert len(list(out.iterdir())) == 29
+
+
+def test_a_text_that_looks_like_a_block_id_round_trips(tmp_path):
+    # '+ ^blk ^blk' is stored as '^blk': its brain line must not read back as empty.
+    notes = tmp_path / "n.md"
+    notes.write_text("+ ^blk ^blk\n+ ^abc\n  ^x1\n", encoding="utf-8")
+    store = tmp_path / "k.db"
+    import_into(store, [notes], [tmp_path], tmp_path / "cache")
+    assert [r[3] for r in facts_of(store)] == ["^blk", "^abc"]
+    out = tmp_path / "brain"
+    result = run("export", "--store", str(store), "--to", "brain", "--output", str(out))
+    assert result.exit_code == 0, result.output
+    again = tmp_path / "again.db"
+    import_into(again, [out / "n.md"], [tmp_path], tmp_path / "cache", scope="area:n")
+    assert facts_of(again) == facts_of(store)
