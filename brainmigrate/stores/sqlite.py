@@ -4,7 +4,10 @@ Tables: ``facts`` (one row per fact, id ``k<id>``), ``anchors``, ``citations`` (
 paths), ``provenance`` (every notes file and line that fed a fact, with the line's
 fingerprint and when it was imported), ``facts_fts`` (FTS5 over the stemmed words of
 text, scope, kind and task; rowid = fact id) and ``meta``. ``PRAGMA user_version`` holds
-the schema version.
+the schema version: 2 adds each anchor's fingerprint (``verified_commit``, ``target_*``
+beside the digest and time columns version 1 already had, SPEC.md §Staleness). A version-1
+store is upgraded in place, in the transaction of the first command that writes it
+(``_upgrade``); read-only commands read it as it is (its anchors without fingerprints).
 
 Safety: an import is one ``BEGIN IMMEDIATE`` transaction that takes the write lock before
 it reads what it merges against, so a failure or a kill leaves the store as it was and two
@@ -24,7 +27,9 @@ from pathlib import Path
 from brainmigrate.model import Anchor, FactRecord
 from brainmigrate.spill import SpillError, folder, scratch_database
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+#: Versions this one reads (and upgrades when it writes).
+READS = (1, 2)
 APPLICATION = "brainmigrate"
 #: Seconds to wait for another writer before giving up with "store is busy".
 BUSY_TIMEOUT = float(os.environ.get("BRAINMIGRATE_BUSY_TIMEOUT", "30"))
@@ -63,6 +68,10 @@ CREATE TABLE anchors (
     signature_digest TEXT,
     body_digest TEXT,
     verified_at TEXT,
+    verified_commit TEXT,
+    target_kind TEXT,
+    target_container TEXT,
+    target_name TEXT,
     PRIMARY KEY (fact_id, root, path, symbol)
 );
 CREATE INDEX anchors_path ON anchors (path);
@@ -296,7 +305,7 @@ def _check_schema(con: sqlite3.Connection, path: Path) -> None:
             f"{path} is an SQLite file but not a brainmigrate store; "
             "move it away or pass --store with another path"
         )
-    if version == SCHEMA_VERSION:
+    if version in READS:
         app = con.execute("SELECT value FROM meta WHERE key='application'").fetchone()
         if not app or app[0] != APPLICATION:
             raise StoreError(f"{path} is not a brainmigrate store; pass --store with another path")
@@ -338,13 +347,19 @@ def _load_from(con: sqlite3.Connection, path: Path) -> Snapshot:
     return snap
 
 
-def _read_facts(con: sqlite3.Connection, ids: list[int] | None = None) -> dict[int, FactRecord]:
-    """Facts (all, or those of ``ids``) by id, with their anchors and gone citations.
+def _read_facts(
+    con: sqlite3.Connection, ids: list[int] | None = None, anchored: bool = False
+) -> dict[int, FactRecord]:
+    """Facts (all, or those of ``ids``; with ``anchored`` every fact with an anchor that is
+    not superseded) by id, with their anchors and gone citations.
 
     Raises ``sqlite3.Error``, or ``KeyError``/``ValueError`` for an inconsistent store.
     """
     where, fact_where, params = "", "", []
-    if ids is not None:
+    if anchored:
+        where = " WHERE status != 'superseded' AND id IN (SELECT fact_id FROM anchors)"
+        fact_where = " AND fact_id IN (SELECT id FROM facts WHERE status != 'superseded')"
+    elif ids is not None:
         marks = ",".join("?" * len(ids))
         where, fact_where, params = f" WHERE id IN ({marks})", f" AND fact_id IN ({marks})", ids
     out: dict[int, FactRecord] = {}
@@ -371,17 +386,34 @@ def _read_facts(con: sqlite3.Connection, ids: list[int] | None = None) -> dict[i
             tasks=_set(row[14]),
             stored=True,
         )
-    for fid, kind, root, p, symbol, first, last, how in con.execute(
-        "SELECT fact_id, kind, root, path, symbol, line_first, line_last, how FROM anchors"
-        f" WHERE 1{fact_where} ORDER BY rowid",
+    fingerprint = (
+        ", signature_digest, body_digest, target_kind, target_container, target_name,"
+        " verified_commit, verified_at"
+        if con.execute("PRAGMA user_version").fetchone()[0] >= 2
+        else ""
+    )
+    for row in con.execute(
+        f"SELECT fact_id, kind, root, path, symbol, line_first, line_last, how{fingerprint}"
+        f" FROM anchors WHERE 1{fact_where} ORDER BY rowid",
         params,
     ):
+        fid, kind, root, p, symbol, first, last, how = row[:8]
         lines = (first, last) if first is not None else None
-        out[fid].anchors.append(Anchor(kind, root, p, symbol or None, lines, how))
+        if len(row) > 8 and row[14] is not None:
+            sig, body, tkind, tcontainer, tname, commit, at = row[8:]
+            target = (tkind, tcontainer, tname) if tkind else None
+            anchor = Anchor(
+                kind, root, p, symbol or None, lines, how, sig, body, target, commit, at
+            )
+        else:
+            anchor = Anchor(kind, root, p, symbol or None, lines, how)
+        out[fid].anchors.append(anchor)
     for fid, p in con.execute(
         f"SELECT fact_id, path FROM citations WHERE state='gone'{fact_where} ORDER BY rowid",
         params,
     ):
+        if anchored and fid not in out:
+            continue  # a fact citing gone paths only
         out[fid].gone.append(p)
     return out
 
@@ -432,6 +464,7 @@ def transact(path: Path, plan: Callable[[Stored], Iterable[FactRecord]], words, 
         if con.execute("PRAGMA user_version").fetchone()[0] == 0:
             _check_schema(con, path)  # someone else's SQLite file is refused, not extended
             _create(con)
+        _upgrade(con)
         _write(con, plan(Stored(con, path)), words, now)
         con.execute("COMMIT")
     except sqlite3.Error as exc:
@@ -469,6 +502,28 @@ def _abandon(con: sqlite3.Connection | None, path: Path, existed: bool) -> None:
         with contextlib.suppress(OSError):
             if path.stat().st_size == 0 and not _journal(path).exists():
                 path.unlink()
+
+
+#: What turns a store of version ``v`` into one of version ``v + 1``.
+_UPGRADES = {
+    1: (
+        "ALTER TABLE anchors ADD COLUMN verified_commit TEXT",
+        "ALTER TABLE anchors ADD COLUMN target_kind TEXT",
+        "ALTER TABLE anchors ADD COLUMN target_container TEXT",
+        "ALTER TABLE anchors ADD COLUMN target_name TEXT",
+    ),
+}
+
+
+def _upgrade(con: sqlite3.Connection) -> None:
+    """Bring the store to ``SCHEMA_VERSION`` inside the caller's open write transaction
+    (so a failure later in it rolls the upgrade back too)."""
+    version = con.execute("PRAGMA user_version").fetchone()[0]
+    while version < SCHEMA_VERSION:
+        for statement in _UPGRADES[version]:
+            con.execute(statement)
+        version += 1
+        con.execute(f"PRAGMA user_version = {version}")
 
 
 def _create(con: sqlite3.Connection) -> None:
@@ -538,11 +593,96 @@ def _write(con: sqlite3.Connection, facts: Iterable[FactRecord], words, now: str
                 "INSERT OR IGNORE INTO citations (fact_id, state, path) VALUES (?, 'gone', ?)",
                 [(rec.id, p) for p in rec.gone],
             )
+        for a in rec.anchors:  # import --verify: fingerprints of new and stored anchors
+            if a.fingerprinted:
+                set_fingerprint(con, rec.id, a, a)
         con.executemany(
             "INSERT OR IGNORE INTO provenance (fact_id, file, line, fingerprint, imported)"
             " VALUES (?,?,?,?,?)",
             [(rec.id, f, ln, fp, now) for f, ln, fp in rec.new_provenance],
         )
+
+
+def set_fingerprint(con: sqlite3.Connection, fid: int, old: Anchor, new: Anchor) -> None:
+    """Record ``new``'s fingerprint on fact ``fid``'s anchor ``old`` (found by its key);
+    ``new`` may have another path, symbol and lines (a target that moved). Inside an open
+    write transaction of a version-2 store."""
+    con.execute(
+        "UPDATE OR REPLACE anchors SET path=?, symbol=?, line_first=?, line_last=?,"
+        " signature_digest=?, body_digest=?, target_kind=?, target_container=?,"
+        " target_name=?, verified_commit=?, verified_at=?"
+        " WHERE fact_id=? AND root=? AND path=? AND symbol=?",
+        (
+            new.path,
+            new.symbol or "",
+            new.lines[0] if new.lines else None,
+            new.lines[1] if new.lines else None,
+            new.signature_digest,
+            new.body_digest,
+            *(new.target or (None, None, None)),
+            new.commit,
+            new.verified_at,
+            fid,
+            old.root,
+            old.path,
+            old.symbol or "",
+        ),
+    )
+
+
+def set_status(
+    con: sqlite3.Connection, fid: int, status: str, reason: str | None, now: str
+) -> None:
+    """Set fact ``fid``'s ``status`` and ``status_reason`` (and ``updated`` to ``now``)."""
+    con.execute(
+        "UPDATE facts SET status=?, status_reason=?, updated=? WHERE id=?",
+        (status, reason, now, fid),
+    )
+
+
+def update(path: Path, work: Callable[[sqlite3.Connection], object]) -> object:
+    """Run ``work(con)`` on the existing store at ``path`` in one locked write transaction,
+    after upgrading it to ``SCHEMA_VERSION``; returns what ``work`` returns. A failure
+    leaves the store as it was. Raises ``StoreError`` (no store, unwritable, busy)."""
+    require(path)
+    check_writable(path)
+    con = None
+    try:
+        con = _connect(path, readonly=False)
+        con.execute("BEGIN IMMEDIATE")
+        _upgrade(con)
+        out = work(con)
+        con.execute("COMMIT")
+        return out
+    except sqlite3.Error as exc:
+        _abandon(con, path, True)
+        raise _error(path, exc) from None
+    except BaseException:
+        _abandon(con, path, True)
+        raise
+    finally:
+        if con is not None:
+            con.close()
+
+
+def read_for_update(
+    con: sqlite3.Connection, ids: Iterable[int] | None = None
+) -> dict[int, FactRecord]:
+    """The facts ``ids`` (None: every anchored fact not superseded) with their anchors,
+    inside ``update``'s transaction."""
+    if ids is None:
+        return _read_facts(con, anchored=True)
+    return _read_facts(con, list(ids))
+
+
+def origins(con: sqlite3.Connection, ids: Iterable[int] | None = None) -> dict[int, tuple]:
+    """Fact id -> ``(file, line)`` of the first notes line that fed it (its provenance)."""
+    out: dict[int, tuple] = {}
+    wanted = None if ids is None else set(ids)
+    for fid, file, line in con.execute("SELECT fact_id, file, line FROM provenance ORDER BY rowid"):
+        if fid not in out and (wanted is None or fid in wanted):
+            out[fid] = (file, line)
+    return out
 
 
 # ------------------------------------------------------------------ reading: export, search, show
@@ -671,6 +811,18 @@ class Reader:
         sql.append(" ORDER BY bm25(facts_fts), f.id LIMIT ?")
         args.append(limit)
         return self._run(lambda con: [row[0] for row in con.execute("".join(sql), args)])
+
+    def anchored(self) -> dict[int, FactRecord]:
+        """Every fact with an anchor that is not superseded (what ``stale`` reads)."""
+        return self._run(lambda con: _read_facts(con, anchored=True))
+
+    def origins(self, ids: Iterable[int] | None = None) -> dict[int, tuple]:
+        """See ``origins``."""
+        return self._run(lambda con: origins(con, ids))
+
+    def version(self) -> int:
+        """The store's schema version (``PRAGMA user_version``)."""
+        return self._run(lambda con: con.execute("PRAGMA user_version").fetchone()[0])
 
     def fetch(self, ids: Iterable[int]) -> dict[int, FactRecord]:
         """The facts with these ids (those the store holds), with anchors and gone
