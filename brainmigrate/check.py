@@ -75,6 +75,12 @@ RULES: dict[str, Rule] = {
         Rule(
             "BM309", "fact-too-long", "warning", "A fact is longer than 1 MiB; the rest left out."
         ),
+        Rule(
+            "BM401",
+            "stale-fact",
+            "error",
+            "The code a fact is anchored to changed since it was verified (brainmigrate stale).",
+        ),
     )
 }
 
@@ -217,7 +223,9 @@ class BaselineStatus:
 class CheckResult:
     """A check's outcome: notes files (display names, in order), facts, findings (sorted by
     file, line, column, code), the ``fail_on`` level, the baseline's status and the files
-    ``exclude`` globs left out."""
+    ``exclude`` globs left out. ``tool`` names the command in report titles;
+    ``summary_text``, when given, is the reports' one-sentence summary (``stale`` gives its
+    own counts)."""
 
     files: tuple[str, ...]
     facts: Sequence[CheckedFact] | CheckedFacts
@@ -225,6 +233,8 @@ class CheckResult:
     fail_on: str = "error"
     baseline: BaselineStatus | None = None
     excluded: tuple[str, ...] = ()
+    tool: str = "check"
+    summary_text: str | None = None
 
     @property
     def failing(self) -> tuple[Finding, ...]:

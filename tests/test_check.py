@@ -150,6 +150,7 @@ def test_every_diagnostic_code_has_a_rule_with_the_documented_severity():
         "BM307": "warning",
         "BM308": "warning",
         "BM309": "warning",
+        "BM401": "error",
     }
 
 

@@ -125,11 +125,18 @@ def test_stale_is_marked(store):
     )
     con.commit()
     con.close()
-    (hit,) = search.search(store, "temurin")
+    (hit,) = search.search(store, "temurin", recheck=False)
     assert hit.line == (
         "k5 environment area:docker STALE: file gone: docker/Dockerfile  "
         "the app image runs on eclipse-temurin:21-jre, see docker/Dockerfile"
     )
+    # read again, the Dockerfile is there: the line shows the fact as it stands now
+    (hit,) = search.search(store, "temurin")
+    assert hit.line == (
+        "k5 environment area:docker  "
+        "the app image runs on eclipse-temurin:21-jre, see docker/Dockerfile"
+    )
+    assert (hit.fact.status, hit.fact.status_reason) == ("active", None)
 
 
 def test_line_format_scope_kind_and_limit(store):

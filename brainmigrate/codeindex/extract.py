@@ -162,6 +162,8 @@ def _docstring(language: str, body: Node) -> Node | None:
     if language != "python" or body.type != "block" or not body.named_children:
         return None
     first = body.named_children[0]
+    if first.type == "string":  # (this grammar version puts it in the block bare)
+        return first
     if first.type == "expression_statement" and [c.type for c in first.named_children] == [
         "string"
     ]:

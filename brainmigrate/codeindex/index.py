@@ -350,13 +350,13 @@ class CodeIndex:
                 self._store(rel, entry)
             elif reason is not None:
                 log.warning("cannot read %s: %s", rel, reason)
-        if todo:
-            self._save_cache()
         out: dict[str, FileState | None] = dict.fromkeys(wanted)
         for rel, (_f, lang) in found.items():
             entry = self._entries.get(rel) if rel in self._fresh else None
             if entry is not None and entry[6] is not None:
                 out[rel] = FileState(tuple(rows_to_declarations(entry[6], rel, lang)), entry[8])
+        if todo:  # (saving takes the listing, which starts a new snapshot: done last)
+            self._save_cache()
         return out
 
     def has_error(self, path: str) -> bool | None:

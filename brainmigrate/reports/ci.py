@@ -78,7 +78,9 @@ def render(result: CheckResult, fmt: str) -> str:
 
 def summary(result: CheckResult) -> str:
     """One sentence with every count: files, fact lines, findings by severity, failing,
-    suppressed, baselined (and vanished baseline entries)."""
+    suppressed, baselined (and vanished baseline entries); ``result.summary_text`` when set."""
+    if result.summary_text is not None:
+        return result.summary_text
     t = result.totals()
     sev = ", ".join(f"{t['by_severity'][lvl]} {lvl}" for lvl in LEVELS)
     parts = [
@@ -132,7 +134,9 @@ def markdown(result: CheckResult) -> str:
 
 def _verdict(result: CheckResult) -> str:
     n = len(result.failing)
-    return f"brainmigrate check: {n} failing" if n else "brainmigrate check: passed"
+    return (
+        f"brainmigrate {result.tool}: {n} failing" if n else f"brainmigrate {result.tool}: passed"
+    )
 
 
 def _markdown(result: CheckResult, findings: Sequence[Finding], title: str, note: str = ""):
@@ -242,7 +246,7 @@ def github(result: CheckResult) -> str:
             f"{len(rest)} more findings (GitHub shows {GITHUB_LIMIT} annotations of each kind):"
         )
         lines.extend(f"{_plain(f.where)}: {f.code} {_plain(f.full_message)}" for f in rest)
-    lines.append(f"brainmigrate check: {summary(result)}")
+    lines.append(f"brainmigrate {result.tool}: {summary(result)}")
     return "\n".join(lines) + "\n"
 
 
@@ -259,7 +263,7 @@ def github_step_summary(result: CheckResult) -> str | None:
     return _markdown(
         result,
         rest,
-        title=f"brainmigrate check: {len(rest)} more findings",
+        title=f"brainmigrate {result.tool}: {len(rest)} more findings",
         note=f"GitHub shows {GITHUB_LIMIT} annotations of each kind per step; "
         f"these {len(rest)} are not annotated.",
     )

@@ -21,7 +21,7 @@ import json
 import os
 import sqlite3
 import stat
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 from brainmigrate.model import Anchor, FactRecord
@@ -783,34 +783,98 @@ class Reader:
         kinds: Iterable[str] = (),
         superseded: bool = False,
         limit: int = 5,
+        *,
+        only: Iterable[int] | None = None,
     ) -> list[int]:
         """Fact ids whose FTS5 words match ``query`` (an FTS5 expression), best BM25 first.
 
         ``scopes`` keeps facts of those scopes (``areas``: also every ``area:*`` scope),
-        ``kinds`` those kinds; superseded facts only with ``superseded``. At most
-        ``limit`` ids.
+        ``kinds`` those kinds; superseded facts only with ``superseded``; ``only`` keeps
+        those ids. At most ``limit`` ids.
         """
-        sql = ["SELECT f.id FROM facts_fts JOIN facts f ON f.id = facts_fts.rowid"]
-        sql.append(" WHERE facts_fts MATCH ?")
-        args: list = [query]
-        scopes = list(scopes)
-        if scopes or areas:
-            parts = []
-            if scopes:
-                parts.append(f"f.scope IN ({','.join('?' * len(scopes))})")
-                args.extend(scopes)
-            if areas:
-                parts.append("f.scope LIKE 'area:%'")
-            sql.append(f" AND ({' OR '.join(parts)})")
-        kinds = list(kinds)
-        if kinds:
-            sql.append(f" AND f.kind IN ({','.join('?' * len(kinds))})")
-            args.extend(kinds)
-        if not superseded:
-            sql.append(" AND f.status != 'superseded'")
-        sql.append(" ORDER BY bm25(facts_fts), f.id LIMIT ?")
-        args.append(limit)
-        return self._run(lambda con: [row[0] for row in con.execute("".join(sql), args)])
+        where, args = _filters(scopes, areas, kinds, superseded, only)
+        sql = (
+            "SELECT f.id FROM facts_fts JOIN facts f ON f.id = facts_fts.rowid"
+            f" WHERE facts_fts MATCH ?{where} ORDER BY bm25(facts_fts), f.id LIMIT ?"
+        )
+        return self._run(lambda con: [r[0] for r in con.execute(sql, [query, *args, limit])])
+
+    def rank(
+        self,
+        query: str,
+        tasks: Sequence[str],
+        numbers: Sequence[str],
+        scopes: Iterable[str] = (),
+        areas: bool = False,
+        kinds: Iterable[str] = (),
+        superseded: bool = False,
+        limit: int = 5,
+        *,
+        only: Iterable[int] | None = None,
+    ) -> list[int]:
+        """Search order: the facts of ``tasks`` (task ids, as the ``tasks`` column holds
+        them) first, each group in BM25 order of ``query``; then ``match``; then facts
+        whose ``numbers`` column holds one of ``numbers`` (a store imported before numbers
+        were indexed), by id. Filters as ``match``; at most ``limit`` ids."""
+        scopes, kinds = list(scopes), list(kinds)
+        only = None if only is None else list(only)
+        out: list[int] = []
+
+        def column(name: str, values: Sequence[str]) -> list[int]:
+            if not values:
+                return []
+            where, args = _filters(scopes, areas, kinds, superseded, only)
+            likes = " OR ".join(f"(' ' || f.{name} || ' ') LIKE ? ESCAPE '\\'" for _ in values)
+            sql = f"SELECT f.id FROM facts f WHERE ({likes}){where} ORDER BY f.id"
+            params = [f"% {_like(v)} %" for v in values] + args
+            return self._run(lambda con: [r[0] for r in con.execute(sql, params)])
+
+        of_tasks = column("tasks", tasks)
+        if of_tasks:
+            ranked = self.match(query, scopes, areas, kinds, superseded, limit, only=of_tasks)
+            out.extend(dict.fromkeys([*ranked, *of_tasks]))
+        for fid in self.match(query, scopes, areas, kinds, superseded, limit, only=only):
+            if fid not in out:
+                out.append(fid)
+        if len(out) < limit:
+            for fid in column("numbers", numbers):
+                if fid not in out:
+                    out.append(fid)
+        return out[:limit]
+
+    def newest(
+        self,
+        only: Iterable[int],
+        scopes: Iterable[str] = (),
+        areas: bool = False,
+        kinds: Iterable[str] = (),
+        superseded: bool = False,
+        limit: int = 5,
+    ) -> list[int]:
+        """The facts of ``only`` that pass the filters (as ``match``), newest first (by
+        ``created``, else when imported; ties: the higher id)."""
+        where, args = _filters(scopes, areas, kinds, superseded, list(only))
+        sql = (
+            f"SELECT f.id FROM facts f WHERE 1{where}"
+            " ORDER BY coalesce(f.created, f.imported) DESC, f.id DESC LIMIT ?"
+        )
+        return self._run(lambda con: [r[0] for r in con.execute(sql, [*args, limit])])
+
+    def anchored_to(self, matches: Callable[[Anchor], bool]) -> set[int]:
+        """Ids of the facts with an anchor for which ``matches(anchor)`` holds."""
+
+        def work(con: sqlite3.Connection) -> set[int]:
+            out: set[int] = set()
+            v2 = con.execute("PRAGMA user_version").fetchone()[0] >= 2
+            cols = ", target_kind, target_container, target_name" if v2 else ""
+            for row in con.execute(f"SELECT fact_id, kind, root, path, symbol{cols} FROM anchors"):
+                target = (row[5], row[6], row[7]) if v2 and row[5] else None
+                a = Anchor(row[1], row[2], row[3], row[4] or None, target=target)
+                if row[0] not in out and matches(a):
+                    out.add(row[0])
+            return out
+
+        return self._run(work)
 
     def anchored(self) -> dict[int, FactRecord]:
         """Every fact with an anchor that is not superseded (what ``stale`` reads)."""
@@ -831,6 +895,35 @@ class Reader:
         if not ids:
             return {}
         return self._run(lambda con: _read_facts(con, ids))
+
+
+def _like(value: str) -> str:
+    """``value`` with LIKE's wildcards escaped (``\\`` is the escape character)."""
+    return value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _filters(scopes, areas, kinds, superseded, only) -> tuple[str, list]:
+    """SQL (`` AND …``) and arguments for search's filters on ``facts f``."""
+    sql, args = [], []
+    scopes = list(scopes)
+    if scopes or areas:
+        parts = []
+        if scopes:
+            parts.append(f"f.scope IN ({','.join('?' * len(scopes))})")
+            args.extend(scopes)
+        if areas:
+            parts.append("f.scope LIKE 'area:%'")
+        sql.append(f" AND ({' OR '.join(parts)})")
+    kinds = list(kinds)
+    if kinds:
+        sql.append(f" AND f.kind IN ({','.join('?' * len(kinds))})")
+        args.extend(kinds)
+    if not superseded:
+        sql.append(" AND f.status != 'superseded'")
+    if only is not None:
+        sql.append(" AND f.id IN (SELECT value FROM json_each(?))")
+        args.append(json.dumps(list(only)))
+    return "".join(sql), args
 
 
 def details(path: Path, ids: Iterable[int] | None = None) -> dict[int, dict]:
