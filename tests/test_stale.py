@@ -427,3 +427,203 @@ def test_an_unreachable_root_is_counted_and_leaves_the_status(env, how):
         "body changed",
         "STALE: body changed: web/api.ts#ApiClient",
     )
+
+
+def test_stale_json_is_the_spec_shape(env):
+    env.edit("web/api.ts", "attempt >= 3", "attempt >= 5")
+    r = env.stale("--format", "json")
+    assert r.exit_code == 1
+    data = json.loads(r.output)
+    head = git(env.repo, "rev-parse", "HEAD")
+    (when,) = table(env.store, "SELECT DISTINCT verified_at FROM anchors")[0]
+    k6 = data["facts"][5]
+    assert list(data) == ["schema_version", "checked", "stale", "unreachable", "facts"]
+    assert (data["schema_version"], data["checked"], data["stale"], data["unreachable"]) == (
+        1,
+        6,
+        1,
+        0,
+    )
+    assert k6 == {
+        "id": "k6",
+        "state": "body changed",
+        "reason": "STALE: body changed: web/api.ts#ApiClient",
+        "origin": {"file": "notes/code.md", "line": 6},
+        "anchors": [
+            {
+                "kind": "symbol",
+                "path": "web/api.ts",
+                "symbol": "ApiClient",
+                "root": str(env.repo),
+                "fingerprinted": True,
+                "verified_at": when,
+                "commit": head,
+                "state": "body changed",
+                "moved_to": None,
+            }
+        ],
+    }
+    assert data["facts"][0] == {**data["facts"][0], "state": "fresh", "reason": None}
+
+
+def test_dry_run_records_nothing_and_a_version_1_store_stays_version_1(env, tmp_path):
+    env.edit("web/api.ts", "attempt >= 3", "attempt >= 5")
+    before = env.store.read_bytes()
+    assert env.stale("--dry-run").exit_code == 1
+    assert env.store.read_bytes() == before
+    db = tmp_path / "v1.db"
+    shutil.copy(FIXTURE, db)
+    roots = ["--root", SAMPLES / "roots/app", "--root", SAMPLES / "roots/infra"]
+    r = cli("stale", "--store", db, *roots, "--dry-run")
+    assert (r.exit_code, r.output) == (
+        0,
+        "OK: checked 14, stale 0, unreachable 0 (dry run: nothing recorded)\n",
+    )
+    assert version(db) == 1
+    # a version-1 store's anchors have no fingerprints: they are checked to exist
+    copies = tmp_path / "roots"
+    shutil.copytree(SAMPLES / "roots", copies)
+    (copies / "infra/docker/Dockerfile").unlink()
+    roots = ["--root", copies / "app", "--root", copies / "infra"]
+    r = cli("stale", "--store", db, *roots)
+    assert r.exit_code == 1
+    assert r.output.splitlines() == [
+        "notes/docker.md:3: k5 environment area:docker STALE: file gone: docker/Dockerfile"
+        "  the app image runs on eclipse-temurin:21-jre, see docker/Dockerfile",
+        "STALE: checked 14, stale 1, unreachable 0",
+    ]
+    assert version(db) == 2  # the first command that wrote upgraded it
+    assert table(db, "SELECT status, status_reason FROM facts WHERE id=5") == [
+        ("stale", "file gone: docker/Dockerfile")
+    ]
+
+
+def test_ci_formats_place_each_stale_fact_at_its_notes_line(env):
+    env.edit("web/api.ts", "attempt >= 3", "attempt >= 5")
+    message = (
+        "k6 STALE: body changed: web/api.ts#ApiClient: ApiClient retries a GET request 3 times,"
+        " never a write TER-306; read the note again, then 'brainmigrate verify k6'"
+    )
+    r = env.stale("--format", "github", "--dry-run")
+    assert r.exit_code == 1
+    assert r.output == (
+        "::error file=notes/code.md,line=6,title=BM401 stale-fact::"
+        + message.replace(",", ",")
+        + "\nbrainmigrate stale: checked 6, stale 1, unreachable 0 (dry run: nothing recorded)\n"
+    )
+    sarif = json.loads(env.stale("--format", "sarif", "--dry-run").output)
+    (result,) = sarif["runs"][0]["results"]
+    assert result["ruleId"] == "BM401"
+    assert result["level"] == "error"
+    assert result["message"]["text"] == message
+    assert result["locations"][0]["physicalLocation"] == {
+        "artifactLocation": {"uri": "notes/code.md"},
+        "region": {"startLine": 6},
+    }
+    md = env.stale("--format", "markdown", "--dry-run", "--output", "report.md")
+    assert md.exit_code == 1 and md.output == ""
+    text = Path("report.md").read_text(encoding="utf-8")
+    assert text.startswith("## brainmigrate stale: 1 failing\n")
+    assert "| notes/code.md:6 | BM401 | error (fails) |" in text
+
+
+def test_every_stale_format_has_a_formatter():
+    from brainmigrate.reports import stale as report
+
+    assert set(report.FORMATTERS) == set(report.Format)
+    assert [f.value for f in report.Format] == ["text", "json", "github", "sarif", "markdown"]
+
+
+def test_verify_takes_the_new_commit_and_the_fact_holds_again(env):
+    env.edit("web/api.ts", "attempt >= 3", "attempt >= 5")
+    git(env.repo, "commit", "-qam", "five attempts")
+    assert env.stale().exit_code == 1
+    assert env.status()["k6"] == ("stale", "body changed: web/api.ts#ApiClient")
+    r = cli("verify", "k6", "--store", env.store)
+    assert (r.exit_code, r.stdout) == (0, "k6 verified: 1 anchors fingerprinted\n")
+    assert env.status()["k6"] == ("active", None)
+    head = git(env.repo, "rev-parse", "HEAD")
+    assert table(env.store, "SELECT verified_commit FROM anchors WHERE fact_id=6") == [(head,)]
+    assert env.stale().exit_code == 0
+
+
+def test_verify_follows_a_moved_target(env):
+    (env.repo / "lib").mkdir()
+    git(env.repo, "mv", "pkg/merge.py", "lib/merge.py")
+    r = cli("verify", "--scope", "area:code", "--store", env.store)
+    assert r.exit_code == 0
+    assert table(env.store, "SELECT DISTINCT path FROM anchors WHERE fact_id IN (1, 2, 3)") == [
+        ("lib/merge.py",)
+    ]
+    assert env.states() == FRESH
+
+
+def test_verify_refuses_unknown_ids_and_nothing_named(env):
+    r = cli("verify", "k99", "--store", env.store)
+    assert r.exit_code == 2
+    assert "no fact k99 in" in r.stderr
+    r = cli("verify", "--store", env.store)
+    assert r.exit_code == 2
+    assert r.stderr == "brainmigrate: error: name the facts to verify: IDs, --all or --scope\n"
+
+
+def test_show_and_search_read_the_anchors_again(env):
+    env.edit("pkg/merge.py", "    def add(self", "    def add(self, *, strict: bool = False")
+    before = env.store.read_bytes()
+    r = cli("show", "k1", "--store", env.store)
+    assert r.exit_code == 0
+    head = git(env.repo, "rev-parse", "HEAD")
+    (when,) = table(env.store, "SELECT verified_at FROM anchors WHERE fact_id=1")[0]
+    first, last = span(env.repo / "pkg/merge.py", "class MergeIndex")
+    lines = r.output.splitlines()
+    assert lines[:3] == [
+        "k1 environment area:code (stale)",
+        "  MergeIndex finds the earlier fact a repeat merges into TER-301",
+        "status: stale: body changed: pkg/merge.py#MergeIndex",
+    ]
+    assert lines[lines.index("anchors: 1") + 1 :][:2] == [
+        f"  symbol MergeIndex in pkg/merge.py:{first}-{last} (camelcase; root {env.repo})",
+        f"    fingerprinted {when} at {head}",
+    ]
+    r = cli("search", "MergeIndex", "--store", env.store)
+    assert r.stdout == (
+        "k1 environment area:code STALE: body changed: pkg/merge.py#MergeIndex  "
+        "MergeIndex finds the earlier fact a repeat merges into TER-301\n"
+        "k3 environment area:code STALE: body changed: pkg/merge.py  "
+        "the merge rule lives in pkg/merge.py TER-303\n"
+        f"k2 environment area:code  camelCase words split at their humps, "
+        f"pkg/merge.py:{env.humps_line} TER-302\n"
+    )
+    assert env.store.read_bytes() == before  # read-only: nothing recorded
+    git(env.repo, "checkout", "--", "pkg/merge.py")
+    r = cli("search", "MergeIndex", "--store", env.store, "--format", "json")
+    hit = json.loads(r.stdout)["hits"][0]
+    assert (hit["fact"]["status"], hit["fact"]["status_reason"]) == ("active", None)
+    assert hit["fact"]["anchors"][0]["commit"] == head
+
+
+def test_search_anchor_finds_a_class_with_its_members(env):
+    text = (env.repo / "pkg/merge.py").read_text(encoding="utf-8").split("\n")
+    add = next(i for i, line in enumerate(text) if line.startswith("    def add(self")) + 2
+    (Path("notes") / "more.md").write_text(
+        f"+ add keeps the index in step with the facts, pkg/merge.py:{add} TER-310\n",
+        encoding="utf-8",
+    )
+    r = cli("import", "notes/more.md", "--root", "repo", "--store", env.store, "--verify")
+    assert r.exit_code == 0
+    assert table(env.store, "SELECT target_kind, target_container, target_name FROM anchors"
+                 " WHERE fact_id=7") == [("function", "MergeIndex", "add")]  # fmt: skip
+
+    def found(anchor, *query):
+        r = cli("search", *query, "--anchor", anchor, "--store", env.store, "--limit", "30")
+        return [line.split()[0] for line in r.stdout.splitlines()]
+
+    assert found("MergeIndex") == ["k7", "k1"]  # newest first
+    assert found("pkg.merge.MergeIndex") == ["k7", "k1"]
+    assert found("MergeIndex.add") == ["k7"]
+    assert found("add") == ["k7"]
+    assert found("pkg/merge.py#MergeIndex.add") == ["k7"]
+    assert found("lib/merge.py#MergeIndex.add") == []
+    assert found("merge.py") == ["k7", "k3", "k2", "k1"]
+    assert found("merge.py", "humps") == ["k2"]
+    assert found("humps") == ["k2"]
