@@ -627,3 +627,63 @@ def test_search_anchor_finds_a_class_with_its_members(env):
     assert found("merge.py") == ["k7", "k3", "k2", "k1"]
     assert found("merge.py", "humps") == ["k2"]
     assert found("humps") == ["k2"]
+
+
+def test_a_package_moved_wholesale_with_edits_before_and_after(tmp_path, monkeypatch):
+    """The way real projects move: a package git mv-ed into src/ in one commit, with edits
+    in the commits before and after; notes verified at the first commit, read at the last."""
+    repo = tmp_path / "repo"
+    (repo / "shop").mkdir(parents=True)
+    for name in ("merge", "spill", "config", "check"):
+        shutil.copy(REPO / "brainmigrate" / f"{name}.py", repo / "shop" / f"{name}.py")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "shop")
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "shop.md").write_text(
+        "+ MergeIndex finds the earlier fact a repeat merges into\n"
+        "+ SpillError tells the user to set TMPDIR\n"
+        "+ MoveHints tries git renames first\n"
+        "+ ConfigError names the bad key\n"
+        "+ temporary files are written by shop/spill.py\n"
+        "+ shop/merge.py holds the repeat rule\n",
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(tmp_path)
+    r = cli("import", "notes", "--root", "repo", "--store", "know.db", "--verify")
+    assert r.exit_code == 0
+    env = Env(repo, tmp_path / "know.db", 0)
+    # before the move: an edit
+    env.edit("shop/spill.py", '"set TMPDIR to a writable', '"set TMPDIR to another writable')
+    git(repo, "commit", "-qam", "reword")
+    # the move, alone in its commit
+    (repo / "src").mkdir()
+    git(repo, "mv", "shop", "src/shop")
+    git(repo, "commit", "-qm", "move into src/")
+    # after the move: an edit and a class removed
+    env.edit("src/shop/check.py", "        if cited not in self._answers:", "        if cited:")
+    env.edit(
+        "src/shop/config.py",
+        'class ConfigError(InputError):\n    """The configuration file cannot be read, or holds'
+        ' an unknown key or a bad value."""\n',
+        "",
+    )
+    git(repo, "commit", "-qam", "edits")
+    assert env.states() == {
+        "k1": ("moved", "STALE: moved: shop/merge.py → src/shop/merge.py#MergeIndex"),
+        "k2": (
+            "body changed",
+            "STALE: body changed: src/shop/spill.py#SpillError (moved from shop/spill.py)",
+        ),
+        "k3": (
+            "body changed",
+            "STALE: body changed: src/shop/check.py#MoveHints (moved from shop/check.py)",
+        ),
+        "k4": ("declaration gone", "STALE: declaration gone: src/shop/config.py#ConfigError"),
+        "k5": (
+            "body changed",
+            "STALE: body changed: src/shop/spill.py (moved from shop/spill.py)",
+        ),
+        "k6": ("moved", "STALE: moved: shop/merge.py → src/shop/merge.py"),
+    }
