@@ -83,8 +83,9 @@ class Anchor:
     and ``body_digest`` (the body, file or lines digest), ``target`` what was fingerprinted
     (``("type" | "function" | "other", container, name)`` for a declaration, ``("lines",
     None, None)`` for the text of the lines, ``("file", None, None)`` for the whole file),
-    ``commit`` (``git rev-parse HEAD`` of the checkout, None outside git) and
-    ``verified_at`` (ISO UTC time).
+    ``commit`` (``git rev-parse HEAD`` of the checkout, None outside git),
+    ``verified_at`` (ISO UTC time) and ``content_hash``, a hash of the file's bytes then:
+    while they are the same, the anchor is fresh without parsing the file again.
     """
 
     kind: str
@@ -98,6 +99,7 @@ class Anchor:
     target: tuple[str, str | None, str | None] | None = field(default=None, compare=False)
     commit: str | None = field(default=None, compare=False)
     verified_at: str | None = field(default=None, compare=False)
+    content_hash: str | None = field(default=None, compare=False)
 
     @property
     def fingerprinted(self) -> bool:

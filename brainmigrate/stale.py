@@ -15,6 +15,7 @@ whose anchors are all unreachable is ``unreachable``).
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -66,25 +67,25 @@ class AnchorCheck:
 
 @dataclass(slots=True)
 class FactCheck:
-    """A fact read again: its anchors' checks and the first notes line that fed it."""
+    """A fact read again: its anchors' checks and the first notes line that fed it.
+
+    ``worst`` is the anchor check that gives the fact its state (the first of the worst),
+    None when every anchor is unreachable; ``state`` the fact's state."""
 
     fact: FactRecord
     anchors: list[AnchorCheck]
     origin: tuple[str, int] | None = None
+    worst: AnchorCheck | None = field(init=False, default=None)
+    state: str = field(init=False, default=UNREACHABLE)
 
-    @property
-    def worst(self) -> AnchorCheck | None:
-        """The anchor check that gives the fact its state (the first of the worst); None
-        when every anchor is unreachable."""
-        counted = [c for c in self.anchors if c.state != UNREACHABLE]
-        if not counted:
-            return None
-        return max(counted, key=lambda c: _RANK[c.state])  # max keeps the first of ties
-
-    @property
-    def state(self) -> str:
-        worst = self.worst
-        return UNREACHABLE if worst is None else worst.state
+    def __post_init__(self) -> None:
+        for c in self.anchors:
+            if c.state != UNREACHABLE and (
+                self.worst is None or _RANK[c.state] > _RANK[self.worst.state]
+            ):
+                self.worst = c
+        if self.worst is not None:
+            self.state = self.worst.state
 
     @property
     def stale(self) -> bool:
@@ -133,6 +134,8 @@ class Checkouts:
         self._is_file: dict[tuple[str, str], bool] = {}
         self._states: dict[tuple[str, str], object] = {}
         self._bytes: dict[tuple[str, str], bytes | None] = {}
+        self._hashes: dict[tuple[str, str], str | None] = {}
+        self._names: dict[tuple[str, str], dict[str, list]] = {}
         self._commits: dict[str, str | None] = {}
         self._renames: dict[tuple[str, str | None], dict[str, str]] = {}
         self._digests: dict[tuple[str, str], dict[str, list[str]]] = {}
@@ -179,12 +182,16 @@ class Checkouts:
         return self._indexes[root]
 
     def prepare(self, anchors: Iterable[Anchor]) -> None:
-        """Read and parse, in one batch per root, every source file these anchors name."""
+        """Parse, in one batch per root, every source file these anchors name whose bytes
+        are not those they were fingerprinted on (``unchanged``)."""
         wanted: dict[str, set[str]] = {}
         for a in anchors:
+            if self.quick(a) is not None:
+                continue
             for root in self.roots_of(a):
                 if self.is_file(root, a.path):
-                    wanted.setdefault(root, set()).add(a.path)
+                    if not self.unchanged(a, root, a.path):
+                        wanted.setdefault(root, set()).add(a.path)
                     break
         for root, paths in wanted.items():
             todo = sorted(p for p in paths if (root, p) not in self._states)
@@ -198,6 +205,22 @@ class Checkouts:
         if key not in self._states:
             self._states[key] = self.index(root).read_files([rel])[rel]
         return self._states[key]
+
+    def content_hash(self, root: str, rel: str) -> str | None:
+        """blake2b-16 of the file's bytes as they are (None when unreadable)."""
+        key = (root, rel)
+        if key not in self._hashes:
+            try:
+                with open(os.path.join(root, rel), "rb") as fh:
+                    self._hashes[key] = hashlib.blake2b(fh.read(), digest_size=16).hexdigest()
+            except OSError:
+                self._hashes[key] = None
+        return self._hashes[key]
+
+    def unchanged(self, a: Anchor, root: str, rel: str) -> bool:
+        """Whether ``rel`` holds the very bytes ``a`` was fingerprinted on: then every
+        digest is what it was, and nothing needs parsing."""
+        return bool(a.content_hash) and self.content_hash(root, rel) == a.content_hash
 
     def data(self, root: str, rel: str) -> bytes | None:
         """The file's bytes without a BOM and with CRLF as LF, or None when unreadable."""
@@ -287,8 +310,31 @@ class Checkouts:
 
     # --- the states
 
+    def _hash_in(self, root: str, rel: str) -> str | None:
+        """The content hash of ``rel`` when ``root`` is readable and holds it as a file."""
+        key = (root, rel)
+        if key in self._hashes:
+            return self._hashes[key]
+        if not (self.readable(root) and self.is_file(root, rel)):
+            return None
+        return self.content_hash(root, rel)
+
+    def quick(self, a: Anchor) -> AnchorCheck | None:
+        """``a`` fresh at once when the first root holding its file holds the very bytes
+        it was fingerprinted on (the common case: one hash per file, no parsing)."""
+        if a.content_hash is None:
+            return None
+        for root in self.roots or (a.root,):
+            h = self._hash_in(root, a.path)
+            if h is not None:
+                return AnchorCheck(a, "fresh", None, root, a.path) if h == a.content_hash else None
+        return None
+
     def check(self, a: Anchor) -> AnchorCheck:
         """Read anchor ``a`` again and say how it stands (SPEC.md §Staleness, the table)."""
+        quick = self.quick(a)
+        if quick is not None:
+            return quick
         roots = self.roots_of(a)
         if not roots:
             where = ", ".join(self.roots) if self.roots else a.root
@@ -304,22 +350,39 @@ class Checkouts:
 
     def _declaration(self, a: Anchor, root: str, rel: str):
         """The declaration ``a`` is fingerprinted on (or names) in ``rel``, or None."""
-        decls = self.decl_digests(root, rel)
-        if not decls:
+        by_name = self._by_name(root, rel)
+        if not by_name:
             return None
         target = a.target
         if target and target[0] not in (FILE, LINES):
             kind, container, name = target
             same = [
-                d
-                for d in decls
-                if d.name == name and d.container == container and d.category == kind
+                d for d in by_name.get(name, ()) if d.container == container and d.category == kind
             ]
-            for d in same:
-                if d.signature_digest == a.signature_digest:
-                    return d
+            if len(same) > 1:  # overloads, or one name defined in two branches
+                exact = [d for d in same if d.body_digest == a.body_digest]
+                by_signature = [d for d in same if d.signature_digest == a.signature_digest]
+                same = (
+                    [d for d in exact if d.signature_digest == a.signature_digest]
+                    or by_signature
+                    or same
+                )
+                if len(same) > 1 and a.lines:
+                    first, last = a.lines
+                    same = [d for d in same if d.lines[0] <= first and last <= d.lines[1]] or same
             return same[0] if same else None
-        return _by_name(decls, a.symbol, a.lines) if a.symbol else None
+        return _by_name(by_name.get(a.symbol, ()), a.symbol, a.lines) if a.symbol else None
+
+    def _by_name(self, root: str, rel: str) -> dict[str, list]:
+        """The declarations of ``rel`` by name (empty for a file the index does not read)."""
+        key = (root, rel)
+        index = self._names.get(key)
+        if index is None:
+            index = {}
+            for d in self.decl_digests(root, rel) or ():
+                index.setdefault(d.name, []).append(d)
+            self._names[key] = index
+        return index
 
     def _targets_declaration(self, a: Anchor) -> bool:
         if a.target is not None:
@@ -328,6 +391,9 @@ class Checkouts:
 
     def _at(self, a: Anchor, root: str, rel: str, moved_from: str | None) -> AnchorCheck:
         """The state of ``a`` at ``rel`` in ``root`` (``moved_from``: its recorded path)."""
+        if a.fingerprinted and self.unchanged(a, root, rel):
+            where = label(rel, a)
+            return _result(a, "fresh", root, rel, moved_from, where)
         if self._targets_declaration(a):
             d = self._declaration(a, root, rel)
             if d is None:
@@ -407,6 +473,7 @@ class Checkouts:
         """``a`` with a new fingerprint of what it points at in ``rel`` of ``root`` (its
         path, and for a symbol its lines, follow the target); None when it is not there."""
         commit = self.commit(root)
+        a = replace(a, content_hash=self.content_hash(root, rel))
         if a.kind == "symbol":
             d = self._declaration(a, root, rel)
             if d is None:

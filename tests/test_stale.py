@@ -59,7 +59,13 @@ def test_first_write_upgrades_version_1_in_place(tmp_path):
     importer.import_notes([notes], importer.Options(roots=[SAMPLES]), db)
     assert version(db) == 2
     columns = [r[1] for r in table(db, "PRAGMA table_info(anchors)")]
-    assert columns[-4:] == ["verified_commit", "target_kind", "target_container", "target_name"]
+    assert columns[-5:] == [
+        "verified_commit",
+        "target_kind",
+        "target_container",
+        "target_name",
+        "content_hash",
+    ]
     assert table(db, "SELECT * FROM facts WHERE id <= 29 ORDER BY id") == facts_before
     # the old rows keep every value; the new columns are empty
     assert [r[:11] for r in table(db, "SELECT * FROM anchors ORDER BY rowid")] == anchors_before
@@ -687,3 +693,12 @@ def test_a_package_moved_wholesale_with_edits_before_and_after(tmp_path, monkeyp
         ),
         "k6": ("moved", "STALE: moved: shop/merge.py → src/shop/merge.py"),
     }
+
+
+def test_unchanged_bytes_need_no_parsing_changed_ones_go_through_the_cache(env, tmp_path):
+    cache = tmp_path / "fresh-cache"
+    assert env.stale("--cache-dir", cache).exit_code == 0
+    assert not cache.exists()  # every file held the bytes it was fingerprinted on
+    env.edit("web/api.ts", "attempt >= 3", "attempt  >=  3")  # new bytes, same digests
+    assert env.stale("--cache-dir", cache).exit_code == 0
+    assert [p.name.startswith("codeindex-") for p in cache.iterdir()] == [True]

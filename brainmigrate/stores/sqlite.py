@@ -4,10 +4,11 @@ Tables: ``facts`` (one row per fact, id ``k<id>``), ``anchors``, ``citations`` (
 paths), ``provenance`` (every notes file and line that fed a fact, with the line's
 fingerprint and when it was imported), ``facts_fts`` (FTS5 over the stemmed words of
 text, scope, kind and task; rowid = fact id) and ``meta``. ``PRAGMA user_version`` holds
-the schema version: 2 adds each anchor's fingerprint (``verified_commit``, ``target_*``
-beside the digest and time columns version 1 already had, SPEC.md §Staleness). A version-1
-store is upgraded in place, in the transaction of the first command that writes it
-(``_upgrade``); read-only commands read it as it is (its anchors without fingerprints).
+the schema version: 2 adds each anchor's fingerprint (``verified_commit``, ``target_*``,
+``content_hash`` beside the digest and time columns version 1 already had, SPEC.md
+§Staleness). A version-1 store is upgraded in place, in the transaction of the first
+command that writes it (``_upgrade``); read-only commands read it as it is (its anchors
+without fingerprints).
 
 Safety: an import is one ``BEGIN IMMEDIATE`` transaction that takes the write lock before
 it reads what it merges against, so a failure or a kill leaves the store as it was and two
@@ -72,6 +73,7 @@ CREATE TABLE anchors (
     target_kind TEXT,
     target_container TEXT,
     target_name TEXT,
+    content_hash TEXT,
     PRIMARY KEY (fact_id, root, path, symbol)
 );
 CREATE INDEX anchors_path ON anchors (path);
@@ -347,19 +349,13 @@ def _load_from(con: sqlite3.Connection, path: Path) -> Snapshot:
     return snap
 
 
-def _read_facts(
-    con: sqlite3.Connection, ids: list[int] | None = None, anchored: bool = False
-) -> dict[int, FactRecord]:
-    """Facts (all, or those of ``ids``; with ``anchored`` every fact with an anchor that is
-    not superseded) by id, with their anchors and gone citations.
+def _read_facts(con: sqlite3.Connection, ids: list[int] | None = None) -> dict[int, FactRecord]:
+    """Facts (all, or those of ``ids``) by id, with their anchors and gone citations.
 
     Raises ``sqlite3.Error``, or ``KeyError``/``ValueError`` for an inconsistent store.
     """
     where, fact_where, params = "", "", []
-    if anchored:
-        where = " WHERE status != 'superseded' AND id IN (SELECT fact_id FROM anchors)"
-        fact_where = " AND fact_id IN (SELECT id FROM facts WHERE status != 'superseded')"
-    elif ids is not None:
+    if ids is not None:
         marks = ",".join("?" * len(ids))
         where, fact_where, params = f" WHERE id IN ({marks})", f" AND fact_id IN ({marks})", ids
     out: dict[int, FactRecord] = {}
@@ -388,7 +384,7 @@ def _read_facts(
         )
     fingerprint = (
         ", signature_digest, body_digest, target_kind, target_container, target_name,"
-        " verified_commit, verified_at"
+        " verified_commit, verified_at, content_hash"
         if con.execute("PRAGMA user_version").fetchone()[0] >= 2
         else ""
     )
@@ -400,10 +396,10 @@ def _read_facts(
         fid, kind, root, p, symbol, first, last, how = row[:8]
         lines = (first, last) if first is not None else None
         if len(row) > 8 and row[14] is not None:
-            sig, body, tkind, tcontainer, tname, commit, at = row[8:]
+            sig, body, tkind, tcontainer, tname, commit, at, chash = row[8:]
             target = (tkind, tcontainer, tname) if tkind else None
             anchor = Anchor(
-                kind, root, p, symbol or None, lines, how, sig, body, target, commit, at
+                kind, root, p, symbol or None, lines, how, sig, body, target, commit, at, chash
             )
         else:
             anchor = Anchor(kind, root, p, symbol or None, lines, how)
@@ -412,8 +408,6 @@ def _read_facts(
         f"SELECT fact_id, path FROM citations WHERE state='gone'{fact_where} ORDER BY rowid",
         params,
     ):
-        if anchored and fid not in out:
-            continue  # a fact citing gone paths only
         out[fid].gone.append(p)
     return out
 
@@ -511,6 +505,7 @@ _UPGRADES = {
         "ALTER TABLE anchors ADD COLUMN target_kind TEXT",
         "ALTER TABLE anchors ADD COLUMN target_container TEXT",
         "ALTER TABLE anchors ADD COLUMN target_name TEXT",
+        "ALTER TABLE anchors ADD COLUMN content_hash TEXT",
     ),
 }
 
@@ -610,7 +605,7 @@ def set_fingerprint(con: sqlite3.Connection, fid: int, old: Anchor, new: Anchor)
     con.execute(
         "UPDATE OR REPLACE anchors SET path=?, symbol=?, line_first=?, line_last=?,"
         " signature_digest=?, body_digest=?, target_kind=?, target_container=?,"
-        " target_name=?, verified_commit=?, verified_at=?"
+        " target_name=?, verified_commit=?, verified_at=?, content_hash=?"
         " WHERE fact_id=? AND root=? AND path=? AND symbol=?",
         (
             new.path,
@@ -622,6 +617,7 @@ def set_fingerprint(con: sqlite3.Connection, fid: int, old: Anchor, new: Anchor)
             *(new.target or (None, None, None)),
             new.commit,
             new.verified_at,
+            new.content_hash,
             fid,
             old.root,
             old.path,
@@ -671,16 +667,66 @@ def read_for_update(
     """The facts ``ids`` (None: every anchored fact not superseded) with their anchors,
     inside ``update``'s transaction."""
     if ids is None:
-        return _read_facts(con, anchored=True)
+        return read_anchored(con)
     return _read_facts(con, list(ids))
+
+
+def read_anchored(con: sqlite3.Connection) -> dict[int, FactRecord]:
+    """Every fact with an anchor that is not superseded, by id, with its anchors: what
+    staleness reads. Only what it shows and records is read (id, scope, kind, marker,
+    text, task, status and its reason; not the merge rule's sets), in two plain scans."""
+    facts: dict[int, FactRecord] = {}
+    for fid, scope, kind, marker, text, task, status, reason in con.execute(
+        "SELECT id, scope, kind, marker, text, task, status, status_reason FROM facts"
+        " WHERE status != 'superseded'"
+    ):
+        facts[fid] = FactRecord(
+            fid, scope, kind, marker, text, task, None, None, status, reason, (), _EMPTY, _EMPTY
+        )
+    out: dict[int, FactRecord] = {}
+    for fid, rec in _anchors_of(con, facts):
+        out[fid] = rec
+    return dict(sorted(out.items()))
+
+
+def _anchors_of(con: sqlite3.Connection, facts: dict[int, FactRecord]):
+    """Add every anchor row of ``facts`` to its record; yields ``(id, record)`` per row."""
+    v2 = con.execute("PRAGMA user_version").fetchone()[0] >= 2
+    cols = (
+        ", signature_digest, body_digest, target_kind, target_container, target_name,"
+        " verified_commit, verified_at, content_hash"
+        if v2
+        else ""
+    )
+    for row in con.execute(
+        f"SELECT fact_id, kind, root, path, symbol, line_first, line_last, how{cols}"
+        " FROM anchors ORDER BY rowid"
+    ):
+        rec = facts.get(row[0])
+        if rec is None:
+            continue
+        lines = (row[5], row[6]) if row[5] is not None else None
+        if v2 and row[14] is not None:
+            target = (row[10], row[11], row[12]) if row[10] else None
+            anchor = Anchor(
+                row[1], row[2], row[3], row[4] or None, lines, row[7], row[8], row[9],
+                target, row[13], row[14], row[15],
+            )  # fmt: skip
+        else:
+            anchor = Anchor(row[1], row[2], row[3], row[4] or None, lines, row[7])
+        rec.anchors.append(anchor)
+        yield row[0], rec
 
 
 def origins(con: sqlite3.Connection, ids: Iterable[int] | None = None) -> dict[int, tuple]:
     """Fact id -> ``(file, line)`` of the first notes line that fed it (its provenance)."""
     out: dict[int, tuple] = {}
     wanted = None if ids is None else set(ids)
-    for fid, file, line in con.execute("SELECT fact_id, file, line FROM provenance ORDER BY rowid"):
-        if fid not in out and (wanted is None or fid in wanted):
+    for fid, file, line in con.execute(
+        "SELECT fact_id, file, line FROM provenance WHERE rowid IN"
+        " (SELECT min(rowid) FROM provenance GROUP BY fact_id)"
+    ):
+        if wanted is None or fid in wanted:
             out[fid] = (file, line)
     return out
 
@@ -878,7 +924,7 @@ class Reader:
 
     def anchored(self) -> dict[int, FactRecord]:
         """Every fact with an anchor that is not superseded (what ``stale`` reads)."""
-        return self._run(lambda con: _read_facts(con, anchored=True))
+        return self._run(read_anchored)
 
     def origins(self, ids: Iterable[int] | None = None) -> dict[int, tuple]:
         """See ``origins``."""
