@@ -36,6 +36,7 @@ GONE = frozenset({"declaration gone", "file gone", UNREACHABLE})
 SCHEMA_VERSION = 1
 #: Target kinds of a fingerprint that are no declaration.
 FILE, LINES = "file", "lines"
+_UNKNOWN = object()
 
 
 class VerifyError(Exception):
@@ -47,7 +48,7 @@ def now_utc() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class AnchorCheck:
     """One anchor read again: its ``state`` (``STATES`` or ``unreachable``), the
     ``reason`` without the ``STALE:`` prefix (None when fresh), where it was found
@@ -181,12 +182,13 @@ class Checkouts:
             self._indexes[root] = CodeIndex(root, cache_dir=self.cache_dir)
         return self._indexes[root]
 
-    def prepare(self, anchors: Iterable[Anchor]) -> None:
+    def prepare(self, anchors: Iterable[Anchor], quick: bool = True) -> None:
         """Parse, in one batch per root, every source file these anchors name whose bytes
-        are not those they were fingerprinted on (``unchanged``)."""
+        are not those they were fingerprinted on (``unchanged``); ``quick=False`` when the
+        anchors are those ``quick`` did not answer."""
         wanted: dict[str, set[str]] = {}
         for a in anchors:
-            if self.quick(a) is not None:
+            if quick and self.quick(a) is not None:
                 continue
             for root in self.roots_of(a):
                 if self.is_file(root, a.path):
@@ -325,16 +327,20 @@ class Checkouts:
         if a.content_hash is None:
             return None
         for root in self.roots or (a.root,):
-            h = self._hash_in(root, a.path)
+            h = self._hashes.get((root, a.path), _UNKNOWN)
+            if h is _UNKNOWN:
+                h = self._hash_in(root, a.path)
             if h is not None:
                 return AnchorCheck(a, "fresh", None, root, a.path) if h == a.content_hash else None
         return None
 
-    def check(self, a: Anchor) -> AnchorCheck:
-        """Read anchor ``a`` again and say how it stands (SPEC.md §Staleness, the table)."""
-        quick = self.quick(a)
-        if quick is not None:
-            return quick
+    def check(self, a: Anchor, quick: bool = True) -> AnchorCheck:
+        """Read anchor ``a`` again and say how it stands (SPEC.md §Staleness, the table);
+        ``quick=False`` when ``quick(a)`` was asked already."""
+        if quick:
+            fresh = self.quick(a)
+            if fresh is not None:
+                return fresh
         roots = self.roots_of(a)
         if not roots:
             where = ", ".join(self.roots) if self.roots else a.root
@@ -583,9 +589,22 @@ def check_facts(
 ) -> list[FactCheck]:
     """Each fact with its anchors read again (the files read in one batch first)."""
     facts = list(facts)
-    checkouts.prepare(a for f in facts for a in f.anchors)
+    quick = checkouts.quick
+    done = [[quick(a) for a in f.anchors] for f in facts]
+    rest = [
+        a for f, q in zip(facts, done, strict=True) for a, c in zip(f.anchors, q, strict=True)
+        if c is None
+    ]  # fmt: skip
+    checkouts.prepare(rest, quick=False)
     origins = origins or {}
-    return [FactCheck(f, [checkouts.check(a) for a in f.anchors], origins.get(f.id)) for f in facts]
+    check = checkouts.check
+    out = []
+    for f, q in zip(facts, done, strict=True):
+        checks = [
+            c if c is not None else check(a, quick=False) for a, c in zip(f.anchors, q, strict=True)
+        ]
+        out.append(FactCheck(f, checks, origins.get(f.id)))
+    return out
 
 
 @dataclass
@@ -646,7 +665,9 @@ def stale(
     """
     path = Path(store)
     with sqlite.reader(path) as r:
-        facts = _selected(r.anchored().values(), scopes, kinds)
+        facts = list(r.anchored().values())
+        if scopes or kinds:
+            facts = _selected(facts, scopes, kinds)
         origins = r.origins([f.id for f in facts]) if facts else {}
     result = StaleResult(check_facts(facts, Checkouts(roots, cache_dir), origins), dry_run)
     if dry_run:

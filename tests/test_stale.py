@@ -702,3 +702,40 @@ def test_unchanged_bytes_need_no_parsing_changed_ones_go_through_the_cache(env, 
     env.edit("web/api.ts", "attempt >= 3", "attempt  >=  3")  # new bytes, same digests
     assert env.stale("--cache-dir", cache).exit_code == 0
     assert [p.name.startswith("codeindex-") for p in cache.iterdir()] == [True]
+
+
+def test_a_root_that_cannot_be_read_is_unreachable(env, monkeypatch):
+    """(The tests run as root, whom chmod 000 does not stop: the folder's listing is made
+    to fail the way it fails for a user without the permission.)"""
+    env.edit("web/api.ts", "attempt >= 3", "attempt >= 5")
+    assert env.stale().exit_code == 1
+    scandir = os.scandir
+
+    def refuse(path="."):
+        if os.fspath(path) == str(env.repo):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", refuse)
+    r = env.stale("--format", "json")
+    assert r.exit_code == 0
+    data = json.loads(r.output)
+    assert (data["checked"], data["stale"], data["unreachable"]) == (6, 0, 6)
+    assert env.status()["k6"] == ("stale", "body changed: web/api.ts#ApiClient")
+    r = cli("verify", "k6", "--store", env.store)
+    assert (r.exit_code, r.stdout) == (1, f"k6 refused: root cannot be read: {env.repo}\n")
+
+
+def test_scope_and_kind_choose_the_facts_stale_reads(env):
+    env.edit("web/api.ts", "attempt >= 3", "attempt >= 5")
+    r = env.stale("--scope", "area:elsewhere", "--dry-run")
+    assert (r.exit_code, r.output) == (
+        0,
+        "OK: checked 0, stale 0, unreachable 0 (dry run: nothing recorded)\n",
+    )
+    r = env.stale("--scope", "area", "--kind", "environment", "--dry-run")
+    assert r.exit_code == 1
+    assert r.output.splitlines()[-1] == (
+        "STALE: checked 6, stale 1, unreachable 0 (dry run: nothing recorded)"
+    )
+    assert env.stale("--kind", "decision").output.startswith("OK: checked 0,")

@@ -683,14 +683,12 @@ def read_anchored(con: sqlite3.Connection) -> dict[int, FactRecord]:
         facts[fid] = FactRecord(
             fid, scope, kind, marker, text, task, None, None, status, reason, (), _EMPTY, _EMPTY
         )
-    out: dict[int, FactRecord] = {}
-    for fid, rec in _anchors_of(con, facts):
-        out[fid] = rec
-    return dict(sorted(out.items()))
+    _anchors_of(con, facts)
+    return {fid: rec for fid, rec in facts.items() if rec.anchors}
 
 
-def _anchors_of(con: sqlite3.Connection, facts: dict[int, FactRecord]):
-    """Add every anchor row of ``facts`` to its record; yields ``(id, record)`` per row."""
+def _anchors_of(con: sqlite3.Connection, facts: dict[int, FactRecord]) -> None:
+    """Add every anchor row of ``facts`` to its record (in the order they were stored)."""
     v2 = con.execute("PRAGMA user_version").fetchone()[0] >= 2
     cols = (
         ", signature_digest, body_digest, target_kind, target_container, target_name,"
@@ -715,7 +713,6 @@ def _anchors_of(con: sqlite3.Connection, facts: dict[int, FactRecord]):
         else:
             anchor = Anchor(row[1], row[2], row[3], row[4] or None, lines, row[7])
         rec.anchors.append(anchor)
-        yield row[0], rec
 
 
 def origins(con: sqlite3.Connection, ids: Iterable[int] | None = None) -> dict[int, tuple]:
