@@ -717,7 +717,9 @@ def stale_cmd(store, roots, scopes, kinds, dry_run, fmt, output, cache_dir):
     from brainmigrate.reports import stale as report
 
     check_output(output)
-    result = stale.stale(store, roots, scopes, kinds, dry_run=dry_run, cache_dir=cache_dir)
+    result = stale.stale(
+        store, roots, scopes, kinds, dry_run=dry_run, cache_dir=cache_dir, every=fmt == "json"
+    )
     emit(report.render(result, fmt), output)
     sys.exit(result.exit_code)
 

@@ -1,10 +1,12 @@
 """Staleness: fingerprint anchors, read them again, record what changed (SPEC.md §Staleness).
 
 ``verify`` takes new fingerprints; ``stale`` reads every anchored fact again and records
-its state; ``recheck`` gives ``search`` and ``show`` the state of the facts they print.
-``Checkouts`` is the one reader of the checkouts during a run: each anchored file is
-stat-ed, read and parsed once (source files through the declaration cache,
-``CodeIndex.read_files``), each root's commit and git renames are asked for once.
+its state; ``check_facts`` and ``mark`` give ``search`` and ``show`` the state of the facts
+they print; ``fingerprint_records`` serves ``import --verify``. ``Checkouts`` is the one
+reader of the checkouts during a run: each anchored file is hashed once, and parsed once
+(source files through the declaration cache, ``CodeIndex.read_files``) only when its bytes
+are not those its anchors were fingerprinted on; each root's commit and git renames are
+asked for once.
 
 An anchor's state (``AnchorCheck.state``), worst last in ``STATES``: ``fresh``, ``moved``,
 ``body changed``, ``signature changed``, ``declaration gone``, ``file gone``; or
@@ -609,15 +611,19 @@ def check_facts(
 
 @dataclass
 class StaleResult:
-    """What ``stale`` found: every checked fact (``facts``, id order) and the counts."""
+    """What ``stale`` found: the checked facts (``facts``, id order; without ``every``,
+    only those not found fresh at once) and the counts. ``fresh_unlisted`` counts the
+    checked facts left out of ``facts`` because all their files held the fingerprinted
+    bytes."""
 
     facts: list[FactCheck]
     dry_run: bool = False
     recorded: int = 0
+    fresh_unlisted: int = 0
 
     @property
     def checked(self) -> int:
-        return len(self.facts)
+        return len(self.facts) + self.fresh_unlisted
 
     @property
     def stale(self) -> int:
@@ -656,20 +662,36 @@ def stale(
     *,
     dry_run: bool = False,
     cache_dir: str | os.PathLike | None = None,
+    every: bool = True,
 ) -> StaleResult:
     """Read every anchored fact that is not superseded again (those of ``scopes`` and
     ``kinds`` when given) and, unless ``dry_run``, record each one's state in one
     transaction: status ``stale`` with its reason, or back to ``active``; unreachable facts
     keep theirs. The checkouts are read before the store is locked, so the lock is held
     only for the writes. Raises ``sqlite.StoreError``.
+
+    Without ``every`` (reports that list only stale and unreachable facts), a fact all of
+    whose files hold the bytes its anchors were fingerprinted on, and that is not stored
+    as stale, is counted fresh without being read: the store is asked for each distinct
+    anchored file once, so the cost grows with the files, not with the facts.
     """
     path = Path(store)
+    checkouts = Checkouts(roots, cache_dir)
+    unlisted = 0
     with sqlite.reader(path) as r:
-        facts = list(r.anchored().values())
-        if scopes or kinds:
-            facts = _selected(facts, scopes, kinds)
+        if every or scopes or kinds or r.version() < 2:
+            facts = list(r.anchored().values())
+            if scopes or kinds:
+                facts = _selected(facts, scopes, kinds)
+        else:
+            files = r.anchored_files()
+            fresh = {
+                f for f in files if checkouts.quick(Anchor("file", f[0], f[1], content_hash=f[2]))
+            }
+            suspects, unlisted = r.suspects(fresh)
+            facts = list(r.anchored(suspects).values())
         origins = r.origins([f.id for f in facts]) if facts else {}
-    result = StaleResult(check_facts(facts, Checkouts(roots, cache_dir), origins), dry_run)
+    result = StaleResult(check_facts(facts, checkouts, origins), dry_run, 0, unlisted)
     if dry_run:
         return result
     changes = []

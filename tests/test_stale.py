@@ -739,3 +739,16 @@ def test_scope_and_kind_choose_the_facts_stale_reads(env):
         "STALE: checked 6, stale 1, unreachable 0 (dry run: nothing recorded)"
     )
     assert env.stale("--kind", "decision").output.startswith("OK: checked 0,")
+
+
+def test_reports_of_stale_facts_only_count_unchanged_files_without_reading_their_facts(env):
+    from brainmigrate import stale
+
+    env.edit("web/api.ts", "attempt >= 3", "attempt >= 5")
+    short = stale.stale(env.store, dry_run=True, every=False)
+    whole = stale.stale(env.store, dry_run=True)
+    assert [fc.fact.key for fc in short.facts] == ["k6"]  # the one fact whose file changed
+    assert short.fresh_unlisted == 5
+    assert (short.checked, short.stale, short.unreachable) == (6, 1, 0)
+    assert (whole.checked, whole.stale, whole.unreachable) == (6, 1, 0)
+    assert [fc.fact.key for fc in whole.facts] == [f"k{i}" for i in range(1, 7)]

@@ -671,14 +671,21 @@ def read_for_update(
     return _read_facts(con, list(ids))
 
 
-def read_anchored(con: sqlite3.Connection) -> dict[int, FactRecord]:
-    """Every fact with an anchor that is not superseded, by id, with its anchors: what
-    staleness reads. Only what it shows and records is read (id, scope, kind, marker,
-    text, task, status and its reason; not the merge rule's sets), in two plain scans."""
+def read_anchored(
+    con: sqlite3.Connection, ids: Iterable[int] | None = None
+) -> dict[int, FactRecord]:
+    """Every fact with an anchor that is not superseded (of ``ids`` when given), by id,
+    with its anchors: what staleness reads. Only what it shows and records is read (id,
+    scope, kind, marker, text, task, status and its reason; not the merge rule's sets), in
+    two plain scans."""
     facts: dict[int, FactRecord] = {}
+    only, args = "", []
+    if ids is not None:
+        only, args = " AND id IN (SELECT value FROM json_each(?))", [json.dumps(list(ids))]
     for fid, scope, kind, marker, text, task, status, reason in con.execute(
         "SELECT id, scope, kind, marker, text, task, status, status_reason FROM facts"
-        " WHERE status != 'superseded'"
+        f" WHERE status != 'superseded'{only}",
+        args,
     ):
         facts[fid] = FactRecord(
             fid, scope, kind, marker, text, task, None, None, status, reason, (), _EMPTY, _EMPTY
@@ -919,9 +926,45 @@ class Reader:
 
         return self._run(work)
 
-    def anchored(self) -> dict[int, FactRecord]:
-        """Every fact with an anchor that is not superseded (what ``stale`` reads)."""
-        return self._run(read_anchored)
+    def anchored(self, ids: Iterable[int] | None = None) -> dict[int, FactRecord]:
+        """Every fact with an anchor that is not superseded (``read_anchored``)."""
+        return self._run(lambda con: read_anchored(con, ids))
+
+    def anchored_files(self) -> list[tuple[str, str, str]]:
+        """Distinct ``(root, path, content_hash)`` of the fingerprinted anchors of facts
+        that are not superseded (a version-2 store)."""
+        return self._run(
+            lambda con: con.execute(
+                "SELECT DISTINCT root, path, content_hash FROM anchors"
+                " WHERE content_hash IS NOT NULL"
+                " AND fact_id IN (SELECT id FROM facts WHERE status != 'superseded')"
+            ).fetchall()
+        )
+
+    def suspects(self, fresh: set[tuple[str, str, str]]) -> tuple[list[int], int]:
+        """Of the anchored facts that are not superseded: the ids of those with an anchor
+        whose ``(root, path, content_hash)`` is not in ``fresh``, or stored as stale (they
+        must be read); and how many others there are (fresh as they stand)."""
+
+        def work(con: sqlite3.Connection) -> tuple[list[int], int]:
+            live = {
+                fid: status
+                for fid, status in con.execute(
+                    "SELECT id, status FROM facts WHERE status != 'superseded'"
+                )
+            }
+            anchored: set[int] = set()
+            suspect: set[int] = set()
+            for fid, root, p, chash in con.execute(
+                "SELECT fact_id, root, path, content_hash FROM anchors"
+            ):
+                if fid in live:
+                    anchored.add(fid)
+                    if (root, p, chash) not in fresh or live[fid] == "stale":
+                        suspect.add(fid)
+            return sorted(suspect), len(anchored) - len(suspect)
+
+        return self._run(work)
 
     def origins(self, ids: Iterable[int] | None = None) -> dict[int, tuple]:
         """See ``origins``."""
