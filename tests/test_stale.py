@@ -752,3 +752,70 @@ def test_reports_of_stale_facts_only_count_unchanged_files_without_reading_their
     assert (short.checked, short.stale, short.unreachable) == (6, 1, 0)
     assert (whole.checked, whole.stale, whole.unreachable) == (6, 1, 0)
     assert [fc.fact.key for fc in whole.facts] == [f"k{i}" for i in range(1, 7)]
+
+
+def test_lines_outside_declarations_and_overloads(env):
+    """A file anchor whose lines no declaration encloses is fingerprinted on those lines'
+    text; overloads are told apart by their signature."""
+    kotlin = env.repo / "app" / "PaymentGateway.kt"
+    text = kotlin.read_text(encoding="utf-8")
+    text = text.replace(
+        "    private fun backoff(attempt: Int): Duration =",
+        '    fun charge(key: String): ChargeResult = charge(ChargeRequest(key, 0, "EUR"))\n\n'
+        "    private fun backoff(attempt: Int): Duration =",
+    )
+    kotlin.write_text(text, encoding="utf-8")
+    lines = text.split("\n")
+    second = lines.index(
+        '    fun charge(key: String): ChargeResult = charge(ChargeRequest(key, 0, "EUR"))'
+    )
+    git(env.repo, "commit", "-qam", "an overload")
+    (Path("notes") / "lines.md").write_text(
+        "+ the set-up starts the stack first, docs/setup.md:3 TER-320\n"
+        f"+ a charge by key alone charges nothing, app/PaymentGateway.kt:{second + 1} TER-321\n",
+        encoding="utf-8",
+    )
+    r = cli("import", "notes/lines.md", "--root", "repo", "--store", env.store, "--verify")
+    assert r.exit_code == 0
+    assert table(
+        env.store,
+        "SELECT fact_id, target_kind, target_container, target_name FROM anchors"
+        " WHERE fact_id IN (7, 8) ORDER BY fact_id",
+    ) == [(7, "lines", None, None), (8, "function", "PaymentGateway", "charge")]
+    env.edit("docs/setup.md", "# Set-up", "# Setting up")  # line 1: not the cited line
+    env.edit("app/PaymentGateway.kt", "var attempt = 0", "var attempt = 1")  # the other charge
+    states = env.states()
+    assert (states["k7"], states["k8"]) == (("fresh", None), ("fresh", None))
+    env.edit("docs/setup.md", "1. `make up`", "1. `make start`")  # line 3
+    env.edit("app/PaymentGateway.kt", "ChargeRequest(key, 0,", "ChargeRequest(key, 1,")
+    states = env.states()
+    assert states["k7"] == ("body changed", "STALE: body changed: docs/setup.md:3")
+    assert states["k8"] == (
+        "body changed",
+        "STALE: body changed: app/PaymentGateway.kt#PaymentGateway.charge",
+    )
+
+
+def test_a_plain_import_only_checks_that_anchors_exist(tmp_path, env):
+    db = tmp_path / "plain.db"
+    r = cli("import", "notes", "--root", "repo", "--store", db)
+    assert r.exit_code == 0
+    assert table(db, "SELECT count(*) FROM anchors WHERE verified_at IS NOT NULL") == [(0,)]
+    env.edit("pkg/merge.py", "    def add(self", "    def add(self, *, strict: bool = False")
+    env.edit(
+        "app/PaymentGateway.kt",
+        "data class ChargeRequest(val key: String, val amountCents: Long, val currency: String)\n",
+        "",
+    )
+    r = cli("stale", "--store", db, "--format", "json", "--dry-run")
+    assert r.exit_code == 1
+    data = json.loads(r.output)
+    assert {f["id"]: f["reason"] for f in data["facts"]} == {
+        "k1": None,  # changed, but never fingerprinted: it exists
+        "k2": None,
+        "k3": None,
+        "k4": None,
+        "k5": "STALE: declaration gone: app/PaymentGateway.kt#ChargeRequest",
+        "k6": None,
+    }
+    assert {a["fingerprinted"] for f in data["facts"] for a in f["anchors"]} == {False}
