@@ -63,10 +63,6 @@ class AnchorCheck:
     path: str | None = None
     moved_to: str | None = None
 
-    @property
-    def stale(self) -> bool:
-        return self.state not in ("fresh", UNREACHABLE)
-
 
 @dataclass(slots=True)
 class FactCheck:
