@@ -32,6 +32,9 @@ DEFAULT_LIMIT = 5
 MAX_LIMIT = 30
 #: A hit line is cut to about this many characters.
 LINE_WIDTH = 300
+#: Up to this many changed files of a root, search and show parse them without loading
+#: the root's declaration cache (``stale.Checkouts``).
+FEW_FILES = 8
 
 _ID = re.compile(r"[kK]?([0-9]+)")
 #: A task id as people type it (``TER-160``, ``ter-160``), and a number.
@@ -151,7 +154,8 @@ def search(
     if recheck:
         from brainmigrate import stale
 
-        checks = stale.check_facts([f for f in hits if f.anchors], stale.Checkouts((), cache_dir))
+        checkouts = stale.Checkouts((), cache_dir, few=FEW_FILES)
+        checks = stale.check_facts([f for f in hits if f.anchors], checkouts)
         for fc in checks:
             stale.mark(fc)
     return [Hit(f, hit_line(f), extra.get(f.id, {})) for f in hits]
@@ -245,7 +249,8 @@ def show(
     if recheck and rec.anchors:
         from brainmigrate import stale
 
-        stale.mark(stale.check_facts([rec], stale.Checkouts((), cache_dir))[0])
+        checkouts = stale.Checkouts((), cache_dir, few=FEW_FILES)
+        stale.mark(stale.check_facts([rec], checkouts)[0])
     return fact_dict(rec, extra)
 
 

@@ -119,13 +119,20 @@ class Checkouts:
 
     ``roots``: when given, every anchor is looked up in these folders in order instead of
     the root recorded with it (a store moved to another machine). ``cache_dir``: the
-    declaration cache folder (None: the default).
+    declaration cache folder (None: the default). ``few``: up to this many changed files
+    of a root are parsed without the cache (``search`` and ``show``, which read a handful
+    of files: loading a large root's cache costs more than parsing them); 0: always
+    through the cache.
     """
 
     def __init__(
-        self, roots: Sequence[str | os.PathLike] = (), cache_dir: str | os.PathLike | None = None
+        self,
+        roots: Sequence[str | os.PathLike] = (),
+        cache_dir: str | os.PathLike | None = None,
+        few: int = 0,
     ) -> None:
         self.roots = [os.path.abspath(os.fspath(r)) for r in roots]
+        self.few = few
         self.cache_dir = Path(cache_dir) if cache_dir else None
         self._readable: dict[str, bool] = {}
         self._real: dict[str, str] = {}
@@ -196,14 +203,16 @@ class Checkouts:
         for root, paths in wanted.items():
             todo = sorted(p for p in paths if (root, p) not in self._states)
             if todo:
-                for rel, st in self.index(root).read_files(todo).items():
+                cached = len(todo) > self.few
+                for rel, st in self.index(root).read_files(todo, cached=cached).items():
                     self._states[(root, rel)] = st
 
     def file_state(self, root: str, rel: str):
         """``FileState`` of a source file (declarations and digest), or None."""
         key = (root, rel)
         if key not in self._states:
-            self._states[key] = self.index(root).read_files([rel])[rel]
+            cached = self.few == 0
+            self._states[key] = self.index(root).read_files([rel], cached=cached)[rel]
         return self._states[key]
 
     def content_hash(self, root: str, rel: str) -> str | None:

@@ -555,3 +555,17 @@ def test_read_files_gives_declarations_and_digest_cached_or_not(tmp_path):
     alpha = got["a.py"].declarations[0]
     assert alpha.body_digest == digest(b"class Alpha: x = 1")
     assert alpha.signature_digest == digest(b"class Alpha:")
+
+
+def test_read_files_without_the_cache_gives_the_same(tmp_path):
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "b.py").write_text("class Beta:\n    def go(self):\n        return 2\n", "utf-8")
+    cache = tmp_path / "cache"
+    cached = CodeIndex(root, cache_dir=cache).read_files(["b.py", "none.py"])
+    plain = CodeIndex(root, cache_dir=tmp_path / "other").read_files(
+        ["b.py", "none.py"], cached=False
+    )
+    assert plain == cached
+    assert [d.qualname for d in plain["b.py"].declarations] == ["Beta", "Beta.go"]
+    assert not (tmp_path / "other").exists()

@@ -819,3 +819,14 @@ def test_a_plain_import_only_checks_that_anchors_exist(tmp_path, env):
         "k6": None,
     }
     assert {a["fingerprinted"] for f in data["facts"] for a in f["anchors"]} == {False}
+
+
+def test_search_parses_a_few_changed_files_without_loading_the_cache(env, tmp_path, monkeypatch):
+    cache = tmp_path / "search-cache"
+    monkeypatch.setenv("BRAINMIGRATE_CACHE_DIR", str(cache))
+    env.edit("web/api.ts", "attempt >= 3", "attempt >= 5")
+    r = cli("search", "ApiClient", "--store", env.store)
+    assert r.stdout.startswith("k6 environment area:code STALE: body changed: web/api.ts#ApiClient")
+    assert not cache.exists()
+    assert env.stale().exit_code == 1  # stale goes through the cache
+    assert cache.is_dir()

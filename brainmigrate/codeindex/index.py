@@ -314,7 +314,9 @@ class CodeIndex:
             return self._declarations_named(name)
         return self.declarations_of([name]).get(name, [])
 
-    def read_files(self, paths: Iterable[str]) -> dict[str, FileState | None]:
+    def read_files(
+        self, paths: Iterable[str], *, cached: bool = True
+    ) -> dict[str, FileState | None]:
         """Declarations and staleness digest of each of ``paths`` (root-relative POSIX),
         as the file is now: ``{path: FileState}``, None for a path that is no regular
         source file of a language the index reads (or cannot be read or parsed).
@@ -322,8 +324,12 @@ class CodeIndex:
         Each file is stat-ed; a cached entry that still matches is used, every other file
         is parsed once (in the process pool when there are many, as ``build`` does) and
         cached. The listing is not taken, except to tell a ``.h`` file's language and when
-        the cache is saved.
+        the cache is saved. ``cached=False`` parses every file and neither loads nor
+        writes the cache: quicker for a few files of a large root (loading its cache costs
+        as much as parsing a handful of files).
         """
+        if not cached:
+            return self._parse_uncached(paths)
         self._load_cache()
         wanted = list(dict.fromkeys(paths))
         found: dict[str, tuple[ListedFile, str]] = {}
@@ -357,6 +363,27 @@ class CodeIndex:
                 out[rel] = FileState(tuple(rows_to_declarations(entry[6], rel, lang)), entry[8])
         if todo:  # (saving takes the listing, which starts a new snapshot: done last)
             self._save_cache()
+        return out
+
+    def _parse_uncached(self, paths: Iterable[str]) -> dict[str, FileState | None]:
+        out: dict[str, FileState | None] = {}
+        for rel in dict.fromkeys(paths):
+            out[rel] = None
+            lang = language_for(rel, False)
+            if lang is None:
+                continue
+            try:
+                st = os.stat(self.root / rel)
+            except (OSError, ValueError):
+                continue
+            if not stat.S_ISREG(st.st_mode):
+                continue
+            entry, _ = _read_and_extract(
+                str(self.root / rel), lang, st.st_size, st.st_mtime_ns, self.max_bytes
+            )
+            if entry is not None and entry[6] is not None:
+                self.parse_count += 1
+                out[rel] = FileState(tuple(rows_to_declarations(entry[6], rel, lang)), entry[8])
         return out
 
     def has_error(self, path: str) -> bool | None:
