@@ -830,3 +830,18 @@ def test_search_parses_a_few_changed_files_without_loading_the_cache(env, tmp_pa
     assert not cache.exists()
     assert env.stale().exit_code == 1  # stale goes through the cache
     assert cache.is_dir()
+
+
+def test_import_verify_fingerprints_the_facts_it_writes_only(tmp_path, env):
+    db = tmp_path / "plain.db"
+    assert cli("import", "notes", "--root", "repo", "--store", db).exit_code == 0
+    (tmp_path / "again").mkdir()
+    (tmp_path / "again" / "code.md").write_text(
+        "+ MergeIndex finds the earlier fact a repeat merges into TER-301\n", encoding="utf-8"
+    )
+    r = cli("import", "again", "--root", "repo", "--store", db, "--verify", "--format", "json")
+    assert r.exit_code == 0
+    totals = json.loads(r.output)["totals"]
+    # the same fact again: nothing of it changes, but its new provenance is written
+    assert (totals["added"], totals["updated"], totals["unchanged"]) == (0, 0, 1)
+    assert table(db, "SELECT fact_id FROM anchors WHERE verified_at IS NOT NULL") == [(1,)]
