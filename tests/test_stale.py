@@ -538,6 +538,8 @@ def test_every_stale_format_has_a_formatter():
 
     assert set(report.FORMATTERS) == set(report.Format)
     assert [f.value for f in report.Format] == ["text", "json", "github", "sarif", "markdown"]
+    (option,) = [p for p in main.commands["stale"].params if p.name == "fmt"]
+    assert list(option.type.choices) == [f.value for f in report.Format]
 
 
 def test_verify_takes_the_new_commit_and_the_fact_holds_again(env):
