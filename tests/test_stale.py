@@ -433,6 +433,10 @@ def test_an_unreachable_root_is_counted_and_leaves_the_status(env, how):
         "body changed",
         "STALE: body changed: web/api.ts#ApiClient",
     )
+    r = cli("verify", "k6", "--root", moved, "--store", env.store)
+    assert (r.exit_code, r.stdout) == (0, "k6 verified: 1 anchors fingerprinted\n")
+    assert env.states("--root", moved)["k6"] == ("fresh", None)
+    assert table(env.store, "SELECT DISTINCT root FROM anchors") == [(str(env.repo),)]
 
 
 def test_stale_json_is_the_spec_shape(env):
