@@ -84,6 +84,12 @@ RULES: dict[str, Rule] = {
             "info",
             "A brainmigrate: ignore or allow-gone comment waives no finding.",
         ),
+        Rule(
+            "BM501",
+            "stale-fact",
+            "error",
+            "The code a fact is anchored to changed since it was verified (brainmigrate stale).",
+        ),
     )
 }
 
@@ -118,8 +124,8 @@ class Selection:
         return on > off
 
     def codes(self) -> list[str]:
-        """The codes of ``RULES`` that are reported."""
-        return [code for code in RULES if self.enabled(code)]
+        """The codes of ``RULES`` that ``check`` reports (``stale``'s own are left out)."""
+        return [code for code in RULES if code not in STALE_CODES and self.enabled(code)]
 
 
 def waived_by(code: str, suppress: frozenset[str]) -> str | None:
@@ -134,6 +140,10 @@ def waived_by(code: str, suppress: frozenset[str]) -> str | None:
 def suppression_text(entry: str) -> str:
     """The comment that wrote a ``suppress`` entry, for messages and SARIF."""
     return "allow-gone" if entry == "gone" else f"ignore {entry}"
+
+
+#: Codes only ``brainmigrate stale`` reports (docs/staleness.md), never ``check``.
+STALE_CODES = frozenset({"BM501"})
 
 
 def rule(code: str) -> Rule:
@@ -276,7 +286,9 @@ class BaselineStatus:
 class CheckResult:
     """A check's outcome: notes files (display names, in order), facts, findings (sorted by
     file, line, column, code), the ``fail_on`` level, the baseline's status and the files
-    ``exclude`` globs left out."""
+    ``exclude`` globs left out. ``tool`` names the command in report titles;
+    ``summary_text``, when given, is the reports' one-sentence summary (``stale`` gives its
+    own counts)."""
 
     files: tuple[str, ...]
     facts: Sequence[CheckedFact] | CheckedFacts
@@ -284,6 +296,8 @@ class CheckResult:
     fail_on: str = "error"
     baseline: BaselineStatus | None = None
     excluded: tuple[str, ...] = ()
+    tool: str = "check"
+    summary_text: str | None = None
 
     @property
     def failing(self) -> tuple[Finding, ...]:

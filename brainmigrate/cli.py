@@ -1,8 +1,8 @@
 """The ``brainmigrate`` command: parse options, call the library once, render, exit.
 
-Exit codes (SPEC.md §Exit codes): 0 done; 1 ``check`` found what it checks for; 2 usage
-error, unreadable input or a store that cannot be written (message on stderr, nothing
-written).
+Exit codes (SPEC.md §Exit codes): 0 done; 1 ``check`` found what it checks for, ``stale``
+found a stale fact, ``verify`` refused a fact whose anchor is gone; 2 usage error,
+unreadable input or a store that cannot be written (message on stderr, nothing written).
 """
 
 from __future__ import annotations
@@ -41,11 +41,13 @@ def _known_errors() -> tuple[type[BaseException], ...]:
     from brainmigrate.importer import InputError
     from brainmigrate.notation import GrammarError, NotesReadError
     from brainmigrate.spill import SpillError
+    from brainmigrate.stale import VerifyError
     from brainmigrate.stores.sqlite import StoreError
 
     errors: list[type[BaseException]] = [
         Failure,
         Clash,
+        VerifyError,
         InputError,
         NotesReadError,
         StoreError,
@@ -452,6 +454,11 @@ def main() -> None:
 )
 @click.option("--dry-run", is_flag=True, help="Read and report; write no store.")
 @click.option(
+    "--verify",
+    is_flag=True,
+    help="Fingerprint the anchors of the facts this import writes (see 'brainmigrate stale').",
+)
+@click.option(
     "--format",
     "fmt",
     type=click.Choice(REPORT_FORMATS),
@@ -477,6 +484,7 @@ def import_cmd(
     parser,
     store,
     dry_run,
+    verify,
     fmt,
     output,
 ):
@@ -508,7 +516,7 @@ def import_cmd(
             s.roots, s.scope, s.plus_kind, s.task_pattern, parser, s.cache_dir, names, progress
         )
         paths, _ = importer.select_files(paths, s.excludes, names)
-        result = importer.import_notes(paths, options, store, dry_run=dry_run)
+        result = importer.import_notes(paths, options, store, dry_run=dry_run, verify=verify)
     if fmt == "json":
         emit(reports.json_chunks(result), output)
     else:  # streamed: facts and entries are read back as they are written
@@ -994,8 +1002,14 @@ class QueryCommand(click.Command):
 
 
 @main.command("search", cls=QueryCommand)
-@click.argument("query", nargs=-1, required=True)
+@click.argument("query", nargs=-1)
 @store_option
+@click.option(
+    "--anchor",
+    metavar="TEXT",
+    help="Only facts anchored to this file or symbol (Foo.kt, src/Foo.kt, Foo, Foo.parse, "
+    "src/Foo.kt#Foo.parse); without a query, newest first.",
+)
 @click.option(
     "--scope",
     "scopes",
@@ -1017,20 +1031,22 @@ class QueryCommand(click.Command):
     help="One line per hit, or JSON.",
 )
 @guarded
-def search_cmd(query, store, scopes, kinds, limit, include_all, fmt):
+def search_cmd(query, store, anchor, scopes, kinds, limit, include_all, fmt):
     """Full-text search (BM25 over stemmed words); one line per hit, best first.
 
     Any text is a query (quote it, or give several words); a word starting with '-' is a
     word, not an option (-h and --help ask for help: put them after '--' to search for
-    them). Stale facts are marked STALE.
+    them). Task ids (TER-160) and numbers are found as written. The hits' anchors are read
+    again: facts whose code changed are marked STALE.
     """
 
     from brainmigrate import search
 
-    hits = search.search(store, " ".join(query), scopes, kinds, limit, include_all)
+    if not query and anchor is None:
+        raise click.UsageError("give a query, or --anchor TEXT, or both")
+    hits = search.search(store, " ".join(query), scopes, kinds, limit, include_all, anchor=anchor)
     if fmt == "json":
-        data = {"hits": [{"fact": search.fact_dict(h.fact, {}), "line": h.line} for h in hits]}
-        click.echo(to_json(data, indent=2))
+        click.echo(to_json({"hits": [h.to_dict() for h in hits]}, indent=2))
         return
     for hit in hits:
         click.echo(hit.line)
@@ -1051,7 +1067,11 @@ def search_cmd(query, store, scopes, kinds, limit, include_all, fmt):
 )
 @guarded
 def show_cmd(fact_id, store, fmt):
-    """Show one fact (k17 or 17) with its anchors and provenance."""
+    """Show one fact (k17 or 17) with its anchors and provenance.
+
+    Its anchors are read again (a stale fact shows status stale with the reason); each
+    says whether it is fingerprinted, when and at which commit.
+    """
 
     from brainmigrate import search
 
@@ -1063,3 +1083,117 @@ def show_cmd(fact_id, store, fmt):
         click.echo(to_json(fact, indent=2))
     else:
         click.echo(search.render_fact(fact), nl=False)
+
+
+# ------------------------------------------------------------------ staleness
+
+
+def cache_option(func):
+    """``--cache-dir``, for the commands that read anchored files."""
+    return click.option(
+        "--cache-dir",
+        type=click.Path(),
+        envvar="BRAINMIGRATE_CACHE_DIR",
+        help="Folder for the declaration index cache "
+        "(env BRAINMIGRATE_CACHE_DIR; default ~/.cache/brainmigrate).",
+    )(func)
+
+
+def anchor_roots_option(func):
+    """``--root``, for the commands that read anchors again."""
+    return click.option(
+        "--root",
+        "roots",
+        multiple=True,
+        type=click.Path(),
+        help="Look anchors up in this checkout instead of the root recorded with them; "
+        "repeat, first holding the file wins.",
+    )(func)
+
+
+@main.command("stale")
+@click.option(
+    "--store",
+    default="know.db",
+    show_default=True,
+    type=click.Path(),
+    help="SQLite fact store to read and record the states in.",
+)
+@anchor_roots_option
+@click.option(
+    "--scope",
+    "scopes",
+    multiple=True,
+    help="Only facts of this scope; repeat or comma-separate; 'area' means every area:*.",
+)
+@click.option("--kind", "kinds", multiple=True, type=click.Choice(KINDS), help="Only this kind.")
+@click.option("--dry-run", is_flag=True, help="Read and report; record nothing in the store.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "github", "sarif", "markdown"]),
+    default="text",
+    show_default=True,
+    help="Report format (github, sarif, markdown: each stale fact at its notes line).",
+)
+@click.option("--output", type=click.Path(), help="Write the report to FILE instead of stdout.")
+@cache_option
+@guarded
+def stale_cmd(store, roots, scopes, kinds, dry_run, fmt, output, cache_dir):
+    """Read every anchored fact's code again; list and record the stale ones.
+
+    Exit 0: no fact is stale; 1: a fact is stale; 2: could not run. Statuses are recorded
+    in one transaction (stale with its reason, or back to active); --dry-run records
+    nothing.
+    """
+    from brainmigrate import stale
+    from brainmigrate.reports import stale as report
+
+    check_output(output)
+    result = stale.stale(
+        store, roots, scopes, kinds, dry_run=dry_run, cache_dir=cache_dir, every=fmt == "json"
+    )
+    emit(report.render(result, fmt), output)
+    sys.exit(result.exit_code)
+
+
+@main.command("verify")
+@click.argument("ids", nargs=-1)
+@click.option(
+    "--store",
+    default="know.db",
+    show_default=True,
+    type=click.Path(),
+    help="SQLite fact store to record the fingerprints in.",
+)
+@click.option("--all", "every", is_flag=True, help="Every fact with an anchor.")
+@click.option(
+    "--scope",
+    "scopes",
+    multiple=True,
+    help="The facts of this scope; repeat or comma-separate; 'area' means every area:*.",
+)
+@anchor_roots_option
+@cache_option
+@guarded
+def verify_cmd(ids, store, every, scopes, roots, cache_dir):
+    """Record that facts hold now: fingerprint their anchors with the commit and time.
+
+    Exit 0: every fact verified; 1: a fact was refused (an anchor is gone: the reason is
+    printed, that fact is left as it was); 2: could not run.
+    """
+    from brainmigrate import search, stale
+
+    try:
+        numbers = [search.parse_id(i) for i in ids]
+    except search.NotFound as exc:
+        raise Failure(str(exc)) from None
+    result = stale.verify(
+        store, numbers, every=every, scopes=scopes, roots=roots, cache_dir=cache_dir
+    )
+    for fid, anchors in result.verified.items():
+        click.echo(f"k{fid} verified: {len(anchors)} anchors fingerprinted")
+    for fid, reason in result.refused.items():
+        click.echo(f"k{fid} refused: {reason}")
+    click.echo(f"verified {len(result.verified)}, refused {len(result.refused)}", err=True)
+    sys.exit(result.exit_code)

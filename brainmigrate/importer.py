@@ -14,7 +14,7 @@ import os
 import re
 import stat
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -656,14 +656,35 @@ def _reason(status: str) -> str | None:
 
 
 def fts_words(stems: Stems):
-    """The words FTS5 indexes for a fact: stems of its text, scope, kind and task."""
+    """The words FTS5 indexes for a fact: stems of its text, scope, kind and task, then its
+    task ids as one token each (``TER-160`` -> ``ter160``) and its numbers, so a search
+    finds them as written."""
+    from brainmigrate.search import task_token
 
     def words(rec: FactRecord) -> str:
-        return " ".join(
-            stems.words(" ".join(filter(None, (rec.text, rec.scope, rec.kind, rec.task))))
-        )
+        out = stems.words(" ".join(filter(None, (rec.text, rec.scope, rec.kind, rec.task))))
+        out += [task_token(t) for t in sorted(rec.tasks)] + sorted(rec.numbers)
+        return " ".join(out)
 
     return words
+
+
+def _fingerprinted(facts: Iterable[FactRecord], cache_dir, batch: int = 4096):
+    """``facts`` with their anchors fingerprinted, a batch at a time (a large import is
+    read back from its temporary file, never held whole)."""
+    from brainmigrate.stale import Checkouts, fingerprint_records
+
+    checkouts = Checkouts((), cache_dir)
+    chunk: list[FactRecord] = []
+    for rec in facts:
+        chunk.append(rec)
+        if len(chunk) >= batch:
+            fingerprint_records(chunk, checkouts)
+            yield from chunk
+            chunk = []
+    if chunk:
+        fingerprint_records(chunk, checkouts)
+        yield from chunk
 
 
 def import_notes(
@@ -671,8 +692,11 @@ def import_notes(
     options: Options,
     store: str | os.PathLike = "know.db",
     dry_run: bool = False,
+    verify: bool = False,
 ) -> RunResult:
     """Import notes files into the store at ``store``; with ``dry_run`` write nothing.
+    With ``verify``, the anchors of the facts the import writes are fingerprinted
+    (``stale.fingerprint_records``) in the same transaction.
 
     Raises ``InputError``, ``notation.NotesReadError`` or ``sqlite.StoreError``; on any of
     them the store is left exactly as it was.
@@ -695,7 +719,10 @@ def import_notes(
             done.append(merge(notes, stored, stems))
             if options.progress is not None:
                 options.progress("write", 0, len(notes.facts), lines)
-            return (r for r in done[0].facts if r.action() != "unchanged" or r.new_provenance)
+            writes = (r for r in done[0].facts if r.action() != "unchanged" or r.new_provenance)
+            if not verify:
+                return writes
+            return _fingerprinted(writes, options.cache_dir)
 
         now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         sqlite.transact(store_path, plan, fts_words(stems), now)

@@ -88,6 +88,14 @@ class Anchor:
     ``lines`` is ``(first, last)`` or None; ``how`` is ``cited``, ``bare-name`` or
     ``camelcase`` (SPEC.md §Anchors). Equality is by (root, path, symbol) only, the key
     anchors are de-duplicated by.
+
+    The fingerprint (SPEC.md §Staleness), all None until one is taken: ``signature_digest``
+    and ``body_digest`` (the body, file or lines digest), ``target`` what was fingerprinted
+    (``("type" | "function" | "other", container, name)`` for a declaration, ``("lines",
+    None, None)`` for the text of the lines, ``("file", None, None)`` for the whole file),
+    ``commit`` (``git rev-parse HEAD`` of the checkout, None outside git),
+    ``verified_at`` (ISO UTC time) and ``content_hash``, a hash of the file's bytes then:
+    while they are the same, the anchor is fresh without parsing the file again.
     """
 
     kind: str
@@ -96,6 +104,17 @@ class Anchor:
     symbol: str | None = None
     lines: tuple[int, int] | None = field(default=None, compare=False)
     how: str = field(default="cited", compare=False)
+    signature_digest: str | None = field(default=None, compare=False)
+    body_digest: str | None = field(default=None, compare=False)
+    target: tuple[str, str | None, str | None] | None = field(default=None, compare=False)
+    commit: str | None = field(default=None, compare=False)
+    verified_at: str | None = field(default=None, compare=False)
+    content_hash: str | None = field(default=None, compare=False)
+
+    @property
+    def fingerprinted(self) -> bool:
+        """Whether a fingerprint was taken (``verify`` or ``import --verify``)."""
+        return self.verified_at is not None
 
 
 @pickled_as_tuple

@@ -4,8 +4,14 @@ Search is SQLite FTS5 with BM25 over the stems the merge rule uses (``merge.Stem
 query is cut into words and stemmed the same way, and every stem goes to FTS5 as a quoted
 string, joined with OR. So any text is a valid query -- quotes, a leading ``-``, ``AND``,
 ``*``, ``NEAR(`` or parentheses never reach FTS5 as syntax -- and a query with no words
-finds nothing. Ranking: BM25 (facts holding more of the query's rarer stems first), ties
-by id.
+finds nothing. Task ids and numbers are found as written: ``TER-160`` ranks the facts of
+that task first (the ``tasks`` column), and ``500`` finds the facts holding that number
+(FTS5 tokens ``ter160`` and ``500`` that imports index, and the ``numbers`` column, so a
+store imported before still answers). Ranking: BM25 (facts holding more of the query's
+rarer words first), ties by id.
+
+``--anchor`` (``anchor_ids``) keeps the facts anchored to a file or declaration; printed
+facts are read again (``stale.check_facts``) and marked STALE as the checkouts are now.
 """
 
 from __future__ import annotations
@@ -26,8 +32,19 @@ DEFAULT_LIMIT = 5
 MAX_LIMIT = 30
 #: A hit line is cut to about this many characters.
 LINE_WIDTH = 300
+#: Up to this many changed files of a root, search and show parse them without loading
+#: the root's declaration cache (``stale.Checkouts``).
+FEW_FILES = 8
 
 _ID = re.compile(r"[kK]?([0-9]+)")
+#: A task id as people type it (``TER-160``, ``ter-160``), and a number.
+_TASK = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z][A-Za-z0-9]*-[0-9]+(?![A-Za-z0-9])")
+_NUMBER = re.compile(r"[0-9]+")
+#: Extensions that make ``--anchor`` text a path (with the code index's, and any ``/``).
+_DOC_EXTENSIONS = frozenset(
+    ".md .markdown .txt .rst .adoc .yaml .yml .json .toml .ini .cfg .conf .sql .sh .bash"
+    " .properties .xml .html .css .gradle .kts .lock .env .tf .proto .graphql".split()
+)
 
 
 class NotFound(Exception):
@@ -40,17 +57,40 @@ class Hit:
 
     fact: FactRecord
     line: str
+    extra: dict | None = None
+
+    def to_dict(self) -> dict:
+        """``{"fact": <the fact as show gives it>, "line": …}``."""
+        return {"fact": fact_dict(self.fact, self.extra or {}), "line": self.line}
 
 
 def fts_query(query: str, stems: Stems | None = None) -> str:
-    """The FTS5 expression for a user's ``query``: its stems, each quoted, joined by OR.
+    """The FTS5 expression for a user's ``query``: its stems, the tokens of its task ids
+    and its numbers, each quoted, joined by OR.
 
     Returns ``""`` when the query holds no words. A stem holds only letters (``Stems``
-    splits at everything else), so quoting it is enough; a ``"`` would be doubled.
+    splits at everything else) and the other tokens letters and digits, so quoting is
+    enough; a ``"`` would be doubled.
     """
     words = (stems or Stems()).words(query)
+    words += [task_token(t) for t in task_ids(query)] + numbers(query)
     unique = list(dict.fromkeys(words))
     return " OR ".join('"' + w.replace('"', '""') + '"' for w in unique)
+
+
+def task_ids(text: str) -> list[str]:
+    """Task ids in a query as written, upper-cased (``ter-160`` -> ``TER-160``)."""
+    return list(dict.fromkeys(m.group(0).upper() for m in _TASK.finditer(text)))
+
+
+def numbers(text: str) -> list[str]:
+    """Digit runs of ``text`` outside its task ids, in order, once each."""
+    return list(dict.fromkeys(_NUMBER.findall(_TASK.sub(" ", text))))
+
+
+def task_token(task: str) -> str:
+    """The one FTS5 token a task id is indexed as: ``TER-160`` -> ``ter160``."""
+    return "".join(c for c in task.lower() if c.isalnum())
 
 
 def parse_scopes(values) -> tuple[list[str], bool]:
@@ -74,32 +114,101 @@ def search(
     kinds=(),
     limit: int = DEFAULT_LIMIT,
     include_superseded: bool = False,
+    *,
+    anchor: str | None = None,
+    recheck: bool = True,
+    cache_dir: str | os.PathLike | None = None,
 ) -> list[Hit]:
-    """The facts best matching ``query``, at most ``limit`` (BM25 order).
+    """The facts best matching ``query``, at most ``limit``: the facts of a task id the
+    query names first, then BM25 order, then facts holding a number it names.
 
     ``scopes``: ``--scope`` values (see ``parse_scopes``); ``kinds``: kinds to keep.
-    Superseded facts only with ``include_superseded``; stale ones are marked in the line.
-    Raises ``sqlite.StoreError`` (no store, newer schema) and ``ValueError`` for a limit
-    outside 1..30.
+    Superseded facts only with ``include_superseded``. ``anchor``: only facts anchored to
+    that file or declaration (``anchor_matches``); without a query, newest first. With
+    ``recheck`` the hits' anchors are read again and stale ones marked in the line (and
+    their ``status``); without, the stored status is shown. Raises ``sqlite.StoreError``
+    (no store, newer schema) and ``ValueError`` for a limit outside 1..30.
     """
     if not 1 <= limit <= MAX_LIMIT:
         raise ValueError(f"--limit must be between 1 and {MAX_LIMIT}")
     with sqlite.reader(Path(store)) as store_reader:
-        expr = fts_query(query)
-        if not expr:
-            return []
         exact, areas = parse_scopes(scopes)
-        ids = store_reader.match(expr, exact, areas, kinds, include_superseded, limit)
+        only = None
+        if anchor is not None:
+            only = store_reader.anchored_to(lambda a: anchor_matches(anchor, a))
+            if not only:
+                return []
+        expr = fts_query(query)
+        filters = (exact, areas, kinds, include_superseded)
+        if expr:
+            ids = store_reader.rank(
+                expr, task_ids(query), numbers(query), *filters, limit, only=only
+            )
+        elif only is not None and not query.strip():
+            ids = store_reader.newest(only, *filters, limit)
+        else:
+            return []
         facts = store_reader.fetch(ids)
-    return [Hit(facts[i], hit_line(facts[i])) for i in ids if i in facts]
+        extra = store_reader.details(ids)
+    hits = [facts[i] for i in ids if i in facts]
+    if recheck:
+        from brainmigrate import stale
+
+        checkouts = stale.Checkouts((), cache_dir, few=FEW_FILES)
+        checks = stale.check_facts([f for f in hits if f.anchors], checkouts)
+        for fc in checks:
+            stale.mark(fc)
+    return [Hit(f, hit_line(f), extra.get(f.id, {})) for f in hits]
 
 
-def hit_line(rec: FactRecord, width: int = LINE_WIDTH) -> str:
+def _path_like(text: str) -> bool:
+    from brainmigrate.codeindex.languages import EXTENSIONS
+
+    if "/" in text or "\\" in text:
+        return True
+    ext = os.path.splitext(text)[1].lower()
+    return bool(ext) and (ext in EXTENSIONS or ext in _DOC_EXTENSIONS)
+
+
+def anchor_matches(text: str, a) -> bool:
+    """Whether anchor ``a`` is what ``--anchor text`` names (SPEC.md §Staleness): a path
+    whole or as its tail (``Foo.kt``, ``src/Foo.kt``); a symbol by name, ``Container.name``
+    or with its package (``com.x.Foo``), a class also matching its members' anchors;
+    ``path#Container.name`` both on the same anchor."""
+    text = text.strip()
+    path, sep, symbol = text.partition("#")
+    if not sep:
+        path, symbol = (text, "") if _path_like(text) else ("", text)
+    if path:
+        path = path.replace("\\", "/").removeprefix("./")
+        if not (a.path == path or a.path.endswith("/" + path)):
+            return False
+    if not symbol:
+        return True
+    if a.target and a.target[0] not in ("file", "lines"):
+        kind, container, name = a.target
+        qual = (f"{container}." if container else "") + name
+    elif a.symbol:
+        qual = a.symbol
+    else:
+        return False
+    q = qual.split(".")
+    t = [p for p in symbol.replace("::", ".").split(".") if p]
+    while len(t) > 1 and t[0][:1].islower():  # a package prefix
+        t = t[1:]
+    n = len(t)
+    return any(q[i : i + n] == t for i in range(len(q) - n + 1))
+
+
+def hit_line(rec: FactRecord, width: int = LINE_WIDTH, stale_reason: str | None = None) -> str:
     """One compact line: ``id kind scope [STALE: reason]  text (task)``, about ``width``
     characters at most (the text is cut with an ellipsis). ``(task)`` is left out when the
-    text already names the task."""
+    text already names the task. ``stale_reason`` overrides the stored status: a reason
+    marks the fact STALE, ``""`` shows it fresh."""
     head = f"{rec.key} {rec.kind} {rec.scope}"
-    if rec.status == "stale":
+    if stale_reason:
+        head += f" STALE: {stale_reason}"
+    elif stale_reason is None and rec.status == "stale":
         head += " STALE" + (f": {rec.status_reason}" if rec.status_reason else "")
     tail = f" ({rec.task})" if rec.task and rec.task not in rec.text else ""
     room = max(width - len(head) - 2 - len(tail), 20)
@@ -115,10 +224,18 @@ def parse_id(value: str) -> int:
     return int(m.group(1))
 
 
-def show(store: str | os.PathLike, fact_id: str) -> dict:
+def show(
+    store: str | os.PathLike,
+    fact_id: str,
+    *,
+    recheck: bool = True,
+    cache_dir: str | os.PathLike | None = None,
+) -> dict:
     """The whole fact ``fact_id`` (``k17`` or ``17``) as a dict: the §Report fact shape
-    (anchors with ``root`` the checkout's path) plus ``status_reason``, ``supersedes``,
-    ``related``, ``gone``, ``imported``, ``updated`` and ``provenance``.
+    (anchors with ``root`` the checkout's path and their fingerprint) plus
+    ``status_reason``, ``supersedes``, ``related``, ``gone``, ``imported``, ``updated`` and
+    ``provenance``. With ``recheck`` its anchors are read again: a stale fact shows status
+    ``stale`` with the reason, a fresh one ``active``, as the checkouts are now.
 
     Raises ``NotFound`` and ``sqlite.StoreError``.
     """
@@ -129,17 +246,31 @@ def show(store: str | os.PathLike, fact_id: str) -> dict:
         if rec is None:
             raise NotFound(f"no fact k{number} in {path}; 'brainmigrate search' finds ids")
         extra = store_reader.details([number]).get(number, {})
+    if recheck and rec.anchors:
+        from brainmigrate import stale
+
+        checkouts = stale.Checkouts((), cache_dir, few=FEW_FILES)
+        stale.mark(stale.check_facts([rec], checkouts)[0])
     return fact_dict(rec, extra)
 
 
 def fact_dict(rec: FactRecord, extra: dict) -> dict:
-    """A stored fact as a JSON-able dict (the shape ``show`` and the jsonl export use)."""
+    """A stored fact as a JSON-able dict (the shape ``show``, ``search --format json`` and
+    the jsonl export use)."""
     prov = extra.get("provenance", [])
     return {
         **fact_fields(rec),
         "status_reason": rec.status_reason,
         "origin": {"file": prov[0]["file"], "line": prov[0]["line"]} if prov else None,
-        "anchors": [anchor_fields(a, a.root) for a in rec.anchors],
+        "anchors": [
+            {
+                **anchor_fields(a, a.root),
+                "fingerprinted": a.fingerprinted,
+                "verified_at": a.verified_at,
+                "commit": a.commit,
+            }
+            for a in rec.anchors
+        ],
         "gone": list(rec.gone),
         "supersedes": [f"k{i}" for i in rec.supersedes],
         "related": [f"k{i}" for i in rec.related],
@@ -169,6 +300,11 @@ def render_fact(fact: dict) -> str:
             where += f":{first}" if first == last else f":{first}-{last}"
         what = f"{a['symbol']} in {where}" if a["symbol"] else where
         out.append(f"  {a['kind']} {what} ({a['how']}; root {a['root']})")
+        if a["fingerprinted"]:
+            commit = a["commit"] or "no git commit"
+            out.append(f"    fingerprinted {a['verified_at']} at {commit}")
+        else:
+            out.append("    not fingerprinted (only checked to exist)")
     if fact["gone"]:
         out.append(f"citing gone files: {len(fact['gone'])}")
         out.extend(f"  {p}" for p in fact["gone"])

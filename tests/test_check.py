@@ -152,6 +152,7 @@ def test_every_diagnostic_code_has_a_rule_with_the_documented_severity():
         "BM309": "warning",
         "BM310": "info",
         "BM401": "info",
+        "BM501": "error",
     }
 
 

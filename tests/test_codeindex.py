@@ -598,3 +598,49 @@ def test_root_ignored_by_its_enclosing_work_tree_is_walked(tmp_path: Path) -> No
     assert [d.path for d in idx.declarations_of(["PaymentGateway"])["PaymentGateway"]] == [
         "core.py"
     ]
+
+
+def test_read_files_gives_declarations_and_digest_cached_or_not(tmp_path):
+    """Some files cached by an earlier lookup, one not: every one comes back (saving the
+    cache takes the listing again, which must not lose the answers)."""
+    from brainmigrate.codeindex.extract import digest
+
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "a.py").write_text(
+        '# a comment outside\nimport os\n\n\nclass Alpha:\n    """Doc."""\n\n    x = 1\n',
+        encoding="utf-8",
+    )
+    (root / "b.py").write_text("def beta():\n    return 2\n", encoding="utf-8")
+    (root / "c.md").write_text("# not source\n", encoding="utf-8")
+    cache = tmp_path / "cache"
+    CodeIndex(root, cache_dir=cache).declarations_of(["Alpha"])  # caches a.py only
+    idx = CodeIndex(root, cache_dir=cache)
+    got = idx.read_files(["a.py", "b.py", "c.md", "gone.py"])
+    assert got["c.md"] is None and got["gone.py"] is None
+    assert [(d.name, d.kind, d.lines) for d in got["a.py"].declarations] == [
+        ("Alpha", "class", (5, 8)),
+        ("x", "field", (8, 8)),
+    ]
+    assert [(d.name, d.lines) for d in got["b.py"].declarations] == [("beta", (1, 2))]
+    assert idx.parse_count == 1
+    # the file digest leaves out the comment outside declarations; the body digest the
+    # docstring
+    assert got["a.py"].digest == digest(b'import os class Alpha:\n    """Doc."""\n\n    x = 1')
+    alpha = got["a.py"].declarations[0]
+    assert alpha.body_digest == digest(b"class Alpha: x = 1")
+    assert alpha.signature_digest == digest(b"class Alpha:")
+
+
+def test_read_files_without_the_cache_gives_the_same(tmp_path):
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "b.py").write_text("class Beta:\n    def go(self):\n        return 2\n", "utf-8")
+    cache = tmp_path / "cache"
+    cached = CodeIndex(root, cache_dir=cache).read_files(["b.py", "none.py"])
+    plain = CodeIndex(root, cache_dir=tmp_path / "other").read_files(
+        ["b.py", "none.py"], cached=False
+    )
+    assert plain == cached
+    assert [d.qualname for d in plain["b.py"].declarations] == ["Beta", "Beta.go"]
+    assert not (tmp_path / "other").exists()

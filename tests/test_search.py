@@ -125,11 +125,18 @@ def test_stale_is_marked(store):
     )
     con.commit()
     con.close()
-    (hit,) = search.search(store, "temurin")
+    (hit,) = search.search(store, "temurin", recheck=False)
     assert hit.line == (
         "k5 environment area:docker STALE: file gone: docker/Dockerfile  "
         "the app image runs on eclipse-temurin:21-jre, see docker/Dockerfile"
     )
+    # read again, the Dockerfile is there: the line shows the fact as it stands now
+    (hit,) = search.search(store, "temurin")
+    assert hit.line == (
+        "k5 environment area:docker  "
+        "the app image runs on eclipse-temurin:21-jre, see docker/Dockerfile"
+    )
+    assert (hit.fact.status, hit.fact.status_reason) == ("active", None)
 
 
 def test_line_format_scope_kind_and_limit(store):
@@ -234,3 +241,61 @@ def test_only_a_bare_area_means_every_area_scope():
     assert parse_scopes(["area"]) == ([], True)
     assert parse_scopes(["area:"]) == (["area:"], False)  # a scope of its own
     assert parse_scopes(["area:a, area:b", "area"]) == (["area:a", "area:b"], True)
+
+
+def test_task_ids_and_numbers_are_found_as_written(store):
+    # the two facts of task TER-160 first, then the rest by their words ("ter")
+    assert ids(search.search(store, "TER-160"))[:2] == ["k19", "k11"]
+    assert ids(search.search(store, "ter-160"))[:2] == ["k19", "k11"]
+    assert ids(search.search(store, "500")) == ["k12"]
+    assert ids(search.search(store, "retries TER-171"))[0] == "k26"
+    assert search.fts_query("TER-160 backoff 500 ms") == (
+        '"ter" OR "backoff" OR "ms" OR "ter160" OR "500"'
+    )
+
+
+def test_a_store_indexed_before_task_and_number_tokens_still_finds_them(store):
+    from brainmigrate.merge import Stems
+
+    con = sqlite3.connect(store)
+    stems = Stems()
+    rows = con.execute("SELECT id, text, scope, kind, task FROM facts").fetchall()
+    con.execute("DELETE FROM facts_fts")
+    for fid, *parts in rows:
+        words = " ".join(stems.words(" ".join(p for p in parts if p)))
+        con.execute("INSERT INTO facts_fts (rowid, words) VALUES (?, ?)", (fid, words))
+    con.commit()
+    con.close()
+    assert ids(search.search(store, "500")) == ["k12"]
+    assert ids(search.search(store, "TER-160"))[:2] == ["k19", "k11"]
+
+
+def test_search_json_fact_is_the_show_object(store):
+    result = run("search", "--store", str(store), "--format", "json", "retry", "tests")
+    assert result.exit_code == 0
+    first = json.loads(result.stdout)["hits"][0]
+    shown = json.loads(
+        run("show", first["fact"]["id"], "--store", str(store), "--format", "json").stdout
+    )
+    assert first["fact"] == shown
+    assert shown["origin"] == {"file": "notes/payments.md", "line": 15}
+    assert shown["provenance"][0]["file"] == "notes/payments.md"
+    assert shown["anchors"][0]["fingerprinted"] is False
+
+
+def test_search_anchor_by_path_symbol_and_both(store):
+    def found(anchor, *query, **kw):
+        return ids(search.search(store, " ".join(query), anchor=anchor, limit=30, **kw))
+
+    by_path = found("PaymentGateway.kt")
+    # newest first: by created, else when imported (k28 and k4 carry no date; ties: higher id)
+    assert by_path == ["k28", "k4", "k12", "k11"]
+    assert found("src/main/kotlin/com/example/payments/PaymentGateway.kt") == by_path
+    assert found("payments/PaymentGateway.kt") == by_path
+    assert found("ments/PaymentGateway.kt") == []  # a tail starts at a folder
+    assert found("PaymentGateway") == ["k28", "k11"]
+    assert found("com.example.payments.PaymentGateway") == found("PaymentGateway")
+    assert found("src/main/kotlin/com/example/payments/PaymentGateway.kt#ChargeRequest") == ["k4"]
+    assert found("Dockerfile") == []  # no extension, no '/': a symbol name, declared nowhere
+    assert found("docker/Dockerfile") == ["k5"]
+    assert found("PaymentGateway.kt", "backoff") == ["k12"]

@@ -16,6 +16,7 @@ Public API::
     idx.build(progress=None) -> IndexSummary     # every source file; progress(done, total)
     idx.summary() -> IndexSummary                # last build (RuntimeError before any)
     idx.summary_dict() -> dict                   # IndexSummary.to_dict(), JSON-able
+    idx.read_files(paths) -> {path: FileState | None}  # declarations + digest, as now
     idx.has_error(path) -> bool | None           # parse tree of path held syntax errors
     idx.parse_count                              # files parsed by this object so far
     idx.cache_path, idx.cache_status             # cache file (None: no cache) and its state
@@ -35,6 +36,7 @@ from .index import CodeIndex
 from .listing import ListedFile
 from .model import (
     Declaration,
+    FileState,
     IndexSummary,
     LanguageCount,
     RootError,
@@ -46,6 +48,7 @@ from .resolve import resolve_symbol
 __all__ = [
     "CodeIndex",
     "Declaration",
+    "FileState",
     "IndexSummary",
     "LanguageCount",
     "ListedFile",

@@ -12,7 +12,9 @@ bad checksum is discarded, never trusted. Writes go to a temporary file in the s
 then ``os.replace``.
 
 ``Entry`` is a tuple ``(size, mtime_ns, racy, content_hash, language, has_error, rows,
-skip_reason)``: ``rows`` is ``None`` for a skipped file (``skip_reason`` says why). ``racy``
+skip_reason, file_digest)``: ``rows`` is ``None`` for a skipped file (``skip_reason`` says
+why); ``file_digest`` is the file's staleness digest (``extract.file_digest``), None when
+skipped. ``racy``
 marks a file whose mtime was less than :data:`RACY_NS` old when it was read: its mtime may
 not change on a quick re-edit, so it is trusted only after its content hash is checked.
 """
@@ -31,7 +33,7 @@ from brainmigrate.fsutil import write_bytes_atomic
 MAGIC = b"BMCI1\n"
 RACY_NS = 2_000_000_000
 
-Entry = tuple[int, int, bool, bytes, str, bool, Any, str | None]
+Entry = tuple[int, int, bool, bytes, str, bool, Any, str | None, str | None]
 
 
 def default_cache_dir() -> Path:

@@ -25,7 +25,8 @@ if TYPE_CHECKING:
 Row = tuple[str, str, str | None, int, int, int, str, str | None]
 
 #: Bumped whenever rows would come out differently for the same input (cache namespace).
-EXTRACTOR_VERSION = 1
+#: 2: a Python docstring is left out of the body digest; the file digest is taken too.
+EXTRACTOR_VERSION = 2
 
 #: Containers whose direct ``function`` children are methods.
 TYPE_LIKE = frozenset(
@@ -156,8 +157,41 @@ def _refine_kind(language: str, kind: str, node: Node) -> str:
     return kind
 
 
+def _docstring(language: str, body: Node) -> Node | None:
+    """A Python body's docstring (its first statement when that is a lone string)."""
+    if language != "python" or body.type != "block" or not body.named_children:
+        return None
+    first = body.named_children[0]
+    if first.type == "string":  # (this grammar version puts it in the block bare)
+        return first
+    if first.type == "expression_statement" and [c.type for c in first.named_children] == [
+        "string"
+    ]:
+        return first
+    return None
+
+
+def file_digest(src: bytes, root: Node) -> str:
+    """Digest of a parsed file without the comments outside its declarations: its
+    top-level nodes that are no comment (imports and constants count), SPEC.md §Staleness."""
+    return digest(
+        b" ".join(src[c.start_byte : c.end_byte] for c in root.children if "comment" not in c.type)
+    )
+
+
 def extract(data: bytes, language: str) -> tuple[bool, tuple[Row, ...]]:
-    """Parse one file's bytes and return ``(has_error, rows)``.
+    """Parse one file's bytes and return ``(has_error, rows)`` (see ``extract_file``)."""
+    has_error, rows, _digest = extract_file(data, language)
+    return has_error, rows
+
+
+def extract_file(data: bytes, language: str) -> tuple[bool, tuple[Row, ...], str]:
+    """Parse one file's bytes and return ``(has_error, rows, file_digest)``.
+
+    Digests (SPEC.md §Staleness): a declaration's signature digest covers its header, from
+    its first decorator or annotation up to its body; its body digest the whole
+    declaration without its leading comments (and without a Python docstring, which is its
+    doc comment); ``file_digest`` the file without the comments outside declarations.
 
     ``data`` is normalised first (BOM, CRLF), so both digests and all line numbers are the
     same for an LF and a CRLF copy. Rows are in source order (first line, then the name's
@@ -230,7 +264,13 @@ def extract(data: bytes, language: str) -> tuple[bool, tuple[Row, ...]]:
         text_start = _content_start(outer)
         if body is not None and body.start_byte >= text_start:
             signature = src[text_start : body.start_byte]
-            body_digest: str | None = digest(src[text_start:end])
+            doc = _docstring(language, body)
+            if doc is None:
+                body_digest: str | None = digest(src[text_start:end])
+            else:
+                body_digest = digest(
+                    src[text_start : doc.start_byte] + b" " + src[doc.end_byte : end]
+                )
         else:
             signature = src[text_start:end]
             body_digest = None
@@ -249,7 +289,7 @@ def extract(data: bytes, language: str) -> tuple[bool, tuple[Row, ...]]:
         qual = f"{container}.{name}" if container else name
         stack.append((start, end, qual, kind))
     keyed.sort(key=lambda k: k[:3])
-    return root.has_error, tuple(k[3] for k in keyed)
+    return root.has_error, tuple(k[3] for k in keyed), file_digest(src, root)
 
 
 def rows_to_declarations(rows: Iterable[Row], path: str, language: str) -> list[Declaration]:

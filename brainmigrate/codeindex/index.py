@@ -6,16 +6,24 @@ import logging
 import multiprocessing
 import os
 import re
+import stat
 import time
 import unicodedata
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from . import cache as cachemod
-from .extract import EXTRACTOR_VERSION, extract, rows_to_declarations
+from .extract import EXTRACTOR_VERSION, extract_file, rows_to_declarations
 from .languages import CPP_MARKERS, extension_of, language_for, namespace, parser_and_query
 from .listing import ListedFile, list_files
-from .model import Declaration, IndexSummary, LanguageCount, RootError, SkippedFile
+from .model import (
+    Declaration,
+    FileState,
+    IndexSummary,
+    LanguageCount,
+    RootError,
+    SkippedFile,
+)
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +48,7 @@ def _read_and_extract(
     """
     if size > max_bytes:
         reason = f"too large ({size} bytes > {max_bytes})"
-        return (size, mtime_ns, False, b"", language, False, None, reason), reason
+        return (size, mtime_ns, False, b"", language, False, None, reason, None), reason
     if data is None:
         try:
             with open(abspath, "rb") as fh:
@@ -50,12 +58,12 @@ def _read_and_extract(
     racy = time.time_ns() - mtime_ns < cachemod.RACY_NS
     chash = cachemod.content_hash(data)
     if b"\0" in data[:BINARY_PROBE]:
-        return (size, mtime_ns, racy, chash, language, False, None, "binary"), "binary"
+        return (size, mtime_ns, racy, chash, language, False, None, "binary", None), "binary"
     if len(data) > max_bytes:
         reason = f"too large (over {max_bytes} bytes)"
-        return (size, mtime_ns, False, b"", language, False, None, reason), reason
-    has_error, rows = extract(data, language)
-    return (size, mtime_ns, racy, chash, language, has_error, rows, None), None
+        return (size, mtime_ns, False, b"", language, False, None, reason, None), reason
+    has_error, rows, fdigest = extract_file(data, language)
+    return (size, mtime_ns, racy, chash, language, has_error, rows, None, fdigest), None
 
 
 def _pool_work(
@@ -205,7 +213,7 @@ class CodeIndex:
         entry = self._entries.get(f.path)
         if (
             type(entry) is not tuple
-            or len(entry) != 8
+            or len(entry) != 9
             or entry[0] != f.size
             or entry[1] != f.mtime_ns
             or entry[4] != language
@@ -305,6 +313,78 @@ class CodeIndex:
         if self._complete:
             return self._declarations_named(name)
         return self.declarations_of([name]).get(name, [])
+
+    def read_files(
+        self, paths: Iterable[str], *, cached: bool = True
+    ) -> dict[str, FileState | None]:
+        """Declarations and staleness digest of each of ``paths`` (root-relative POSIX),
+        as the file is now: ``{path: FileState}``, None for a path that is no regular
+        source file of a language the index reads (or cannot be read or parsed).
+
+        Each file is stat-ed; a cached entry that still matches is used, every other file
+        is parsed once (in the process pool when there are many, as ``build`` does) and
+        cached. The listing is not taken, except to tell a ``.h`` file's language and when
+        the cache is saved. ``cached=False`` parses every file and neither loads nor
+        writes the cache: quicker for a few files of a large root (loading its cache costs
+        as much as parsing a handful of files).
+        """
+        if not cached:
+            return self._parse_uncached(paths)
+        self._load_cache()
+        wanted = list(dict.fromkeys(paths))
+        found: dict[str, tuple[ListedFile, str]] = {}
+        todo: list[tuple[ListedFile, str]] = []
+        cpp: bool | None = None
+        for rel in wanted:
+            if extension_of(rel) == ".h" and cpp is None:
+                cpp = any(extension_of(f.path) in CPP_MARKERS for f in self._list())
+            lang = language_for(rel, bool(cpp))
+            if lang is None:
+                continue
+            try:
+                st = os.stat(self.root / rel)
+            except (OSError, ValueError):
+                continue
+            if not stat.S_ISREG(st.st_mode):
+                continue
+            f = ListedFile(rel, st.st_size, st.st_mtime_ns)
+            found[rel] = (f, lang)
+            if self._fresh_entry(f, lang) is None:
+                todo.append((f, lang))
+        for rel, entry, reason in self._parse_many(todo):
+            if entry is not None:
+                self._store(rel, entry)
+            elif reason is not None:
+                log.warning("cannot read %s: %s", rel, reason)
+        out: dict[str, FileState | None] = dict.fromkeys(wanted)
+        for rel, (_f, lang) in found.items():
+            entry = self._entries.get(rel) if rel in self._fresh else None
+            if entry is not None and entry[6] is not None:
+                out[rel] = FileState(tuple(rows_to_declarations(entry[6], rel, lang)), entry[8])
+        if todo:  # (saving takes the listing, which starts a new snapshot: done last)
+            self._save_cache()
+        return out
+
+    def _parse_uncached(self, paths: Iterable[str]) -> dict[str, FileState | None]:
+        out: dict[str, FileState | None] = {}
+        for rel in dict.fromkeys(paths):
+            out[rel] = None
+            lang = language_for(rel, False)
+            if lang is None:
+                continue
+            try:
+                st = os.stat(self.root / rel)
+            except (OSError, ValueError):
+                continue
+            if not stat.S_ISREG(st.st_mode):
+                continue
+            entry, _ = _read_and_extract(
+                str(self.root / rel), lang, st.st_size, st.st_mtime_ns, self.max_bytes
+            )
+            if entry is not None and entry[6] is not None:
+                self.parse_count += 1
+                out[rel] = FileState(tuple(rows_to_declarations(entry[6], rel, lang)), entry[8])
+        return out
 
     def has_error(self, path: str) -> bool | None:
         """Whether the parse tree of ``path`` held syntax errors; ``None`` if not parsed yet."""

@@ -73,7 +73,8 @@ class Declaration:
         signature_digest: hex blake2b (12 bytes) of the header (declaration start up to
             its body, or the whole declaration when it has no body), whitespace folded.
         body_digest: hex blake2b (12 bytes) of the whole declaration text (header and
-            body, leading comments excluded), whitespace folded; ``None`` without a body.
+            body, leading comments and a Python docstring excluded), whitespace folded;
+            ``None`` without a body.
     """
 
     name: str
@@ -91,6 +92,16 @@ class Declaration:
     def qualname(self) -> str:
         """``container.name``, or ``name`` at top level."""
         return f"{self.container}.{self.name}" if self.container else self.name
+
+
+@dataclass(frozen=True, slots=True)
+class FileState:
+    """One source file as it is now (:meth:`CodeIndex.read_files`): its declarations in
+    source order and ``digest``, the file without the comments outside its declarations
+    (SPEC.md §Staleness)."""
+
+    declarations: tuple[Declaration, ...]
+    digest: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -123,7 +123,9 @@ def statistics(result: CheckResult, *, quiet: bool = False) -> str:
 
 def summary(result: CheckResult) -> str:
     """One sentence with every count: files, fact lines, findings by severity, failing,
-    suppressed, baselined (and vanished baseline entries)."""
+    suppressed, baselined (and vanished baseline entries); ``result.summary_text`` when set."""
+    if result.summary_text is not None:
+        return result.summary_text
     t = result.totals()
     sev = ", ".join(f"{t['by_severity'][lvl]} {lvl}" for lvl in LEVELS)
     parts = [
@@ -206,7 +208,9 @@ def markdown(result: CheckResult) -> str:
 
 def _verdict(result: CheckResult) -> str:
     n = len(result.failing)
-    return f"brainmigrate check: {n} failing" if n else "brainmigrate check: passed"
+    return (
+        f"brainmigrate {result.tool}: {n} failing" if n else f"brainmigrate {result.tool}: passed"
+    )
 
 
 def _markdown(result: CheckResult, findings: Sequence[Finding], title: str, note: str = ""):
@@ -323,7 +327,7 @@ def github(result: CheckResult, token: str | None = None) -> str:
             f"{len(rest)} more findings (GitHub shows {GITHUB_LIMIT} annotations of each kind):"
         )
         plain.extend(f"{_plain(f.where)}: {f.code} {_plain(f.full_message)}" for f in rest)
-    plain.append(f"brainmigrate check: {summary(result)}")
+    plain.append(f"brainmigrate {result.tool}: {summary(result)}")
     text = "\n".join(plain)
     while token is None or token in text:
         token = secrets.token_hex(16)
@@ -344,7 +348,7 @@ def github_step_summary(result: CheckResult) -> str | None:
     return _markdown(
         result,
         rest,
-        title=f"brainmigrate check: {len(rest)} more findings",
+        title=f"brainmigrate {result.tool}: {len(rest)} more findings",
         note=f"GitHub shows {GITHUB_LIMIT} annotations of each kind per step; "
         f"these {len(rest)} are not annotated.",
     )

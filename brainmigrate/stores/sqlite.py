@@ -4,7 +4,11 @@ Tables: ``facts`` (one row per fact, id ``k<id>``), ``anchors``, ``citations`` (
 paths), ``provenance`` (every notes file and line that fed a fact, with the line's
 fingerprint and when it was imported), ``facts_fts`` (FTS5 over the stemmed words of
 text, scope, kind and task; rowid = fact id) and ``meta``. ``PRAGMA user_version`` holds
-the schema version.
+the schema version: 2 adds each anchor's fingerprint (``verified_commit``, ``target_*``,
+``content_hash`` beside the digest and time columns version 1 already had, SPEC.md
+§Staleness). A version-1 store is upgraded in place, in the transaction of the first
+command that writes it (``_upgrade``); read-only commands read it as it is (its anchors
+without fingerprints).
 
 Safety: an import is one ``BEGIN IMMEDIATE`` transaction that takes the write lock before
 it reads what it merges against, so a failure or a kill leaves the store as it was and two
@@ -19,13 +23,15 @@ import os
 import re
 import sqlite3
 import stat
-from collections.abc import Callable, Container, Iterable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from pathlib import Path
 
 from brainmigrate.model import KINDS, MARKERS, STATUSES, Anchor, FactRecord
 from brainmigrate.spill import SpillError, folder, scratch_database
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+#: Versions this one reads (and upgrades when it writes).
+READS = (1, 2)
 APPLICATION = "brainmigrate"
 #: Seconds to wait for another writer before giving up with "store is busy".
 BUSY_TIMEOUT = float(os.environ.get("BRAINMIGRATE_BUSY_TIMEOUT", "30"))
@@ -64,6 +70,11 @@ CREATE TABLE anchors (
     signature_digest TEXT,
     body_digest TEXT,
     verified_at TEXT,
+    verified_commit TEXT,
+    target_kind TEXT,
+    target_container TEXT,
+    target_name TEXT,
+    content_hash TEXT,
     PRIMARY KEY (fact_id, root, path, symbol)
 );
 CREATE INDEX anchors_path ON anchors (path);
@@ -478,7 +489,7 @@ def _check_schema(con: sqlite3.Connection, path: Path) -> None:
             f"{path} is an SQLite file but not a brainmigrate store; "
             "move it away or pass --store with another path"
         )
-    if version == SCHEMA_VERSION:
+    if version in READS:
         app = con.execute("SELECT value FROM meta WHERE key='application'").fetchone()
         if not app or app[0] != APPLICATION:
             raise StoreError(f"{path} is not a brainmigrate store; pass --store with another path")
@@ -551,11 +562,18 @@ def _read_facts(con: sqlite3.Connection, ids: list[int] | None = None) -> dict[i
     ):
         rec = _fact_row(row)
         out[rec.id] = rec
-    for fid, kind, root, p, symbol, first, last, how in con.execute(
-        "SELECT fact_id, kind, root, path, symbol, line_first, line_last, how FROM anchors"
-        f" WHERE 1{fact_where} ORDER BY rowid",
+    fingerprint = (
+        ", signature_digest, body_digest, target_kind, target_container, target_name,"
+        " verified_commit, verified_at, content_hash"
+        if con.execute("PRAGMA user_version").fetchone()[0] >= 2
+        else ""
+    )
+    for row in con.execute(
+        f"SELECT fact_id, kind, root, path, symbol, line_first, line_last, how{fingerprint}"
+        f" FROM anchors WHERE 1{fact_where} ORDER BY rowid",
         params,
     ):
+        fid, kind, root, p, symbol, first, last, how = row[:8]
         at = "an anchors row" if type(fid) is not int else f"an anchors row of k{fid}"
         rec = out.get(_id(fid, at, "fact_id"))
         if rec is None:
@@ -563,16 +581,24 @@ def _read_facts(con: sqlite3.Connection, ids: list[int] | None = None) -> dict[i
         first, last = _line(first, at, "line_first"), _line(last, at, "line_last")
         if (first is None) != (last is None):
             raise _bad(at, "line_first" if first is None else "line_last", None, "a line number")
-        rec.anchors.append(
-            Anchor(
-                _choice(kind, at, "kind", ("file", "symbol")),
-                _text(root, at, "root"),
-                _text(p, at, "path"),
-                _text(symbol, at, "symbol", null=True) or None,
-                (first, last) if first is not None else None,
-                _text(how, at, "how"),
-            )
+        base = (
+            _choice(kind, at, "kind", ("file", "symbol")),
+            _text(root, at, "root"),
+            _text(p, at, "path"),
+            _text(symbol, at, "symbol", null=True) or None,
+            (first, last) if first is not None else None,
+            _text(how, at, "how"),
         )
+        if len(row) > 8 and row[14] is not None:
+            names = FINGERPRINT_COLUMNS
+            sig, body, tkind, tcontainer, tname, commit, verified, chash = (
+                _text(v, at, name, null=True) for v, name in zip(row[8:], names, strict=True)
+            )
+            target = (tkind, tcontainer, tname) if tkind else None
+            anchor = Anchor(*base, sig, body, target, commit, verified, chash)
+        else:
+            anchor = Anchor(*base)
+        rec.anchors.append(anchor)
     for fid, p in con.execute(
         f"SELECT fact_id, path FROM citations WHERE state='gone'{fact_where} ORDER BY rowid",
         params,
@@ -673,6 +699,7 @@ def transact(path: Path, plan: Callable[[Stored], Iterable[FactRecord]], words, 
         if con.execute("PRAGMA user_version").fetchone()[0] == 0:
             _check_schema(con, path)  # someone else's SQLite file is refused, not extended
             _create(con)
+        _upgrade(con)
         _write(con, plan(Stored(con, path)), words, now)
         con.execute("COMMIT")
     except sqlite3.Error as exc:
@@ -716,6 +743,29 @@ def _abandon(con: sqlite3.Connection | None, path: Path, existed: bool) -> None:
         with contextlib.suppress(OSError):
             if path.stat().st_size == 0 and not _journal(path).exists():
                 real(path).unlink()  # the file this run created, not a link to it
+
+
+#: What turns a store of version ``v`` into one of version ``v + 1``.
+_UPGRADES = {
+    1: (
+        "ALTER TABLE anchors ADD COLUMN verified_commit TEXT",
+        "ALTER TABLE anchors ADD COLUMN target_kind TEXT",
+        "ALTER TABLE anchors ADD COLUMN target_container TEXT",
+        "ALTER TABLE anchors ADD COLUMN target_name TEXT",
+        "ALTER TABLE anchors ADD COLUMN content_hash TEXT",
+    ),
+}
+
+
+def _upgrade(con: sqlite3.Connection) -> None:
+    """Bring the store to ``SCHEMA_VERSION`` inside the caller's open write transaction
+    (so a failure later in it rolls the upgrade back too)."""
+    version = con.execute("PRAGMA user_version").fetchone()[0]
+    while version < SCHEMA_VERSION:
+        for statement in _UPGRADES[version]:
+            con.execute(statement)
+        version += 1
+        con.execute(f"PRAGMA user_version = {version}")
 
 
 def _create(con: sqlite3.Connection) -> None:
@@ -786,11 +836,27 @@ def _write(con: sqlite3.Connection, facts: Iterable[FactRecord], words, now: str
                 "INSERT OR IGNORE INTO citations (fact_id, state, path) VALUES (?, 'gone', ?)",
                 [(rec.id, p) for p in rec.gone],
             )
+        for a in rec.anchors:  # import --verify: fingerprints of new and stored anchors
+            if a.fingerprinted:
+                set_fingerprint(con, rec.id, a, a)
         con.executemany(
             "INSERT OR IGNORE INTO provenance (fact_id, file, line, fingerprint, imported)"
             " VALUES (?,?,?,?,?)",
             [(rec.id, f, ln, fp, now) for f, ln, fp in rec.new_provenance],
         )
+
+
+#: The fingerprint columns of an anchors row (schema version 2), in the order read.
+FINGERPRINT_COLUMNS = (
+    "signature_digest",
+    "body_digest",
+    "target_kind",
+    "target_container",
+    "target_name",
+    "verified_commit",
+    "verified_at",
+    "content_hash",
+)
 
 
 def _forget(con: sqlite3.Connection, rec: FactRecord) -> None:
@@ -810,6 +876,143 @@ def _forget(con: sqlite3.Connection, rec: FactRecord) -> None:
         "DELETE FROM citations WHERE fact_id=? AND state='gone' AND path=?",
         [(rec.id, p) for p in gone if p not in held],
     )
+
+
+def set_fingerprint(con: sqlite3.Connection, fid: int, old: Anchor, new: Anchor) -> None:
+    """Record ``new``'s fingerprint on fact ``fid``'s anchor ``old`` (found by its key);
+    ``new`` may have another path, symbol and lines (a target that moved). Inside an open
+    write transaction of a version-2 store."""
+    con.execute(
+        "UPDATE OR REPLACE anchors SET path=?, symbol=?, line_first=?, line_last=?,"
+        " signature_digest=?, body_digest=?, target_kind=?, target_container=?,"
+        " target_name=?, verified_commit=?, verified_at=?, content_hash=?"
+        " WHERE fact_id=? AND root=? AND path=? AND symbol=?",
+        (
+            new.path,
+            new.symbol or "",
+            new.lines[0] if new.lines else None,
+            new.lines[1] if new.lines else None,
+            new.signature_digest,
+            new.body_digest,
+            *(new.target or (None, None, None)),
+            new.commit,
+            new.verified_at,
+            new.content_hash,
+            fid,
+            old.root,
+            old.path,
+            old.symbol or "",
+        ),
+    )
+
+
+def set_status(
+    con: sqlite3.Connection, fid: int, status: str, reason: str | None, now: str
+) -> None:
+    """Set fact ``fid``'s ``status`` and ``status_reason`` (and ``updated`` to ``now``)."""
+    con.execute(
+        "UPDATE facts SET status=?, status_reason=?, updated=? WHERE id=?",
+        (status, reason, now, fid),
+    )
+
+
+def update(path: Path, work: Callable[[sqlite3.Connection], object]) -> object:
+    """Run ``work(con)`` on the existing store at ``path`` in one locked write transaction,
+    after upgrading it to ``SCHEMA_VERSION``; returns what ``work`` returns. A failure
+    leaves the store as it was. Raises ``StoreError`` (no store, unwritable, busy)."""
+    require(path)
+    check_writable(path)
+    con = None
+    try:
+        con = _connect(path, readonly=False)
+        con.execute("BEGIN IMMEDIATE")
+        _upgrade(con)
+        out = work(con)
+        con.execute("COMMIT")
+        return out
+    except sqlite3.Error as exc:
+        _abandon(con, path, True)
+        raise _error(path, exc) from None
+    except BaseException:
+        _abandon(con, path, True)
+        raise
+    finally:
+        if con is not None:
+            con.close()
+
+
+def read_for_update(
+    con: sqlite3.Connection, ids: Iterable[int] | None = None
+) -> dict[int, FactRecord]:
+    """The facts ``ids`` (None: every anchored fact not superseded) with their anchors,
+    inside ``update``'s transaction."""
+    if ids is None:
+        return read_anchored(con)
+    return _read_facts(con, list(ids))
+
+
+def read_anchored(
+    con: sqlite3.Connection, ids: Iterable[int] | None = None
+) -> dict[int, FactRecord]:
+    """Every fact with an anchor that is not superseded (of ``ids`` when given), by id,
+    with its anchors: what staleness reads. Only what it shows and records is read (id,
+    scope, kind, marker, text, task, status and its reason; not the merge rule's sets), in
+    two plain scans."""
+    facts: dict[int, FactRecord] = {}
+    only, args = "", []
+    if ids is not None:
+        only, args = " AND id IN (SELECT value FROM json_each(?))", [json.dumps(list(ids))]
+    for fid, scope, kind, marker, text, task, status, reason in con.execute(
+        "SELECT id, scope, kind, marker, text, task, status, status_reason FROM facts"
+        f" WHERE status != 'superseded'{only}",
+        args,
+    ):
+        facts[fid] = FactRecord(
+            fid, scope, kind, marker, text, task, None, None, status, reason, (), _EMPTY, _EMPTY
+        )
+    _anchors_of(con, facts)
+    return {fid: rec for fid, rec in facts.items() if rec.anchors}
+
+
+def _anchors_of(con: sqlite3.Connection, facts: dict[int, FactRecord]) -> None:
+    """Add every anchor row of ``facts`` to its record (in the order they were stored)."""
+    v2 = con.execute("PRAGMA user_version").fetchone()[0] >= 2
+    cols = (
+        ", signature_digest, body_digest, target_kind, target_container, target_name,"
+        " verified_commit, verified_at, content_hash"
+        if v2
+        else ""
+    )
+    for row in con.execute(
+        f"SELECT fact_id, kind, root, path, symbol, line_first, line_last, how{cols}"
+        " FROM anchors ORDER BY rowid"
+    ):
+        rec = facts.get(row[0])
+        if rec is None:
+            continue
+        lines = (row[5], row[6]) if row[5] is not None else None
+        if v2 and row[14] is not None:
+            target = (row[10], row[11], row[12]) if row[10] else None
+            anchor = Anchor(
+                row[1], row[2], row[3], row[4] or None, lines, row[7], row[8], row[9],
+                target, row[13], row[14], row[15],
+            )  # fmt: skip
+        else:
+            anchor = Anchor(row[1], row[2], row[3], row[4] or None, lines, row[7])
+        rec.anchors.append(anchor)
+
+
+def origins(con: sqlite3.Connection, ids: Iterable[int] | None = None) -> dict[int, tuple]:
+    """Fact id -> ``(file, line)`` of the first notes line that fed it (its provenance)."""
+    out: dict[int, tuple] = {}
+    wanted = None if ids is None else set(ids)
+    for fid, file, line in con.execute(
+        "SELECT fact_id, file, line FROM provenance WHERE rowid IN"
+        " (SELECT min(rowid) FROM provenance GROUP BY fact_id)"
+    ):
+        if wanted is None or fid in wanted:
+            out[fid] = (file, line)
+    return out
 
 
 # ------------------------------------------------------------------ reading: export, search, show
@@ -918,34 +1121,146 @@ class Reader:
         kinds: Iterable[str] = (),
         superseded: bool = False,
         limit: int = 5,
+        *,
+        only: Iterable[int] | None = None,
     ) -> list[int]:
         """Fact ids whose FTS5 words match ``query`` (an FTS5 expression), best BM25 first.
 
         ``scopes`` keeps facts of those scopes (``areas``: also every ``area:*`` scope),
-        ``kinds`` those kinds; superseded facts only with ``superseded``. At most
-        ``limit`` ids.
+        ``kinds`` those kinds; superseded facts only with ``superseded``; ``only`` keeps
+        those ids. At most ``limit`` ids.
         """
-        sql = ["SELECT f.id FROM facts_fts JOIN facts f ON f.id = facts_fts.rowid"]
-        sql.append(" WHERE facts_fts MATCH ?")
-        args: list = [query]
-        scopes = list(scopes)
-        if scopes or areas:
-            parts = []
-            if scopes:
-                parts.append(f"f.scope IN ({','.join('?' * len(scopes))})")
-                args.extend(scopes)
-            if areas:
-                parts.append("f.scope LIKE 'area:%'")
-            sql.append(f" AND ({' OR '.join(parts)})")
-        kinds = list(kinds)
-        if kinds:
-            sql.append(f" AND f.kind IN ({','.join('?' * len(kinds))})")
-            args.extend(kinds)
-        if not superseded:
-            sql.append(" AND f.status != 'superseded'")
-        sql.append(" ORDER BY bm25(facts_fts), f.id LIMIT ?")
-        args.append(limit)
-        return self._run(lambda con: [row[0] for row in con.execute("".join(sql), args)])
+        where, args = _filters(scopes, areas, kinds, superseded, only)
+        sql = (
+            "SELECT f.id FROM facts_fts JOIN facts f ON f.id = facts_fts.rowid"
+            f" WHERE facts_fts MATCH ?{where} ORDER BY bm25(facts_fts), f.id LIMIT ?"
+        )
+        return self._run(lambda con: [r[0] for r in con.execute(sql, [query, *args, limit])])
+
+    def rank(
+        self,
+        query: str,
+        tasks: Sequence[str],
+        numbers: Sequence[str],
+        scopes: Iterable[str] = (),
+        areas: bool = False,
+        kinds: Iterable[str] = (),
+        superseded: bool = False,
+        limit: int = 5,
+        *,
+        only: Iterable[int] | None = None,
+    ) -> list[int]:
+        """Search order: the facts of ``tasks`` (task ids, as the ``tasks`` column holds
+        them) first, each group in BM25 order of ``query``; then ``match``; then facts
+        whose ``numbers`` column holds one of ``numbers`` (a store imported before numbers
+        were indexed), by id. Filters as ``match``; at most ``limit`` ids."""
+        scopes, kinds = list(scopes), list(kinds)
+        only = None if only is None else list(only)
+        out: list[int] = []
+
+        def column(name: str, values: Sequence[str]) -> list[int]:
+            if not values:
+                return []
+            where, args = _filters(scopes, areas, kinds, superseded, only)
+            likes = " OR ".join(f"(' ' || f.{name} || ' ') LIKE ? ESCAPE '\\'" for _ in values)
+            sql = f"SELECT f.id FROM facts f WHERE ({likes}){where} ORDER BY f.id"
+            params = [f"% {_like(v)} %" for v in values] + args
+            return self._run(lambda con: [r[0] for r in con.execute(sql, params)])
+
+        of_tasks = column("tasks", tasks)
+        if of_tasks:
+            ranked = self.match(query, scopes, areas, kinds, superseded, limit, only=of_tasks)
+            out.extend(dict.fromkeys([*ranked, *of_tasks]))
+        for fid in self.match(query, scopes, areas, kinds, superseded, limit, only=only):
+            if fid not in out:
+                out.append(fid)
+        if len(out) < limit:
+            for fid in column("numbers", numbers):
+                if fid not in out:
+                    out.append(fid)
+        return out[:limit]
+
+    def newest(
+        self,
+        only: Iterable[int],
+        scopes: Iterable[str] = (),
+        areas: bool = False,
+        kinds: Iterable[str] = (),
+        superseded: bool = False,
+        limit: int = 5,
+    ) -> list[int]:
+        """The facts of ``only`` that pass the filters (as ``match``), newest first (by
+        ``created``, else when imported; ties: the higher id)."""
+        where, args = _filters(scopes, areas, kinds, superseded, list(only))
+        sql = (
+            f"SELECT f.id FROM facts f WHERE 1{where}"
+            " ORDER BY coalesce(f.created, f.imported) DESC, f.id DESC LIMIT ?"
+        )
+        return self._run(lambda con: [r[0] for r in con.execute(sql, [*args, limit])])
+
+    def anchored_to(self, matches: Callable[[Anchor], bool]) -> set[int]:
+        """Ids of the facts with an anchor for which ``matches(anchor)`` holds."""
+
+        def work(con: sqlite3.Connection) -> set[int]:
+            out: set[int] = set()
+            v2 = con.execute("PRAGMA user_version").fetchone()[0] >= 2
+            cols = ", target_kind, target_container, target_name" if v2 else ""
+            for row in con.execute(f"SELECT fact_id, kind, root, path, symbol{cols} FROM anchors"):
+                target = (row[5], row[6], row[7]) if v2 and row[5] else None
+                a = Anchor(row[1], row[2], row[3], row[4] or None, target=target)
+                if row[0] not in out and matches(a):
+                    out.add(row[0])
+            return out
+
+        return self._run(work)
+
+    def anchored(self, ids: Iterable[int] | None = None) -> dict[int, FactRecord]:
+        """Every fact with an anchor that is not superseded (``read_anchored``)."""
+        return self._run(lambda con: read_anchored(con, ids))
+
+    def anchored_files(self) -> list[tuple[str, str, str]]:
+        """Distinct ``(root, path, content_hash)`` of the fingerprinted anchors of facts
+        that are not superseded (a version-2 store)."""
+        return self._run(
+            lambda con: con.execute(
+                "SELECT DISTINCT root, path, content_hash FROM anchors"
+                " WHERE content_hash IS NOT NULL"
+                " AND fact_id IN (SELECT id FROM facts WHERE status != 'superseded')"
+            ).fetchall()
+        )
+
+    def suspects(self, fresh: set[tuple[str, str, str]]) -> tuple[list[int], int]:
+        """Of the anchored facts that are not superseded: the ids of those with an anchor
+        whose ``(root, path, content_hash)`` is not in ``fresh``, or stored as stale (they
+        must be read); and how many others there are (fresh as they stand)."""
+
+        def work(con: sqlite3.Connection) -> tuple[list[int], int]:
+            live = {
+                fid: status
+                for fid, status in con.execute(
+                    "SELECT id, status FROM facts WHERE status != 'superseded'"
+                )
+            }
+            anchored: set[int] = set()
+            suspect: set[int] = set()
+            for fid, root, p, chash in con.execute(
+                "SELECT fact_id, root, path, content_hash FROM anchors"
+            ):
+                if fid in live:
+                    anchored.add(fid)
+                    if (root, p, chash) not in fresh or live[fid] == "stale":
+                        suspect.add(fid)
+            return sorted(suspect), len(anchored) - len(suspect)
+
+        return self._run(work)
+
+    def origins(self, ids: Iterable[int] | None = None) -> dict[int, tuple]:
+        """See ``origins``."""
+        return self._run(lambda con: origins(con, ids))
+
+    def version(self) -> int:
+        """The store's schema version (``PRAGMA user_version``)."""
+        return self._run(lambda con: con.execute("PRAGMA user_version").fetchone()[0])
 
     def fetch(self, ids: Iterable[int]) -> dict[int, FactRecord]:
         """The facts with these ids (those the store holds), with anchors and gone
@@ -954,6 +1269,35 @@ class Reader:
         if not ids:
             return {}
         return self._run(lambda con: _read_facts(con, ids))
+
+
+def _like(value: str) -> str:
+    """``value`` with LIKE's wildcards escaped (``\\`` is the escape character)."""
+    return value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _filters(scopes, areas, kinds, superseded, only) -> tuple[str, list]:
+    """SQL (`` AND …``) and arguments for search's filters on ``facts f``."""
+    sql, args = [], []
+    scopes = list(scopes)
+    if scopes or areas:
+        parts = []
+        if scopes:
+            parts.append(f"f.scope IN ({','.join('?' * len(scopes))})")
+            args.extend(scopes)
+        if areas:
+            parts.append("f.scope LIKE 'area:%'")
+        sql.append(f" AND ({' OR '.join(parts)})")
+    kinds = list(kinds)
+    if kinds:
+        sql.append(f" AND f.kind IN ({','.join('?' * len(kinds))})")
+        args.extend(kinds)
+    if not superseded:
+        sql.append(" AND f.status != 'superseded'")
+    if only is not None:
+        sql.append(" AND f.id IN (SELECT value FROM json_each(?))")
+        args.append(json.dumps(list(only)))
+    return "".join(sql), args
 
 
 def details(path: Path, ids: Iterable[int] | None = None) -> dict[int, dict]:

@@ -1,0 +1,161 @@
+"""Reports of ``brainmigrate stale`` (docs/staleness.md, Formats).
+
+``text`` and ``json`` are its own; ``github``, ``sarif`` and ``markdown`` are ``check``'s
+reporters (``reports.ci``) over one ``BM501`` finding per stale fact, placed at the notes
+line that fed the fact (its provenance), so a pull request that changes code shows which
+note to read again.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from brainmigrate.check import CheckedFact, CheckResult, Finding, fingerprint
+from brainmigrate.reports import safe_text, to_json
+from brainmigrate.stale import SCHEMA_VERSION, FactCheck, StaleResult
+
+
+class Format(StrEnum):
+    """Report formats of ``stale``."""
+
+    TEXT = "text"
+    JSON = "json"
+    GITHUB = "github"
+    SARIF = "sarif"
+    MARKDOWN = "markdown"
+
+
+def render(result: StaleResult, fmt: str) -> str:
+    """The report of ``result`` in format ``fmt``. Raises ``ValueError`` for an unknown one."""
+    return FORMATTERS[Format(fmt)](result)
+
+
+def summary(result: StaleResult) -> str:
+    """``checked 120, stale 3, unreachable 1`` (and ``(dry run: nothing recorded)``)."""
+    out = f"checked {result.checked}, stale {result.stale}, unreachable {result.unreachable}"
+    return out + (" (dry run: nothing recorded)" if result.dry_run else "")
+
+
+def _line(fc: FactCheck) -> str:
+    from brainmigrate.search import hit_line
+
+    return hit_line(fc.fact, stale_reason=fc.reason if fc.stale else "")
+
+
+def text(result: StaleResult) -> str:
+    """Each stale fact as its search line after the notes line that fed it
+    (``notes/x.md:12: k17 pattern area:x STALE: body changed: …  text``), each unreachable
+    one with its reason, then the counts."""
+    out = []
+    for fc in result.facts:
+        where = f"{fc.origin[0]}:{fc.origin[1]}: " if fc.origin else ""
+        if fc.stale:
+            out.append(safe_text(where) + _line(fc))
+        elif fc.state == "unreachable":
+            reason = fc.anchors[0].reason if fc.anchors else "unreachable"
+            out.append(safe_text(f"{where}{fc.fact.key} unreachable: {reason}"))
+    out.append(("STALE: " if result.stale else "OK: ") + summary(result))
+    return "\n".join(out) + "\n"
+
+
+def anchor_dict(c) -> dict:
+    """An anchor of ``stale --format json`` (SPEC.md §Staleness)."""
+    a = c.anchor
+    return {
+        "kind": a.kind,
+        "path": a.path,
+        "symbol": a.symbol,
+        "root": a.root,
+        "fingerprinted": a.fingerprinted,
+        "verified_at": a.verified_at,
+        "commit": a.commit,
+        "state": c.state,
+        "moved_to": c.moved_to,
+    }
+
+
+def as_dict(result: StaleResult) -> dict:
+    """The JSON report: counts, and every checked fact with its anchors' states."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "checked": result.checked,
+        "stale": result.stale,
+        "unreachable": result.unreachable,
+        "facts": [
+            {
+                "id": fc.fact.key,
+                "state": fc.state,
+                "reason": f"STALE: {fc.reason}" if fc.stale else None,
+                "origin": {"file": fc.origin[0], "line": fc.origin[1]} if fc.origin else None,
+                "anchors": [anchor_dict(c) for c in fc.anchors],
+            }
+            for fc in result.facts
+        ],
+    }
+
+
+def as_json(result: StaleResult) -> str:
+    return to_json(as_dict(result), indent=2) + "\n"
+
+
+def findings(result: StaleResult) -> CheckResult:
+    """The stale facts as ``check`` findings (code ``BM501``) at their notes lines."""
+    found = []
+    facts = []
+    files: dict[str, None] = {}
+    for fc in result.facts:
+        if not fc.stale:
+            continue
+        file, line = fc.origin if fc.origin else ("(store)", None)
+        files[file] = None
+        facts.append(CheckedFact(file, line or 0, fc.fact.scope, fc.fact.text))
+        subject = fc.worst.path if fc.worst and fc.worst.path else fc.anchors[0].anchor.path
+        found.append(
+            Finding(
+                code="BM501",
+                severity="error",
+                file=file,
+                line=line,
+                col=None,
+                message=f"{fc.fact.key} STALE: {fc.reason}: {_short(fc.fact.text)}; read the"
+                f" note again, then 'brainmigrate verify {fc.fact.key}'",
+                subject=subject,
+                scope=fc.fact.scope,
+                fact_line=line,
+                fact_text=_short(fc.fact.text),
+                fingerprint=fingerprint("BM501", fc.fact.scope, fc.fact.text, subject),
+            )
+        )
+    found.sort(key=lambda f: (f.file, f.line or 0))
+    return CheckResult(
+        tuple(files),
+        facts,
+        tuple(found),
+        "error",
+        tool="stale",
+        summary_text=summary(result),
+    )
+
+
+def _short(text: str, limit: int = 100) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _ci(name: str):
+    from brainmigrate.reports import ci
+
+    def render_ci(result: StaleResult) -> str:
+        return ci.render(findings(result), name)
+
+    render_ci.__doc__ = f"``check``'s {name} reporter over the stale facts (``findings``)."
+    return render_ci
+
+
+#: Every format's formatter; a test asserts it covers ``Format``.
+FORMATTERS = {
+    Format.TEXT: text,
+    Format.JSON: as_json,
+    Format.GITHUB: _ci("github"),
+    Format.SARIF: _ci("sarif"),
+    Format.MARKDOWN: _ci("markdown"),
+}
