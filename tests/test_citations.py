@@ -64,6 +64,15 @@ def history_root(tmp_path):
     return root
 
 
+def shallow_clone(repo, to):
+    subprocess.run(
+        ["git", "clone", "-q", "--depth", "1", f"file://{repo}", str(to)],
+        check=True,
+        capture_output=True,
+    )
+    return to
+
+
 def test_gone_and_unresolved_by_what_a_root_and_its_history_know(history_root):
     paths = PathResolver([Root.of(0, history_root)])
     assert paths.lookup("docs/setup.md") == ("found", 0, "docs/setup.md")
@@ -85,12 +94,7 @@ def test_the_history_of_a_sub_folder_root_is_its_own(history_root, tmp_path):
 
 
 def test_a_shallow_clone_says_its_history_is_not_available(history_root, tmp_path):
-    clone = tmp_path / "clone"
-    subprocess.run(
-        ["git", "clone", "-q", "--depth", "1", f"file://{history_root}", str(clone)],
-        check=True,
-        capture_output=True,
-    )
+    clone = shallow_clone(history_root, tmp_path / "clone")
     write(tmp_path, {"notes/n.md": "+ see old/flow.md and docs/gone.md\n"})
     result = dry_run(tmp_path, tmp_path / "notes/n.md", [clone])
     assert entries(result.unresolved) == [(1, 7, "old/flow.md")]
@@ -101,12 +105,7 @@ def test_a_shallow_clone_says_its_history_is_not_available(history_root, tmp_pat
 
 
 def test_no_history_note_when_nothing_needed_it(history_root, tmp_path):
-    clone = tmp_path / "clone"
-    subprocess.run(
-        ["git", "clone", "-q", "--depth", "1", f"file://{history_root}", str(clone)],
-        check=True,
-        capture_output=True,
-    )
+    clone = shallow_clone(history_root, tmp_path / "clone")
     write(tmp_path, {"notes/n.md": "+ see docs/gone.md\n"})
     result = dry_run(tmp_path, tmp_path / "notes/n.md", [clone])
     assert [w.code for w in result.warnings] == []

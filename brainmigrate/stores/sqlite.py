@@ -562,12 +562,7 @@ def _read_facts(con: sqlite3.Connection, ids: list[int] | None = None) -> dict[i
     ):
         rec = _fact_row(row)
         out[rec.id] = rec
-    fingerprint = (
-        ", signature_digest, body_digest, target_kind, target_container, target_name,"
-        " verified_commit, verified_at, content_hash"
-        if con.execute("PRAGMA user_version").fetchone()[0] >= 2
-        else ""
-    )
+    fingerprint = _fingerprint_columns(con)
     for row in con.execute(
         f"SELECT fact_id, kind, root, path, symbol, line_first, line_last, how{fingerprint}"
         f" FROM anchors WHERE 1{fact_where} ORDER BY rowid",
@@ -859,6 +854,14 @@ FINGERPRINT_COLUMNS = (
 )
 
 
+def _fingerprint_columns(con: sqlite3.Connection) -> str:
+    """``", signature_digest, …"`` to add to an anchors SELECT in a version-2 store (its
+    fingerprint columns, in ``FINGERPRINT_COLUMNS`` order), or "" in a version-1 store."""
+    if con.execute("PRAGMA user_version").fetchone()[0] < 2:
+        return ""
+    return "".join(f", {name}" for name in FINGERPRINT_COLUMNS)
+
+
 def _forget(con: sqlite3.Connection, rec: FactRecord) -> None:
     """Delete the anchors and gone citations a stored fact held and no longer holds (a
     line ``check --fix`` rewrote: importer ``_drop_moved``); what it still holds keeps its
@@ -976,13 +979,8 @@ def read_anchored(
 
 def _anchors_of(con: sqlite3.Connection, facts: dict[int, FactRecord]) -> None:
     """Add every anchor row of ``facts`` to its record (in the order they were stored)."""
-    v2 = con.execute("PRAGMA user_version").fetchone()[0] >= 2
-    cols = (
-        ", signature_digest, body_digest, target_kind, target_container, target_name,"
-        " verified_commit, verified_at, content_hash"
-        if v2
-        else ""
-    )
+    cols = _fingerprint_columns(con)
+    v2 = bool(cols)
     for row in con.execute(
         f"SELECT fact_id, kind, root, path, symbol, line_first, line_last, how{cols}"
         " FROM anchors ORDER BY rowid"
