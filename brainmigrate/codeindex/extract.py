@@ -14,8 +14,6 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from tree_sitter import QueryCursor
-
 from .languages import parser_and_query
 from .model import Declaration, category_of
 
@@ -164,6 +162,8 @@ def extract(data: bytes, language: str) -> tuple[bool, tuple[Row, ...]]:
     position). Declarations inside syntax-error regions are kept; ``has_error`` tells they may be
     incomplete. Raises ``KeyError`` for an unknown language.
     """
+    from tree_sitter import QueryCursor  # not needed to read the cache (start-up)
+
     src = normalise_source(data)
     parser, query = parser_and_query(language)
     tree = parser.parse(src)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import multiprocessing
 import os
 import re
 import time
@@ -392,11 +391,11 @@ class CodeIndex:
             (f.path, str(self.root / f.path), lang, f.size, f.mtime_ns, self.max_bytes)
             for f, lang in todo
         ]
-        use_pool = (
-            len(items) > POOL_THRESHOLD
-            and self.workers > 1
-            and "fork" in multiprocessing.get_all_start_methods()
-        )
+        use_pool = len(items) > POOL_THRESHOLD and self.workers > 1
+        if use_pool:
+            import multiprocessing  # only for a large build (start-up)
+
+            use_pool = "fork" in multiprocessing.get_all_start_methods()
         if not use_pool:
             for item in items:
                 yield _pool_work(item)

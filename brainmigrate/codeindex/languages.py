@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib.metadata
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -101,6 +100,8 @@ def namespace(extractor_version: int, max_bytes: int) -> str:
 
     A cache written under another namespace is discarded. Shape: 32 hex characters.
     """
+    import importlib.metadata  # when a cache is read or written (start-up)
+
     h = hashlib.blake2b(digest_size=16)
     h.update(f"{extractor_version}|{max_bytes}|".encode())
     for dist in ("tree-sitter", "tree-sitter-language-pack"):
