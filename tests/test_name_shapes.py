@@ -102,3 +102,17 @@ def test_implied_names_are_the_index_default_names():
     from brainmigrate.codeindex.languages import IMPLIED_NAMES
 
     assert set(_DEFAULT_NAMES.values()) == IMPLIED_NAMES
+
+
+def test_a_large_go_const_block_is_extracted_as_before():
+    """Each spec of a grouped const keeps its own lines; a lone spec takes the keyword's
+    (the count of specs is made once per block, not once per spec)."""
+    specs = "".join(f"\tErrCode{i} = {i}\n" for i in range(3000))
+    src = f"package p\n\nconst (\n{specs})\n\nconst Lone = 1\n".encode()
+    rows = extract(src, "go")[1]
+    assert len(rows) == 3001
+    assert [(r[0], r[1], r[3], r[4]) for r in rows[:2]] == [
+        ("ErrCode0", "constant", 4, 4),
+        ("ErrCode1", "constant", 5, 5),
+    ]
+    assert (rows[-1][0], rows[-1][3], rows[-1][5]) == ("Lone", 3006, 3006)

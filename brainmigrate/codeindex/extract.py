@@ -104,8 +104,12 @@ def _clean_name(raw: str) -> tuple[str, str | None]:
     return raw, None
 
 
-def _widened_start(node: Node) -> Node:
-    """The outermost node over which a declaration's start is widened (see _WIDEN_*)."""
+def _widened_start(node: Node, counted: dict | None = None) -> Node:
+    """The outermost node over which a declaration's start is widened (see _WIDEN_*).
+
+    ``counted`` keeps, per (parent, child type), how many named children of that type the
+    parent has, for the next declaration under the same parent: a Go ``const ( ... )`` of
+    thousands of specs is counted once, not once a spec."""
     while True:
         parent = node.parent
         if parent is None:
@@ -114,7 +118,12 @@ def _widened_start(node: Node) -> Node:
             node = parent
             continue
         if parent.type in _WIDEN_SINGLE:
-            same = sum(1 for c in parent.named_children if c.type == node.type)
+            key = (parent.id, node.type)
+            same = counted.get(key) if counted is not None else None
+            if same is None:
+                same = sum(1 for c in parent.named_children if c.type == node.type)
+                if counted is not None:
+                    counted[key] = same
             if same == 1:
                 node = parent
                 continue
@@ -198,6 +207,7 @@ def extract(data: bytes, language: str) -> tuple[bool, tuple[Row, ...]]:
     # Stack of enclosing declarations: (start, end, qualified name, kind).
     stack: list[tuple[int, int, str, str]] = []
     keyed: list[tuple[int, int, int, Row]] = []
+    counted: dict[tuple[int, str], int] = {}
     for _pattern, dnode, kind, name_node, body, receiver in found:
         start, end = dnode.start_byte, dnode.end_byte
         while stack and not (
@@ -224,7 +234,7 @@ def extract(data: bytes, language: str) -> tuple[bool, tuple[Row, ...]]:
                 container = f"{container}.{qualifier}" if container else qualifier
         if kind == "function" and stack and stack[-1][3] in TYPE_LIKE and receiver is None:
             kind = "method"
-        outer = _widened_start(dnode)
+        outer = _widened_start(dnode, counted)
         first_line = outer.start_point.row + 1
         last_line = _last_line(dnode)
         text_start = _content_start(outer)
