@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import gc
 import hashlib
+import itertools
 import os
 import re
 import stat
@@ -394,11 +395,10 @@ def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
             facts.add(fid, rec)
         return rec
 
-    for fact, res, stem_tuple in notes.facts.with_stems():
+    for fact, res, stem_tuple, fp in _prefetched(notes.facts.with_stems(), stored):
         if stem_tuple is None:
             stem_tuple = tuple(stems(fact.full_text))
         st, nums = frozenset(stem_tuple), numbers(fact.full_text)
-        fp = fingerprint(fact)
         key = Key(fact.scope, nums, fact.tasks)
         known = stored.known(fp)
         if known is not None:
@@ -472,6 +472,20 @@ def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
                     {**entry, "name": c.name, "how": c.how, "candidates": list(c.candidates)}
                 )
     return RunResult(notes, facts, merged, gone, outside, ambiguous, None, True)
+
+
+#: Lines merged per batch of store reads (``Stored.prefetch``).
+BATCH = 512
+
+
+def _prefetched(items, stored: sqlite.Stored):
+    """``(fact, res, stems, fingerprint)`` of ``items``, the store read a batch ahead."""
+    it = iter(items)
+    while chunk := list(itertools.islice(it, BATCH)):
+        fps = [fingerprint(fact) for fact, _, _ in chunk]
+        stored.prefetch(fps)
+        for (fact, res, stem_tuple), fp in zip(chunk, fps, strict=True):
+            yield fact, res, stem_tuple, fp
 
 
 def _reason(status: str) -> str | None:

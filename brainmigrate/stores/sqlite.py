@@ -112,7 +112,8 @@ class Stored:
     tasks, stems)`` of every stored fact (ascending ids) for the merge index; ``fact(id)``
     reads one fact with its anchors and gone paths (``stored`` set, ``snapshot`` taken);
     ``known(fp)`` is the id of the fact a line with fingerprint ``fp`` first fed, or None;
-    ``fed(id, file, line, fp)`` says whether the store holds that provenance row.
+    ``fed(id, file, line, fp)`` says whether the store holds that provenance row;
+    ``prefetch(fps)`` reads all three for a batch of lines at once.
     ``Stored()`` is an empty store. Reads raise ``sqlite3.Error``; ``reading`` and
     ``transact`` turn it into ``StoreError``.
     """
@@ -120,6 +121,11 @@ class Stored:
     def __init__(self, con: sqlite3.Connection | None = None, path: Path | None = None) -> None:
         self._con, self._path = con, path
         self.next_id = 1
+        # what ``prefetch`` read for the lines about to be merged
+        self._asked: set[str] = set()
+        self._known: dict[str, int] = {}
+        self._fed: set[tuple[int, str, int, str]] = set()
+        self._facts: dict[int, FactRecord] = {}
         if con is not None:
             if con.execute("PRAGMA user_version").fetchone()[0] == 0:
                 self._con = None  # a new, empty store
@@ -134,7 +140,33 @@ class Stored:
         ):
             yield fid, scope, _set(numbers), _set(tasks), tuple(stems.split(" ")) if stems else ()
 
+    def prefetch(self, fps: list[str]) -> None:
+        """Read at once what ``known``, ``fed`` and ``fact`` will be asked about the lines
+        of fingerprints ``fps`` (a few hundred): one query each instead of one a line.
+        Forgets what the previous call read."""
+        self._asked, self._known, self._fed, self._facts = set(fps), {}, set(), {}
+        if self._con is None or not fps:
+            return
+        unique = list(self._asked)
+        marks = ",".join("?" * len(unique))
+        first: dict[str, tuple[int, int]] = {}
+        for rowid, fid, file, line, fp in self._con.execute(
+            "SELECT rowid, fact_id, file, line, fingerprint FROM provenance"
+            f" WHERE fingerprint IN ({marks})",
+            unique,
+        ):
+            self._fed.add((fid, file, line, fp))
+            if fp not in first or rowid < first[fp][0]:
+                first[fp] = (rowid, fid)
+        self._known = {fp: fid for fp, (_, fid) in first.items()}
+        if self._known:
+            self._facts = _read_facts(self._con, sorted(set(self._known.values())))
+
     def fact(self, fid: int) -> FactRecord:
+        rec = self._facts.pop(fid, None)
+        if rec is not None:
+            rec.snapshot = rec.state()
+            return rec
         rec = _read_facts(self._con, [fid]).get(fid) if self._con is not None else None
         if rec is None:  # a provenance row or an index entry names a fact that is gone
             raise StoreError(
@@ -145,6 +177,8 @@ class Stored:
         return rec
 
     def known(self, fp: str) -> int | None:
+        if fp in self._asked:
+            return self._known.get(fp)
         if self._con is None:
             return None
         row = self._con.execute(
@@ -153,6 +187,8 @@ class Stored:
         return row[0] if row else None
 
     def fed(self, fid: int, file: str, line: int, fp: str) -> bool:
+        if fp in self._asked:
+            return (fid, file, line, fp) in self._fed
         if self._con is None:
             return False
         return (
