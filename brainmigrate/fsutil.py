@@ -12,6 +12,18 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 
+def user_cache_dir() -> Path:
+    """The user's cache folder for brainmigrate: ``$BRAINMIGRATE_CACHE_DIR`` if set, else
+    ``$XDG_CACHE_HOME/brainmigrate``, else ``~/.cache/brainmigrate``. Not created here."""
+    explicit = os.environ.get("BRAINMIGRATE_CACHE_DIR")
+    if explicit:
+        return Path(explicit).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    if xdg:
+        return Path(xdg).expanduser() / "brainmigrate"
+    return Path.home() / ".cache" / "brainmigrate"
+
+
 def _umask() -> int:
     umask = os.umask(0)
     os.umask(umask)

@@ -10,6 +10,7 @@ import dataclasses
 import fnmatch
 import gc
 import hashlib
+import itertools
 import os
 import re
 import stat
@@ -527,11 +528,10 @@ def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
                 return fid, pairs
         return None
 
-    for fact, res, stem_tuple in notes.facts.with_stems():
+    for fact, res, stem_tuple, fp in _prefetched(notes.facts.with_stems(), stored):
         if stem_tuple is None:
             stem_tuple = tuple(stems(fact.full_text))
         st, nums = frozenset(stem_tuple), numbers(fact.full_text)
-        fp = fingerprint(fact)
         key = Key(fact.scope, nums, fact.tasks)
         known = stored.known(fp)
         edits = None
@@ -649,6 +649,20 @@ def _drop_moved(rec: FactRecord, edits: list[tuple[str, str]]) -> None:
 
 def _lines(lines: tuple[int, int] | None) -> list[int] | None:
     return list(lines) if lines else None
+
+
+#: Lines merged per batch of store reads (``Stored.prefetch``).
+BATCH = 512
+
+
+def _prefetched(items, stored: sqlite.Stored):
+    """``(fact, res, stems, fingerprint)`` of ``items``, the store read a batch ahead."""
+    it = iter(items)
+    while chunk := list(itertools.islice(it, BATCH)):
+        fps = [fingerprint(fact) for fact, _, _ in chunk]
+        stored.prefetch(fps)
+        for (fact, res, stem_tuple), fp in zip(chunk, fps, strict=True):
+            yield fact, res, stem_tuple, fp
 
 
 def _reason(status: str) -> str | None:

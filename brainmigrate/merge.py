@@ -5,10 +5,20 @@ at least 0.85, their number sets are equal and their task-id sets are equal.
 
 Finding the most similar earlier fact is exact and fast: facts are blocked by
 ``(scope, numbers, task ids)`` (equal sets are required, so nothing is missed), and inside
-a block an inverted index over each fact's *prefix* -- its first ``n - ceil(0.85 n) + 1``
-stems in one fixed global order, rarest first -- finds every candidate that can reach the
-threshold (two sets with Jaccard >= t always share a stem of their prefixes). Candidates
-are then verified with integer arithmetic, so there are no float edge cases.
+a block inverted indexes over each fact's *prefixes* -- its first stems in one fixed
+global order, rarest first -- find every candidate that can reach the threshold.
+Candidates are then verified with integer arithmetic, so there are no float edge cases.
+
+Two prefixes per fact (Bayardo et al., "Scaling Up All Pairs Similarity Search"; Xiao et
+al., "Efficient Similarity Joins for Near Duplicate Detection"). Sets x and y with
+Jaccard >= t share o >= t/(1+t) (|x| + |y|) stems, and the first ``|x| - o + 1`` stems of
+x meet the first ``|y| - o + 1`` of y. So when |y| <= |x|, o >= 2t/(1+t) |y| and o >= t |x|:
+y's *short* prefix (``n - ceil(2t/(1+t) n) + 1`` stems) meets x's *long* prefix
+(``n - ceil(t n) + 1``); when |y| > |x|, the other way round. A block keeps one index of
+short prefixes and one of long prefixes; a new fact probes the short index with its long
+prefix and the long index with its short prefix. Facts that share most of their words (a
+template with one word changed) then share no short-prefix stem, and candidates stay few
+where one index over long prefixes made every pair a candidate.
 """
 
 from __future__ import annotations
@@ -102,7 +112,7 @@ def similarity(a: frozenset[str], b: Collection[str]) -> float:
 
 
 def prefix_length(n: int) -> int:
-    """How many stems of a set of ``n`` go into the index: ``n - ceil(0.85 n) + 1``."""
+    """The long prefix of a set of ``n`` stems: ``n - ceil(t n) + 1`` (t = 0.85)."""
     return n - (NUM * n + DEN - 1) // DEN + 1
 
 
@@ -141,6 +151,12 @@ def path_edits(before: str, after: str) -> list[tuple[str, str]] | None:
     if before[pos_a:] != after[pos_b:] or not pairs:
         return None
     return pairs
+
+
+def short_prefix_length(n: int) -> int:
+    """The short prefix of a set of ``n`` stems: ``n - ceil(2t/(1+t) n) + 1`` (t = 0.85),
+    enough against every set at least as large."""
+    return n - (2 * NUM * n + DEN + NUM - 1) // (DEN + NUM) + 1
 
 
 class Key(NamedTuple):
@@ -233,7 +249,7 @@ class MergeIndex:
         if block.postings is not None:
             self._post(block, seq)
         elif len(block.members) > self._postings_from:
-            block.postings = {}
+            block.postings, block.short = {}, {}
             for member in block.members:
                 self._post(block, member)
 
@@ -248,8 +264,12 @@ class MergeIndex:
         if not ranks:
             block.empty.append(seq)
             return
-        postings = block.postings
-        for r in ranks[: prefix_length(len(ranks))]:
+        n = len(ranks)
+        self._post_into(block.postings, ranks[: prefix_length(n)], seq)
+        self._post_into(block.short, ranks[: short_prefix_length(n)], seq)
+
+    def _post_into(self, postings: dict, ranks, seq: int) -> None:
+        for r in ranks:
             entry = postings.get(r)
             if entry is None:
                 postings[self._shared(r)] = seq  # most postings hold one fact: no array
@@ -263,13 +283,17 @@ class MergeIndex:
         if not ranks:
             block.empty.remove(seq)
             return
-        postings = block.postings
-        for r in ranks[: prefix_length(len(ranks))]:
-            entry = postings[r]
-            if isinstance(entry, int):
-                del postings[r]
-            else:
-                entry.remove(seq)
+        n = len(ranks)
+        for postings, length in (
+            (block.postings, prefix_length(n)),
+            (block.short, short_prefix_length(n)),
+        ):
+            for r in ranks[:length]:
+                entry = postings[r]
+                if isinstance(entry, int):
+                    del postings[r]
+                else:
+                    entry.remove(seq)
 
     def _shared(self, rank: int) -> int:
         """The one int object of ``rank``, so the postings of many blocks share their keys."""
@@ -318,15 +342,22 @@ class MergeIndex:
         elif not ranks:
             candidates = block.empty
         else:
+            # stored facts no larger share a stem of their short prefix with this long
+            # prefix; larger ones a stem of their long prefix with this short prefix
             seen: set[int] = set()
-            for r in ranks[: prefix_length(len(ranks))]:
-                entry = block.postings.get(r)
-                if entry is None:
-                    continue
-                if isinstance(entry, int):
-                    seen.add(entry)
-                else:
-                    seen.update(entry)
+            n = len(ranks)
+            for postings, probe in (
+                (block.short, ranks[: prefix_length(n)]),
+                (block.postings, ranks[: short_prefix_length(n)]),
+            ):
+                for r in probe:
+                    entry = postings.get(r)
+                    if entry is None:
+                        continue
+                    if isinstance(entry, int):
+                        seen.add(entry)
+                    else:
+                        seen.update(entry)
             candidates = seen
         query = frozenset(ranks)
         n = len(query)
@@ -348,13 +379,15 @@ class MergeIndex:
 
 
 class _Block:
-    """A block of more than one fact: its members, and once large, prefix postings."""
+    """A block of more than one fact: its members, and once large, prefix postings (of
+    long prefixes in ``postings``, of short ones in ``short``)."""
 
-    __slots__ = ("members", "postings", "empty")
+    __slots__ = ("members", "postings", "short", "empty")
 
     def __init__(self, members: array) -> None:
         self.members = members
         self.postings: dict[int, int | array] | None = None
+        self.short: dict[int, int | array] | None = None
         self.empty = array("I")
 
 

@@ -18,6 +18,10 @@ transcoded through a temporary file).
 from __future__ import annotations
 
 import codecs
+import contextlib
+import hashlib
+import json
+import os
 import re
 import tempfile
 from collections.abc import Callable, Iterator
@@ -26,12 +30,13 @@ from datetime import datetime, timedelta
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import BinaryIO
-
-from lark import Lark, Token, Tree
+from typing import TYPE_CHECKING, BinaryIO
 
 from brainmigrate import spill
 from brainmigrate.model import Diagnostic
+
+if TYPE_CHECKING:  # lark is imported when the parser is first built (start-up)
+    from lark import Lark
 
 #: Unicode White_Space, "\n" aside (SPEC.md §Notation: "Whitespace" is Unicode White_Space).
 WS_CHARS = "\t\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
@@ -67,8 +72,87 @@ def grammar_text() -> str:
 
 @cache
 def parser() -> Lark:
-    """The grammar's LALR parser (contextual lexer), built once per process."""
-    return Lark(grammar_text(), parser="lalr", lexer="contextual", start=["line", "stamp"])
+    """The grammar's LALR parser (contextual lexer), built once per process.
+
+    Lark's analysis of the grammar is cached in ``grammar_cache_dir()``, in a file named
+    for the grammar's text (Lark checks the text, options and its own version again on
+    load), so a changed grammar is built afresh; without a writable cache folder the
+    parser is built every time.
+    """
+    from lark import Lark
+
+    text = grammar_text()
+    options = {"parser": "lalr", "lexer": "contextual", "start": ["line", "stamp"]}
+    final = _cache_file(text, "lark")
+    if final is None:
+        return Lark(text, **options)
+    if final.is_file():
+        return Lark(text, cache=str(final), **options)
+    # written under a name of its own, then renamed: a run started meanwhile never reads
+    # half a file
+    scratch = final.with_name(f".{final.name}.{os.getpid()}.tmp")
+    built = Lark(text, cache=str(scratch), **options)
+    try:
+        os.replace(scratch, final)
+    except OSError:
+        _remove(scratch)
+    return built
+
+
+@cache
+def terminals() -> dict[str, str]:
+    """The grammar's terminals as regular expressions, by name (what ``FastClassifier`` and
+    the stamp reader are composed from).
+
+    Kept in ``grammar_cache_dir()`` next to Lark's cache, keyed by the grammar's text, so
+    the fast path reads them without importing or building the parser.
+    """
+    text = grammar_text()
+    path = _cache_file(text, "terminals.json")
+    key = _grammar_key(text)
+    if path is not None:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if data.get("grammar") == key and isinstance(data.get("terminals"), dict):
+                return data["terminals"]
+        except (OSError, ValueError):
+            pass
+    found = {term.name: term.pattern.to_regexp() for term in parser().terminals}
+    if path is not None:
+        from brainmigrate.fsutil import write_text_atomic
+
+        with contextlib.suppress(OSError):
+            write_text_atomic(path, json.dumps({"grammar": key, "terminals": found}))
+    return found
+
+
+def grammar_cache_dir() -> Path:
+    """Where the built grammar is kept: ``grammar`` in the user cache folder
+    (``$BRAINMIGRATE_CACHE_DIR``, else ``$XDG_CACHE_HOME/brainmigrate``, else
+    ``~/.cache/brainmigrate``)."""
+    from brainmigrate.fsutil import user_cache_dir
+
+    return user_cache_dir() / "grammar"
+
+
+def _grammar_key(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+def _cache_file(text: str, suffix: str) -> Path | None:
+    """``notation-<digest of text>.<suffix>`` in the grammar cache folder, made if need be;
+    None when the folder cannot be made."""
+    folder = grammar_cache_dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return folder / f"notation-{_grammar_key(text)}.{suffix}"
+
+
+def _remove(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        path.unlink()
 
 
 # A classification: (class, lead token, index where the line's rest begins).
@@ -86,6 +170,8 @@ class LarkClassifier:
         self._lark = parser()
 
     def __call__(self, line: str) -> Classified:
+        from lark import Token, Tree
+
         tree = self._lark.parse(line, start="line")
         node = tree.children[0]
         assert isinstance(node, Tree)
@@ -114,7 +200,7 @@ class FastClassifier:
     name = "fast"
 
     def __init__(self) -> None:
-        t = {term.name: term.pattern.to_regexp() for term in parser().terminals}
+        t = terminals()
         self._re = re.compile(
             f"(?P<blank>(?:{t['BLANK']})?$)"
             f"|(?P<indented>{t['INDENT']})(?=.)"
@@ -577,7 +663,7 @@ def _stamp_value(date: str, time: str, offset: str | None, run: str | None):
 
 
 def _compose_stamp() -> re.Pattern:
-    t = {term.name: term.pattern.to_regexp() for term in parser().terminals}
+    t = terminals()
     return re.compile(
         f"(?P<date>{t['DATE']})(?:{t['DATE_SEP']})(?P<time>{t['TIME']})"
         f"(?P<offset>{t['OFFSET']})?(?:(?:{t['RUN_SEP']})(?P<run>{t['RUN']}))?$"

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from brainmigrate import __version__
 from brainmigrate.cli import main
+from brainmigrate.fsutil import printable
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 ROOT_ARGS = ["--root", str(SAMPLES / "roots/app"), "--root", str(SAMPLES / "roots/infra")]
@@ -72,6 +73,33 @@ def test_import_then_again(tmp_path):
     second = cli("import", SAMPLES / "notes", *ROOT_ARGS, "--store", db, "--format", "json")
     assert json.loads(first.output)["totals"]["added"] == 29
     assert json.loads(second.output)["totals"]["added"] == 0
+
+
+def test_reimport_text_report_counts_lines_already_imported(tmp_path):
+    """A re-import's text report counts the lines the store already holds instead of
+    listing each (issue 14); the JSON report keeps them, and new repeats are listed."""
+    db, notes = tmp_path / "k.db", tmp_path / "notes.md"
+    notes.write_text("+ webhook retries back off exponentially\n+ the ledger is append only\n")
+    cli("import", notes, "--root", tmp_path, "--store", db)
+    with notes.open("a") as f:
+        f.write("+ webhook retries backs off exponentially\n")
+    text = cli("import", notes, "--root", tmp_path, "--store", db, "--dry-run").output
+    assert "repeats merged 1, lines already imported 2;" in text
+    assert text.endswith(
+        f"\nMerged repeats\n  {printable(str(notes))}:3: into k1 (similarity 1.00)\n"
+    )
+    cli("import", notes, "--root", tmp_path, "--store", db)
+    text = cli("import", notes, "--root", tmp_path, "--store", db).output
+    assert "repeats merged 0, lines already imported 3;" in text
+    assert "Merged repeats" not in text and "already imported)" not in text
+    data = json.loads(
+        cli("import", notes, "--root", tmp_path, "--store", db, "--format", "json").output
+    )
+    assert [(m["line"], m["into"], m["known"]) for m in data["merged"]] == [
+        (1, "k1", True),
+        (2, "k2", True),
+        (3, "k1", True),
+    ]
 
 
 @pytest.mark.parametrize(

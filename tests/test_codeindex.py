@@ -95,11 +95,19 @@ def test_lark_package_lazy_lookup(cache_dir: Path) -> None:
     assert (decl.path, decl.kind, decl.category) == ("lark.py", "class", "type")
     assert decl.name_line == line_of(root / "lark.py", r"class Lark[(:]")
     assert resolve_symbol(found["LarkOptions"])[1][0].path == "lark.py"
-    # only files holding the bytes of a name were parsed
+    # only files declaring a name (class Lark..., def Lark...) were parsed: lark.py
+    assert idx.parse_count == 1
     mentioning = [
         p for p in idx.files() if p.endswith((".py", ".pyi")) and b"Lark" in (root / p).read_bytes()
     ]
-    assert idx.parse_count == len(mentioning) < len([p for p in idx.files() if p.endswith(".py")])
+    assert idx.shape_skips == len(mentioning) - 1
+    # without the declaration shapes every file naming one is parsed: the same anchors
+    every = CodeIndex(root, use_cache=False)
+    every.shapes = False
+    all_found = every.declarations_of(["Lark", "LarkOptions"])
+    assert every.parse_count == len(mentioning) < len([p for p in idx.files() if p.endswith(".py")])
+    for name in ("Lark", "LarkOptions"):
+        assert resolve_symbol(found[name]) == resolve_symbol(all_found[name])
 
 
 # --- lazy lookups -----------------------------------------------------------------------
@@ -134,7 +142,8 @@ def test_declarations_of_parses_only_candidates(plain: Path, cache_dir: Path) ->
     write(plain, "notes.md", "PaymentGateway is described here\n")
     idx = CodeIndex(plain, cache_dir=cache_dir)
     found = idx.declarations_of(["PaymentGateway", "Nowhere"])
-    assert idx.parse_count == 2
+    # use.py names PaymentGateway but declares no type or function of that name: not parsed
+    assert (idx.parse_count, idx.shape_skips) == (1, 1)
     assert "Nowhere" not in found
     (decl,) = found["PaymentGateway"]
     assert (decl.path, decl.kind, decl.lines, decl.name_line) == (
@@ -145,7 +154,7 @@ def test_declarations_of_parses_only_candidates(plain: Path, cache_dir: Path) ->
     )
     # asking again parses nothing; a name no file holds parses nothing either
     idx.declarations_of(["PaymentGateway", "charge", "AlsoNowhere"])
-    assert idx.parse_count == 2
+    assert idx.parse_count == 1
     assert idx.lookup("charge")[0].container == "PaymentGateway"
     # the parsed files went to the cache: a new index answers without parsing
     again = CodeIndex(plain, cache_dir=cache_dir)
@@ -153,8 +162,8 @@ def test_declarations_of_parses_only_candidates(plain: Path, cache_dir: Path) ->
         "pkg/gateway.py"
     ]
     assert again.parse_count == 0
-    # and a full build then only parses the other 48
-    assert again.build().parsed == 48
+    # and a full build then only parses the other 49
+    assert again.build().parsed == 49
 
 
 # --- cache ------------------------------------------------------------------------------

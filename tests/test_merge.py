@@ -77,6 +77,63 @@ def test_index_finds_exactly_what_brute_force_finds(items, postings_from):
             entries[seq] = (key, stems)
 
 
+# Sets that share most of their stems (a template with a word or two changed), of sizes
+# where the short and the long prefixes differ: the two-prefix index must still find every
+# qualifying earlier fact, and the best one.
+COMMON = [f"t{i}" for i in range(24)]
+RARE = [f"r{i}" for i in range(60)]
+templated = st.builds(
+    lambda common, rare: frozenset(common) | frozenset(rare),
+    st.lists(st.sampled_from(COMMON), min_size=8, max_size=24, unique=True),
+    st.lists(st.sampled_from(RARE), max_size=4, unique=True),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(templated, min_size=1, max_size=60), st.sampled_from([0, 5]))
+def test_two_prefix_index_is_exact_on_sets_sharing_most_stems(items, postings_from):
+    df = MergeIndex.frequencies(items[: len(items) // 2])  # later stems: ranked when met
+    index = MergeIndex(df, postings_from=postings_from)
+    key = Key("s", frozenset(), frozenset())
+    entries = {}
+    for seq, stems in enumerate(items):
+        got = index.best(key, stems)
+        want = brute_best(entries, key, stems)
+        assert (got[0], round(got[1], 9)) == (want[0], round(want[1], 9)) if want else got is None
+        if got:
+            index.replace(got[0], key, stems)
+            entries[got[0]] = (key, stems)
+        else:
+            index.add(seq, key, stems)
+            entries[seq] = (key, stems)
+
+
+def test_one_template_with_one_word_changed_merges_nothing():
+    """Every pair at 11/13 = 0.846: no merge, and no other fact is even a candidate."""
+    template = [f"t{i}" for i in range(11)]
+    facts = [frozenset([*template, f"u{i}"]) for i in range(3000)]
+    probe = frozenset([*template, "new"])  # an import counts every stem it will meet
+    index = MergeIndex(MergeIndex.frequencies([*facts, probe]), postings_from=0)
+    key = Key("s", frozenset(), frozenset())
+    for seq, stems in enumerate(facts):
+        assert index.best(key, stems) is None
+        index.add(seq, key, stems)
+    assert index.best(key, frozenset([*template, "u7"])) == (7, 1.0)
+    assert index.best(key, frozenset([*template[1:], "u7"])) == (7, 11 / 12)
+
+    class Counted(list):  # the stored stems, counting the facts verified
+        read = 0
+
+        def __getitem__(self, seq):
+            Counted.read += 1
+            return super().__getitem__(seq)
+
+    index._stems = Counted(index._stems)
+    assert index.best(key, probe) is None
+    assert index.best(key, frozenset([*template, "u9"])) == (9, 1.0)
+    assert Counted.read == 1
+
+
 def test_numbers_and_tasks_block_merges():
     index = MergeIndex()
     s = frozenset({"retri", "webhook"})

@@ -319,3 +319,39 @@ def test_a_store_whose_provenance_names_a_missing_fact_is_refused_untouched(tmp_
             " it); restore a backup, or import the notes into a new store"
         )
     assert db.read_bytes() == before
+
+
+def test_prefetched_store_reads_answer_as_one_by_one(tmp_path):
+    """``Stored.prefetch`` (a batch of lines read at once) gives what ``known``, ``fed`` and
+    ``fact`` give line by line, also for a fingerprint that fed two facts (the first wins)
+    and for fingerprints the store does not hold."""
+    db = tmp_path / "k.db"
+    run(tmp_path, db=db)
+    con = sqlite3.connect(db)
+    rows = con.execute("SELECT fact_id, file, line, fingerprint FROM provenance").fetchall()
+    fid, file, line, fp = rows[0]
+    other = max(r[0] for r in rows)
+    con.execute(  # the same fingerprint feeding a later fact: known() still says the first
+        "INSERT INTO provenance (fact_id, file, line, fingerprint, imported)"
+        " VALUES (?, 'x.md', 9, ?, '2026-11-30T00:00:00Z')",
+        (other, fp),
+    )
+    con.commit()
+    con.close()
+    fps = [r[3] for r in rows] + ["nowhere"]
+    asked = [(r[0], r[1], r[2], r[3]) for r in rows] + [(other, "x.md", 9, fp), (1, "a", 1, "no")]
+    with store.reading(db) as one:
+        want = (
+            [one.known(f) for f in fps],
+            [one.fed(*a) for a in asked],
+            [repr(one.fact(i)) for i in sorted({r[0] for r in rows})],
+        )
+    with store.reading(db) as batch:
+        batch.prefetch(fps)
+        got = (
+            [batch.known(f) for f in fps],
+            [batch.fed(*a) for a in asked],
+            [repr(batch.fact(i)) for i in sorted({r[0] for r in rows})],
+        )
+    assert got == want
+    assert want[0][0] == fid and want[0][-1] is None and want[1][-2:] == [True, False]

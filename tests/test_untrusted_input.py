@@ -115,6 +115,31 @@ def test_a_blob_text(project):
     assert digest(project / "k.db") == before
 
 
+@pytest.mark.parametrize(
+    "sql, what",
+    [
+        ("UPDATE anchors SET path = CAST(path AS BLOB)", "path is a BLOB, not text"),
+        ("UPDATE anchors SET kind = 'weird'", "kind is 'weird', not one of file, symbol"),
+        ("UPDATE anchors SET line_first = -5, line_last = -5", "line_first is -5, not a line"),
+    ],
+)
+def test_staleness_reads_anchor_rows_as_every_command_does(project, sql, what):
+    # stale, verify and search --anchor read anchors on their own path: checked there too
+    before = tamper(project / "k.db", sql)
+    message = f"k.db: the store is inconsistent (an anchors row of k1: {what}"
+    for args in (
+        ["stale", "--store", "k.db", "--dry-run"],
+        ["stale", "--store", "k.db"],
+        ["verify", "--all", "--store", "k.db"],
+        ["show", "k1", "--store", "k.db"],
+    ):
+        got = cli(*args)
+        assert got.exit_code == 2, (args, got.output)
+        assert got.stderr.startswith(f"brainmigrate: error: {message}"), (args, got.stderr)
+        assert got.stderr.endswith(RECOVER + "\n") and got.stderr.count("\n") == 1
+    assert digest(project / "k.db") == before
+
+
 def test_the_largest_id_leaves_none_for_a_new_fact(project):
     before = tamper(
         project / "k.db",
@@ -333,13 +358,20 @@ def test_any_store_or_baseline_is_read_or_refused_in_one_line(base, changes, edi
             ["search", "app", "--store", db, "--all"],
             ["show", "k1", "--store", db],
             ["show", "k2", "--store", db, "--format", "json"],
+            ["search", "--anchor", "app", "--store", db],
+            ["stale", "--store", db, *root, "--dry-run", "--format", "json"],
         ):
             got = cli(*args)
-            one_line_or_done(got)
+            one_line_or_done(got, (0, 1, 2) if args[0] == "stale" else (0, 2))
             assert digest(db) == before, args  # these commands only read the store
             if got.exit_code == 2 and args[0] == "export":
                 assert not (tmp / args[4]).exists()
         one_line_or_done(cli("check", notes, *root, "--baseline", baseline), (0, 1, 2))
+        got = cli("verify", "--all", "--store", db, *root)
+        one_line_or_done(got, (0, 1, 2))
+        if got.exit_code == 2:
+            assert digest(db) == before  # a refused store is left as it was
+        before = digest(db)
         got = cli("import", notes, *root, "--store", db)
         one_line_or_done(got)
         if got.exit_code == 2:

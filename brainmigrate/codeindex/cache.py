@@ -28,7 +28,7 @@ import pickle
 from pathlib import Path
 from typing import Any
 
-from brainmigrate.fsutil import write_bytes_atomic
+from brainmigrate.fsutil import user_cache_dir, write_bytes_atomic
 
 MAGIC = b"BMCI1\n"
 RACY_NS = 2_000_000_000
@@ -42,13 +42,7 @@ def default_cache_dir() -> Path:
     ``$BRAINMIGRATE_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/brainmigrate``, else
     ``~/.cache/brainmigrate``.
     """
-    explicit = os.environ.get("BRAINMIGRATE_CACHE_DIR")
-    if explicit:
-        return Path(explicit).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    if xdg:
-        return Path(xdg).expanduser() / "brainmigrate"
-    return Path.home() / ".cache" / "brainmigrate"
+    return user_cache_dir()
 
 
 def cache_file(cache_dir: Path, root: Path) -> Path:

@@ -14,8 +14,6 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from tree_sitter import QueryCursor
-
 from .languages import parser_and_query
 from .model import Declaration, category_of
 
@@ -107,8 +105,12 @@ def _clean_name(raw: str) -> tuple[str, str | None]:
     return raw, None
 
 
-def _widened_start(node: Node) -> Node:
-    """The outermost node over which a declaration's start is widened (see _WIDEN_*)."""
+def _widened_start(node: Node, counted: dict | None = None) -> Node:
+    """The outermost node over which a declaration's start is widened (see _WIDEN_*).
+
+    ``counted`` keeps, per (parent, child type), how many named children of that type the
+    parent has, for the next declaration under the same parent: a Go ``const ( ... )`` of
+    thousands of specs is counted once, not once a spec."""
     while True:
         parent = node.parent
         if parent is None:
@@ -117,7 +119,12 @@ def _widened_start(node: Node) -> Node:
             node = parent
             continue
         if parent.type in _WIDEN_SINGLE:
-            same = sum(1 for c in parent.named_children if c.type == node.type)
+            key = (parent.id, node.type)
+            same = counted.get(key) if counted is not None else None
+            if same is None:
+                same = sum(1 for c in parent.named_children if c.type == node.type)
+                if counted is not None:
+                    counted[key] = same
             if same == 1:
                 node = parent
                 continue
@@ -198,6 +205,8 @@ def extract_file(data: bytes, language: str) -> tuple[bool, tuple[Row, ...], str
     position). Declarations inside syntax-error regions are kept; ``has_error`` tells they may be
     incomplete. Raises ``KeyError`` for an unknown language.
     """
+    from tree_sitter import QueryCursor  # not needed to read the cache (start-up)
+
     src = normalise_source(data)
     parser, query = parser_and_query(language)
     tree = parser.parse(src)
@@ -232,6 +241,7 @@ def extract_file(data: bytes, language: str) -> tuple[bool, tuple[Row, ...], str
     # Stack of enclosing declarations: (start, end, qualified name, kind).
     stack: list[tuple[int, int, str, str]] = []
     keyed: list[tuple[int, int, int, Row]] = []
+    counted: dict[tuple[int, str], int] = {}
     for _pattern, dnode, kind, name_node, body, receiver in found:
         start, end = dnode.start_byte, dnode.end_byte
         while stack and not (
@@ -258,7 +268,7 @@ def extract_file(data: bytes, language: str) -> tuple[bool, tuple[Row, ...], str
                 container = f"{container}.{qualifier}" if container else qualifier
         if kind == "function" and stack and stack[-1][3] in TYPE_LIKE and receiver is None:
             kind = "method"
-        outer = _widened_start(dnode)
+        outer = _widened_start(dnode, counted)
         first_line = outer.start_point.row + 1
         last_line = _last_line(dnode)
         text_start = _content_start(outer)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import multiprocessing
 import os
 import re
 import stat
@@ -14,7 +13,14 @@ from pathlib import Path
 
 from . import cache as cachemod
 from .extract import EXTRACTOR_VERSION, extract_file, rows_to_declarations
-from .languages import CPP_MARKERS, extension_of, language_for, namespace, parser_and_query
+from .languages import (
+    CPP_MARKERS,
+    declaration_shape,
+    extension_of,
+    language_for,
+    namespace,
+    parser_and_query,
+)
 from .listing import ListedFile, list_files
 from .model import (
     Declaration,
@@ -118,6 +124,11 @@ class CodeIndex:
         self.cache_status = "disabled: off" if not use_cache else "not loaded"
         #: Files parsed by this object so far (all builds and lookups).
         self.parse_count = 0
+        #: Name lookups parse only files holding a declaration shape of a name (False:
+        #: every file that mentions one; the same anchors, more parsing).
+        self.shapes = True
+        #: Files a name lookup read and did not parse: no declaration shape of the names.
+        self.shape_skips = 0
         self._listing_way = ""
         self._listing: list[ListedFile] | None = None
         self._by_basename: dict[str, list[str]] | None = None
@@ -263,7 +274,7 @@ class CodeIndex:
         return out
 
     def declarations_of(self, names: Iterable[str]) -> dict[str, list[Declaration]]:
-        """Declarations of each name, parsing only files whose bytes mention one of them.
+        """Declarations of each name, parsing only files that may declare one of them.
 
         Returns ``{name: [Declaration, …]}`` for every name asked that is declared (a name
         declared nowhere is absent), each list sorted by (path, first line, name line). All
@@ -271,7 +282,11 @@ class CodeIndex:
 
         Files whose cached entry is still fresh are answered from the cache. Every other
         source file is read and tested for the names' bytes; only the files that hold one
-        of the names are parsed (and cached). So the cost grows with the names asked, not
+        of the names in the shape of a type or function declaration (``shapes``; a regular
+        expression per language, ``languages.DECLARATION_SHAPES``) are parsed (and cached).
+        So what a name anchors to (``resolve_symbol``) is what parsing every file that
+        mentions it gives; fields, variables and other kinds are found in the files that
+        are parsed (or cached) only. So the cost grows with the names asked, not
         with the checkout (beyond one read of the uncached files). Up to ``FEW_NAMES``
         names are searched for one by one; more (a large run of notes names thousands) are
         matched against the set of a file's identifier-like words, in one pass a file.
@@ -293,7 +308,7 @@ class CodeIndex:
                 except OSError as exc:
                     log.warning("cannot read %s: %s", f.path, exc.strerror or exc)
                     continue
-                if not mentions(data):
+                if not self._may_declare(lang, mentions(data), data):
                     continue
                 entry, _reason = _read_and_extract(
                     abspath, lang, f.size, f.mtime_ns, self.max_bytes, data
@@ -307,6 +322,21 @@ class CodeIndex:
             if found:
                 result[name] = found
         return result
+
+    def _may_declare(self, language: str, named: list[str], data: bytes) -> bool:
+        """Whether a file whose bytes mention ``named`` is worth parsing: it holds a
+        type- or function-declaration shape of one of them (``languages.DECLARATION_SHAPES``),
+        or one of them has no such shape to test. Counted in ``shape_skips``."""
+        if not named:
+            return False
+        if not self.shapes:
+            return True
+        for name in named:
+            shape = declaration_shape(language, name)
+            if shape is None or shape(data):
+                return True
+        self.shape_skips += 1
+        return False
 
     def lookup(self, name: str) -> list[Declaration]:
         """Declarations named ``name``: from the full index after :meth:`build`, else lazily."""
@@ -472,11 +502,11 @@ class CodeIndex:
             (f.path, str(self.root / f.path), lang, f.size, f.mtime_ns, self.max_bytes)
             for f, lang in todo
         ]
-        use_pool = (
-            len(items) > POOL_THRESHOLD
-            and self.workers > 1
-            and "fork" in multiprocessing.get_all_start_methods()
-        )
+        use_pool = len(items) > POOL_THRESHOLD and self.workers > 1
+        if use_pool:
+            import multiprocessing  # only for a large build (start-up)
+
+            use_pool = "fork" in multiprocessing.get_all_start_methods()
         if not use_pool:
             for item in items:
                 yield _pool_work(item)
@@ -513,12 +543,17 @@ _WORDS = re.compile(rb"[A-Za-z0-9_$]+")
 
 
 def _mentions(names: set[str]):
-    """A test of a file's bytes: does it hold one of ``names``? Names made only of ASCII
-    word characters (and ``$``) are matched as whole words once there are many; others
-    are searched for as bytes."""
+    """A function of a file's bytes: which of ``names`` do they hold? Names made only of
+    ASCII word characters (and ``$``) are matched as whole words once there are many;
+    others are searched for as bytes."""
     if len(names) <= FEW_NAMES:
-        needles = [n.encode("utf-8") for n in names]
-        return lambda data: any(n in data for n in needles)
+        needles = [(n, n.encode("utf-8")) for n in names]
+        return lambda data: [n for n, b in needles if b in data]
     words = {n.encode("ascii") for n in names if _WORD.fullmatch(n)}
-    others = [n.encode("utf-8") for n in names if not _WORD.fullmatch(n)]
-    return lambda data: not words.isdisjoint(_WORDS.findall(data)) or any(n in data for n in others)
+    others = [(n, n.encode("utf-8")) for n in names if not _WORD.fullmatch(n)]
+
+    def mentioned(data: bytes) -> list[str]:
+        found = [w.decode("ascii") for w in words.intersection(_WORDS.findall(data))]
+        return found + [n for n, b in others if b in data]
+
+    return mentioned

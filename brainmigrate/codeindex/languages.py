@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib.metadata
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -79,6 +78,72 @@ def language_for(path: str, headers_are_cpp: bool) -> str | None:
     return EXTENSIONS.get(ext)
 
 
+#: Per language, the shapes a type or function declaration of a name takes in the source
+#: bytes (``NAME`` stands for the name). A file is parsed for a name only when one matches:
+#: a prefilter before tree-sitter, as loose as need be to miss no declaration the query
+#: finds of category ``type`` or ``function`` (the ones a name anchors to; SPEC §Anchors 3).
+#: A test checks that on real trees it gives what parsing every file gives.
+_KEYWORD_LINE = r"\b(?:{kw})\b[^\n]*\bNAME\b"  # a keyword, then the name on the same line
+DECLARATION_SHAPES: dict[str, list[str]] = {
+    "python": [r"\b(?:class|def)\s+NAME\b"],
+    # func N, func (r *T[K]) N, type N; in a grouped `type ( ... )`, an interface's method
+    # list or a struct: the name first on its line, then a type, `=`, `[`, `(` or `*`
+    "go": [
+        r"\bfunc\s*(?:\([^)]*\)\s*)?NAME\b",
+        r"\btype\s+NAME\b",
+        r"(?:^|(?<=\n))[ \t]*NAME[ \t]*(?:=|\[|\(|\*|[A-Za-z_])",
+        r"[{;]\s*NAME\s*\(",  # a method of an inline interface{ Name(...) }
+    ],
+    "kotlin": [_KEYWORD_LINE.format(kw="class|interface|object|typealias|fun|constructor")],
+    "java": [r"\b(?:class|interface|enum|record)\s+NAME\b", r"\bNAME\s*\("],
+    "csharp": [
+        _KEYWORD_LINE.format(kw="class|interface|struct|record|enum|delegate"),
+        r"\bNAME\s*(?:<[^>\n]*>\s*)?\(",
+    ],
+    "typescript": [
+        _KEYWORD_LINE.format(kw="class|interface|type|enum|function"),
+        r"\bNAME\s*\??\s*[:=(<]",
+    ],
+    "rust": [r"\b(?:struct|enum|union|trait|type|fn)\s+NAME\b"],
+    "ruby": [_KEYWORD_LINE.format(kw="class|def")],
+    "swift": [
+        _KEYWORD_LINE.format(
+            kw="class|struct|enum|protocol|actor|extension|typealias|func|init|deinit"
+        )
+    ],
+    "php": [r"\b(?:class|interface|trait|enum|function)\s+&?\s*NAME\b"],
+    "scala": [_KEYWORD_LINE.format(kw="class|object|trait|enum|type|def|given")],
+    "c": [
+        _KEYWORD_LINE.format(kw="struct|union|enum|typedef"),
+        r"\bNAME\s*[(;\[)]",
+        r"[}*)(]\s*NAME\b",
+    ],
+}
+DECLARATION_SHAPES["tsx"] = DECLARATION_SHAPES["javascript"] = DECLARATION_SHAPES["typescript"]
+DECLARATION_SHAPES["cpp"] = [
+    _KEYWORD_LINE.format(kw="struct|union|enum|typedef|class|using|namespace"),
+    *DECLARATION_SHAPES["c"][1:],
+]
+_PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: Names the index gives declarations that have none in the source (``extract``).
+IMPLIED_NAMES = frozenset({"Companion", "constructor", "init", "deinit"})
+
+
+@functools.cache
+def declaration_shape(language: str, name: str):
+    """A test of a file's bytes: may it declare ``name`` as a type or function?
+
+    ``None`` when there is no prefilter for the language or the name (not made of ASCII
+    word characters, or a name the index gives a declaration that has none): then every
+    file that mentions the name is parsed.
+    """
+    shapes = DECLARATION_SHAPES.get(language)
+    if shapes is None or not _PLAIN_NAME.fullmatch(name) or name in IMPLIED_NAMES:
+        return None
+    text = "|".join(f"(?:{shape.replace('NAME', name)})" for shape in shapes)
+    return re.compile(text.encode("ascii")).search
+
+
 @functools.cache
 def query_text(language: str) -> str:
     """Full query text of a language, shared files included.
@@ -101,6 +166,8 @@ def namespace(extractor_version: int, max_bytes: int) -> str:
 
     A cache written under another namespace is discarded. Shape: 32 hex characters.
     """
+    import importlib.metadata  # when a cache is read or written (start-up)
+
     h = hashlib.blake2b(digest_size=16)
     h.update(f"{extractor_version}|{max_bytes}|".encode())
     for dist in ("tree-sitter", "tree-sitter-language-pack"):

@@ -7,14 +7,18 @@ into text. JSON is ``json.dumps`` of the dict; every other format is one jinja2 
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 from collections import Counter
 from collections.abc import Iterator
 from functools import cache
-
-import jinja2
+from typing import TYPE_CHECKING
 
 from brainmigrate.model import KINDS, MARKERS, SKIP_REASONS, FactRecord
+
+if TYPE_CHECKING:  # jinja2 is imported when a template is first rendered (start-up)
+    import jinja2
 
 #: The report's schema version (SPEC.md §Report).
 SCHEMA_VERSION = 1
@@ -227,18 +231,66 @@ def environment() -> jinja2.Environment:
     """The one jinja2 environment of every report template (``templates/*.j2``).
 
     HTML templates turn autoescaping on themselves; every value printed is ``safe_text``.
+    Compiled templates are kept in the user cache folder (``template_cache_dir``), so a run
+    loads them instead of compiling them again.
     """
+    import jinja2
+
+    return make_environment(jinja2.PackageLoader("brainmigrate.reports", "templates"))
+
+
+def template_cache_dir():
+    """Where compiled templates are kept: ``templates`` in the cache folder
+    (``$BRAINMIGRATE_CACHE_DIR``, else ``$XDG_CACHE_HOME/brainmigrate``, else
+    ``~/.cache/brainmigrate``)."""
+    from brainmigrate.fsutil import user_cache_dir
+
+    return user_cache_dir() / "templates"
+
+
+def make_environment(loader, cache_dir=None) -> jinja2.Environment:
+    """A report environment reading templates with ``loader``; compiled templates are
+    cached in ``cache_dir`` (default ``template_cache_dir()``), keyed by template name and
+    checked against the template's text, so an edited template is compiled again. A
+    folder that cannot be made or written leaves the environment working without a cache.
+    """
+    import jinja2
+
     env = jinja2.Environment(
-        loader=jinja2.PackageLoader("brainmigrate.reports", "templates"),
+        loader=loader,
         autoescape=False,
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
         finalize=safe_text,
+        bytecode_cache=_bytecode_cache(cache_dir or template_cache_dir()),
     )
     env.filters["count"] = lambda items: sum(1 for _ in items)  # length without a list
     return env
+
+
+def _bytecode_cache(folder):
+    """A jinja2 ``FileSystemBytecodeCache`` in ``folder`` that never fails a run: a cache
+    file that cannot be read is a miss, one that cannot be written is left unwritten."""
+    from jinja2 import FileSystemBytecodeCache
+
+    class QuietCache(FileSystemBytecodeCache):
+        def load_bytecode(self, bucket) -> None:
+            try:
+                super().load_bytecode(bucket)
+            except (OSError, ValueError, EOFError):
+                bucket.reset()
+
+        def dump_bytecode(self, bucket) -> None:
+            with contextlib.suppress(OSError):
+                super().dump_bytecode(bucket)
+
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError:
+        return None
+    return QuietCache(str(folder), "%s.jinja2-cache")
 
 
 def render(data: dict, fmt: str) -> str:
@@ -255,9 +307,11 @@ def render_chunks(data: dict, fmt: str, hints: dict[str, str] | None = None) -> 
     """Render a report dict with the template ``fmt`` (not ``json``), as chunks made while
     they are written; ``hints`` (``gone_hints``) gives the HTML page's gone paths their
     "moved?" hint. Raises ``ValueError`` for an unknown format."""
+    from jinja2 import TemplateNotFound
+
     try:
         template = environment().get_template(f"{fmt}.j2")
-    except jinja2.TemplateNotFound:
+    except TemplateNotFound:
         raise ValueError(f"unknown report format {fmt!r}") from None
     view = {**_view(data), "hints": hints or {}} if fmt == "html" else None
     return template.generate(r=data, v=view)

@@ -17,14 +17,15 @@ from collections.abc import Callable, Sequence
 from enum import StrEnum
 from functools import cache
 from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
 from urllib.parse import quote
-
-import click
-import jinja2
 
 from brainmigrate import __version__
 from brainmigrate.check import LEVELS, RULES, CheckResult, Finding
 from brainmigrate.reports import environment, safe_text, to_json
+
+if TYPE_CHECKING:
+    import jinja2
 
 #: GitHub shows at most this many annotations of each kind (error, warning, notice) per step.
 GITHUB_LIMIT = 10
@@ -176,6 +177,8 @@ def paint(color: bool) -> Callable[[str, str], str]:
     ``color``, else gives it back unchanged."""
     if not color:
         return lambda value, style: value
+    import click  # only when colouring: check's start-up does not load it for nothing
+
     return lambda value, style: Painted(click.style(safe_text(str(value)), **STYLES[style]))
 
 

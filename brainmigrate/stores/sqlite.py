@@ -219,7 +219,8 @@ class Stored:
     tasks, stems)`` of every stored fact (ascending ids) for the merge index; ``fact(id)``
     reads one fact with its anchors and gone paths (``stored`` set, ``snapshot`` taken);
     ``known(fp)`` is the id of the fact a line with fingerprint ``fp`` first fed, or None;
-    ``fed(id, file, line, fp)`` says whether the store holds that provenance row.
+    ``fed(id, file, line, fp)`` says whether the store holds that provenance row;
+    ``prefetch(fps)`` reads all three for a batch of lines at once.
     ``Stored()`` is an empty store. Reads raise ``sqlite3.Error``; ``reading`` and
     ``transact`` turn it into ``StoreError``.
     """
@@ -227,6 +228,11 @@ class Stored:
     def __init__(self, con: sqlite3.Connection | None = None, path: Path | None = None) -> None:
         self._con, self._path = con, path
         self.next_id = 1
+        # what ``prefetch`` read for the lines about to be merged
+        self._asked: set[str] = set()
+        self._known: dict[str, int] = {}
+        self._fed: set[tuple[int, str, int, str]] = set()
+        self._facts: dict[int, FactRecord] = {}
         if con is not None:
             if con.execute("PRAGMA user_version").fetchone()[0] == 0:
                 self._con = None  # a new, empty store
@@ -253,7 +259,35 @@ class Stored:
                 tuple(stems.split(" ")) if _text(stems, where, "stems") else (),
             )
 
+    def prefetch(self, fps: list[str]) -> None:
+        """Read at once what ``known``, ``fed`` and ``fact`` will be asked about the lines
+        of fingerprints ``fps`` (a few hundred): one query each instead of one a line.
+        Forgets what the previous call read."""
+        self._asked, self._known, self._fed, self._facts = set(fps), {}, set(), {}
+        if self._con is None or not fps:
+            return
+        unique = list(self._asked)
+        marks = ",".join("?" * len(unique))
+        first: dict[str, tuple[int, int]] = {}
+        for rowid, fid, file, line, fp in self._con.execute(
+            "SELECT rowid, fact_id, file, line, fingerprint FROM provenance"
+            f" WHERE fingerprint IN ({marks})",
+            unique,
+        ):
+            at = "a provenance row"
+            fid = _id(fid, at, "fact_id")
+            self._fed.add((fid, _text(file, at, "file"), _line(line, at, "line"), fp))
+            if fp not in first or rowid < first[fp][0]:
+                first[fp] = (rowid, fid)
+        self._known = {fp: fid for fp, (_, fid) in first.items()}
+        if self._known:
+            self._facts = _read_facts(self._con, sorted(set(self._known.values())))
+
     def fact(self, fid: int) -> FactRecord:
+        rec = self._facts.pop(fid, None)
+        if rec is not None:
+            rec.snapshot = rec.state()
+            return rec
         rec = _read_facts(self._con, [fid]).get(fid) if self._con is not None else None
         if rec is None:  # a provenance row or an index entry names a fact that is gone
             raise inconsistent(self._path, _missing(fid, "provenance"))
@@ -261,6 +295,8 @@ class Stored:
         return rec
 
     def known(self, fp: str) -> int | None:
+        if fp in self._asked:
+            return self._known.get(fp)
         if self._con is None:
             return None
         row = self._con.execute(
@@ -284,6 +320,8 @@ class Stored:
         return out
 
     def fed(self, fid: int, file: str, line: int, fp: str) -> bool:
+        if fp in self._asked:
+            return (fid, file, line, fp) in self._fed
         if self._con is None:
             return False
         return (
@@ -568,31 +606,10 @@ def _read_facts(con: sqlite3.Connection, ids: list[int] | None = None) -> dict[i
         f" FROM anchors WHERE 1{fact_where} ORDER BY rowid",
         params,
     ):
-        fid, kind, root, p, symbol, first, last, how = row[:8]
-        at = "an anchors row" if type(fid) is not int else f"an anchors row of k{fid}"
-        rec = out.get(_id(fid, at, "fact_id"))
+        fid, anchor = _anchor_row(row)
+        rec = out.get(fid)
         if rec is None:
             raise _missing(fid, "anchors")
-        first, last = _line(first, at, "line_first"), _line(last, at, "line_last")
-        if (first is None) != (last is None):
-            raise _bad(at, "line_first" if first is None else "line_last", None, "a line number")
-        base = (
-            _choice(kind, at, "kind", ("file", "symbol")),
-            _text(root, at, "root"),
-            _text(p, at, "path"),
-            _text(symbol, at, "symbol", null=True) or None,
-            (first, last) if first is not None else None,
-            _text(how, at, "how"),
-        )
-        if len(row) > 8 and row[14] is not None:
-            names = FINGERPRINT_COLUMNS
-            sig, body, tkind, tcontainer, tname, commit, verified, chash = (
-                _text(v, at, name, null=True) for v, name in zip(row[8:], names, strict=True)
-            )
-            target = (tkind, tcontainer, tname) if tkind else None
-            anchor = Anchor(*base, sig, body, target, commit, verified, chash)
-        else:
-            anchor = Anchor(*base)
         rec.anchors.append(anchor)
     for fid, p in con.execute(
         f"SELECT fact_id, path FROM citations WHERE state='gone'{fact_where} ORDER BY rowid",
@@ -854,6 +871,34 @@ FINGERPRINT_COLUMNS = (
 )
 
 
+def _anchor_row(row: tuple) -> tuple[int, Anchor]:
+    """``(fact id, Anchor)`` of an anchors row (``fact_id, kind, root, path, symbol,
+    line_first, line_last, how``, then the ``FINGERPRINT_COLUMNS`` in a version-2 store),
+    every column checked (``Inconsistent``)."""
+    fid, kind, root, p, symbol, first, last, how = row[:8]
+    at = "an anchors row" if type(fid) is not int else f"an anchors row of k{fid}"
+    fid = _id(fid, at, "fact_id")
+    first, last = _line(first, at, "line_first"), _line(last, at, "line_last")
+    if (first is None) != (last is None):
+        raise _bad(at, "line_first" if first is None else "line_last", None, "a line number")
+    base = (
+        _choice(kind, at, "kind", ("file", "symbol")),
+        _text(root, at, "root"),
+        _text(p, at, "path"),
+        _text(symbol, at, "symbol", null=True) or None,
+        (first, last) if first is not None else None,
+        _text(how, at, "how"),
+    )
+    if len(row) > 8 and row[14] is not None:
+        sig, body, tkind, tcontainer, tname, commit, verified, chash = (
+            _text(v, at, name, null=True)
+            for v, name in zip(row[8:], FINGERPRINT_COLUMNS, strict=True)
+        )
+        target = (tkind, tcontainer, tname) if tkind else None
+        return fid, Anchor(*base, sig, body, target, commit, verified, chash)
+    return fid, Anchor(*base)
+
+
 def _fingerprint_columns(con: sqlite3.Connection) -> str:
     """``", signature_digest, …"`` to add to an anchors SELECT in a version-2 store (its
     fingerprint columns, in ``FINGERPRINT_COLUMNS`` order), or "" in a version-1 store."""
@@ -935,7 +980,10 @@ def update(path: Path, work: Callable[[sqlite3.Connection], object]) -> object:
         return out
     except sqlite3.Error as exc:
         _abandon(con, path, True)
-        raise _error(path, exc) from None
+        raise _error(path, exc, writing=True) from None
+    except Inconsistent as exc:
+        _abandon(con, path, True)
+        raise inconsistent(path, exc) from None
     except BaseException:
         _abandon(con, path, True)
         raise
@@ -970,34 +1018,39 @@ def read_anchored(
         f" WHERE status != 'superseded'{only}",
         args,
     ):
+        fid = _fact_id(fid)
+        at = f"fact k{fid}"
         facts[fid] = FactRecord(
-            fid, scope, kind, marker, text, task, None, None, status, reason, (), _EMPTY, _EMPTY
+            fid,
+            _text(scope, at, "scope"),
+            _choice(kind, at, "kind", KINDS),
+            _choice(marker, at, "marker", MARKERS),
+            _text(text, at, "text"),
+            _text(task, at, "task", null=True),
+            None,
+            None,
+            _choice(status, at, "status", STATUSES),
+            _text(reason, at, "status_reason", null=True),
+            (),
+            _EMPTY,
+            _EMPTY,
         )
     _anchors_of(con, facts)
     return {fid: rec for fid, rec in facts.items() if rec.anchors}
 
 
 def _anchors_of(con: sqlite3.Connection, facts: dict[int, FactRecord]) -> None:
-    """Add every anchor row of ``facts`` to its record (in the order they were stored)."""
+    """Add every anchor row of ``facts`` to its record (in the order they were stored),
+    each checked as it enters (``_anchor_row``)."""
     cols = _fingerprint_columns(con)
-    v2 = bool(cols)
     for row in con.execute(
         f"SELECT fact_id, kind, root, path, symbol, line_first, line_last, how{cols}"
         " FROM anchors ORDER BY rowid"
     ):
-        rec = facts.get(row[0])
-        if rec is None:
-            continue
-        lines = (row[5], row[6]) if row[5] is not None else None
-        if v2 and row[14] is not None:
-            target = (row[10], row[11], row[12]) if row[10] else None
-            anchor = Anchor(
-                row[1], row[2], row[3], row[4] or None, lines, row[7], row[8], row[9],
-                target, row[13], row[14], row[15],
-            )  # fmt: skip
-        else:
-            anchor = Anchor(row[1], row[2], row[3], row[4] or None, lines, row[7])
-        rec.anchors.append(anchor)
+        fid, anchor = _anchor_row(row)
+        rec = facts.get(fid)
+        if rec is not None:
+            rec.anchors.append(anchor)
 
 
 def origins(con: sqlite3.Connection, ids: Iterable[int] | None = None) -> dict[int, tuple]:

@@ -1,0 +1,184 @@
+"""Start-up: what a short run imports, and the grammar and template caches (issue 14).
+
+The caches live in the user cache folder, keyed by the text they were made from: a changed
+grammar or template is built again, and a folder that cannot be written costs speed only.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import jinja2
+import pytest
+
+from brainmigrate import __version__, importer, notation, reports
+
+REPO = Path(__file__).resolve().parent.parent
+SAMPLES = REPO / "samples"
+ROOTS = [SAMPLES / "roots/app", SAMPLES / "roots/infra"]
+
+
+@pytest.fixture
+def fresh_grammar(monkeypatch):
+    """Forget the grammar built so far, before and after the test."""
+
+    def clear():
+        notation.parser.cache_clear()
+        notation.terminals.cache_clear()
+        notation._fast.cache_clear()
+
+    clear()
+    yield
+    monkeypatch.undo()
+    clear()
+
+
+def _edited_grammar(tmp_path: Path) -> Path:
+    """A copy of notation.lark in which ``&`` is one more fact marker."""
+    text = (REPO / "grammar" / "notation.lark").read_text(encoding="utf-8")
+    marker = "MARKER.4: /(?:->|[+!~=?>x])"
+    assert marker in text
+    copy = tmp_path / "notation.lark"
+    copy.write_text(text.replace(marker, "MARKER.4: /(?:->|[+!~=?>x&])"), encoding="utf-8")
+    return copy
+
+
+def test_version_imports_no_library(tmp_path):
+    code = (
+        "import sys; sys.argv = ['brainmigrate', '--version']\n"
+        "from brainmigrate.__main__ import run\n"
+        "try:\n    run()\nexcept SystemExit as e:\n    code = e.code\n"
+        "print(code, sorted(m for m in ('click', 'jinja2', 'lark', 'tree_sitter')"
+        " if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True
+    )
+    assert done.stdout == f"brainmigrate, version {__version__}\n0 []\n"
+
+
+def test_script_entry_point_answers_like_click(tmp_path):
+    """``brainmigrate --version`` (the script's own path) prints what click's option did."""
+    done = subprocess.run(
+        [sys.executable, "-c", "from brainmigrate.__main__ import run; run()", "--version"],
+        capture_output=True,
+        text=True,
+    )
+    assert (done.returncode, done.stdout) == (0, f"brainmigrate, version {__version__}\n")
+    done = subprocess.run(  # anything else is click's
+        [sys.executable, "-c", "from brainmigrate.__main__ import run; run()", "--nope"],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2 and done.stderr.startswith("brainmigrate: error: ")
+
+
+def test_notes_reading_modules_do_not_import_jinja2_or_lark(tmp_path):
+    code = (
+        "import sys, brainmigrate.cli, brainmigrate.check, brainmigrate.notation\n"
+        "brainmigrate.notation.classifier('fast')('+ a fact')\n"
+        "print(sorted(m for m in ('jinja2', 'lark') if m in sys.modules))"
+    )
+    env = {**os.environ, "BRAINMIGRATE_CACHE_DIR": str(tmp_path)}
+    # the first run builds the grammar (imports lark) and caches it; the second reads it
+    subprocess.run([sys.executable, "-c", code], env=env, check=True, cwd=REPO)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=REPO
+    )
+    assert done.stdout == "[]\n"
+
+
+def test_grammar_is_cached_and_a_changed_grammar_is_built_again(
+    tmp_path, monkeypatch, fresh_grammar
+):
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("BRAINMIGRATE_CACHE_DIR", str(cache))
+    assert notation.classifier("fast")("& a fact")[0] == "prose"
+    assert notation.classifier("lark")("& a fact")[0] == "prose"
+    first = sorted(p.name for p in (cache / "grammar").iterdir())
+    assert len(first) == 2  # Lark's analysis and the terminals, named for the text
+    assert all(name.startswith("notation-") for name in first)
+
+    edited = _edited_grammar(tmp_path)
+    monkeypatch.setattr(notation, "grammar_text", lambda: edited.read_text(encoding="utf-8"))
+    notation.parser.cache_clear()
+    notation.terminals.cache_clear()
+    notation._fast.cache_clear()
+    assert notation.classifier("fast")("& a fact") == ("fact", "&", 1)
+    assert notation.classifier("lark")("& a fact") == ("fact", "&", 1)
+    both = sorted(p.name for p in (cache / "grammar").iterdir())
+    assert len(both) == 4 and set(first) < set(both)
+    # read back from the cache in a new process-like state: the same answers
+    notation.parser.cache_clear()
+    notation.terminals.cache_clear()
+    notation._fast.cache_clear()
+    assert notation.classifier("fast")("& a fact") == ("fact", "&", 1)
+    assert notation.classifier("lark")("& a fact") == ("fact", "&", 1)
+
+
+def test_a_damaged_grammar_cache_is_built_again(tmp_path, monkeypatch, fresh_grammar):
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("BRAINMIGRATE_CACHE_DIR", str(cache))
+    expected = notation.classifier("fast")("!P3 flaky login test")
+    for path in (cache / "grammar").iterdir():
+        path.write_bytes(b"not a cache")
+    notation.parser.cache_clear()
+    notation.terminals.cache_clear()
+    notation._fast.cache_clear()
+    assert notation.classifier("fast")("!P3 flaky login test") == expected
+    assert notation.classifier("lark")("!P3 flaky login test") == expected
+
+
+def test_grammar_without_a_writable_cache_folder(tmp_path, monkeypatch, fresh_grammar):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("BRAINMIGRATE_CACHE_DIR", str(blocker / "cache"))
+    assert notation.classifier("fast")("~ we keep UTC") == ("fact", "~", 1)
+    assert notation.classifier("lark")("~ we keep UTC") == ("fact", "~", 1)
+    assert blocker.read_text() == ""
+
+
+def _sample_report() -> dict:
+    options = importer.Options(roots=ROOTS)
+    result = importer.import_notes([SAMPLES / "notes"], options, "unused.db", dry_run=True)
+    return reports.report(result)
+
+
+def test_templates_are_cached_and_a_changed_template_is_compiled_again(tmp_path):
+    templates, cache = tmp_path / "templates", tmp_path / "cache"
+    templates.mkdir()
+    source = (REPO / "brainmigrate/reports/templates/text.j2").read_text(encoding="utf-8")
+    (templates / "text.j2").write_text(source, encoding="utf-8")
+    data = _sample_report()
+    expected = reports.render(data, "text")
+
+    def render() -> str:
+        env = reports.make_environment(jinja2.FileSystemLoader(str(templates)), cache)
+        return env.get_template("text.j2").render(r=data, v=None)
+
+    assert render() == expected
+    cached = list(cache.iterdir())
+    assert len(cached) == 1
+    assert render() == expected  # loaded from the cache
+    (templates / "text.j2").write_text("EDITED\n" + source, encoding="utf-8")
+    assert render() == "EDITED\n" + expected
+
+
+def test_templates_without_a_writable_cache_folder(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    data = _sample_report()
+    loader = jinja2.PackageLoader("brainmigrate.reports", "templates")
+    env = reports.make_environment(loader, blocker / "cache")
+    assert env.get_template("text.j2").render(r=data, v=None) == reports.render(data, "text")
+    read_only = tmp_path / "read-only"
+    read_only.mkdir()
+    read_only.chmod(0o500)
+    try:
+        env = reports.make_environment(loader, read_only)
+        assert env.get_template("text.j2").render(r=data, v=None) == reports.render(data, "text")
+    finally:
+        read_only.chmod(0o700)
