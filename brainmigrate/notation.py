@@ -271,22 +271,24 @@ def split_block_id(text: str, alone: bool = False) -> str:
 
     A block id is whitespace, ``^``, then ASCII letters, digits or ``-`` with at least one
     letter, and only whitespace after it (``fact ^abc-1``; ``keep ^123`` keeps its ``^123``).
-    It trails text: on a fact's first line, ``^abc`` with nothing before it is the fact's
+    Every trailing id goes (``a ^x ^y`` gives ``a``): a text that still ended in one would
+    lose it when written out and read again. It trails text: on a fact's first line, ``^abc`` with nothing before it is the fact's
     text (``+ ^abc``), so every text a fact can hold reads back the same. ``alone``: a
     continuation line's id stands after the fact's earlier text and goes even alone. The
     whitespace before the ``^`` is kept (folding trims it). Linear time.
     """
-    end = len(text.rstrip(_WS_STRIP))
-    caret = text.rfind("^", 0, end)
-    if (
-        caret < 1
-        or text[caret - 1] not in _WS_SET
-        or not _BLOCK_ID.fullmatch(text, caret + 1, end)
-        or not _LETTER.search(text, caret + 1, end)
-        or (not alone and is_blank(text[:caret]))
-    ):
-        return text
-    return text[:caret]
+    while True:
+        end = len(text.rstrip(_WS_STRIP))
+        caret = text.rfind("^", 0, end)
+        if (
+            caret < 1
+            or text[caret - 1] not in _WS_SET
+            or not _BLOCK_ID.fullmatch(text, caret + 1, end)
+            or not _LETTER.search(text, caret + 1, end)
+            or (not alone and is_blank(text[:caret]))
+        ):
+            return text
+        text = text[:caret]  # and again: no stored text ends in an id (it would not read back)
 
 
 def fold(text: str) -> str:

@@ -1226,10 +1226,10 @@ def test_the_next_export_removes_what_a_killed_export_left(store, tmp_path, call
 def test_a_text_that_looks_like_a_block_id_round_trips(tmp_path):
     # '+ ^blk ^blk' is stored as '^blk': its brain line must not read back as empty.
     notes = tmp_path / "n.md"
-    notes.write_text("+ ^blk ^blk\n+ ^abc\n  ^x1\n", encoding="utf-8")
+    notes.write_text("+ ^blk ^blk\n+ ^abc\n  ^x1\n+ word ^blk ^blk\n", encoding="utf-8")
     store = tmp_path / "k.db"
     import_into(store, [notes], [tmp_path], tmp_path / "cache")
-    assert [r[3] for r in facts_of(store)] == ["^blk", "^abc"]
+    assert [r[3] for r in facts_of(store)] == ["^blk", "^abc", "word"]
     out = tmp_path / "brain"
     result = run("export", "--store", str(store), "--to", "brain", "--output", str(out))
     assert result.exit_code == 0, result.output
