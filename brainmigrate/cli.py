@@ -146,39 +146,17 @@ def stdin_notes(paths: tuple[str, ...], stdin_filename: str | None):
 
 
 def check_output(output: str | None) -> None:
-    """Raise ``Failure`` when ``--output`` could not be written, before any work (an import
-    that fails at its report would have written its store already): the folder must exist
-    and take a new file, which is tried (and removed again)."""
+    """Raise ``Failure`` when ``--output`` could not be written, before any work
+    (``fsutil.check_output``, the one check every command's output passes)."""
     if output in (None, "-"):
         return
-    import tempfile
-    from pathlib import Path
+    from brainmigrate.fsutil import OutputError
+    from brainmigrate.fsutil import check_output as check
 
-    from brainmigrate.fsutil import NAME_MAX, temp_prefix
-
-    if not output or output.endswith(("/", os.sep)):
-        raise Failure(f"--output {output!r}: not a file name; pass a file name")
-    target = Path(output)
-    folder = target.parent
-    if len(os.fsencode(target.name)) > NAME_MAX:
-        raise Failure(f"--output {output}: a name longer than {NAME_MAX} bytes; pass a shorter one")
-    if target.is_dir():
-        raise Failure(f"--output {output}: is a folder; pass a file name")
-    if not folder.is_dir():
-        raise Failure(
-            f"--output {output}: folder {folder} does not exist; create it or pass --output"
-            " with another path"
-        )
     try:
-        with tempfile.NamedTemporaryFile(
-            dir=folder, prefix=temp_prefix(target.name), suffix=".tmp"
-        ):
-            pass
-    except OSError as exc:
-        raise Failure(
-            f"--output {output}: cannot write in {folder} ({exc.strerror}); pass --output"
-            " with a writable path"
-        ) from None
+        check(output)
+    except OutputError as exc:
+        raise Failure(str(exc)) from None
 
 
 def refuse_overwrites(
@@ -815,7 +793,7 @@ def check_cmd(
 
 # ------------------------------------------------------------------ export, search, show
 
-#: The export formats (``brainmigrate.stores.export.FORMATS``; a test keeps them equal).
+#: The export formats (``brainmigrate.exports.FORMATS``; a test keeps them equal).
 EXPORT_FORMATS = ["jsonl", "brain", "knowledge", "memory"]
 
 
@@ -918,7 +896,7 @@ def export_cmd(
     Exit 1: the other facts were written, but facts the target cannot hold were left out
     (each named on stderr).
     """
-    from brainmigrate.stores import export
+    from brainmigrate import exports as export
 
     only = {
         "plus_kind": "brain",
