@@ -679,7 +679,7 @@ def check_cmd(
     come from .brainmigrate.toml or [tool.brainmigrate] in pyproject.toml, found from the
     current folder up; options given here override them.
     """
-    from brainmigrate import check, importer
+    from brainmigrate import check, importer, rules
     from brainmigrate import fix as fixing
     from brainmigrate.reports import ci
 
@@ -716,7 +716,7 @@ def check_cmd(
         ignore=ignore,
         quiet=quiet,
     )
-    selection = check.Selection(settings.select, settings.extend_select, settings.ignore)
+    selection = rules.Selection(settings.select, settings.extend_select, settings.ignore)
     if verbose:
         say(f"brainmigrate: configuration: {settings.source or 'none'}")
         say(f"brainmigrate: roots: {', '.join(settings.roots or ('.',))}")

@@ -258,8 +258,8 @@ class Checkouts:
         history) to the working tree, uncommitted ``git mv`` included."""
         key = (root, since)
         if key not in self._renames:
-            from brainmigrate.check import git_renames
             from brainmigrate.git import run_git
+            from brainmigrate.hints import git_renames
 
             moves: dict[str, str] = {}
             log = None

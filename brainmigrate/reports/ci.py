@@ -23,8 +23,9 @@ import click
 import jinja2
 
 from brainmigrate import __version__
-from brainmigrate.check import LEVELS, RULES, CheckResult, Finding
+from brainmigrate.check import CheckResult
 from brainmigrate.reports import environment, safe_text, to_json
+from brainmigrate.rules import LEVELS, RULES, Finding
 
 #: GitHub shows at most this many annotations of each kind (error, warning, notice) per step.
 GITHUB_LIMIT = 10
@@ -247,7 +248,7 @@ def finding_dict(f: Finding, fail_on: str) -> dict:
 
 def as_json(result: CheckResult) -> str:
     """The JSON report: versioned, keys sorted, findings in report order, no timestamps."""
-    from brainmigrate.check import SCHEMA_VERSION
+    from brainmigrate.rules import SCHEMA_VERSION
 
     b = result.baseline
     data = {
