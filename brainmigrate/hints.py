@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from brainmigrate.anchors import Root, is_absolute, normalize
+from brainmigrate.git import run_git
 from brainmigrate.importer import is_excluded  # noqa: F401 - part of check's interface
 from brainmigrate.rules import Hint
 
@@ -187,31 +187,20 @@ def git_renames(folder: str | os.PathLike) -> dict[str, str]:
     Runs ``git log -M --diff-filter=R --name-status -z --format= --relative``. Empty when
     ``folder`` is not in a git checkout or git is missing or fails.
     """
-    try:
-        out = subprocess.run(
-            [
-                "git",
-                "-C",
-                os.fspath(folder),
-                "-c",
-                "core.quotepath=off",
-                "log",
-                "-M",
-                "--diff-filter=R",
-                "--name-status",
-                "-z",
-                "--format=",
-                "--relative",
-            ],
-            capture_output=True,
-            check=False,
-            timeout=120,
-        )
-    except (OSError, subprocess.SubprocessError):
+    out = run_git(
+        folder,
+        "log",
+        "-M",
+        "--diff-filter=R",
+        "--name-status",
+        "-z",
+        "--format=",
+        "--relative",
+        timeout=120,
+    )
+    if out is None:
         return {}
-    if out.returncode != 0:
-        return {}
-    fields = [os.fsdecode(p).strip("\n") for p in out.stdout.split(b"\0")]
+    fields = [os.fsdecode(p).strip("\n") for p in out.split(b"\0")]
     fields = [p for p in fields if p]
     moves: list[tuple[str, str]] = []
     i = 0
