@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 
 from brainmigrate import importer
 from brainmigrate.baseline import BaselineStatus, apply_baseline, read_baseline, write_baseline
+from brainmigrate.errors import EXIT_FINDINGS, EXIT_OK
 from brainmigrate.hints import MoveHints
 from brainmigrate.importer import is_excluded  # noqa: F401 - part of check's interface
 from brainmigrate.model import Citation, Diagnostic, ParsedFact
@@ -83,7 +84,7 @@ class CheckResult:
     @property
     def exit_code(self) -> int:
         """1 when a finding fails the check, else 0 (SPEC.md §Exit codes)."""
-        return 1 if self.failing else 0
+        return EXIT_FINDINGS if self.failing else EXIT_OK
 
     def totals(self) -> dict:
         """Counts every report shows: files, facts, findings by severity and by code,

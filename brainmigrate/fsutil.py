@@ -11,6 +11,8 @@ import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from brainmigrate.errors import BrainmigrateError
+
 
 def _umask() -> int:
     umask = os.umask(0)
@@ -172,7 +174,7 @@ def shown(text: str) -> str:
     return printable(str(text)).translate(_CONTROLS)
 
 
-class Clash(Exception):
+class Clash(BrainmigrateError):
     """An output of a run names a file the run reads, or another of its outputs."""
 
 
@@ -276,7 +278,7 @@ def publish_folder(folder: Path, data: dict[str, bytes]) -> tuple[list[str], lis
     return sorted(changed), [n for n in existing if n not in data]
 
 
-class OutputError(Exception):
+class OutputError(BrainmigrateError):
     """An ``--output`` path cannot take what a command writes; the message names the fix."""
 
 

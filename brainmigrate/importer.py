@@ -23,6 +23,7 @@ from urllib.parse import unquote
 
 from brainmigrate import notation
 from brainmigrate.anchors import NAME_CAP, NOTHING, Resolved, Resolver, Root, copy_resolved
+from brainmigrate.errors import BrainmigrateError
 from brainmigrate.facts import MAX_FACT_CHARS, TaskIds, build_fact, plus_kind_for, scope_for
 from brainmigrate.fsutil import printable
 from brainmigrate.merge import Key, MergeIndex, Stems, numbers, path_edits, similarity
@@ -54,7 +55,7 @@ SKIP_DIRS = frozenset(
 )
 
 
-class InputError(Exception):
+class InputError(BrainmigrateError):
     """A notes path or a root is missing or unreadable, or holds no notes; or a bad option."""
 
 

@@ -31,6 +31,7 @@ from typing import BinaryIO
 from lark import Lark, Token, Tree
 
 from brainmigrate import spill
+from brainmigrate.errors import BrainmigrateError
 from brainmigrate.model import Diagnostic
 
 #: Unicode White_Space, "\n" aside (SPEC.md §Notation: "Whitespace" is Unicode White_Space).
@@ -45,7 +46,7 @@ _WS_STRIP = "\t\x0b\x0c\r \x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000" + "".joi
 )
 
 
-class GrammarError(RuntimeError):
+class GrammarError(BrainmigrateError, RuntimeError):
     """The notation grammar could not be found or loaded (a broken install)."""
 
 
@@ -236,7 +237,7 @@ class Line:
     col: int = 1
 
 
-class NotesReadError(OSError):
+class NotesReadError(BrainmigrateError, OSError):
     """A notes file could not be opened or read."""
 
 

@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from brainmigrate.errors import BrainmigrateError
 from brainmigrate.fsutil import printable
 from brainmigrate.merge import Stems
 from brainmigrate.model import FactRecord
@@ -47,7 +48,7 @@ _DOC_EXTENSIONS = frozenset(
 )
 
 
-class NotFound(Exception):
+class NotFound(BrainmigrateError):
     """No fact has the id asked for, or the id is not of the form ``k17`` / ``17``."""
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from brainmigrate.errors import BrainmigrateError
 from brainmigrate.fsutil import (
     printable,
 )
@@ -28,7 +29,7 @@ SHOW_AT_MOST = 50
 QUOTE_AT_MOST = 60
 
 
-class ExportError(Exception):
+class ExportError(BrainmigrateError):
     """The export cannot be done as asked; nothing was written. The message names the fix."""
 
 
