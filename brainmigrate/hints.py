@@ -12,7 +12,6 @@ from pathlib import Path
 
 from brainmigrate.anchors import Root, is_absolute, normalize
 from brainmigrate.git import run_git
-from brainmigrate.importer import is_excluded  # noqa: F401 - part of check's interface
 from brainmigrate.rules import Hint
 
 #: A similar path is suggested only when the stem of its file name (before the first dot)

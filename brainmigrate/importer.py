@@ -660,7 +660,7 @@ def fts_words(stems: Stems):
     """The words FTS5 indexes for a fact: stems of its text, scope, kind and task, then its
     task ids as one token each (``TER-160`` -> ``ter160``) and its numbers, so a search
     finds them as written."""
-    from brainmigrate.search import task_token
+    from brainmigrate.terms import task_token
 
     def words(rec: FactRecord) -> str:
         out = stems.words(" ".join(filter(None, (rec.text, rec.scope, rec.kind, rec.task))))

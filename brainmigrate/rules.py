@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from brainmigrate import importer
-from brainmigrate.importer import is_excluded  # noqa: F401 - part of check's interface
 
 #: Severity levels, highest first; ``--fail-on`` takes one of them.
 LEVELS = ("error", "warning", "info")

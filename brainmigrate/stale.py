@@ -646,7 +646,7 @@ class StaleResult:
 
 
 def _selected(facts: Iterable[FactRecord], scopes=(), kinds=()) -> list[FactRecord]:
-    from brainmigrate.search import parse_scopes
+    from brainmigrate.terms import parse_scopes
 
     exact, areas = parse_scopes(scopes)
     kinds = set(kinds)

@@ -13,7 +13,7 @@ from brainmigrate.fsutil import (
 )
 from brainmigrate.model import FactRecord
 from brainmigrate.notation import fold
-from brainmigrate.search import parse_scopes
+from brainmigrate.terms import parse_scopes
 
 #: Memory budgets in bytes (seed 004): the index and all files together.
 INDEX_BUDGET = 2 * 1024
