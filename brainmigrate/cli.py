@@ -16,51 +16,28 @@ from collections.abc import Iterable, Iterator
 import click
 
 from brainmigrate import __version__
+from brainmigrate.errors import (
+    EXIT_FAULT,
+    EXIT_FINDINGS,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_PIPE,
+    BrainmigrateError,
+)
 from brainmigrate.model import KINDS
 from brainmigrate.reports import FORMATS as REPORT_FORMATS
 from brainmigrate.reports import to_json
 
 
-class Failure(Exception):
+class Failure(BrainmigrateError):
     """A run that could not be done; the CLI prints the message and exits 2."""
-
-
-#: Exit code of a run stopped by Ctrl-C (SIGINT): 128 + 2, as shells and scripts expect.
-INTERRUPTED = 130
 
 
 def interrupted() -> None:
     """Stop a run that Ctrl-C interrupted: one line, exit 130. An import is one
     transaction, rolled back (or already committed) by the time this runs."""
     click.echo("brainmigrate: interrupted (a store is written whole or not at all)", err=True)
-    sys.exit(INTERRUPTED)
-
-
-def _known_errors() -> tuple[type[BaseException], ...]:
-    from brainmigrate.fsutil import Clash
-    from brainmigrate.importer import InputError
-    from brainmigrate.notation import GrammarError, NotesReadError
-    from brainmigrate.spill import SpillError
-    from brainmigrate.stale import VerifyError
-    from brainmigrate.stores.sqlite import StoreError
-
-    errors: list[type[BaseException]] = [
-        Failure,
-        Clash,
-        VerifyError,
-        InputError,
-        NotesReadError,
-        StoreError,
-        GrammarError,
-        SpillError,
-    ]
-    try:
-        from brainmigrate.codeindex import RootError
-
-        errors.append(RootError)
-    except ImportError:  # pragma: no cover - the index ships with the package
-        pass
-    return tuple(errors)
+    sys.exit(EXIT_INTERRUPTED)
 
 
 def say(text: str) -> None:
@@ -83,14 +60,14 @@ def guarded(func):
             raise
         except click.ClickException:
             raise
-        except _known_errors() as exc:
+        except BrainmigrateError as exc:
             say(f"brainmigrate: error: {exc}")
-            sys.exit(2)
+            sys.exit(EXIT_FAULT)
         except BrokenPipeError:
             # the reader went away (``| head``): stop quietly, as a tool killed by SIGPIPE
             with contextlib.suppress(OSError):
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            sys.exit(141)
+            sys.exit(EXIT_PIPE)
         except KeyboardInterrupt:
             interrupted()
         except Exception as exc:  # noqa: BLE001 - the last line of defence
@@ -102,7 +79,7 @@ def guarded(func):
                 "BRAINMIGRATE_DEBUG=1 shows the traceback)",
                 err=True,
             )
-            sys.exit(2)
+            sys.exit(EXIT_FAULT)
 
     return wrapper
 
@@ -146,39 +123,17 @@ def stdin_notes(paths: tuple[str, ...], stdin_filename: str | None):
 
 
 def check_output(output: str | None) -> None:
-    """Raise ``Failure`` when ``--output`` could not be written, before any work (an import
-    that fails at its report would have written its store already): the folder must exist
-    and take a new file, which is tried (and removed again)."""
+    """Raise ``Failure`` when ``--output`` could not be written, before any work
+    (``fsutil.check_output``, the one check every command's output passes)."""
     if output in (None, "-"):
         return
-    import tempfile
-    from pathlib import Path
+    from brainmigrate.fsutil import OutputError
+    from brainmigrate.fsutil import check_output as check
 
-    from brainmigrate.fsutil import NAME_MAX, temp_prefix
-
-    if not output or output.endswith(("/", os.sep)):
-        raise Failure(f"--output {output!r}: not a file name; pass a file name")
-    target = Path(output)
-    folder = target.parent
-    if len(os.fsencode(target.name)) > NAME_MAX:
-        raise Failure(f"--output {output}: a name longer than {NAME_MAX} bytes; pass a shorter one")
-    if target.is_dir():
-        raise Failure(f"--output {output}: is a folder; pass a file name")
-    if not folder.is_dir():
-        raise Failure(
-            f"--output {output}: folder {folder} does not exist; create it or pass --output"
-            " with another path"
-        )
     try:
-        with tempfile.NamedTemporaryFile(
-            dir=folder, prefix=temp_prefix(target.name), suffix=".tmp"
-        ):
-            pass
-    except OSError as exc:
-        raise Failure(
-            f"--output {output}: cannot write in {folder} ({exc.strerror}); pass --output"
-            " with a writable path"
-        ) from None
+        check(output)
+    except OutputError as exc:
+        raise Failure(str(exc)) from None
 
 
 def refuse_overwrites(
@@ -405,12 +360,12 @@ class OneLineErrors(click.Group):
             rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click.exceptions.NoArgsIsHelpError as exc:
             click.echo(exc.ctx.get_help() if exc.ctx else exc.format_message())
-            sys.exit(0)
+            sys.exit(EXIT_OK)
         except click.UsageError as exc:
             where = f"; see '{exc.ctx.command_path} --help'" if exc.ctx else ""
             message = " ".join(exc.format_message().split()).rstrip(".")
             say(f"brainmigrate: error: {message}{where}")
-            sys.exit(2)
+            sys.exit(EXIT_FAULT)
         except click.ClickException as exc:
             say(f"brainmigrate: error: {exc.format_message()}")
             sys.exit(exc.exit_code)
@@ -418,7 +373,7 @@ class OneLineErrors(click.Group):
             interrupted()
         if not standalone_mode:
             return rv
-        sys.exit(rv if isinstance(rv, int) else 0)
+        sys.exit(rv if isinstance(rv, int) else EXIT_OK)
 
     # Ctrl-C while options are read: stopped here, before click turns it into Abort (and
     # prints an empty line first).
@@ -701,7 +656,7 @@ def check_cmd(
     come from .brainmigrate.toml or [tool.brainmigrate] in pyproject.toml, found from the
     current folder up; options given here override them.
     """
-    from brainmigrate import check, importer
+    from brainmigrate import check, importer, rules
     from brainmigrate import fix as fixing
     from brainmigrate.reports import ci
 
@@ -738,7 +693,7 @@ def check_cmd(
         ignore=ignore,
         quiet=quiet,
     )
-    selection = check.Selection(settings.select, settings.extend_select, settings.ignore)
+    selection = rules.Selection(settings.select, settings.extend_select, settings.ignore)
     if verbose:
         say(f"brainmigrate: configuration: {settings.source or 'none'}")
         say(f"brainmigrate: roots: {', '.join(settings.roots or ('.',))}")
@@ -785,7 +740,7 @@ def check_cmd(
         if diff:
             sys.stdout.buffer.write(fixing.unified_diff(fixed.edits))
             sys.stdout.flush()
-            sys.exit(1 if fixed.edits and not exit_zero else 0)
+            sys.exit(EXIT_FINDINGS if fixed.edits and not exit_zero else EXIT_OK)
         result = fixed.check
     painted = use_color(color, sys.stdout)
     reports = [
@@ -810,12 +765,12 @@ def check_cmd(
                     handle.write(extra)
             except OSError as exc:
                 say(f"brainmigrate: warning: GITHUB_STEP_SUMMARY: {exc}")
-    sys.exit(0 if exit_zero else result.exit_code)
+    sys.exit(EXIT_OK if exit_zero else result.exit_code)
 
 
 # ------------------------------------------------------------------ export, search, show
 
-#: The export formats (``brainmigrate.stores.export.FORMATS``; a test keeps them equal).
+#: The export formats (``brainmigrate.exports.FORMATS``; a test keeps them equal).
 EXPORT_FORMATS = ["jsonl", "brain", "knowledge", "memory"]
 
 
@@ -918,7 +873,7 @@ def export_cmd(
     Exit 1: the other facts were written, but facts the target cannot hold were left out
     (each named on stderr).
     """
-    from brainmigrate.stores import export
+    from brainmigrate import exports as export
 
     only = {
         "plus_kind": "brain",
@@ -968,7 +923,7 @@ def export_cmd(
         say(f"  left out, {fmt} cannot hold them as they are: {len(result.refused)} facts")
         for e in result.refused:
             say(f"    {export.refusal(e)}")
-        sys.exit(1)
+        sys.exit(EXIT_FINDINGS)
 
 
 class QueryCommand(click.Command):

@@ -2,7 +2,7 @@
 (docs/check.md, "Fixing moved paths").
 
 A gone citation (BM101) is rewritten only when its new place is certain
-(``certain_move``): git's history renamed the path (``check.MoveHints``, followed through
+(``certain_move``): git's history renamed the path (``hints.MoveHints``, followed through
 later renames), or, failing git, the first root holds exactly one file of that name and
 git says its content is what the old path last held. ``unsafe`` drops that content proof;
 the "closest path" guess is never applied.
@@ -26,10 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote, unquote
 
-from brainmigrate import check, importer
+from brainmigrate import check, importer, rules
 from brainmigrate.anchors import PathResolver, Root, is_absolute, normalize
 from brainmigrate.fsutil import printable, stage_bytes
 from brainmigrate.git import run_git
+from brainmigrate.hints import Move, MoveHints
 from brainmigrate.model import Segment
 from brainmigrate.notation import BOM, WIDE_BOMS
 from brainmigrate.tokens import Token, link_path, path_like, tokens
@@ -109,7 +110,7 @@ def run_fix(
     baseline: str | os.PathLike | None = None,
     update_baseline: bool = False,
     exclude: Sequence[str] = (),
-    select: check.Selection | None = None,
+    select: rules.Selection | None = None,
 ) -> FixResult:
     """Check ``paths``, plan the fixes of their gone citations, and with ``write`` apply
     them and check again (``FixResult.check``, whose exit code is what remains).
@@ -122,7 +123,7 @@ def run_fix(
     roots = importer.make_roots(options.roots)
     kept, _ = importer.select_files(paths, exclude, options.names)
     files = dict(importer.notes_files(kept, names=options.names))
-    hints = check.MoveHints(roots, options.cache_dir)
+    hints = MoveHints(roots, options.cache_dir)
     result = plan_fixes(first.findings, files, roots, hints, unsafe=unsafe)
     if write:
         apply(result)
@@ -139,10 +140,10 @@ def run_fix(
 
 
 def plan_fixes(
-    findings: Sequence[check.Finding],
+    findings: Sequence[rules.Finding],
     files: dict[str, Path],
     roots: Sequence[Root],
-    hints: check.MoveHints,
+    hints: MoveHints,
     *,
     unsafe: bool = False,
 ) -> FixResult:
@@ -151,7 +152,7 @@ def plan_fixes(
     files and git; writes nothing."""
     out = FixResult()
     resolver = PathResolver(roots)
-    by_file: dict[str, list[check.Finding]] = {}
+    by_file: dict[str, list[rules.Finding]] = {}
     for f in findings:
         if f.code == "BM101" and not f.suppressed and f.line is not None and f.col is not None:
             by_file.setdefault(f.file, []).append(f)
@@ -164,7 +165,7 @@ def plan_fixes(
 
 
 def _plan_file(display, path, found, resolver, hints, unsafe, out: FixResult) -> None:
-    def leave(f: check.Finding, reason: str) -> None:
+    def leave(f: rules.Finding, reason: str) -> None:
         out.left.append(Left(display, f.line, f.col, f.subject, reason))
 
     real = os.path.realpath(path)
@@ -274,9 +275,7 @@ def _names(resolver: PathResolver, new: str, link: bool, folder: str, target) ->
     return hit[0] == "found" and hit[1] == target.root.index and _same(hit[2], target.path)
 
 
-def certain_move(
-    subject: str, hints: check.MoveHints, unsafe: bool
-) -> tuple[check.Move, str] | str:
+def certain_move(subject: str, hints: MoveHints, unsafe: bool) -> tuple[Move, str] | str:
     """``(move, how)`` for the gone path ``subject`` when its new place is certain, else
     the reason it is not: a git rename; one file of the same name whose content git says
     the old path last held (``same-content``); with ``unsafe``, one file of the same name

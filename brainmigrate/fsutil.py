@@ -11,6 +11,8 @@ import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from brainmigrate.errors import BrainmigrateError
+
 
 def user_cache_dir() -> Path:
     """The user's cache folder for brainmigrate: ``$BRAINMIGRATE_CACHE_DIR`` if set, else
@@ -184,7 +186,7 @@ def shown(text: str) -> str:
     return printable(str(text)).translate(_CONTROLS)
 
 
-class Clash(Exception):
+class Clash(BrainmigrateError):
     """An output of a run names a file the run reads, or another of its outputs."""
 
 
@@ -227,3 +229,103 @@ def refuse_clashes(
                 f"{name} would be written over {what} {shown(os.fspath(path))}, which this"
                 f" command reads; pass {flag} another path"
             )
+
+
+def same_bytes(path: Path, data: bytes) -> bool:
+    """Whether the regular file ``path`` already holds exactly ``data`` (``False`` when it
+    cannot be read)."""
+    try:
+        return path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data
+    except OSError:
+        return False
+
+
+def publish_bytes(path: Path, data: bytes) -> list[str]:
+    """Write ``data`` to ``path`` with ``write_bytes_atomic``, unless the file already holds
+    these bytes: returns ``[]`` then, else ``[path.name]``. Raises ``OSError``."""
+    if same_bytes(path, data):
+        return []
+    write_bytes_atomic(path, data)
+    return [path.name]
+
+
+def publish_folder(folder: Path, data: dict[str, bytes]) -> tuple[list[str], list[str]]:
+    """Write ``data`` (name -> bytes) into ``folder`` all or nothing.
+
+    A folder that does not exist yet is built as a hidden temporary folder beside it and
+    renamed into place. In an existing folder, files whose bytes would not change are not
+    touched; the others are first all written as hidden temporary files (``stage_bytes``),
+    then renamed over the old ones. On a failure the temporary files are removed and the
+    folder is as it was. Returns ``(written names, names of other files in the folder)``;
+    raises ``OSError``.
+    """
+    mode = file_mode()
+    parent = folder.parent if str(folder.parent) else Path(".")
+    if not folder.exists():
+        tmpdir = tempfile.mkdtemp(prefix=temp_prefix(folder.name), suffix=".tmp", dir=parent)
+        try:
+            for name, blob in data.items():
+                with open(os.path.join(tmpdir, name), "xb") as f:
+                    f.write(blob)
+                os.chmod(os.path.join(tmpdir, name), mode)
+            os.chmod(tmpdir, folder_mode())
+            os.rename(tmpdir, folder)
+        except BaseException:
+            shutil.rmtree(tmpdir, ignore_errors=True)
+            raise
+        return sorted(data), []
+    existing = sorted(p.name for p in folder.iterdir() if not p.name.startswith("."))
+    changed = {name: blob for name, blob in data.items() if not same_bytes(folder / name, blob)}
+    temps: dict[str, str] = {}
+    try:
+        for name, blob in changed.items():
+            temps[name] = stage_bytes(folder, name, blob)
+        for name, tmp in temps.items():
+            os.replace(tmp, folder / name)
+    except BaseException:
+        for tmp in temps.values():
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        raise
+    return sorted(changed), [n for n in existing if n not in data]
+
+
+class OutputError(BrainmigrateError):
+    """An ``--output`` path cannot take what a command writes; the message names the fix."""
+
+
+def check_output(path: str | os.PathLike, *, folder: bool = False) -> None:
+    """Raise ``OutputError`` when ``path`` could not take a command's output, before any
+    work (a run that fails at its output would have done the work for nothing, or written
+    its store already): the name must fit, be a file (or, with ``folder``, a folder) name,
+    its folder must exist and take a new file, which is tried (and removed again)."""
+    text = os.fspath(path)
+    if not folder and (not text or text.endswith(("/", os.sep))):
+        raise OutputError(f"--output {text!r}: not a file name; pass a file name")
+    target = Path(text)
+    parent = target.parent
+    if len(os.fsencode(target.name)) > NAME_MAX:
+        raise OutputError(
+            f"--output {printable(text)}: a name longer than {NAME_MAX} bytes; pass a shorter one"
+        )
+    if folder and target.exists() and not target.is_dir():
+        raise OutputError(
+            f"--output {text} is a file, and this format writes a folder; "
+            "pass --output with a folder path"
+        )
+    if not folder and target.is_dir():
+        raise OutputError(f"--output {text}: is a folder; pass a file name")
+    if not parent.is_dir():
+        raise OutputError(
+            f"--output {text}: folder {parent} does not exist; create it or pass --output"
+            " with another path"
+        )
+    where = target if folder and target.is_dir() else parent
+    try:
+        with tempfile.NamedTemporaryFile(dir=where, prefix=temp_prefix(target.name), suffix=".tmp"):
+            pass
+    except OSError as exc:
+        raise OutputError(
+            f"--output {text}: cannot write in {where} ({exc.strerror}); pass --output"
+            " with a writable path"
+        ) from None

@@ -24,6 +24,7 @@ from urllib.parse import unquote
 
 from brainmigrate import notation
 from brainmigrate.anchors import NAME_CAP, NOTHING, Resolved, Resolver, Root, copy_resolved
+from brainmigrate.errors import BrainmigrateError
 from brainmigrate.facts import MAX_FACT_CHARS, TaskIds, build_fact, plus_kind_for, scope_for
 from brainmigrate.fsutil import printable
 from brainmigrate.merge import Key, MergeIndex, Stems, numbers, path_edits, similarity
@@ -55,7 +56,7 @@ SKIP_DIRS = frozenset(
 )
 
 
-class InputError(Exception):
+class InputError(BrainmigrateError):
     """A notes path or a root is missing or unreadable, or holds no notes; or a bad option."""
 
 
@@ -673,7 +674,7 @@ def fts_words(stems: Stems):
     """The words FTS5 indexes for a fact: stems of its text, scope, kind and task, then its
     task ids as one token each (``TER-160`` -> ``ter160``) and its numbers, so a search
     finds them as written."""
-    from brainmigrate.search import task_token
+    from brainmigrate.terms import task_token
 
     def words(rec: FactRecord) -> str:
         out = stems.words(" ".join(filter(None, (rec.text, rec.scope, rec.kind, rec.task))))

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 from brainmigrate import spill
+from brainmigrate.errors import BrainmigrateError
 from brainmigrate.model import Diagnostic
 
 if TYPE_CHECKING:  # lark is imported when the parser is first built (start-up)
@@ -50,7 +51,7 @@ _WS_STRIP = "\t\x0b\x0c\r \x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000" + "".joi
 )
 
 
-class GrammarError(RuntimeError):
+class GrammarError(BrainmigrateError, RuntimeError):
     """The notation grammar could not be found or loaded (a broken install)."""
 
 
@@ -324,7 +325,7 @@ class Line:
     col: int = 1
 
 
-class NotesReadError(OSError):
+class NotesReadError(BrainmigrateError, OSError):
     """A notes file could not be opened or read."""
 
 

@@ -21,11 +21,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from brainmigrate.fsutil import printable
+from brainmigrate.errors import BrainmigrateError
 from brainmigrate.merge import Stems
 from brainmigrate.model import FactRecord
 from brainmigrate.reports import anchor_fields, fact_fields, safe_text
 from brainmigrate.stores import sqlite
+from brainmigrate.terms import parse_scopes, task_token
 
 #: Default and largest number of hits.
 DEFAULT_LIMIT = 5
@@ -47,7 +48,7 @@ _DOC_EXTENSIONS = frozenset(
 )
 
 
-class NotFound(Exception):
+class NotFound(BrainmigrateError):
     """No fact has the id asked for, or the id is not of the form ``k17`` / ``17``."""
 
 
@@ -86,25 +87,6 @@ def task_ids(text: str) -> list[str]:
 def numbers(text: str) -> list[str]:
     """Digit runs of ``text`` outside its task ids, in order, once each."""
     return list(dict.fromkeys(_NUMBER.findall(_TASK.sub(" ", text))))
-
-
-def task_token(task: str) -> str:
-    """The one FTS5 token a task id is indexed as: ``TER-160`` -> ``ter160``."""
-    return "".join(c for c in task.lower() if c.isalnum())
-
-
-def parse_scopes(values) -> tuple[list[str], bool]:
-    """Split ``--scope`` values (repeatable, comma-separated) into exact scopes and whether a
-    bare ``area`` (every ``area:*`` scope) was given."""
-    scopes, areas = [], False
-    for value in values or ():
-        for part in printable(value).split(","):
-            part = part.strip()
-            if part == "area":
-                areas = True
-            elif part:
-                scopes.append(part)
-    return scopes, areas
 
 
 def search(

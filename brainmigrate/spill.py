@@ -19,13 +19,14 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from typing import Any, BinaryIO
 
+from brainmigrate.errors import BrainmigrateError
 from brainmigrate.fsutil import printable
 
 #: Values ``Keyed`` keeps in memory before it writes them to its database.
 CACHE = 4096
 
 
-class SpillError(Exception):
+class SpillError(BrainmigrateError):
     """A temporary file could not be written (``TMPDIR`` is full or not writable)."""
 
     def __init__(self, where: str, why: BaseException | str) -> None:

@@ -25,6 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from brainmigrate.codeindex.extract import digest, normalise_source
+from brainmigrate.errors import EXIT_FINDINGS, EXIT_OK, BrainmigrateError
 from brainmigrate.model import Anchor, FactRecord
 from brainmigrate.stores import sqlite
 
@@ -41,7 +42,7 @@ FILE, LINES = "file", "lines"
 _UNKNOWN = object()
 
 
-class VerifyError(Exception):
+class VerifyError(BrainmigrateError):
     """``verify`` was asked for facts that do not exist, or for none."""
 
 
@@ -258,8 +259,8 @@ class Checkouts:
         history) to the working tree, uncommitted ``git mv`` included."""
         key = (root, since)
         if key not in self._renames:
-            from brainmigrate.check import git_renames
             from brainmigrate.git import run_git
+            from brainmigrate.hints import git_renames
 
             moves: dict[str, str] = {}
             log = None
@@ -641,11 +642,11 @@ class StaleResult:
     @property
     def exit_code(self) -> int:
         """1 when a fact is stale, else 0."""
-        return 1 if self.stale else 0
+        return EXIT_FINDINGS if self.stale else EXIT_OK
 
 
 def _selected(facts: Iterable[FactRecord], scopes=(), kinds=()) -> list[FactRecord]:
-    from brainmigrate.search import parse_scopes
+    from brainmigrate.terms import parse_scopes
 
     exact, areas = parse_scopes(scopes)
     kinds = set(kinds)
@@ -730,7 +731,7 @@ class VerifyResult:
     @property
     def exit_code(self) -> int:
         """1 when a fact was refused, else 0."""
-        return 1 if self.refused else 0
+        return EXIT_FINDINGS if self.refused else EXIT_OK
 
 
 def verify(

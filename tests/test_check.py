@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from brainmigrate import check, importer
+from brainmigrate import baseline, check, importer, rules
 from brainmigrate.cli import main
 from brainmigrate.facts import TaskIds, build_fact
+from brainmigrate.hints import MoveHints, git_renames
 from brainmigrate.notation import Line
 
 NOTES = """\
@@ -133,7 +134,7 @@ def test_check_writes_nothing(project):
 
 
 def test_every_diagnostic_code_has_a_rule_with_the_documented_severity():
-    assert {c: r.severity for c, r in check.RULES.items()} == {
+    assert {c: r.severity for c, r in rules.RULES.items()} == {
         "BM101": "error",
         "BM102": "warning",
         "BM103": "warning",
@@ -387,7 +388,7 @@ def test_baseline_counts_repeated_findings(project):
         project,
         {"one/x.md": "+ a app/x/Gone.kt\n", "two/x.md": "+ a app/x/Gone.kt\n\n+ a app/x/Gone.kt\n"},
     )
-    check.write_baseline("bl.json", run(["one/x.md"]).findings)
+    baseline.write_baseline("bl.json", run(["one/x.md"]).findings)
     result = run(["two/x.md"], baseline="bl.json")
     assert [f.baselined for f in result.findings] == [True, False]
     assert result.exit_code == 1
@@ -474,10 +475,10 @@ def test_bad_baseline_exits_2_naming_the_entry_and_the_field(project, content, m
 
 
 def test_fingerprint_ignores_position_case_and_spacing():
-    a = check.fingerprint("BM101", "area:x", "Old  file app/Old.kt", "app/Old.kt")
-    assert a == check.fingerprint("BM101", "area:x", "old file app/Old.kt", "app/Old.kt")
-    assert a != check.fingerprint("BM101", "area:y", "old file app/Old.kt", "app/Old.kt")
-    assert a != check.fingerprint("BM102", "area:x", "old file app/Old.kt", "app/Old.kt")
+    a = rules.fingerprint("BM101", "area:x", "Old  file app/Old.kt", "app/Old.kt")
+    assert a == rules.fingerprint("BM101", "area:x", "old file app/Old.kt", "app/Old.kt")
+    assert a != rules.fingerprint("BM101", "area:y", "old file app/Old.kt", "app/Old.kt")
+    assert a != rules.fingerprint("BM102", "area:x", "old file app/Old.kt", "app/Old.kt")
 
 
 # ------------------------------------------------------------------------------ exclude
@@ -561,13 +562,13 @@ def test_hints_from_git_renames_same_name_and_similar_paths(history):
     result = check.run_check(["notes"], importer.Options(roots=["checkout"]))
     got = [(f.code, f.subject, f.hint) for f in result.findings]
     assert got == [
-        ("BM101", "app/src/Old.kt", check.Hint("app/core/Entry.kt", "git-rename")),
-        ("BM101", "app/src/Chain.kt", check.Hint("app/last/Chain.kt", "git-rename")),
-        ("BM101", "docs/guide.md", check.Hint("manual/guide.md", "same-name")),
-        ("BM101", "src/PaymentGatewy.kt", check.Hint("src/PaymentGateway.kt", "similar")),
+        ("BM101", "app/src/Old.kt", rules.Hint("app/core/Entry.kt", "git-rename")),
+        ("BM101", "app/src/Chain.kt", rules.Hint("app/last/Chain.kt", "git-rename")),
+        ("BM101", "docs/guide.md", rules.Hint("manual/guide.md", "same-name")),
+        ("BM101", "src/PaymentGatewy.kt", rules.Hint("src/PaymentGateway.kt", "similar")),
         ("BM101", "src/Billing.kt", None),
         ("BM101", "tests/test_a.py", None),
-        ("BM101", "api/handler_v1.py", check.Hint("api/handler_v2.py", "git-rename")),
+        ("BM101", "api/handler_v1.py", rules.Hint("api/handler_v2.py", "git-rename")),
     ]
 
 
@@ -582,7 +583,7 @@ def test_names_and_hints_share_one_index_of_the_first_root(history, monkeypatch)
         CodeIndex, "__init__", lambda self, *a, **k: made.append(1) or init(self, *a, **k)
     )
     result = check.run_check(["notes"], importer.Options(roots=["checkout"]))
-    assert ("BM101", "docs/guide.md", check.Hint("manual/guide.md", "same-name")) in [
+    assert ("BM101", "docs/guide.md", rules.Hint("manual/guide.md", "same-name")) in [
         (f.code, f.subject, f.hint) for f in result.findings
     ]
     assert made == [1]
@@ -622,7 +623,7 @@ def test_unrelated_files_are_never_suggested(tmp_path):
             "src/Invoicer.kt": "",
         },
     )
-    hints = check.MoveHints([importer.make_roots([tmp_path])[0]])
+    hints = MoveHints([importer.make_roots([tmp_path])[0]])
     for gone in (
         "src/Billing.kt",
         "src/UserService.kt",
@@ -636,19 +637,19 @@ def test_unrelated_files_are_never_suggested(tmp_path):
         "lib/engine.py",
     ):
         assert hints.hint(gone) is None, gone
-    assert hints.hint("src/Invoicr.kt") == check.Hint("src/Invoicer.kt", "similar")
-    assert hints.hint("conf/Invoicer.kts") == check.Hint("src/Invoicer.kt", "similar")
+    assert hints.hint("src/Invoicr.kt") == rules.Hint("src/Invoicer.kt", "similar")
+    assert hints.hint("conf/Invoicer.kts") == rules.Hint("src/Invoicer.kt", "similar")
 
 
 def test_similar_needs_a_clear_leader(tmp_path):
     write(tmp_path, {"a/PaymentGateway.kt": "", "b/PaymentGateway.kt": ""})
-    hints = check.MoveHints([importer.make_roots([tmp_path])[0]])
+    hints = MoveHints([importer.make_roots([tmp_path])[0]])
     assert hints.hint("c/PaymentGatewy.kt") is None
-    assert hints.hint("a/PaymentGatewy.kt") == check.Hint("a/PaymentGateway.kt", "similar")
+    assert hints.hint("a/PaymentGatewy.kt") == rules.Hint("a/PaymentGateway.kt", "similar")
 
 
 def test_git_renames_outside_a_checkout_is_empty(tmp_path):
-    assert check.git_renames(tmp_path) == {}
+    assert git_renames(tmp_path) == {}
 
 
 def test_a_finding_on_a_line_a_runaway_fact_left_out_is_still_that_facts(project, monkeypatch):

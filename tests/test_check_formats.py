@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from brainmigrate import check, importer
+from brainmigrate import check, importer, rules
 from brainmigrate.cli import main
 from brainmigrate.reports import ci
 
@@ -147,7 +147,7 @@ def test_json_is_versioned_sorted_and_deterministic(project):
         "fact_line": 2,
         "fails": True,
         "file": "notes/docker.md",
-        "fingerprint": check.fingerprint(
+        "fingerprint": rules.fingerprint(
             "BM101", "area:docker", "gone app/Old.kt and app/__init__.py too", "app/Old.kt"
         ),
         "hint": None,
@@ -177,14 +177,14 @@ def test_json_reports_the_baseline(project):
 
 
 def test_github_escapes_data_and_properties():
-    f = check.Finding(
+    f = rules.Finding(
         "BM101",
         "error",
         "notes/a,b:c%\r\n.md",
         3,
         5,
         "cites x%y, z:w\r\nnext",
-        hint=check.Hint("p:q,r.kt", "similar"),
+        hint=rules.Hint("p:q,r.kt", "similar"),
     )
     assert ci.github_command(f) == (
         "::error file=notes/a%2Cb%3Ac%25%0D%0A.md,line=3,col=5,title=BM101 gone-path::"
@@ -271,10 +271,10 @@ def test_sarif_validates_against_the_2_1_0_schema(project):
 def test_sarif_results(project):
     data = json.loads(ci.render(result_of(), "sarif"))
     run = data["runs"][0]
-    rules = run["tool"]["driver"]["rules"]
-    assert [r["id"] for r in rules] == list(check.RULES)
+    driver_rules = run["tool"]["driver"]["rules"]
+    assert [r["id"] for r in driver_rules] == list(rules.RULES)
     results = run["results"]
-    assert [(r["ruleId"], rules[r["ruleIndex"]]["id"], r["level"]) for r in results] == [
+    assert [(r["ruleId"], driver_rules[r["ruleIndex"]]["id"], r["level"]) for r in results] == [
         ("BM101", "BM101", "error"),
         ("BM101", "BM101", "error"),
         ("BM102", "BM102", "warning"),
@@ -497,7 +497,7 @@ def test_gitlab_fingerprints_hold_no_line_numbers_and_skip_the_baseline(project)
 
 
 def test_gitlab_severity_of_each_level():
-    finding = check.Finding("BM201", "info", "n.md", None, None, "x")
+    finding = rules.Finding("BM201", "info", "n.md", None, None, "x")
     result = check.CheckResult(("n.md",), [], (finding,))
     assert json.loads(ci.gitlab(result))[0]["severity"] == "info"
     assert json.loads(ci.gitlab(result))[0]["location"] == {"path": "n.md", "lines": {"begin": 1}}
@@ -509,10 +509,10 @@ def test_sarif_rules_link_their_section_of_the_docs(project, monkeypatch):
     home = "https://git.example.org/team/brainmigrate"
     assert driver["informationUri"] == home
     assert [r["helpUri"] for r in driver["rules"]] == [
-        f"{home}/blob/main/docs/check.md#{code.lower()}" for code in check.RULES
+        f"{home}/blob/main/docs/check.md#{code.lower()}" for code in rules.RULES
     ]
     docs = (Path(__file__).resolve().parent.parent / "docs/check.md").read_text()
-    for code in check.RULES:
+    for code in rules.RULES:
         assert f'<a id="{code.lower()}"></a>{code}' in docs, code
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from brainmigrate import __version__, check
+from brainmigrate import __version__, rules
 from brainmigrate.cli import main, use_color
 
 NOTES = """\
@@ -44,10 +44,10 @@ def codes(result) -> list[str]:
 
 
 def test_selection_prefers_the_longest_prefix_and_ignore_on_a_tie():
-    sel = check.Selection(select=("BM1",), ignore=("BM10",), extend_select=("BM101",))
+    sel = rules.Selection(select=("BM1",), ignore=("BM10",), extend_select=("BM101",))
     assert [c for c in ("BM101", "BM102", "BM103", "BM201") if sel.enabled(c)] == ["BM101"]
-    assert not check.Selection(select=("BM1",), ignore=("BM1",)).enabled("BM101")
-    assert check.Selection().codes() == [c for c in check.RULES if c not in check.STALE_CODES]
+    assert not rules.Selection(select=("BM1",), ignore=("BM1",)).enabled("BM101")
+    assert rules.Selection().codes() == [c for c in rules.RULES if c not in rules.STALE_CODES]
 
 
 def test_select_ignore_and_extend_select_on_the_command_line(project):

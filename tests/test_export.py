@@ -1,5 +1,5 @@
 """Exports: jsonl, brain notation (round trip), knowledge entries, memory folder; the rules
-of each target, atomic writes and bad input (brainmigrate.stores.export, ``export``)."""
+of each target, atomic writes and bad input (brainmigrate.exports, ``export``)."""
 
 from __future__ import annotations
 
@@ -18,12 +18,13 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from brainmigrate import cli, importer
+from brainmigrate import cli, fsutil, importer
+from brainmigrate import exports as export
 from brainmigrate.facts import KIND_OF_MARKER, SUPERSEDED, TaskIds, plus_kind_for
 from brainmigrate.merge import Stems, numbers
 from brainmigrate.model import FactRecord
 from brainmigrate.notation import fold
-from brainmigrate.stores import export, sqlite
+from brainmigrate.stores import sqlite
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
@@ -793,7 +794,7 @@ def test_failure_mid_export_leaves_previous_output(store, tmp_path, monkeypatch)
     _write_facts(
         db, [_rec(i, "area:a", "other", "?", f"fact number {i} of many") for i in range(1, 6)]
     )
-    real = export.stage_bytes
+    real = fsutil.stage_bytes
     calls = []
 
     def failing(folder, name, data):
@@ -802,7 +803,7 @@ def test_failure_mid_export_leaves_previous_output(store, tmp_path, monkeypatch)
             raise OSError(28, "No space left on device")
         return real(folder, name, data)
 
-    monkeypatch.setattr(export, "stage_bytes", failing)
+    monkeypatch.setattr(fsutil, "stage_bytes", failing)
     with pytest.raises(export.ExportError, match="No space left on device"):
         export.export(db, "knowledge", out)
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
@@ -1184,7 +1185,7 @@ def test_an_output_name_near_255_bytes_is_written_through_a_shorter_temporary_na
 
 KILLED_EXPORT = """
 import os, signal, sys
-from brainmigrate.stores import export
+from brainmigrate import exports as export
 def die(*args):
     os.kill(os.getpid(), signal.SIGKILL)  # killed once its temporary files are written
 export.os.{call} = die

@@ -22,6 +22,7 @@ from click.testing import CliRunner
 
 from brainmigrate import check, fix, importer
 from brainmigrate.cli import main
+from brainmigrate.hints import MoveHints
 from brainmigrate.merge import path_edits
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
@@ -229,7 +230,7 @@ def test_a_file_changed_on_disk_since_it_was_read_is_left_alone(repo, notes):
     roots = importer.make_roots(["repo"])
     first = check.run_check(["notes"], importer.Options(roots=["repo"]))
     files = dict(importer.notes_files(["notes"]))
-    planned = fix.plan_fixes(first.findings, files, roots, check.MoveHints(roots))
+    planned = fix.plan_fixes(first.findings, files, roots, MoveHints(roots))
     assert planned.edits
     notes.write_bytes(notes.read_bytes() + b"\r\n+ a line added meanwhile")
     fix.apply(planned)

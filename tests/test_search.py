@@ -236,7 +236,7 @@ def test_missing_and_newer_store_exit_2(store, tmp_path):
 
 
 def test_only_a_bare_area_means_every_area_scope():
-    from brainmigrate.search import parse_scopes
+    from brainmigrate.terms import parse_scopes
 
     assert parse_scopes(["area"]) == ([], True)
     assert parse_scopes(["area:"]) == (["area:"], False)  # a scope of its own

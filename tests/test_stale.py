@@ -649,7 +649,7 @@ def test_a_package_moved_wholesale_with_edits_before_and_after(tmp_path, monkeyp
     in the commits before and after; notes verified at the first commit, read at the last."""
     repo = tmp_path / "repo"
     (repo / "shop").mkdir(parents=True)
-    for name in ("merge", "spill", "config", "check"):
+    for name in ("merge", "spill", "config", "hints"):
         shutil.copy(REPO / "brainmigrate" / f"{name}.py", repo / "shop" / f"{name}.py")
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", ".")
@@ -677,7 +677,7 @@ def test_a_package_moved_wholesale_with_edits_before_and_after(tmp_path, monkeyp
     git(repo, "mv", "shop", "src/shop")
     git(repo, "commit", "-qm", "move into src/")
     # after the move: an edit and a class removed
-    env.edit("src/shop/check.py", "        if cited not in self._answers:", "        if cited:")
+    env.edit("src/shop/hints.py", "        if cited not in self._answers:", "        if cited:")
     env.edit(
         "src/shop/config.py",
         'class ConfigError(InputError):\n    """The configuration file cannot be read, or holds'
@@ -693,7 +693,7 @@ def test_a_package_moved_wholesale_with_edits_before_and_after(tmp_path, monkeyp
         ),
         "k3": (
             "body changed",
-            "STALE: body changed: src/shop/check.py#MoveHints (moved from shop/check.py)",
+            "STALE: body changed: src/shop/hints.py#MoveHints (moved from shop/hints.py)",
         ),
         "k4": ("declaration gone", "STALE: declaration gone: src/shop/config.py#ConfigError"),
         "k5": (

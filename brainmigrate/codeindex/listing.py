@@ -28,10 +28,11 @@ from __future__ import annotations
 import os
 import re
 import stat
-import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+from brainmigrate.git import run_git
 
 VCS_DIRS = frozenset({".git", ".hg", ".svn"})
 
@@ -67,34 +68,17 @@ def git_toplevel(root: Path) -> str | None:
 
     ``None`` too when git is not installed or fails.
     """
-    try:
-        out = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "--show-toplevel"],
-            capture_output=True,
-            check=False,
-            timeout=60,
-        )
-    except (OSError, subprocess.SubprocessError):
+    out = run_git(root, "rev-parse", "--show-toplevel", timeout=60)
+    if out is None:
         return None
-    if out.returncode != 0:
-        return None
-    top = os.fsdecode(out.stdout.strip())
+    top = os.fsdecode(out.strip())
     return top or None
 
 
 def _git_ignores(root: Path) -> bool:
     """True when the enclosing work tree ignores ``root`` itself (a virtualenv or a build
     folder named as a root): git would list nothing there, so the root is walked instead."""
-    try:
-        out = subprocess.run(
-            ["git", "-C", str(root), "check-ignore", "-q", "."],
-            capture_output=True,
-            check=False,
-            timeout=60,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return out.returncode == 0
+    return run_git(root, "check-ignore", "-q", ".", timeout=60) is not None
 
 
 def _own_work_tree(folder: str) -> bool:
@@ -139,29 +123,10 @@ def _git_listing(
 
 
 def _git_paths(root: Path) -> list[str] | None:
-    try:
-        out = subprocess.run(
-            [
-                "git",
-                "-C",
-                str(root),
-                "-c",
-                "core.quotepath=off",
-                "ls-files",
-                "-z",
-                "--cached",
-                "--others",
-                "--exclude-standard",
-            ],
-            capture_output=True,
-            check=False,
-            timeout=600,
-        )
-    except (OSError, subprocess.SubprocessError):
+    out = run_git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+    if out is None:
         return None
-    if out.returncode != 0:
-        return None
-    return [os.fsdecode(p) for p in out.stdout.split(b"\0") if p]
+    return [os.fsdecode(p) for p in out.split(b"\0") if p]
 
 
 # --- .gitignore subset ---------------------------------------------------------------

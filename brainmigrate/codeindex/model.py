@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from brainmigrate.errors import BrainmigrateError
+
 #: Fine kinds that declare a type (SPEC §Anchors 3: class, interface, struct, enum, object,
 #: trait, type alias; plus the equivalents other languages spell differently).
 TYPE_KINDS = frozenset(
@@ -48,7 +50,7 @@ def category_of(kind: str) -> str:
     return "other"
 
 
-class RootError(ValueError):
+class RootError(BrainmigrateError, ValueError):
     """The root does not exist or is not a folder."""
 
 

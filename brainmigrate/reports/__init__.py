@@ -321,7 +321,7 @@ def gone_hints(result, cache_dir=None) -> dict[str, str]:
     """The "moved?" hint ``check`` gives each gone path of an import (``importer.RunResult``),
     as text (``moved? app/New.kt (renamed in git history)``); paths without one are left
     out. Reads git's history and the first root's file list once (``check.MoveHints``)."""
-    from brainmigrate.check import MoveHints
+    from brainmigrate.hints import MoveHints
 
     if not len(result.gone):
         return {}

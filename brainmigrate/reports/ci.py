@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from brainmigrate import __version__
-from brainmigrate.check import LEVELS, RULES, CheckResult, Finding
+from brainmigrate.check import CheckResult
 from brainmigrate.reports import environment, safe_text, to_json
+from brainmigrate.rules import LEVELS, RULES, Finding
 
 if TYPE_CHECKING:
     import jinja2
@@ -250,7 +251,7 @@ def finding_dict(f: Finding, fail_on: str) -> dict:
 
 def as_json(result: CheckResult) -> str:
     """The JSON report: versioned, keys sorted, findings in report order, no timestamps."""
-    from brainmigrate.check import SCHEMA_VERSION
+    from brainmigrate.rules import SCHEMA_VERSION
 
     b = result.baseline
     data = {

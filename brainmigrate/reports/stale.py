@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from brainmigrate.check import CheckedFact, CheckResult, Finding, fingerprint
+from brainmigrate.check import CheckedFact, CheckResult
 from brainmigrate.reports import safe_text, to_json
+from brainmigrate.rules import Finding, fingerprint
 from brainmigrate.stale import SCHEMA_VERSION, FactCheck, StaleResult
 
 

@@ -26,6 +26,7 @@ import stat
 from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from pathlib import Path
 
+from brainmigrate.errors import BrainmigrateError
 from brainmigrate.model import KINDS, MARKERS, STATUSES, Anchor, FactRecord
 from brainmigrate.spill import SpillError, folder, scratch_database
 
@@ -101,11 +102,11 @@ CREATE VIRTUAL TABLE facts_fts USING fts5 (words, tokenize = 'unicode61');
 _READ_FIX = "make it readable or pass --store with another path"
 
 
-class StoreError(Exception):
+class StoreError(BrainmigrateError):
     """The store cannot be opened, read or written; the message names the fix."""
 
 
-class Inconsistent(ValueError):
+class Inconsistent(BrainmigrateError, ValueError):
     """A row of the store holds what brainmigrate never writes; the message names the row
     and the column (``inconsistent`` makes it a ``StoreError``)."""
 

@@ -1,0 +1,192 @@
+"""The baseline file of ``check --baseline``: which findings it accepts (by fingerprint and
+count), reading and writing it (atomically), and meeting a run's findings with it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from brainmigrate import importer
+from brainmigrate.fsutil import write_text_atomic
+from brainmigrate.importer import is_excluded  # noqa: F401 - part of check's interface
+from brainmigrate.rules import SCHEMA_VERSION, Finding
+
+
+@dataclass(frozen=True, slots=True)
+class BaselineEntry:
+    """A finding the baseline accepts: ``fingerprint`` and ``count``; the rest is for people."""
+
+    fingerprint: str
+    code: str
+    scope: str
+    path: str
+    text: str
+    count: int = 1
+
+    def to_dict(self) -> dict:
+        return {
+            "code": self.code,
+            "count": self.count,
+            "fingerprint": self.fingerprint,
+            "path": self.path,
+            "scope": self.scope,
+            "text": self.text,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class BaselineStatus:
+    """How the findings met the baseline at ``path``: ``matched`` findings it holds,
+    ``vanished`` entries no finding matched; ``updated`` when this run wrote it."""
+
+    path: str
+    updated: bool
+    matched: int
+    vanished: tuple[BaselineEntry, ...] = ()
+
+
+class BaselineError(importer.InputError):
+    """The baseline file is missing, unreadable, or not a brainmigrate baseline."""
+
+
+def baseline_entries(findings: Sequence[Finding]) -> list[BaselineEntry]:
+    """Baseline entries for ``findings`` (suppressed ones left out), sorted."""
+    counts: Counter[str] = Counter()
+    first: dict[str, Finding] = {}
+    for f in findings:
+        if not f.suppressed:
+            counts[f.fingerprint] += 1
+            first.setdefault(f.fingerprint, f)
+    entries = [
+        BaselineEntry(fp, f.code, f.scope, f.subject, f.fact_text or f.message)
+        for fp, f in first.items()
+    ]
+    entries = [replace(e, count=counts[e.fingerprint]) for e in entries]
+    return sorted(entries, key=lambda e: (e.code, e.scope, e.path, e.text, e.fingerprint))
+
+
+def write_baseline(path: str | os.PathLike, findings: Sequence[Finding]) -> None:
+    """Write the baseline of ``findings`` to ``path`` (JSON, sorted, atomic).
+
+    Raises ``BaselineError`` when it cannot be written.
+    """
+    data = {
+        "schema_version": SCHEMA_VERSION,
+        "tool": "brainmigrate check",
+        "entries": [e.to_dict() for e in baseline_entries(findings)],
+    }
+    try:
+        write_text_atomic(
+            path, json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+        )
+    except OSError as exc:
+        raise BaselineError(
+            f"--baseline {os.fspath(path)}: cannot write ({exc.strerror or exc}); pass"
+            " --baseline with a writable path"
+        ) from None
+
+
+def read_baseline(path: str | os.PathLike) -> list[BaselineEntry]:
+    """The entries of the baseline file at ``path``, every field checked where it enters:
+    ``schema_version`` the number 1, ``entries`` a list of objects, each with a non-empty
+    ``fingerprint`` string, a ``count`` that is a whole number of 1 or more (default 1) and
+    strings for ``code``, ``scope``, ``path`` and ``text``. Raises ``BaselineError`` naming
+    the entry and the field."""
+    name = os.fspath(path)
+    fix = "fix it, or write it again with --update-baseline"
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BaselineError(
+            f"--baseline {name}: no such file; create it with --update-baseline"
+        ) from None
+    except OSError as exc:
+        raise BaselineError(
+            f"--baseline {name}: cannot read it ({exc.strerror or exc}); pass --baseline with"
+            " a readable baseline file"
+        ) from None
+    except UnicodeDecodeError as exc:
+        raise BaselineError(f"--baseline {name}: not UTF-8 ({exc.reason}); {fix}") from None
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise BaselineError(f"--baseline {name}: not JSON ({exc}); {fix}") from None
+    if not isinstance(data, dict):
+        raise BaselineError(
+            f"--baseline {name}: not a brainmigrate baseline (a JSON object with"
+            f" schema_version {SCHEMA_VERSION}); {fix}"
+        )
+    version = data.get("schema_version", _ABSENT)
+    if type(version) is not int or version != SCHEMA_VERSION:
+        raise BaselineError(
+            f"--baseline {name}: schema_version is {_json_value(version)}, not"
+            f" {SCHEMA_VERSION}; {fix}"
+        )
+    items = data.get("entries", [])
+    if not isinstance(items, list):
+        raise BaselineError(
+            f"--baseline {name}: entries is {_json_value(items)}, not a list; {fix}"
+        )
+    entries = []
+    for n, item in enumerate(items, 1):
+        where = f"--baseline {name}: entry {n}"
+        if not isinstance(item, dict):
+            raise BaselineError(f"{where} is {_json_value(item)}, not an object; {fix}")
+        fp = item.get("fingerprint", _ABSENT)
+        if not isinstance(fp, str) or not fp:
+            raise BaselineError(
+                f"{where}: fingerprint is {_json_value(fp)}, not a non-empty string; {fix}"
+            )
+        count = item.get("count", 1)
+        if type(count) is not int or count < 1:
+            raise BaselineError(
+                f"{where}: count is {_json_value(count)}, not a whole number of 1 or more; {fix}"
+            )
+        fields = []
+        for key in ("code", "scope", "path", "text"):
+            value = item.get(key, "")
+            if not isinstance(value, str):
+                raise BaselineError(f"{where}: {key} is {_json_value(value)}, not a string; {fix}")
+            fields.append(value)
+        entries.append(BaselineEntry(fp, *fields, count))
+    return entries
+
+
+_ABSENT = object()
+
+
+def _json_value(value) -> str:
+    """A value of a JSON file as a message shows it: as JSON, cut to 40 characters, printable."""
+    if value is _ABSENT:
+        return "missing"
+    try:
+        text = json.dumps(value)  # (inf, which 1e400 reads as, is "Infinity")
+    except ValueError:  # pragma: no cover - json.loads gives only what it can dump
+        text = repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def apply_baseline(
+    findings: Sequence[Finding], entries: Sequence[BaselineEntry], path: str
+) -> tuple[list[Finding], BaselineStatus]:
+    """Mark the findings the baseline holds (each entry covers ``count`` findings, in
+    order); entries left over are ``vanished``. Suppressed findings are never matched."""
+    left = Counter()
+    for e in entries:
+        left[e.fingerprint] += e.count
+    out, matched = [], 0
+    for f in findings:
+        if not f.suppressed and left[f.fingerprint] > 0:
+            left[f.fingerprint] -= 1
+            matched += 1
+            f = replace(f, baselined=True)
+        out.append(f)
+    vanished = []
+    for e in entries:
+        if left[e.fingerprint] > 0:
+            vanished.append(replace(e, count=min(e.count, left[e.fingerprint])))
+            left[e.fingerprint] -= vanished[-1].count
+    return out, BaselineStatus(path, False, matched, tuple(vanished))

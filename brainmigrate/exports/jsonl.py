@@ -1,0 +1,15 @@
+"""The ``jsonl`` export: one JSON object per line, the §Report fact shape plus provenance."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from brainmigrate.model import FactRecord
+from brainmigrate.reports import to_json
+from brainmigrate.search import fact_dict
+
+
+def jsonl_text(facts: Sequence[FactRecord], extra: dict) -> str:
+    """The jsonl export of ``facts``: one ``fact_dict`` per line, ``extra`` the store's
+    details by fact id (``sqlite.details``)."""
+    return "".join(to_json(fact_dict(r, extra.get(r.id, {}))) + "\n" for r in facts)

@@ -1,0 +1,216 @@
+"""Move hints: where a gone path may have gone -- git's rename history, else the one file
+of the first root with the same name, else one clearly closest path of the first root.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from brainmigrate.anchors import Root, is_absolute, normalize
+from brainmigrate.git import run_git
+from brainmigrate.rules import Hint
+
+#: A similar path is suggested only when the stem of its file name (before the first dot)
+#: scores at least this against the gone one (rapidfuzz ``ratio``, 0-100, case folded): a
+#: character or two apart in a usual name (``PaymentGatewy``/``PaymentGateway`` 96,
+#: ``UserServce``/``UserService`` 95); short or sibling stems stay below (``util``/``utils``
+#: 89, ``test_a``/``test_b`` 83, ``engine``/``appengine`` 80, ``bars``/``bar`` 86) ...
+STEM_CUTOFF = 90.0
+#: ... when its extension scores at least this (``yml``/``yaml`` 86; not ``ts``/``js`` 50) ...
+EXT_CUTOFF = 80.0
+#: ... and when its score (stem 70 %, extension 10 %, folder 20 %) leads the next one's by
+#: this much.
+MARGIN = 5.0
+_DIGITS = re.compile(r"[0-9]+")
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """A gone path's likely new place: in ``root``, the citation meant ``old`` (relative to
+    it) and the file is now at ``path``; ``how`` as in ``Hint``."""
+
+    root: Root
+    old: str
+    path: str
+    how: str
+
+
+class MoveHints:
+    """Says where a gone path may have moved (``hint``), first found wins:
+
+    1. ``git-rename``: a root in a git checkout whose history renamed the path (followed
+       through later renames) to a file that exists now;
+    2. ``same-name``: the first root holds exactly one file with the path's file name;
+    3. ``similar``: one path of the first root is clearly the closest (``STEM_CUTOFF``,
+       ``EXT_CUTOFF``, ``MARGIN``); names that differ only in their numbers
+       (``handler_v1``/``handler_v2``) never match.
+
+    Everything is lazy and made once per run: git's history per root, the first root's
+    file list; answers are cached per path. ``index`` gives the first root's declaration
+    index when the run already has one (``Notes.name_index``), so it is not made twice.
+    """
+
+    def __init__(
+        self,
+        roots: Sequence[Root],
+        cache_dir: str | os.PathLike | None = None,
+        index: Callable[[], object] | None = None,
+    ):
+        self.roots = list(roots)
+        self._cache_dir = cache_dir
+        self._made_index = index
+        self._renames: dict[int, dict[str, str]] = {}
+        self._index = None
+        self._by_stem: dict[str, list[tuple[str, str]]] | None = None
+        self._answers: dict[str, Hint | None] = {}
+
+    def hint(self, cited: str) -> Hint | None:
+        """The hint for the gone path ``cited`` (as a citation names it), or None."""
+        if cited not in self._answers:
+            self._answers[cited] = self._hint(cited)
+        return self._answers[cited]
+
+    def _hint(self, cited: str) -> Hint | None:
+        move = self.locate(cited)
+        return Hint(move.path, move.how) if move else None
+
+    def locate(self, cited: str, *, similar: bool = True) -> Move | None:
+        """Where the gone path ``cited`` may have moved, with its root and the path the
+        citation meant there (``Move``), or None; ``similar=False`` stops before the
+        closest-path guess."""
+        if not self.roots:
+            return None
+        candidates = self._relative(cited)
+        for root, rel in candidates:
+            moved = self._renamed(root, rel)
+            if moved:
+                return Move(root, rel, moved, "git-rename")
+        rel = next((r for root, r in candidates if root.index == 0), None)
+        if rel is None:
+            return None
+        name = rel.rpartition("/")[2]
+        index = self._first_index()
+        same = index.files_named(name)
+        if len(same) == 1:
+            return Move(self.roots[0], rel, same[0], "same-name")
+        close = self._similar(rel) if similar else None
+        return Move(self.roots[0], rel, close, "similar") if close else None
+
+    def _relative(self, cited: str) -> list[tuple[Root, str]]:
+        """(root, path relative to it) pairs the cited path may have meant."""
+        if is_absolute(cited):
+            norm = normalize(os.path.expanduser(cited)) if cited.startswith(("/", "~")) else None
+            for root in self.roots:
+                rel = root.relative(norm) if norm else None
+                if rel:
+                    return [(root, rel)]
+            return []
+        return [(root, cited) for root in self.roots]
+
+    def _renamed(self, root: Root, rel: str) -> str | None:
+        renames = self._renames.get(root.index)
+        if renames is None:
+            renames = self._renames[root.index] = git_renames(root.path)
+        seen = {rel}
+        path = renames.get(rel)
+        while path is not None and path not in seen:
+            if _is_file_in(root, path):
+                return path
+            seen.add(path)
+            path = renames.get(path)
+        return None
+
+    def _first_index(self):
+        if self._index is None and self._made_index is not None:
+            self._index = self._made_index()
+        if self._index is None:
+            from brainmigrate.codeindex import CodeIndex
+
+            cache = Path(self._cache_dir) if self._cache_dir else None
+            self._index = CodeIndex(self.roots[0].path, cache_dir=cache)
+        return self._index
+
+    def _similar(self, rel: str) -> str | None:
+        from rapidfuzz import fuzz, process
+
+        if self._by_stem is None:
+            self._by_stem = {}
+            for path in self._first_index().files():
+                stem, ext = _stem_ext(path.rpartition("/")[2])
+                self._by_stem.setdefault(stem, []).append((path, ext))
+        folder, _, name = rel.rpartition("/")
+        stem, ext = _stem_ext(name)
+        folder = folder.casefold()
+        hits = process.extract(
+            stem, list(self._by_stem), scorer=fuzz.ratio, score_cutoff=STEM_CUTOFF, limit=None
+        )
+        scored = []
+        for other, score, _ in hits:
+            if other != stem and _DIGITS.sub("#", other) == _DIGITS.sub("#", stem):
+                continue  # numbered siblings: another file, not a move
+            for path, other_ext in self._by_stem[other]:
+                ext_score = fuzz.ratio(ext, other_ext)
+                if ext_score < EXT_CUTOFF:
+                    continue
+                near = fuzz.ratio(folder, path.rpartition("/")[0].casefold())
+                scored.append((0.7 * score + 0.1 * ext_score + 0.2 * near, path))
+        if not scored:
+            return None
+        scored.sort(key=lambda t: (-t[0], t[1]))
+        if len(scored) > 1 and scored[0][0] - scored[1][0] < MARGIN:
+            return None
+        return scored[0][1]
+
+
+def _stem_ext(name: str) -> tuple[str, str]:
+    """A file name's stem (before the first dot; a leading dot is part of it) and the rest,
+    case folded."""
+    name = name.casefold()
+    dot = name.find(".", 1)
+    return (name, "") if dot < 0 else (name[:dot], name[dot + 1 :])
+
+
+def _is_file_in(root: Root, rel: str) -> bool:
+    real = os.path.realpath(os.path.join(root.real, rel))
+    return root.relative(real) is not None and os.path.isfile(real)
+
+
+def git_renames(folder: str | os.PathLike) -> dict[str, str]:
+    """Old path -> new path of every rename in the history of the git checkout holding
+    ``folder``, paths relative to ``folder`` (a later rename of the same path wins).
+
+    Runs ``git log -M --diff-filter=R --name-status -z --format= --relative``. Empty when
+    ``folder`` is not in a git checkout or git is missing or fails.
+    """
+    out = run_git(
+        folder,
+        "log",
+        "-M",
+        "--diff-filter=R",
+        "--name-status",
+        "-z",
+        "--format=",
+        "--relative",
+        timeout=120,
+    )
+    if out is None:
+        return {}
+    fields = [os.fsdecode(p).strip("\n") for p in out.split(b"\0")]
+    fields = [p for p in fields if p]
+    moves: list[tuple[str, str]] = []
+    i = 0
+    while i + 2 < len(fields):
+        status = fields[i]
+        if status[:1] == "R" and status[1:].isdigit():
+            moves.append((fields[i + 1], fields[i + 2]))
+            i += 3
+        else:
+            i += 1
+    renames: dict[str, str] = {}
+    for old, new in reversed(moves):  # git log lists the newest first
+        renames[old] = new
+    return renames

@@ -1,0 +1,224 @@
+"""Rules and findings: every finding code (``RULES``) with its name and severity, which
+codes a run reports (``Selection``), and ``Finding``, the value a check, ``stale`` and
+``--fix`` report, with its line-free ``fingerprint`` (the baseline's key).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from functools import lru_cache
+
+from brainmigrate import importer
+
+#: Severity levels, highest first; ``--fail-on`` takes one of them.
+LEVELS = ("error", "warning", "info")
+_RANK = {"info": 0, "warning": 1, "error": 2}
+#: Version of the JSON report and of the baseline file.
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """A finding code: short ``name``, default ``severity`` and a one-line ``summary``."""
+
+    code: str
+    name: str
+    severity: str
+    summary: str
+
+
+#: Every finding code, in report order (docs/check.md, "Finding codes").
+RULES: dict[str, Rule] = {
+    r.code: r
+    for r in (
+        Rule("BM101", "gone-path", "error", "A fact cites a path that no root holds."),
+        Rule("BM102", "outside-root", "warning", "A fact cites a path outside every root."),
+        Rule(
+            "BM103",
+            "unresolved-path",
+            "warning",
+            "A fact cites a path nothing of which any root knows (most likely no file).",
+        ),
+        Rule("BM104", "no-git-history", "info", "A root's git history is cut (shallow)."),
+        Rule("BM201", "ambiguous-name", "info", "A bare file name or CamelCase name is ambiguous."),
+        Rule("BM202", "anchors-dropped", "info", "A fact names more than 6 names of one kind."),
+        Rule("BM203", "line-out-of-range", "warning", "A line form's number passes 2^31-1."),
+        Rule("BM301", "undated-trailer", "info", "A trailing comment of a fact is not a date."),
+        Rule("BM302", "text-cut", "info", "A fact's text was cut to 2000 characters."),
+        Rule("BM303", "unclosed-fence", "info", "A code fence is never closed."),
+        Rule("BM304", "unclosed-comment", "info", "An HTML comment is never closed."),
+        Rule("BM305", "invalid-utf8", "warning", "A line holds invalid bytes."),
+        Rule("BM306", "nul-byte", "warning", "A line holds NUL bytes."),
+        Rule("BM307", "not-a-file", "warning", "A *.md entry of a notes folder is not a file."),
+        Rule(
+            "BM308", "line-too-long", "warning", "A line is longer than 16 MiB; the rest skipped."
+        ),
+        Rule(
+            "BM309", "fact-too-long", "warning", "A fact is longer than 1 MiB; the rest left out."
+        ),
+        Rule("BM310", "decoded-utf16-32", "info", "A notes file was decoded as UTF-16 or UTF-32."),
+        Rule(
+            "BM401",
+            "unused-suppression",
+            "info",
+            "A brainmigrate: ignore or allow-gone comment waives no finding.",
+        ),
+        Rule(
+            "BM501",
+            "stale-fact",
+            "error",
+            "The code a fact is anchored to changed since it was verified (brainmigrate stale).",
+        ),
+    )
+}
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which codes a check reports, as ruff selects rules: a code is reported when the
+    longest prefix of it in ``select`` (None: every code) or ``extend_select`` is longer than
+    the longest in ``ignore`` (on a tie, ``ignore`` wins)."""
+
+    select: tuple[str, ...] | None = None
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        for option, values in (
+            ("--select", self.select or ()),
+            ("--extend-select", self.extend_select),
+            ("--ignore", self.ignore),
+        ):
+            for value in values:
+                if not any(code.startswith(value) for code in RULES):
+                    raise importer.InputError(
+                        f"{option} {value}: matches no finding code (codes: {', '.join(RULES)})"
+                    )
+
+    def enabled(self, code: str) -> bool:
+        """True when findings of ``code`` are reported."""
+        chosen = (("BM",) if self.select is None else self.select) + self.extend_select
+        on = max((len(p) for p in chosen if code.startswith(p)), default=-1)
+        off = max((len(p) for p in self.ignore if code.startswith(p)), default=-1)
+        return on > off
+
+    def codes(self) -> list[str]:
+        """The codes of ``RULES`` that ``check`` reports (``stale``'s own are left out)."""
+        return [code for code in RULES if code not in STALE_CODES and self.enabled(code)]
+
+
+def waived_by(code: str, suppress: frozenset[str]) -> str | None:
+    """The entry of a fact's ``suppress`` that waives findings of ``code`` (``"gone"``
+    waives BM101; a code or prefix waives what it starts), or None."""
+    for entry in sorted(suppress):
+        if code.startswith(entry) if entry != "gone" else code == "BM101":
+            return entry
+    return None
+
+
+def suppression_text(entry: str) -> str:
+    """The comment that wrote a ``suppress`` entry, for messages and SARIF."""
+    return "allow-gone" if entry == "gone" else f"ignore {entry}"
+
+
+#: Codes only ``brainmigrate stale`` reports (docs/staleness.md), never ``check``.
+STALE_CODES = frozenset({"BM501"})
+
+
+def rule(code: str) -> Rule:
+    """The rule of ``code``; a code without one (a newer diagnostic) is an ``info`` rule."""
+    return RULES.get(code) or Rule(code, code.lower(), "info", code)
+
+
+@dataclass(frozen=True, slots=True)
+class Hint:
+    """Where a gone path may have moved: ``path`` (relative to its root) and ``how`` it is
+    known: ``git-rename``, ``same-name`` or ``similar``."""
+
+    path: str
+    how: str
+
+    def describe(self) -> str:
+        return f"moved? {self.path} ({HINT_HOW[self.how]})"
+
+
+HINT_HOW = {
+    "git-rename": "renamed in git history",
+    "same-name": "the only file of that name",
+    "similar": "the closest path",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One thing a check reports, at ``file:line:col`` (1-based; ``col`` None: the line).
+
+    ``subject`` is the cited path or the name a citation finding is about ("" for other
+    findings); ``fact_line`` the first line of the fact it belongs to (None when it belongs
+    to no fact) and ``fact_text`` the start of its text; ``fingerprint`` identifies it
+    without line numbers (the baseline's key).
+    """
+
+    code: str
+    severity: str
+    file: str
+    line: int | None
+    col: int | None
+    message: str
+    subject: str = ""
+    scope: str = ""
+    fact_line: int | None = None
+    fact_text: str = ""
+    fingerprint: str = ""
+    hint: Hint | None = None
+    suppressed: bool = False
+    baselined: bool = False
+    #: the comment that suppressed it (``allow-gone``, ``ignore BM102``), when suppressed
+    suppressed_by: str = ""
+
+    @property
+    def rule(self) -> Rule:
+        return rule(self.code)
+
+    @property
+    def where(self) -> str:
+        """``file:line:col`` (``file:line`` without a column, ``file`` without a line)."""
+        out = self.file
+        if self.line is not None:
+            out += f":{self.line}"
+            if self.col is not None:
+                out += f":{self.col}"
+        return out
+
+    @property
+    def full_message(self) -> str:
+        """The message, with the "moved?" hint when there is one."""
+        return f"{self.message}; {self.hint.describe()}" if self.hint else self.message
+
+    def at_or_above(self, level: str) -> bool:
+        return _RANK[self.severity] >= _RANK[level]
+
+    def fails(self, fail_on: str) -> bool:
+        """At or above ``fail_on`` and neither suppressed nor in the baseline."""
+        return self.at_or_above(fail_on) and not self.suppressed and not self.baselined
+
+
+def fingerprint(code: str, scope: str, text: str, subject: str) -> str:
+    """A finding's identity without line numbers: rule, scope, normalized fact text (case
+    and whitespace runs folded) and the cited path or name. 32 hex digits."""
+    data = "\x1f".join((code, scope, _text_digest(text), subject))
+    return hashlib.blake2b(data.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+@lru_cache(maxsize=256)
+def _text_digest(text: str) -> str:
+    """Digest of the text with case and whitespace runs folded; cached, as a fact with many
+    findings asks for it again (a long text is then read once, not once per finding)."""
+    norm = " ".join(text.casefold().split())
+    return hashlib.blake2b(norm.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def short_text(text: str, limit: int = 120) -> str:
+    """``text`` cut to ``limit`` characters, ending in "…" when cut (a finding's fact text)."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
