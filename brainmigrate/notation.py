@@ -273,8 +273,9 @@ def split_block_id(text: str, alone: bool = False) -> str:
     A block id is whitespace, ``^``, then ASCII letters, digits or ``-`` with at least one
     letter, and only whitespace after it (``fact ^abc-1``; ``keep ^123`` keeps its ``^123``).
     Every trailing id goes (``a ^x ^y`` gives ``a``): a text that still ended in one would
-    lose it when written out and read again. It trails text: on a fact's first line, ``^abc`` with nothing before it is the fact's
-    text (``+ ^abc``), so every text a fact can hold reads back the same. ``alone``: a
+    lose it when written out and read again. It trails text: on a fact's first line,
+    ``^abc`` with nothing before it is the fact's text (``+ ^abc``), so every text a fact
+    can hold reads back the same. ``alone``: a
     continuation line's id stands after the fact's earlier text and goes even alone. The
     whitespace before the ``^`` is kept (folding trims it). Linear time.
     """
