@@ -288,12 +288,14 @@ def notes_options(func):
             config_options,
             click.option(
                 "--exclude",
+                callback=not_blank,
                 multiple=True,
                 metavar="GLOB",
                 help="Notes files to skip, replacing the config's exclude; repeat.",
             ),
             click.option(
                 "--extend-exclude",
+                callback=not_blank,
                 multiple=True,
                 metavar="GLOB",
                 help="Notes files to skip, added to the config's exclude; repeat.",
@@ -301,6 +303,7 @@ def notes_options(func):
             click.option(
                 "--root",
                 "roots",
+                callback=not_blank,
                 multiple=True,
                 type=click.Path(),
                 help="Checkout that cited paths are looked up in; repeat, first wins. "
@@ -324,6 +327,7 @@ def notes_options(func):
             ),
             click.option(
                 "--cache-dir",
+                callback=not_blank,
                 type=click.Path(),
                 envvar="BRAINMIGRATE_CACHE_DIR",
                 help="Folder for the declaration index cache "
@@ -333,6 +337,7 @@ def notes_options(func):
             progress_option,
             click.option(
                 "--stdin-filename",
+                callback=not_blank,
                 metavar="NAME",
                 help="Name of the notes read from standard input ('-' as a PATH): shown in "
                 "the report and giving their scope.",
@@ -450,7 +455,8 @@ def import_cmd(
     """
     from brainmigrate import importer, reports
 
-    refuse_overwrites([("--output", output)], store, paths, store_written=not dry_run)
+    notes = [p for p in paths if p != "-"]  # standard input is no file to write over
+    refuse_overwrites([("--output", output)], store, notes, store_written=not dry_run)
     check_output(output)
     s = load_settings(
         config_file,
@@ -483,12 +489,14 @@ def import_cmd(
 @main.command("index")
 @click.option(
     "--root",
+    callback=not_blank,
     type=click.Path(),
     help="Checkout to index (one folder). Default: the config's first root, else '.'.",
 )
 @config_options
 @click.option(
     "--cache-dir",
+    callback=not_blank,
     type=click.Path(),
     envvar="BRAINMIGRATE_CACHE_DIR",
     help="Folder for the index cache (env BRAINMIGRATE_CACHE_DIR, else config cache-dir; "
@@ -558,6 +566,7 @@ def index_cmd(root, config_file, isolated, cache_dir, names, fmt, output, no_pro
 )
 @click.option(
     "--baseline",
+    callback=not_blank,
     type=click.Path(),
     help="Baseline file: findings it holds do not fail; entries no longer found are listed.",
 )
@@ -569,6 +578,7 @@ def index_cmd(root, config_file, isolated, cache_dir, names, fmt, output, no_pro
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even with failing findings.")
 @click.option(
     "--select",
+    callback=not_blank,
     multiple=True,
     metavar="CODES",
     help="Finding codes or prefixes to report (BM1, BM203), comma-separated or repeated; "
@@ -576,12 +586,14 @@ def index_cmd(root, config_file, isolated, cache_dir, names, fmt, output, no_pro
 )
 @click.option(
     "--extend-select",
+    callback=not_blank,
     multiple=True,
     metavar="CODES",
     help="Codes or prefixes to report in addition to select.",
 )
 @click.option(
     "--ignore",
+    callback=not_blank,
     multiple=True,
     metavar="CODES",
     help="Codes or prefixes not to report (a longer selected prefix wins).",
@@ -1047,6 +1059,7 @@ def cache_option(func):
     """``--cache-dir``, for the commands that read anchored files."""
     return click.option(
         "--cache-dir",
+        callback=not_blank,
         type=click.Path(),
         envvar="BRAINMIGRATE_CACHE_DIR",
         help="Folder for the declaration index cache "
@@ -1059,6 +1072,7 @@ def anchor_roots_option(func):
     return click.option(
         "--root",
         "roots",
+        callback=not_blank,
         multiple=True,
         type=click.Path(),
         help="Look anchors up in this checkout instead of the root recorded with them; "
@@ -1078,6 +1092,7 @@ def anchor_roots_option(func):
 @click.option(
     "--scope",
     "scopes",
+    callback=not_blank,
     multiple=True,
     help="Only facts of this scope; repeat or comma-separate; 'area' means every area:*.",
 )
@@ -1104,6 +1119,7 @@ def stale_cmd(store, roots, scopes, kinds, dry_run, fmt, output, cache_dir):
     from brainmigrate import stale
     from brainmigrate.reports import stale as report
 
+    refuse_overwrites([("--output", output)], store)
     check_output(output)
     result = stale.stale(
         store, roots, scopes, kinds, dry_run=dry_run, cache_dir=cache_dir, every=fmt == "json"
@@ -1125,6 +1141,7 @@ def stale_cmd(store, roots, scopes, kinds, dry_run, fmt, output, cache_dir):
 @click.option(
     "--scope",
     "scopes",
+    callback=not_blank,
     multiple=True,
     help="The facts of this scope; repeat or comma-separate; 'area' means every area:*.",
 )

@@ -645,6 +645,17 @@ class StaleResult:
         return EXIT_FINDINGS if self.stale else EXIT_OK
 
 
+def _no_scope(con, scopes, path, known=None) -> str:
+    """The message for a ``--scope`` that names no anchored fact: the store's scopes."""
+    if known is None:
+        known = sorted({r[0] for r in con.execute("SELECT DISTINCT scope FROM facts")})
+    shown = ", ".join(list(known)[:20]) + (" …" if len(known) > 20 else "")
+    return (
+        f"--scope {','.join(scopes)}: no anchored fact of it in {path}; give one of the"
+        f" store's scopes ({shown or 'none'})"
+    )
+
+
 def _selected(facts: Iterable[FactRecord], scopes=(), kinds=()) -> list[FactRecord]:
     from brainmigrate.terms import parse_scopes
 
@@ -687,6 +698,8 @@ def stale(
     with sqlite.reader(path) as r:
         if every or scopes or kinds or r.version() < 2:
             facts = list(r.anchored().values())
+            if scopes and not _selected(facts, scopes):
+                raise VerifyError(_no_scope(None, scopes, path, r.scopes()))
             if scopes or kinds:
                 facts = _selected(facts, scopes, kinds)
         else:
@@ -760,7 +773,8 @@ def verify(
 
     def work(con):
         if ids:
-            facts = sqlite.read_for_update(con, ids)
+            # an id SQLite cannot hold names no fact (and would overflow the query)
+            facts = sqlite.read_for_update(con, [i for i in ids if i <= sqlite.MAX_ID])
             missing = [i for i in dict.fromkeys(ids) if i not in facts]
             if missing:
                 raise VerifyError(
@@ -772,6 +786,8 @@ def verify(
             chosen = list(sqlite.read_for_update(con).values())
         if scopes:
             chosen = _selected(chosen, scopes)
+            if not chosen:
+                raise VerifyError(_no_scope(con, scopes, path))
         for fc in check_facts(chosen, checkouts):
             if not fc.fact.anchors:
                 result.refused[fc.fact.id] = "no anchor to fingerprint"

@@ -611,3 +611,39 @@ def test_an_index_report_never_overwrites_its_cache(tmp_path):
         f" cache {path}, which this command reads; pass --output another path\n",
     )
     assert path.read_bytes() == before
+
+
+def test_notes_from_standard_input_are_imported_into_a_store(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(
+        main, ["import", "-", "--stdin-filename", "notes/ops.md", "--store", "k.db"],
+        input="+ the deploy runs nightly\n",
+    )  # fmt: skip
+    assert r.exit_code == 0, r.output
+    assert r.stdout.startswith("Imported into k.db: 1 facts added, 0 updated")
+    shown = CliRunner().invoke(main, ["show", "k1", "--store", "k.db", "--format", "json"])
+    assert json.loads(shown.stdout)["scope"] == "area:ops"
+
+
+@pytest.mark.parametrize(
+    "option",
+    [
+        "--select=",
+        "--ignore=",
+        "--extend-select=",
+        "--select=,",
+        "--exclude=",
+        "--extend-exclude=",
+        "--baseline=",
+        "--stdin-filename=",
+        "--cache-dir=",
+        "--root=",
+    ],
+)
+def test_a_blank_check_option_is_a_usage_error(tmp_path, monkeypatch, option):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "n.md").write_text("+ a fact\n")
+    r = CliRunner().invoke(main, ["check", "n.md", option])
+    assert r.exit_code == 2, r.output
+    assert r.stderr.startswith("brainmigrate: error: ") and r.stderr.count("\n") == 1
+    assert "empty or blank; give a value or leave the option out" in r.stderr

@@ -738,10 +738,13 @@ def test_a_root_that_cannot_be_read_is_unreachable(env, monkeypatch):
 def test_scope_and_kind_choose_the_facts_stale_reads(env):
     env.edit("web/api.ts", "attempt >= 3", "attempt >= 5")
     r = env.stale("--scope", "area:elsewhere", "--dry-run")
-    assert (r.exit_code, r.output) == (
-        0,
-        "OK: checked 0, stale 0, unreachable 0 (dry run: nothing recorded)\n",
-    )
+    assert r.exit_code == 2
+    assert r.stderr.startswith(
+        "brainmigrate: error: --scope area:elsewhere: no anchored fact of it in "
+    ) and r.stderr.endswith("; give one of the store's scopes (area:code)\n")
+    r = cli("verify", "--store", env.store, "--scope", "area:elsewhere")
+    assert r.exit_code == 2 and "no anchored fact of it" in r.stderr
+    assert env.stale("--scope", " , ").exit_code == 2  # blank: a usage error
     r = env.stale("--scope", "area", "--kind", "environment", "--dry-run")
     assert r.exit_code == 1
     assert r.output.splitlines()[-1] == (
@@ -854,3 +857,24 @@ def test_import_verify_fingerprints_the_facts_it_writes_only(tmp_path, env):
     # the same fact again: nothing of it changes, but its new provenance is written
     assert (totals["added"], totals["updated"], totals["unchanged"]) == (0, 0, 1)
     assert table(db, "SELECT fact_id FROM anchors WHERE verified_at IS NOT NULL") == [(1,)]
+
+
+def test_what_a_trial_as_a_user_found(env, tmp_path):
+    before = env.store.read_bytes()
+    # the report never goes over the store it reads, dry run or not
+    for args in (["--dry-run"], [], ["--format", "json"]):
+        r = env.stale(*args, "--output", env.store)
+        assert r.exit_code == 2 and "would be written over the store" in r.stderr, args
+    assert env.store.read_bytes() == before
+    # an id no store column holds names no fact: one line, exit 2
+    r = cli("verify", "k99999999999999999999", "--store", env.store)
+    assert (r.exit_code, r.stderr.count("\n")) == (2, 1)
+    assert r.stderr.startswith("brainmigrate: error: no fact k99999999999999999999 in ")
+    # a gone target: the advice is what can be done, not a verify that refuses
+    (env.repo / "docs/setup.md").unlink()
+    r = env.stale("--format", "github", "--dry-run")
+    [line] = [x for x in r.output.splitlines() if x.startswith("::error")]
+    assert line.endswith(
+        "fix the note's citation (check --fix repairs a file git renamed) or remove the note,"
+        " then import it again; 'brainmigrate verify k4' refuses while it is gone"
+    )

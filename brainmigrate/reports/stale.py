@@ -118,8 +118,7 @@ def findings(result: StaleResult) -> CheckResult:
                 file=file,
                 line=line,
                 col=None,
-                message=f"{fc.fact.key} STALE: {fc.reason}: {_short(fc.fact.text)}; read the"
-                f" note again, then 'brainmigrate verify {fc.fact.key}'",
+                message=f"{fc.fact.key} STALE: {fc.reason}: {_short(fc.fact.text)}; {_advice(fc)}",
                 subject=subject,
                 scope=fc.fact.scope,
                 fact_line=line,
@@ -160,3 +159,15 @@ FORMATTERS = {
     Format.SARIF: _ci("sarif"),
     Format.MARKDOWN: _ci("markdown"),
 }
+
+
+def _advice(fc) -> str:
+    """What to do about a stale fact: read it again and verify it; when what it holds for
+    is gone, verify would refuse, so fix or remove the note instead."""
+    if fc.state in ("file gone", "declaration gone"):
+        return (
+            "fix the note's citation (check --fix repairs a file git renamed) or remove the"
+            f" note, then import it again; 'brainmigrate verify {fc.fact.key}' refuses while"
+            " it is gone"
+        )
+    return f"read the note again, then 'brainmigrate verify {fc.fact.key}'"

@@ -1266,6 +1266,17 @@ class Reader:
 
         return self._run(work)
 
+    def scopes(self) -> list[str]:
+        """The scopes of the stored facts, sorted."""
+        return self._run(
+            lambda con: sorted(
+                {
+                    _text(r[0], "a facts row", "scope")
+                    for r in con.execute("SELECT scope FROM facts")
+                }
+            )
+        )
+
     def anchored(self, ids: Iterable[int] | None = None) -> dict[int, FactRecord]:
         """Every fact with an anchor that is not superseded (``read_anchored``)."""
         return self._run(lambda con: read_anchored(con, ids))
