@@ -7,7 +7,6 @@ busy machine.
 
 from __future__ import annotations
 
-import tempfile
 import time
 
 import pytest
@@ -18,8 +17,16 @@ from brainmigrate.merge import Stems, numbers
 from brainmigrate.model import Segment
 
 FAST = notation.classifier("fast")
-#: An empty root outside any work tree: a lookup there reads no listing and no history.
-EMPTY_ROOT = anchors.Root.of(0, tempfile.mkdtemp(prefix="bm-linear-"))
+#: An empty root outside any work tree (set by ``_empty_root``): a lookup there reads no
+#: listing and no history.
+EMPTY_ROOT: list = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _empty_root(tmp_path_factory):
+    EMPTY_ROOT[:] = [anchors.Root.of(0, tmp_path_factory.mktemp("empty-root"))]
+
+
 TASKS = TaskIds()
 STEMS = Stems()
 
@@ -31,7 +38,7 @@ EXTRACTORS = {
     "tokens": lambda s: list(anchors.tokens([Segment(1, 1, s)])),
     "path_like": anchors.path_like,
     # a fresh resolver per call: nothing cached (one token of 100k segments)
-    "lookup": lambda s: anchors.PathResolver([EMPTY_ROOT]).lookup(s + ".md"),
+    "lookup": lambda s: anchors.PathResolver(EMPTY_ROOT).lookup(s + ".md"),
     "camelcase": anchors.camelcase_names,
     "task_ids": TASKS.all,
     "stems": STEMS,
