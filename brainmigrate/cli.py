@@ -26,7 +26,7 @@ from brainmigrate.errors import (
 )
 from brainmigrate.model import KINDS
 from brainmigrate.reports import FORMATS as REPORT_FORMATS
-from brainmigrate.reports import to_json
+from brainmigrate.shapes import to_json
 
 
 class Failure(BrainmigrateError):
