@@ -687,7 +687,7 @@ def fts_words(stems: Stems):
 def _fingerprinted(facts: Iterable[FactRecord], cache_dir, batch: int = 4096):
     """``facts`` with their anchors fingerprinted, a batch at a time (a large import is
     read back from its temporary file, never held whole)."""
-    from brainmigrate.stale import Checkouts, fingerprint_records
+    from brainmigrate.fingerprints import Checkouts, fingerprint_records
 
     checkouts = Checkouts((), cache_dir)
     chunk: list[FactRecord] = []
@@ -711,7 +711,7 @@ def import_notes(
 ) -> RunResult:
     """Import notes files into the store at ``store``; with ``dry_run`` write nothing.
     With ``verify``, the anchors of the facts the import writes are fingerprinted
-    (``stale.fingerprint_records``) in the same transaction.
+    (``fingerprints.fingerprint_records``) in the same transaction.
 
     Raises ``InputError``, ``notation.NotesReadError`` or ``sqlite.StoreError``; on any of
     them the store is left exactly as it was.

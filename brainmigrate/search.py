@@ -34,7 +34,7 @@ MAX_LIMIT = 30
 #: A hit line is cut to about this many characters.
 LINE_WIDTH = 300
 #: Up to this many changed files of a root, search and show parse them without loading
-#: the root's declaration cache (``stale.Checkouts``).
+#: the root's declaration cache (``fingerprints.Checkouts``).
 FEW_FILES = 8
 
 _ID = re.compile(r"[kK]?([0-9]+)")
@@ -134,9 +134,9 @@ def search(
         extra = store_reader.details(ids)
     hits = [facts[i] for i in ids if i in facts]
     if recheck:
-        from brainmigrate import stale
+        from brainmigrate import fingerprints, stale
 
-        checkouts = stale.Checkouts((), cache_dir, few=FEW_FILES)
+        checkouts = fingerprints.Checkouts((), cache_dir, few=FEW_FILES)
         checks = stale.check_facts([f for f in hits if f.anchors], checkouts)
         for fc in checks:
             stale.mark(fc)
@@ -229,9 +229,9 @@ def show(
             raise NotFound(f"no fact k{number} in {path}; 'brainmigrate search' finds ids")
         extra = store_reader.details([number]).get(number, {})
     if recheck and rec.anchors:
-        from brainmigrate import stale
+        from brainmigrate import fingerprints, stale
 
-        checkouts = stale.Checkouts((), cache_dir, few=FEW_FILES)
+        checkouts = fingerprints.Checkouts((), cache_dir, few=FEW_FILES)
         stale.mark(stale.check_facts([rec], checkouts)[0])
     return fact_dict(rec, extra)
 
