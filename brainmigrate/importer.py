@@ -6,7 +6,6 @@ with ``check`` (everything up to the merge, touching no store).
 
 from __future__ import annotations
 
-import dataclasses
 import fnmatch
 import gc
 import hashlib
@@ -25,7 +24,14 @@ from urllib.parse import unquote
 from brainmigrate import notation
 from brainmigrate.anchors import NAME_CAP, NOTHING, Resolved, Resolver, Root, copy_resolved
 from brainmigrate.errors import BrainmigrateError
-from brainmigrate.facts import MAX_FACT_CHARS, TaskIds, build_fact, plus_kind_for, scope_for
+from brainmigrate.facts import (
+    MAX_FACT_CHARS,
+    Grouper,
+    TaskIds,
+    group_fact,
+    plus_kind_for,
+    scope_for,
+)
 from brainmigrate.fsutil import printable
 from brainmigrate.merge import Key, MergeIndex, Stems, numbers, path_edits, similarity
 from brainmigrate.model import Diagnostic, FactRecord, ParsedFact
@@ -359,28 +365,10 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options, stems: Ste
         # Resolved, so a notes file reached through a symlink still lies inside its root.
         folder = os.path.dirname(os.path.realpath(source))
         reasons = st.skipped_by_reason
-        pending: list[notation.Line] = []
-        over: list[int] = []  # [first, last, count] of lines a runaway fact leaves out
-        held = 0  # characters of the fact's lines read
+        grouper = Grouper(MAX_FACT_CHARS)
 
-        def flush(
-            pending=pending, over=over, display=display, scope=scope, plus=plus, folder=folder
-        ):
-            fact = build_fact(display, pending, scope, plus, tasks, diags)
-            pending.clear()
-            if over:
-                diags.append(
-                    Diagnostic(
-                        display,
-                        over[0],
-                        "BM309",
-                        "warning",
-                        f"fact longer than {MAX_FACT_CHARS:,} characters: {over[2]} more"
-                        " continuation lines counted but not read into it",
-                    )
-                )
-                fact = dataclasses.replace(fact, last_line=over[1])  # they are still its lines
-                over.clear()
+        def flush(group, display=display, scope=scope, plus=plus, folder=folder):
+            fact = group_fact(display, group, scope, plus, tasks, diags, MAX_FACT_CHARS)
             res = resolver.scan(fact, diags, folder)
             fact = fact.without_segments()
             _dropped(fact.file, fact.line, res.notes, diags)
@@ -398,31 +386,20 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options, stems: Ste
                 report("read", number, len(files), read + st.lines)
             cls = ln.cls
             if cls == "fact":
-                if pending:
-                    flush()
-                pending.append(ln)
-                held = len(ln.text)
                 st.fact_lines += 1
             elif cls == "continuation":
                 st.continuations += 1
-                if held < MAX_FACT_CHARS:
-                    pending.append(ln)
-                    held += len(ln.text)
-                elif over:
-                    over[1] = ln.number
-                    over[2] += 1
-                else:
-                    over.extend((ln.number, ln.number, 1))
+            elif cls == "blank":
+                st.blank += 1
             else:
-                if pending:
-                    flush()
-                if cls == "blank":
-                    st.blank += 1
-                else:
-                    st.skipped += 1
-                    reasons[ln.reason] += 1
-        if pending:
-            flush()
+                st.skipped += 1
+                reasons[ln.reason] += 1
+            done = grouper.add(ln)
+            if done is not None:
+                flush(done)
+        done = grouper.end()
+        if done is not None:
+            flush(done)
         stats.append(st)
         read += st.lines
         if report is not None:
