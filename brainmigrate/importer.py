@@ -19,7 +19,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from urllib.parse import unquote
 
 from brainmigrate import notation
 from brainmigrate.anchors import NAME_CAP, NOTHING, Resolved, Resolver, Root, copy_resolved
@@ -33,7 +32,16 @@ from brainmigrate.facts import (
     scope_for,
 )
 from brainmigrate.fsutil import printable
-from brainmigrate.merge import Key, MergeIndex, Stems, numbers, path_edits, similarity
+from brainmigrate.merge import (
+    Key,
+    MergeIndex,
+    Repeats,
+    Stems,
+    add_anchors,
+    numbers,
+    path_edits,
+    similarity,
+)
 from brainmigrate.model import Diagnostic, FactRecord, ParsedFact
 from brainmigrate.spill import Keyed, Spill
 from brainmigrate.stores import sqlite
@@ -477,6 +485,7 @@ def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
     index = MergeIndex(df)
     for fid, scope, nums, tasks, stem_tuple in stored.entries():
         index.add(fid, Key(scope, nums, tasks), stem_tuple)
+    rule = Repeats(index)
     next_id = stored.next_id
     facts = Keyed()  # the facts this run touched, by id
     merged, gone, outside, ambiguous, unresolved = Spill(), Spill(), Spill(), Spill(), Spill()
@@ -512,55 +521,18 @@ def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
         st, nums = frozenset(stem_tuple), numbers(fact.full_text)
         key = Key(fact.scope, nums, fact.tasks)
         known = stored.known(fp)
-        edits = None
-        if known is not None:
-            rec = touch(known)
-            sim = similarity(st, rec.stems)
-        else:
-            fixed = edited(fact)
-            if fixed is not None:
-                rec, edits = touch(fixed[0]), fixed[1]
-                sim = similarity(st, rec.stems)
-            else:
-                hit = index.best(key, st)
-                rec, sim = (touch(hit[0]), hit[1]) if hit else (None, 0.0)
-        if rec is None:
-            rec = FactRecord(
-                id=next_id,
-                scope=fact.scope,
-                kind=fact.kind,
-                marker=fact.marker,
-                text=fact.text,
-                task=fact.task,
-                run=fact.run,
-                created=fact.created,
-                status=fact.status,
-                status_reason=_reason(fact.status),
-                stems=stem_tuple,
-                numbers=nums,
-                tasks=fact.tasks,
-            )
+        fid, sim, edits = rule.which(key, st, known, lambda fact=fact: edited(fact))
+        if fid is None:
+            rec = rule.new(next_id, fact, stem_tuple, nums, key, st)
             next_id += 1
             facts.add(rec.id, rec)
-            index.add(rec.id, key, st)
         else:
+            rec = touch(fid)
+            if sim is None:
+                sim = similarity(st, rec.stems)
             into_text = rec.text  # before this line's text replaces it
             if known is None:
-                rec.text, rec.kind, rec.marker = fact.text, fact.kind, fact.marker
-                rec.status, rec.status_reason = fact.status, _reason(fact.status)
-                rec.task, rec.stems = fact.task, stem_tuple
-                if fact.run:
-                    rec.run = fact.run
-                if not rec.created:
-                    rec.created = fact.created
-                if edits is not None:
-                    was = Key(rec.scope, rec.numbers, rec.tasks)
-                    rec.numbers, rec.tasks = nums, fact.tasks
-                    if was != key:  # a path's digits changed the block (v1/ -> v2/)
-                        index.remove(rec.id, was)
-                        index.add(rec.id, key, st)
-                    _drop_moved(rec, edits)
-                index.replace(rec.id, key, st)
+                rule.update(rec, fact, stem_tuple, nums, key, st, edits)
             merged.append(
                 {
                     "into": rec.key,
@@ -575,11 +547,7 @@ def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
             )
             by_file[fact.file].merged += 1
         if res.anchors:
-            have = set(rec.anchors)  # (a fact may cite thousands of paths)
-            for a in res.anchors:
-                if a not in have:
-                    have.add(a)
-                    rec.anchors.append(a)
+            add_anchors(rec, res.anchors)
         # (a file and line is read once a run, so only the store can hold it already)
         if not stored.fed(rec.id, fact.file, fact.line, fp):
             rec.new_provenance.append((fact.file, fact.line, fp))
@@ -604,27 +572,6 @@ def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
     return RunResult(notes, facts, merged, gone, outside, ambiguous, unresolved, None, True)
 
 
-def _drop_moved(rec: FactRecord, edits: list[tuple[str, str]]) -> None:
-    """Forget what ``rec`` held for the paths a fixed line no longer cites: their gone
-    citations, and the file anchors they were cited as (a root-relative path, or an
-    absolute one under the anchor's root). What the line cites now is added after."""
-    still = {new for _, new in edits}
-    old = {p for p, _ in edits if p not in still}
-    old |= {unquote(p) for p in old}
-    if not old:
-        return
-    rec.gone = [p for p in rec.gone if p not in old]
-    rec.anchors = [
-        a
-        for a in rec.anchors
-        if not (
-            a.kind == "file"
-            and a.how == "cited"
-            and (a.path in old or f"{a.root.rstrip('/')}/{a.path}" in old)
-        )
-    ]
-
-
 def _lines(lines: tuple[int, int] | None) -> list[int] | None:
     return list(lines) if lines else None
 
@@ -641,10 +588,6 @@ def _prefetched(items, stored: sqlite.Stored):
         stored.prefetch(fps)
         for (fact, res, stem_tuple), fp in zip(chunk, fps, strict=True):
             yield fact, res, stem_tuple, fp
-
-
-def _reason(status: str) -> str | None:
-    return "SUPERSEDED in the text" if status == "superseded" else None
 
 
 def fts_words(stems: Stems):

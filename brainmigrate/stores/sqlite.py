@@ -910,7 +910,7 @@ def _fingerprint_columns(con: sqlite3.Connection) -> str:
 
 def _forget(con: sqlite3.Connection, rec: FactRecord) -> None:
     """Delete the anchors and gone citations a stored fact held and no longer holds (a
-    line ``check --fix`` rewrote: importer ``_drop_moved``); what it still holds keeps its
+    line ``check --fix`` rewrote: ``merge.drop_moved``); what it still holds keeps its
     row, fingerprints included."""
     if rec.snapshot is None:
         return
