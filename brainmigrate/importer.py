@@ -86,11 +86,11 @@ def missing_or_unreadable(exc: OSError) -> str:
     return f"cannot read it ({exc.strerror or exc})"
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Options:
     """How to read the notes: roots in order, scope, kind of ``+``, task pattern.
 
-    ``roots`` default to the current folder. ``classifier`` is ``fast`` or ``lark``
+    ``roots`` default to the current folder. ``parser`` (``--parser``) is ``fast`` or ``lark``
     (SPEC.md §Notation; both give the same lines). ``cache_dir`` is where the first root's
     declaration index is cached (None: the default cache folder). ``names`` maps a notes
     file given (as given) to the name it is shown, scoped and resolved by (notes read from
@@ -104,7 +104,7 @@ class Options:
     scope: str | None = None
     plus_kind: str | None = None
     task_pattern: str | None = None
-    classifier: str = "fast"
+    parser: str = "fast"
     cache_dir: str | os.PathLike | None = None
     names: Mapping[str, str] = field(default_factory=dict)
     progress: Callable[[str, int, int, int], object] | None = field(default=None, compare=False)
@@ -352,7 +352,7 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options, stems: Ste
         raise InputError(
             f"--task-pattern: not a valid regular expression ({exc}); fix it"
         ) from None
-    classify = notation.classifier(options.classifier)
+    classify = notation.classifier(options.parser)
     resolver = Resolver(roots, lambda: _name_index(roots[0], options.cache_dir))
     diags: list[Diagnostic] = [
         Diagnostic(name, None, "BM307", "warning", "not a regular file; skipped") for name in odd

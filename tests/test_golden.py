@@ -28,7 +28,7 @@ def _no_git_history(monkeypatch):
 
 
 def run_case(name: str, parser: str, tmp_path: Path) -> dict:
-    options = importer.Options(roots=["root-a", "root-b"], classifier=parser)
+    options = importer.Options(roots=["root-a", "root-b"], parser=parser)
     result = importer.import_notes(
         [f"cases/{name}.md"], options, store=tmp_path / "none.db", dry_run=True
     )
