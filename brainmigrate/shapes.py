@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import json
 
-from brainmigrate.model import FactRecord
+from brainmigrate.model import FACT_FIELDS, FactRecord
+
+#: The stored fields every fact shape starts with, after the id.
+_REPORT_FIELDS = tuple(name for name in FACT_FIELDS if name != "status_reason")
 
 #: C0 and C1 control characters but tab and newline: never printed as they are, so text
 #: from notes cannot move a terminal's cursor or recolour it.
@@ -35,18 +38,9 @@ def safe_text(value):
 
 def fact_fields(rec: FactRecord) -> dict:
     """The §Report fields every fact shape starts with: id, scope, kind, marker, text,
-    task, run, created, status."""
-    return {
-        "id": rec.key,
-        "scope": rec.scope,
-        "kind": rec.kind,
-        "marker": rec.marker,
-        "text": rec.text,
-        "task": rec.task,
-        "run": rec.run,
-        "created": rec.created,
-        "status": rec.status,
-    }
+    task, run, created, status (``FACT_FIELDS`` but the status reason, which not every
+    shape shows)."""
+    return {"id": rec.key, **{name: getattr(rec, name) for name in _REPORT_FIELDS}}
 
 
 def anchor_fields(a, root) -> dict:
