@@ -38,6 +38,7 @@ from brainmigrate.merge import (
     Repeats,
     Stems,
     add_anchors,
+    add_gone,
     numbers,
     path_edits,
     similarity,
@@ -552,13 +553,11 @@ def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
         if not stored.fed(rec.id, fact.file, fact.line, fp):
             rec.new_provenance.append((fact.file, fact.line, fp))
         rec.origin = rec.origin or (fact.file, fact.line)
-        gone_paths = set(rec.gone) if res.citations else None
+        if res.citations:
+            add_gone(rec, [c.name for c in res.citations if c.state == "gone"])
         for c in res.citations:
             entry = {"file": fact.file, "line": c.line, "col": c.col, "fact": rec.key}
             if c.state == "gone":
-                if c.name not in gone_paths:
-                    gone_paths.add(c.name)
-                    rec.gone.append(c.name)
                 gone.append({**entry, "path": c.name, "lines": _lines(c.lines)})
                 by_file[fact.file].gone += 1
             elif c.state == "outside":

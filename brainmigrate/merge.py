@@ -521,6 +521,16 @@ def add_anchors(rec: FactRecord, anchors: Iterable[Anchor]) -> None:
             rec.anchors.append(a)
 
 
+def add_gone(rec: FactRecord, paths: Iterable[str]) -> None:
+    """Add the gone ``paths`` a line cites to ``rec``'s, those it lacks, in order (gone
+    citations add up)."""
+    have = set(rec.gone)
+    for p in paths:
+        if p not in have:
+            have.add(p)
+            rec.gone.append(p)
+
+
 def drop_moved(rec: FactRecord, edits: list[tuple[str, str]]) -> None:
     """Forget what ``rec`` held for the paths a fixed line no longer cites: their gone
     citations, and the file anchors they were cited as (a root-relative path, or an
