@@ -26,7 +26,7 @@ from brainmigrate.errors import (
 )
 from brainmigrate.model import KINDS
 from brainmigrate.reports import FORMATS as REPORT_FORMATS
-from brainmigrate.reports import to_json
+from brainmigrate.shapes import to_json
 
 
 class Failure(BrainmigrateError):
@@ -474,7 +474,14 @@ def import_cmd(
         notes_progress(no_progress) as progress,
     ):
         options = importer.Options(
-            s.roots, s.scope, s.plus_kind, s.task_pattern, parser, s.cache_dir, names, progress
+            roots=s.roots,
+            scope=s.scope,
+            plus_kind=s.plus_kind,
+            task_pattern=s.task_pattern,
+            parser=parser,
+            cache_dir=s.cache_dir,
+            names=names,
+            progress=progress,
         )
         paths, _ = importer.select_files(paths, s.excludes, names)
         result = importer.import_notes(paths, options, store, dry_run=dry_run, verify=verify)
@@ -725,14 +732,14 @@ def check_cmd(
         notes_progress(no_progress or quiet) as progress,
     ):
         options = importer.Options(
-            settings.roots,
-            settings.scope,
-            settings.plus_kind,
-            settings.task_pattern,
-            parser,
-            settings.cache_dir,
-            names,
-            progress,
+            roots=settings.roots,
+            scope=settings.scope,
+            plus_kind=settings.plus_kind,
+            task_pattern=settings.task_pattern,
+            parser=parser,
+            cache_dir=settings.cache_dir,
+            names=names,
+            progress=progress,
         )
         kwargs = {
             "baseline": settings.baseline,
@@ -901,7 +908,15 @@ def export_cmd(
             raise click.UsageError(f"{flag} applies to --to {target} only; leave it out")
     refuse_overwrites([("--output", output)], store)
     options = export.Options(
-        scopes, kinds, status, plus_kind, task_pattern, type_map, index_budget, total_budget, fit
+        scopes=scopes,
+        kinds=kinds,
+        status=status,
+        plus_kind=plus_kind,
+        task_pattern=task_pattern,
+        type_map=type_map,
+        index_budget=index_budget,
+        total_budget=total_budget,
+        fit=fit,
     )
     try:
         result = export.export(store, fmt, output, options)

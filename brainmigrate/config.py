@@ -67,7 +67,7 @@ class ConfigError(InputError):
     """The configuration file cannot be read, or holds an unknown key or a bad value."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Settings:
     """What a command runs with; ``source`` names the file the values came from (or None)
     and ``notes`` what a person should know about how it was found.

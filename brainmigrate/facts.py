@@ -1,4 +1,5 @@
-"""Turn a fact line and its continuations into a ``ParsedFact`` (SPEC.md §Notation).
+"""Group a file's lines into facts, and turn a fact line and its continuations into a
+``ParsedFact`` (SPEC.md §Notation).
 
 Pure: no file system. The rules here are the notation's: kind from the marker, text
 folding and the 2000-character cut, trailers (``created`` and ``run``), block ids, the task
@@ -7,6 +8,7 @@ id, the SUPERSEDED status and the scope.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from bisect import bisect_right
 from collections.abc import Sequence
@@ -131,6 +133,80 @@ def plus_kind_for(path: str | PurePath, plus_kind: str | None = None) -> str:
     if plus_kind:
         return plus_kind
     return "pattern" if _PATTERNS_STEM.fullmatch(PurePath(path).stem.lower()) else "environment"
+
+
+class Grouper:
+    """A file's lines, in order, grouped into facts: a fact line and the continuation lines
+    after it. A fact reads continuations until its text is ``limit`` characters long; the
+    rest are counted but left out (``left_out``: ``[first, last, count]`` of their line
+    numbers), so one runaway fact cannot exhaust memory. One ``Grouper`` per file.
+    """
+
+    __slots__ = ("held", "left_out", "limit", "pending")
+
+    def __init__(self, limit: int = MAX_FACT_CHARS) -> None:
+        self.limit = limit
+        self.pending: list[Line] = []
+        self.left_out: list[int] = []
+        self.held = 0  # characters of the fact's lines read
+
+    def add(self, ln: Line) -> tuple[list[Line], list[int]] | None:
+        """Take the next line; the fact it ends, as ``(lines, left_out)``, or None."""
+        cls = ln.cls
+        if cls == "fact":
+            done = self.end()
+            self.pending.append(ln)
+            self.held = len(ln.text)
+            return done
+        if cls == "continuation":
+            if self.held < self.limit:
+                self.pending.append(ln)
+                self.held += len(ln.text)
+            elif self.left_out:
+                self.left_out[1] = ln.number
+                self.left_out[2] += 1
+            else:
+                self.left_out.extend((ln.number, ln.number, 1))
+            return None
+        return self.end()
+
+    def end(self) -> tuple[list[Line], list[int]] | None:
+        """The fact pending at the end of the file (or of a group), or None."""
+        if not self.pending:
+            return None
+        done = (self.pending, self.left_out)
+        self.pending, self.left_out = [], []
+        return done
+
+
+def group_fact(
+    file: str,
+    group: tuple[list[Line], list[int]],
+    scope: str,
+    plus_kind: str,
+    tasks: TaskIds,
+    diags: list[Diagnostic],
+    limit: int = MAX_FACT_CHARS,
+) -> ParsedFact:
+    """``build_fact`` of a ``Grouper`` group; a fact that left continuation lines out (past
+    ``limit`` characters, the ``Grouper``'s) gets BM309, appended to ``diags`` after
+    ``build_fact``'s, and still ends at its last line."""
+    lines, left_out = group
+    fact = build_fact(file, lines, scope, plus_kind, tasks, diags)
+    if left_out:
+        first, last, count = left_out
+        diags.append(
+            Diagnostic(
+                file,
+                first,
+                "BM309",
+                "warning",
+                f"fact longer than {limit:,} characters: {count} more"
+                " continuation lines counted but not read into it",
+            )
+        )
+        fact = dataclasses.replace(fact, last_line=last)  # they are still its lines
+    return fact
 
 
 def build_fact(

@@ -175,7 +175,7 @@ def printable(name: str) -> str:
     return name
 
 
-#: C0 and C1 control characters but tab and newline (``reports.safe_text`` shows the same).
+#: C0 and C1 control characters but tab and newline (``shapes.safe_text`` shows the same).
 _CONTROLS = dict.fromkeys([*range(0, 9), *range(11, 32), 127, *range(0x80, 0xA0)], "\ufffd")
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from brainmigrate.anchors import Root, is_absolute, normalize
-from brainmigrate.git import run_git
+from brainmigrate.git import git_renames
 from brainmigrate.rules import Hint
 
 #: A similar path is suggested only when the stem of its file name (before the first dot)
@@ -177,40 +177,3 @@ def _stem_ext(name: str) -> tuple[str, str]:
 def _is_file_in(root: Root, rel: str) -> bool:
     real = os.path.realpath(os.path.join(root.real, rel))
     return root.relative(real) is not None and os.path.isfile(real)
-
-
-def git_renames(folder: str | os.PathLike) -> dict[str, str]:
-    """Old path -> new path of every rename in the history of the git checkout holding
-    ``folder``, paths relative to ``folder`` (a later rename of the same path wins).
-
-    Runs ``git log -M --diff-filter=R --name-status -z --format= --relative``. Empty when
-    ``folder`` is not in a git checkout or git is missing or fails.
-    """
-    out = run_git(
-        folder,
-        "log",
-        "-M",
-        "--diff-filter=R",
-        "--name-status",
-        "-z",
-        "--format=",
-        "--relative",
-        timeout=120,
-    )
-    if out is None:
-        return {}
-    fields = [os.fsdecode(p).strip("\n") for p in out.split(b"\0")]
-    fields = [p for p in fields if p]
-    moves: list[tuple[str, str]] = []
-    i = 0
-    while i + 2 < len(fields):
-        status = fields[i]
-        if status[:1] == "R" and status[1:].isdigit():
-            moves.append((fields[i + 1], fields[i + 2]))
-            i += 3
-        else:
-            i += 1
-    renames: dict[str, str] = {}
-    for old, new in reversed(moves):  # git log lists the newest first
-        renames[old] = new
-    return renames

@@ -6,7 +6,6 @@ with ``check`` (everything up to the merge, touching no store).
 
 from __future__ import annotations
 
-import dataclasses
 import fnmatch
 import gc
 import hashlib
@@ -20,14 +19,30 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from urllib.parse import unquote
 
 from brainmigrate import notation
 from brainmigrate.anchors import NAME_CAP, NOTHING, Resolved, Resolver, Root, copy_resolved
 from brainmigrate.errors import BrainmigrateError
-from brainmigrate.facts import MAX_FACT_CHARS, TaskIds, build_fact, plus_kind_for, scope_for
+from brainmigrate.facts import (
+    MAX_FACT_CHARS,
+    Grouper,
+    TaskIds,
+    group_fact,
+    plus_kind_for,
+    scope_for,
+)
 from brainmigrate.fsutil import printable
-from brainmigrate.merge import Key, MergeIndex, Stems, numbers, path_edits, similarity
+from brainmigrate.merge import (
+    Key,
+    MergeIndex,
+    Repeats,
+    Stems,
+    add_anchors,
+    add_gone,
+    numbers,
+    path_edits,
+    similarity,
+)
 from brainmigrate.model import Diagnostic, FactRecord, ParsedFact
 from brainmigrate.spill import Keyed, Spill
 from brainmigrate.stores import sqlite
@@ -72,11 +87,11 @@ def missing_or_unreadable(exc: OSError) -> str:
     return f"cannot read it ({exc.strerror or exc})"
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Options:
     """How to read the notes: roots in order, scope, kind of ``+``, task pattern.
 
-    ``roots`` default to the current folder. ``classifier`` is ``fast`` or ``lark``
+    ``roots`` default to the current folder. ``parser`` (``--parser``) is ``fast`` or ``lark``
     (SPEC.md §Notation; both give the same lines). ``cache_dir`` is where the first root's
     declaration index is cached (None: the default cache folder). ``names`` maps a notes
     file given (as given) to the name it is shown, scoped and resolved by (notes read from
@@ -90,7 +105,7 @@ class Options:
     scope: str | None = None
     plus_kind: str | None = None
     task_pattern: str | None = None
-    classifier: str = "fast"
+    parser: str = "fast"
     cache_dir: str | os.PathLike | None = None
     names: Mapping[str, str] = field(default_factory=dict)
     progress: Callable[[str, int, int, int], object] | None = field(default=None, compare=False)
@@ -338,7 +353,7 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options, stems: Ste
         raise InputError(
             f"--task-pattern: not a valid regular expression ({exc}); fix it"
         ) from None
-    classify = notation.classifier(options.classifier)
+    classify = notation.classifier(options.parser)
     resolver = Resolver(roots, lambda: _name_index(roots[0], options.cache_dir))
     diags: list[Diagnostic] = [
         Diagnostic(name, None, "BM307", "warning", "not a regular file; skipped") for name in odd
@@ -359,28 +374,10 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options, stems: Ste
         # Resolved, so a notes file reached through a symlink still lies inside its root.
         folder = os.path.dirname(os.path.realpath(source))
         reasons = st.skipped_by_reason
-        pending: list[notation.Line] = []
-        over: list[int] = []  # [first, last, count] of lines a runaway fact leaves out
-        held = 0  # characters of the fact's lines read
+        grouper = Grouper(MAX_FACT_CHARS)
 
-        def flush(
-            pending=pending, over=over, display=display, scope=scope, plus=plus, folder=folder
-        ):
-            fact = build_fact(display, pending, scope, plus, tasks, diags)
-            pending.clear()
-            if over:
-                diags.append(
-                    Diagnostic(
-                        display,
-                        over[0],
-                        "BM309",
-                        "warning",
-                        f"fact longer than {MAX_FACT_CHARS:,} characters: {over[2]} more"
-                        " continuation lines counted but not read into it",
-                    )
-                )
-                fact = dataclasses.replace(fact, last_line=over[1])  # they are still its lines
-                over.clear()
+        def flush(group, display=display, scope=scope, plus=plus, folder=folder):
+            fact = group_fact(display, group, scope, plus, tasks, diags, MAX_FACT_CHARS)
             res = resolver.scan(fact, diags, folder)
             fact = fact.without_segments()
             _dropped(fact.file, fact.line, res.notes, diags)
@@ -398,31 +395,20 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options, stems: Ste
                 report("read", number, len(files), read + st.lines)
             cls = ln.cls
             if cls == "fact":
-                if pending:
-                    flush()
-                pending.append(ln)
-                held = len(ln.text)
                 st.fact_lines += 1
             elif cls == "continuation":
                 st.continuations += 1
-                if held < MAX_FACT_CHARS:
-                    pending.append(ln)
-                    held += len(ln.text)
-                elif over:
-                    over[1] = ln.number
-                    over[2] += 1
-                else:
-                    over.extend((ln.number, ln.number, 1))
+            elif cls == "blank":
+                st.blank += 1
             else:
-                if pending:
-                    flush()
-                if cls == "blank":
-                    st.blank += 1
-                else:
-                    st.skipped += 1
-                    reasons[ln.reason] += 1
-        if pending:
-            flush()
+                st.skipped += 1
+                reasons[ln.reason] += 1
+            done = grouper.add(ln)
+            if done is not None:
+                flush(done)
+        done = grouper.end()
+        if done is not None:
+            flush(done)
         stats.append(st)
         read += st.lines
         if report is not None:
@@ -500,6 +486,7 @@ def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
     index = MergeIndex(df)
     for fid, scope, nums, tasks, stem_tuple in stored.entries():
         index.add(fid, Key(scope, nums, tasks), stem_tuple)
+    rule = Repeats(index)
     next_id = stored.next_id
     facts = Keyed()  # the facts this run touched, by id
     merged, gone, outside, ambiguous, unresolved = Spill(), Spill(), Spill(), Spill(), Spill()
@@ -535,55 +522,18 @@ def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
         st, nums = frozenset(stem_tuple), numbers(fact.full_text)
         key = Key(fact.scope, nums, fact.tasks)
         known = stored.known(fp)
-        edits = None
-        if known is not None:
-            rec = touch(known)
-            sim = similarity(st, rec.stems)
-        else:
-            fixed = edited(fact)
-            if fixed is not None:
-                rec, edits = touch(fixed[0]), fixed[1]
-                sim = similarity(st, rec.stems)
-            else:
-                hit = index.best(key, st)
-                rec, sim = (touch(hit[0]), hit[1]) if hit else (None, 0.0)
-        if rec is None:
-            rec = FactRecord(
-                id=next_id,
-                scope=fact.scope,
-                kind=fact.kind,
-                marker=fact.marker,
-                text=fact.text,
-                task=fact.task,
-                run=fact.run,
-                created=fact.created,
-                status=fact.status,
-                status_reason=_reason(fact.status),
-                stems=stem_tuple,
-                numbers=nums,
-                tasks=fact.tasks,
-            )
+        fid, sim, edits = rule.which(key, st, known, lambda fact=fact: edited(fact))
+        if fid is None:
+            rec = rule.new(next_id, fact, stem_tuple, nums, key, st)
             next_id += 1
             facts.add(rec.id, rec)
-            index.add(rec.id, key, st)
         else:
+            rec = touch(fid)
+            if sim is None:
+                sim = similarity(st, rec.stems)
             into_text = rec.text  # before this line's text replaces it
             if known is None:
-                rec.text, rec.kind, rec.marker = fact.text, fact.kind, fact.marker
-                rec.status, rec.status_reason = fact.status, _reason(fact.status)
-                rec.task, rec.stems = fact.task, stem_tuple
-                if fact.run:
-                    rec.run = fact.run
-                if not rec.created:
-                    rec.created = fact.created
-                if edits is not None:
-                    was = Key(rec.scope, rec.numbers, rec.tasks)
-                    rec.numbers, rec.tasks = nums, fact.tasks
-                    if was != key:  # a path's digits changed the block (v1/ -> v2/)
-                        index.remove(rec.id, was)
-                        index.add(rec.id, key, st)
-                    _drop_moved(rec, edits)
-                index.replace(rec.id, key, st)
+                rule.update(rec, fact, stem_tuple, nums, key, st, edits)
             merged.append(
                 {
                     "into": rec.key,
@@ -598,22 +548,16 @@ def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
             )
             by_file[fact.file].merged += 1
         if res.anchors:
-            have = set(rec.anchors)  # (a fact may cite thousands of paths)
-            for a in res.anchors:
-                if a not in have:
-                    have.add(a)
-                    rec.anchors.append(a)
+            add_anchors(rec, res.anchors)
         # (a file and line is read once a run, so only the store can hold it already)
         if not stored.fed(rec.id, fact.file, fact.line, fp):
             rec.new_provenance.append((fact.file, fact.line, fp))
         rec.origin = rec.origin or (fact.file, fact.line)
-        gone_paths = set(rec.gone) if res.citations else None
+        if res.citations:
+            add_gone(rec, [c.name for c in res.citations if c.state == "gone"])
         for c in res.citations:
             entry = {"file": fact.file, "line": c.line, "col": c.col, "fact": rec.key}
             if c.state == "gone":
-                if c.name not in gone_paths:
-                    gone_paths.add(c.name)
-                    rec.gone.append(c.name)
                 gone.append({**entry, "path": c.name, "lines": _lines(c.lines)})
                 by_file[fact.file].gone += 1
             elif c.state == "outside":
@@ -625,27 +569,6 @@ def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
                     {**entry, "name": c.name, "how": c.how, "candidates": list(c.candidates)}
                 )
     return RunResult(notes, facts, merged, gone, outside, ambiguous, unresolved, None, True)
-
-
-def _drop_moved(rec: FactRecord, edits: list[tuple[str, str]]) -> None:
-    """Forget what ``rec`` held for the paths a fixed line no longer cites: their gone
-    citations, and the file anchors they were cited as (a root-relative path, or an
-    absolute one under the anchor's root). What the line cites now is added after."""
-    still = {new for _, new in edits}
-    old = {p for p, _ in edits if p not in still}
-    old |= {unquote(p) for p in old}
-    if not old:
-        return
-    rec.gone = [p for p in rec.gone if p not in old]
-    rec.anchors = [
-        a
-        for a in rec.anchors
-        if not (
-            a.kind == "file"
-            and a.how == "cited"
-            and (a.path in old or f"{a.root.rstrip('/')}/{a.path}" in old)
-        )
-    ]
 
 
 def _lines(lines: tuple[int, int] | None) -> list[int] | None:
@@ -666,10 +589,6 @@ def _prefetched(items, stored: sqlite.Stored):
             yield fact, res, stem_tuple, fp
 
 
-def _reason(status: str) -> str | None:
-    return "SUPERSEDED in the text" if status == "superseded" else None
-
-
 def fts_words(stems: Stems):
     """The words FTS5 indexes for a fact: stems of its text, scope, kind and task, then its
     task ids as one token each (``TER-160`` -> ``ter160``) and its numbers, so a search
@@ -687,7 +606,7 @@ def fts_words(stems: Stems):
 def _fingerprinted(facts: Iterable[FactRecord], cache_dir, batch: int = 4096):
     """``facts`` with their anchors fingerprinted, a batch at a time (a large import is
     read back from its temporary file, never held whole)."""
-    from brainmigrate.stale import Checkouts, fingerprint_records
+    from brainmigrate.fingerprints import Checkouts, fingerprint_records
 
     checkouts = Checkouts((), cache_dir)
     chunk: list[FactRecord] = []
@@ -711,7 +630,7 @@ def import_notes(
 ) -> RunResult:
     """Import notes files into the store at ``store``; with ``dry_run`` write nothing.
     With ``verify``, the anchors of the facts the import writes are fingerprinted
-    (``stale.fingerprint_records``) in the same transaction.
+    (``fingerprints.fingerprint_records``) in the same transaction.
 
     Raises ``InputError``, ``notation.NotesReadError`` or ``sqlite.StoreError``; on any of
     them the store is left exactly as it was.

@@ -1,4 +1,6 @@
-"""The repeat rule: when two facts are the same fact (SPEC.md §Merge). Pure.
+"""The repeat rule: when two facts are the same fact, and how a repeat updates the fact
+it repeats (SPEC.md §Merge). Pure: ``Repeats`` decides and updates, the importer reads and
+writes the store.
 
 Two facts of one scope are the same fact when their stem sets have a Jaccard similarity of
 at least 0.85, their number sets are equal and their task-id sets are equal.
@@ -27,13 +29,14 @@ import hashlib
 import re
 from array import array
 from collections import Counter
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from itertools import chain
 from typing import NamedTuple
+from urllib.parse import unquote
 
 import snowballstemmer
 
-from brainmigrate.model import Segment
+from brainmigrate.model import Anchor, FactRecord, ParsedFact, Segment
 from brainmigrate.tokens import link_path, path_like, tokens
 
 #: Jaccard threshold as a fraction NUM/DEN (0.85).
@@ -397,3 +400,153 @@ def _digest(key: Key) -> bytes:
     parts = [key.scope, *sorted(key.numbers), "\x1f", *sorted(key.tasks)]
     text = "".join(f"{len(p)}:{p}" for p in parts)
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+# ------------------------------------------------------------------------------ the rule
+
+
+#: The status reason of a fact whose text says SUPERSEDED.
+SUPERSEDED_REASON = "SUPERSEDED in the text"
+
+
+def status_reason(status: str) -> str | None:
+    """The reason stored with a fact line's status: the SUPERSEDED one, else None."""
+    return SUPERSEDED_REASON if status == "superseded" else None
+
+
+class Repeats:
+    """The repeat rule (SPEC.md §Merge) over ``index``, the facts merged so far: which fact
+    a line repeats, a new fact, and how a repeat updates the fact it repeats.
+
+    Pure: the caller reads the store and hands the records in; this changes only the
+    records it is given and the index.
+    """
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: MergeIndex) -> None:
+        self.index = index
+
+    def which(
+        self,
+        key: Key,
+        stems: frozenset[str],
+        known: int | None,
+        edited: Callable[[], tuple[int, list[tuple[str, str]]] | None],
+    ) -> tuple[int | None, float | None, list[tuple[str, str]] | None]:
+        """The fact a line repeats, as ``(id, similarity, path edits)``; ``(None, None,
+        None)`` when it is a new fact.
+
+        In order: ``known``, the fact a line of the same fingerprint fed (it changes
+        nothing but what adds up); the fact this file and line fed when the line is its
+        text with only cited paths changed (``edited()``: ``(id, [(old, new)…])`` or None,
+        asked only when needed); else the most similar fact of the same block (ties: the
+        earliest). The similarity is None when the caller must compute it from the record.
+        """
+        if known is not None:
+            return known, None, None
+        fixed = edited()
+        if fixed is not None:
+            return fixed[0], None, fixed[1]
+        hit = self.index.best(key, stems)
+        if hit is None:
+            return None, None, None
+        return hit[0], hit[1], None
+
+    def new(
+        self,
+        fid: int,
+        fact: ParsedFact,
+        stem_tuple: tuple[str, ...],
+        nums: frozenset[str],
+        key: Key,
+        stems: frozenset[str],
+    ) -> FactRecord:
+        """A new fact ``fid`` stating ``fact``, added to the index."""
+        rec = FactRecord(
+            id=fid,
+            scope=fact.scope,
+            kind=fact.kind,
+            marker=fact.marker,
+            text=fact.text,
+            task=fact.task,
+            run=fact.run,
+            created=fact.created,
+            status=fact.status,
+            status_reason=status_reason(fact.status),
+            stems=stem_tuple,
+            numbers=nums,
+            tasks=fact.tasks,
+        )
+        self.index.add(rec.id, key, stems)
+        return rec
+
+    def update(
+        self,
+        rec: FactRecord,
+        fact: ParsedFact,
+        stem_tuple: tuple[str, ...],
+        nums: frozenset[str],
+        key: Key,
+        stems: frozenset[str],
+        edits: list[tuple[str, str]] | None = None,
+    ) -> None:
+        """``rec`` as a repeat ``fact`` updates it: text, kind, marker, status and task are
+        the later line's; ``run`` only when the line has one; ``created`` only when it was
+        empty. A line with only cited paths changed (``edits``) also takes the line's
+        numbers and task ids, and forgets what the old paths held (``drop_moved``)."""
+        rec.text, rec.kind, rec.marker = fact.text, fact.kind, fact.marker
+        rec.status, rec.status_reason = fact.status, status_reason(fact.status)
+        rec.task, rec.stems = fact.task, stem_tuple
+        if fact.run:
+            rec.run = fact.run
+        if not rec.created:
+            rec.created = fact.created
+        if edits is not None:
+            was = Key(rec.scope, rec.numbers, rec.tasks)
+            rec.numbers, rec.tasks = nums, fact.tasks
+            if was != key:  # a path's digits changed the block (v1/ -> v2/)
+                self.index.remove(rec.id, was)
+                self.index.add(rec.id, key, stems)
+            drop_moved(rec, edits)
+        self.index.replace(rec.id, key, stems)
+
+
+def add_anchors(rec: FactRecord, anchors: Iterable[Anchor]) -> None:
+    """Add ``anchors`` to ``rec``'s, those it lacks, in order (anchors add up)."""
+    have = set(rec.anchors)  # (a fact may cite thousands of paths)
+    for a in anchors:
+        if a not in have:
+            have.add(a)
+            rec.anchors.append(a)
+
+
+def add_gone(rec: FactRecord, paths: Iterable[str]) -> None:
+    """Add the gone ``paths`` a line cites to ``rec``'s, those it lacks, in order (gone
+    citations add up)."""
+    have = set(rec.gone)
+    for p in paths:
+        if p not in have:
+            have.add(p)
+            rec.gone.append(p)
+
+
+def drop_moved(rec: FactRecord, edits: list[tuple[str, str]]) -> None:
+    """Forget what ``rec`` held for the paths a fixed line no longer cites: their gone
+    citations, and the file anchors they were cited as (a root-relative path, or an
+    absolute one under the anchor's root). What the line cites now is added after."""
+    still = {new for _, new in edits}
+    old = {p for p, _ in edits if p not in still}
+    old |= {unquote(p) for p in old}
+    if not old:
+        return
+    rec.gone = [p for p in rec.gone if p not in old]
+    rec.anchors = [
+        a
+        for a in rec.anchors
+        if not (
+            a.kind == "file"
+            and a.how == "cited"
+            and (a.path in old or f"{a.root.rstrip('/')}/{a.path}" in old)
+        )
+    ]

@@ -190,6 +190,21 @@ class ParsedFact:
         )
 
 
+#: A fact's own stored fields, in the store's column order (``facts``, after ``id``): the
+#: one list the store's reads and writes, a fact's state and its JSON shape are made from.
+FACT_FIELDS = (
+    "scope",
+    "kind",
+    "marker",
+    "text",
+    "task",
+    "run",
+    "created",
+    "status",
+    "status_reason",
+)
+
+
 @pickled_as_tuple
 @dataclass(slots=True)
 class FactRecord:
@@ -237,16 +252,10 @@ class FactRecord:
         return "updated" if self.state() != self.snapshot else "unchanged"
 
     def state(self) -> tuple:
-        """What the store keeps of the fact, to tell whether a run changed it."""
+        """What the store keeps of the fact, to tell whether a run changed it: its
+        ``FACT_FIELDS``, then its anchors and gone citations (last: ``sqlite`` reads them)."""
         return (
-            self.kind,
-            self.marker,
-            self.text,
-            self.task,
-            self.run,
-            self.created,
-            self.status,
-            self.status_reason,
+            *[getattr(self, name) for name in FACT_FIELDS],
             tuple(self.anchors),
             tuple(self.gone),
         )

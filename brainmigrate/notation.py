@@ -39,7 +39,8 @@ from brainmigrate.model import Diagnostic
 if TYPE_CHECKING:  # lark is imported when the parser is first built (start-up)
     from lark import Lark
 
-#: Unicode White_Space, "\n" aside (SPEC.md §Notation: "Whitespace" is Unicode White_Space).
+#: Unicode White_Space, "\n" aside (SPEC.md §Notation: "Whitespace" is Unicode White_Space):
+#: the class of the grammar's ``WS`` terminal (a test holds the two equal).
 WS_CHARS = "\t\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 WS_RUN = re.compile(f"[{WS_CHARS}\n]+")
 BOM = b"\xef\xbb\xbf"
@@ -76,14 +77,14 @@ def parser() -> Lark:
     """The grammar's LALR parser (contextual lexer), built once per process.
 
     Lark's analysis of the grammar is cached in ``grammar_cache_dir()``, in a file named
-    for the grammar's text (Lark checks the text, options and its own version again on
-    load), so a changed grammar is built afresh; without a writable cache folder the
-    parser is built every time.
+    for the grammar's text and ``LARK_OPTIONS`` (Lark checks the text, options and its own
+    version again on load), so a changed grammar or option is built afresh; without a
+    writable cache folder the parser is built every time.
     """
     from lark import Lark
 
     text = grammar_text()
-    options = {"parser": "lalr", "lexer": "contextual", "start": ["line", "stamp"]}
+    options = LARK_OPTIONS
     final = _cache_file(text, "lark")
     if final is None:
         return Lark(text, **options)
@@ -105,8 +106,9 @@ def terminals() -> dict[str, str]:
     """The grammar's terminals as regular expressions, by name (what ``FastClassifier`` and
     the stamp reader are composed from).
 
-    Kept in ``grammar_cache_dir()`` next to Lark's cache, keyed by the grammar's text, so
-    the fast path reads them without importing or building the parser.
+    Kept in ``grammar_cache_dir()`` next to Lark's cache, keyed by the grammar's text and
+    the parser's options, so the fast path reads them without importing or building the
+    parser.
     """
     text = grammar_text()
     path = _cache_file(text, "terminals.json")
@@ -136,8 +138,24 @@ def grammar_cache_dir() -> Path:
     return user_cache_dir() / "grammar"
 
 
+#: How the parser is built. ``strict``: terminals that could collide fail the build
+#: (Lark checks it with ``interegular``).
+LARK_OPTIONS = {
+    "parser": "lalr",
+    "lexer": "contextual",
+    "start": ["line", "stamp"],
+    "strict": True,
+}
+#: The form of the cached terminals file; a new form is a new key.
+_TERMINALS_FORM = 1
+
+
 def _grammar_key(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+    """What the cached analysis and terminals stand for: the grammar's text, the parser's
+    options and the form of the terminals file; a change to any of them is a new key."""
+    options = json.dumps(LARK_OPTIONS, sort_keys=True)
+    data = f"{text}\x00{options}\x00{_TERMINALS_FORM}"
+    return hashlib.sha256(data.encode("utf-8")).hexdigest()[:32]
 
 
 def _cache_file(text: str, suffix: str) -> Path | None:

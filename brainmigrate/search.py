@@ -24,7 +24,7 @@ from pathlib import Path
 from brainmigrate.errors import BrainmigrateError
 from brainmigrate.merge import Stems
 from brainmigrate.model import FactRecord
-from brainmigrate.reports import anchor_fields, fact_fields, safe_text
+from brainmigrate.shapes import fact_dict, safe_text
 from brainmigrate.stores import sqlite
 from brainmigrate.terms import parse_scopes, task_token
 
@@ -34,7 +34,7 @@ MAX_LIMIT = 30
 #: A hit line is cut to about this many characters.
 LINE_WIDTH = 300
 #: Up to this many changed files of a root, search and show parse them without loading
-#: the root's declaration cache (``stale.Checkouts``).
+#: the root's declaration cache (``fingerprints.Checkouts``).
 FEW_FILES = 8
 
 _ID = re.compile(r"[kK]?([0-9]+)")
@@ -134,9 +134,9 @@ def search(
         extra = store_reader.details(ids)
     hits = [facts[i] for i in ids if i in facts]
     if recheck:
-        from brainmigrate import stale
+        from brainmigrate import fingerprints, stale
 
-        checkouts = stale.Checkouts((), cache_dir, few=FEW_FILES)
+        checkouts = fingerprints.Checkouts((), cache_dir, few=FEW_FILES)
         checks = stale.check_facts([f for f in hits if f.anchors], checkouts)
         for fc in checks:
             stale.mark(fc)
@@ -229,37 +229,11 @@ def show(
             raise NotFound(f"no fact k{number} in {path}; 'brainmigrate search' finds ids")
         extra = store_reader.details([number]).get(number, {})
     if recheck and rec.anchors:
-        from brainmigrate import stale
+        from brainmigrate import fingerprints, stale
 
-        checkouts = stale.Checkouts((), cache_dir, few=FEW_FILES)
+        checkouts = fingerprints.Checkouts((), cache_dir, few=FEW_FILES)
         stale.mark(stale.check_facts([rec], checkouts)[0])
     return fact_dict(rec, extra)
-
-
-def fact_dict(rec: FactRecord, extra: dict) -> dict:
-    """A stored fact as a JSON-able dict (the shape ``show``, ``search --format json`` and
-    the jsonl export use)."""
-    prov = extra.get("provenance", [])
-    return {
-        **fact_fields(rec),
-        "status_reason": rec.status_reason,
-        "origin": {"file": prov[0]["file"], "line": prov[0]["line"]} if prov else None,
-        "anchors": [
-            {
-                **anchor_fields(a, a.root),
-                "fingerprinted": a.fingerprinted,
-                "verified_at": a.verified_at,
-                "commit": a.commit,
-            }
-            for a in rec.anchors
-        ],
-        "gone": list(rec.gone),
-        "supersedes": [f"k{i}" for i in rec.supersedes],
-        "related": [f"k{i}" for i in rec.related],
-        "imported": extra.get("imported"),
-        "updated": extra.get("updated"),
-        "provenance": prov,
-    }
 
 
 def render_fact(fact: dict) -> str:

@@ -2,11 +2,8 @@
 
 ``verify`` takes new fingerprints; ``stale`` reads every anchored fact again and records
 its state; ``check_facts`` and ``mark`` give ``search`` and ``show`` the state of the facts
-they print; ``fingerprint_records`` serves ``import --verify``. ``Checkouts`` is the one
-reader of the checkouts during a run: each anchored file is hashed once, and parsed once
-(source files through the declaration cache, ``CodeIndex.read_files``) only when its bytes
-are not those its anchors were fingerprinted on; each root's commit and git renames are
-asked for once.
+they print. The checkouts are read through ``fingerprints.Checkouts``, which
+``import --verify`` shares (``fingerprints.fingerprint_records``).
 
 An anchor's state (``AnchorCheck.state``), worst last in ``STATES``: ``fresh``, ``moved``,
 ``body changed``, ``signature changed``, ``declaration gone``, ``file gone``; or
@@ -17,52 +14,29 @@ whose anchors are all unreachable is ``unreachable``).
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from brainmigrate.codeindex.extract import digest, normalise_source
 from brainmigrate.errors import EXIT_FINDINGS, EXIT_OK, BrainmigrateError
+from brainmigrate.fingerprints import (
+    GONE,
+    RANK,
+    UNREACHABLE,
+    AnchorCheck,
+    Checkouts,
+    now_utc,
+)
 from brainmigrate.model import Anchor, FactRecord
 from brainmigrate.stores import sqlite
 
-#: Anchor and fact states, from fresh to worst (SPEC.md §Staleness).
-STATES = ("fresh", "moved", "body changed", "signature changed", "declaration gone", "file gone")
-UNREACHABLE = "unreachable"
-_RANK = {s: i for i, s in enumerate(STATES)}
-#: States ``verify`` refuses: the anchor's target is not there to fingerprint.
-GONE = frozenset({"declaration gone", "file gone", UNREACHABLE})
 #: Version of ``stale --format json``.
 SCHEMA_VERSION = 1
-#: Target kinds of a fingerprint that are no declaration.
-FILE, LINES = "file", "lines"
-_UNKNOWN = object()
 
 
 class VerifyError(BrainmigrateError):
     """``verify`` was asked for facts that do not exist, or for none."""
-
-
-def now_utc() -> str:
-    """The time now, ISO 8601 UTC to the second (``2026-11-30T08:00:00Z``)."""
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-@dataclass(slots=True)
-class AnchorCheck:
-    """One anchor read again: its ``state`` (``STATES`` or ``unreachable``), the
-    ``reason`` without the ``STALE:`` prefix (None when fresh), where it was found
-    (``root``, ``path``; ``moved_to`` is ``path`` when it moved, else None)."""
-
-    anchor: Anchor
-    state: str
-    reason: str | None = None
-    root: str | None = None
-    path: str | None = None
-    moved_to: str | None = None
 
 
 @dataclass(slots=True)
@@ -81,7 +55,7 @@ class FactCheck:
     def __post_init__(self) -> None:
         for c in self.anchors:
             if c.state != UNREACHABLE and (
-                self.worst is None or _RANK[c.state] > _RANK[self.worst.state]
+                self.worst is None or RANK[c.state] > RANK[self.worst.state]
             ):
                 self.worst = c
         if self.worst is not None:
@@ -95,498 +69,6 @@ class FactCheck:
     def reason(self) -> str | None:
         """``body changed: src/Foo.kt#Foo.parse`` (None unless stale)."""
         return self.worst.reason if self.stale else None  # type: ignore[union-attr]
-
-
-def label(path: str, anchor: Anchor, target=None) -> str:
-    """How a reason names an anchor's target: ``path#Container.name`` for a declaration,
-    ``path:10-20`` for the text of lines, ``path`` for a file."""
-    target = target or anchor.target
-    if target and target[0] not in (FILE, LINES):
-        kind, container, name = target
-        return f"{path}#{container}.{name}" if container else f"{path}#{name}"
-    if anchor.kind == "symbol" and anchor.symbol:
-        return f"{path}#{anchor.symbol}"
-    if target and target[0] == LINES and anchor.lines:
-        first, last = anchor.lines
-        return f"{path}:{first}" if first == last else f"{path}:{first}-{last}"
-    return path
-
-
-# ------------------------------------------------------------------------------ reading
-
-
-class Checkouts:
-    """The checkouts as they are now, read once per run.
-
-    ``roots``: when given, every anchor is looked up in these folders in order instead of
-    the root recorded with it (a store moved to another machine). ``cache_dir``: the
-    declaration cache folder (None: the default). ``few``: up to this many changed files
-    of a root are parsed without the cache (``search`` and ``show``, which read a handful
-    of files: loading a large root's cache costs more than parsing them); 0: always
-    through the cache.
-    """
-
-    def __init__(
-        self,
-        roots: Sequence[str | os.PathLike] = (),
-        cache_dir: str | os.PathLike | None = None,
-        few: int = 0,
-    ) -> None:
-        self.roots = [os.path.abspath(os.fspath(r)) for r in roots]
-        self.few = few
-        self.cache_dir = Path(cache_dir) if cache_dir else None
-        self._readable: dict[str, bool] = {}
-        self._real: dict[str, str] = {}
-        self._indexes: dict[str, object] = {}
-        self._is_file: dict[tuple[str, str], bool] = {}
-        self._states: dict[tuple[str, str], object] = {}
-        self._bytes: dict[tuple[str, str], bytes | None] = {}
-        self._hashes: dict[tuple[str, str], str | None] = {}
-        self._names: dict[tuple[str, str], dict[str, list]] = {}
-        self._commits: dict[str, str | None] = {}
-        self._renames: dict[tuple[str, str | None], dict[str, str]] = {}
-        self._digests: dict[tuple[str, str], dict[str, list[str]]] = {}
-
-    # --- roots and files
-
-    def roots_of(self, anchor: Anchor) -> list[str]:
-        """The readable roots an anchor is looked up in, in order."""
-        return [r for r in (self.roots or [anchor.root]) if self.readable(r)]
-
-    def readable(self, root: str) -> bool:
-        if root not in self._readable:
-            try:
-                with os.scandir(root) as entries:
-                    next(entries, None)
-                ok = True
-            except OSError:
-                ok = False
-            self._readable[root] = ok
-            self._real[root] = os.path.realpath(root)
-        return self._readable[root]
-
-    def is_file(self, root: str, rel: str) -> bool:
-        """Whether ``root`` holds a regular file at ``rel`` (never one outside the root)."""
-        key = (root, rel)
-        if key not in self._is_file:
-            full = os.path.join(root, rel)
-            ok = False
-            try:
-                if os.path.isfile(full):
-                    real = os.path.realpath(full)
-                    base = self._real.get(root) or os.path.realpath(root)
-                    ok = real.startswith(base.rstrip(os.sep) + os.sep)
-            except (OSError, ValueError):
-                ok = False
-            self._is_file[key] = ok
-        return self._is_file[key]
-
-    def index(self, root: str):
-        if root not in self._indexes:
-            from brainmigrate.codeindex import CodeIndex
-
-            self._indexes[root] = CodeIndex(root, cache_dir=self.cache_dir)
-        return self._indexes[root]
-
-    def prepare(self, anchors: Iterable[Anchor], quick: bool = True) -> None:
-        """Parse, in one batch per root, every source file these anchors name whose bytes
-        are not those they were fingerprinted on (``unchanged``); ``quick=False`` when the
-        anchors are those ``quick`` did not answer."""
-        wanted: dict[str, set[str]] = {}
-        for a in anchors:
-            if quick and self.quick(a) is not None:
-                continue
-            for root in self.roots_of(a):
-                if self.is_file(root, a.path):
-                    if not self.unchanged(a, root, a.path):
-                        wanted.setdefault(root, set()).add(a.path)
-                    break
-        for root, paths in wanted.items():
-            todo = sorted(p for p in paths if (root, p) not in self._states)
-            if todo:
-                cached = len(todo) > self.few
-                for rel, st in self.index(root).read_files(todo, cached=cached).items():
-                    self._states[(root, rel)] = st
-
-    def file_state(self, root: str, rel: str):
-        """``FileState`` of a source file (declarations and digest), or None."""
-        key = (root, rel)
-        if key not in self._states:
-            cached = self.few == 0
-            self._states[key] = self.index(root).read_files([rel], cached=cached)[rel]
-        return self._states[key]
-
-    def content_hash(self, root: str, rel: str) -> str | None:
-        """blake2b-16 of the file's bytes as they are (None when unreadable)."""
-        key = (root, rel)
-        if key not in self._hashes:
-            try:
-                with open(os.path.join(root, rel), "rb") as fh:
-                    self._hashes[key] = hashlib.blake2b(fh.read(), digest_size=16).hexdigest()
-            except OSError:
-                self._hashes[key] = None
-        return self._hashes[key]
-
-    def unchanged(self, a: Anchor, root: str, rel: str) -> bool:
-        """Whether ``rel`` holds the very bytes ``a`` was fingerprinted on: then every
-        digest is what it was, and nothing needs parsing."""
-        return bool(a.content_hash) and self.content_hash(root, rel) == a.content_hash
-
-    def data(self, root: str, rel: str) -> bytes | None:
-        """The file's bytes without a BOM and with CRLF as LF, or None when unreadable."""
-        key = (root, rel)
-        if key not in self._bytes:
-            try:
-                with open(os.path.join(root, rel), "rb") as fh:
-                    self._bytes[key] = normalise_source(fh.read())
-            except OSError:
-                self._bytes[key] = None
-        return self._bytes[key]
-
-    # --- git
-
-    def commit(self, root: str) -> str | None:
-        """``git rev-parse HEAD`` of the checkout holding ``root`` (None outside git)."""
-        if root not in self._commits:
-            from brainmigrate.git import run_git
-
-            out = run_git(root, "rev-parse", "--verify", "-q", "HEAD")
-            self._commits[root] = out.decode().strip() if out else None
-        return self._commits[root]
-
-    def renames(self, root: str, since: str | None) -> dict[str, str]:
-        """Old path -> new path of git's renames from commit ``since`` (None: the whole
-        history) to the working tree, uncommitted ``git mv`` included."""
-        key = (root, since)
-        if key not in self._renames:
-            from brainmigrate.git import run_git
-            from brainmigrate.hints import git_renames
-
-            moves: dict[str, str] = {}
-            log = None
-            if since:
-                log = run_git(
-                    root, "log", "-M", "--diff-filter=R", "--name-status", "-z", "--format=",
-                    "--relative", f"{since}..HEAD",
-                )  # fmt: skip
-            if log is not None:
-                for old, new in reversed(_rename_pairs(log)):
-                    moves[old] = new
-            else:
-                moves.update(git_renames(root))
-            tree = run_git(root, "diff", "-M", "--name-status", "-z", "--relative", "HEAD")
-            for old, new in _rename_pairs(tree or b""):
-                moves[old] = new
-            self._renames[key] = moves
-        return self._renames[key]
-
-    # --- digests
-
-    def decl_digests(self, root: str, rel: str):
-        state = self.file_state(root, rel)
-        return state.declarations if state is not None else None
-
-    def file_digest(self, root: str, rel: str) -> str | None:
-        """A file anchor's digest: a source file without the comments outside its
-        declarations, any other file its whole content (SPEC.md §Staleness)."""
-        state = self.file_state(root, rel)
-        if state is not None:
-            return state.digest
-        data = self.data(root, rel)
-        return None if data is None else digest(data)
-
-    def lines_digest(self, root: str, rel: str, lines: tuple[int, int]) -> str | None:
-        data = self.data(root, rel)
-        if data is None:
-            return None
-        first, last = lines
-        return digest(b"\n".join(data.split(b"\n")[first - 1 : last]))
-
-    def same_digest(self, root: str, rel: str, wanted: str) -> list[str]:
-        """Files of ``root`` with ``rel``'s extension whose file digest is ``wanted``."""
-        ext = os.path.splitext(rel)[1]
-        key = (root, ext)
-        if key not in self._digests:
-            paths = [p for p in self.index(root).files() if os.path.splitext(p)[1] == ext]
-            for rel_path, st in self.index(root).read_files(paths).items():
-                self._states.setdefault((root, rel_path), st)
-            by: dict[str, list[str]] = {}
-            for p in paths:
-                d = self.file_digest(root, p)
-                if d is not None:
-                    by.setdefault(d, []).append(p)
-            self._digests[key] = by
-        return self._digests[key].get(wanted, [])
-
-    # --- the states
-
-    def _hash_in(self, root: str, rel: str) -> str | None:
-        """The content hash of ``rel`` when ``root`` is readable and holds it as a file."""
-        key = (root, rel)
-        if key in self._hashes:
-            return self._hashes[key]
-        if not (self.readable(root) and self.is_file(root, rel)):
-            return None
-        return self.content_hash(root, rel)
-
-    def quick(self, a: Anchor) -> AnchorCheck | None:
-        """``a`` fresh at once when the first root holding its file holds the very bytes
-        it was fingerprinted on (the common case: one hash per file, no parsing)."""
-        if a.content_hash is None:
-            return None
-        for root in self.roots or (a.root,):
-            h = self._hashes.get((root, a.path), _UNKNOWN)
-            if h is _UNKNOWN:
-                h = self._hash_in(root, a.path)
-            if h is not None:
-                return AnchorCheck(a, "fresh", None, root, a.path) if h == a.content_hash else None
-        return None
-
-    def check(self, a: Anchor, quick: bool = True) -> AnchorCheck:
-        """Read anchor ``a`` again and say how it stands (SPEC.md §Staleness, the table);
-        ``quick=False`` when ``quick(a)`` was asked already."""
-        if quick:
-            fresh = self.quick(a)
-            if fresh is not None:
-                return fresh
-        roots = self.roots_of(a)
-        if not roots:
-            where = ", ".join(self.roots) if self.roots else a.root
-            return AnchorCheck(a, UNREACHABLE, f"root cannot be read: {where}")
-        for root in roots:
-            if self.is_file(root, a.path):
-                return self._at(a, root, a.path, None)
-        for root in roots:
-            found = self._moved(a, root)
-            if found is not None:
-                return found
-        return AnchorCheck(a, "file gone", f"file gone: {a.path}")
-
-    def _declaration(self, a: Anchor, root: str, rel: str):
-        """The declaration ``a`` is fingerprinted on (or names) in ``rel``, or None."""
-        by_name = self._by_name(root, rel)
-        if not by_name:
-            return None
-        target = a.target
-        if target and target[0] not in (FILE, LINES):
-            kind, container, name = target
-            same = [
-                d for d in by_name.get(name, ()) if d.container == container and d.category == kind
-            ]
-            if len(same) > 1:  # overloads, or one name defined in two branches
-                exact = [d for d in same if d.body_digest == a.body_digest]
-                by_signature = [d for d in same if d.signature_digest == a.signature_digest]
-                same = (
-                    [d for d in exact if d.signature_digest == a.signature_digest]
-                    or by_signature
-                    or same
-                )
-                if len(same) > 1 and a.lines:
-                    first, last = a.lines
-                    same = [d for d in same if d.lines[0] <= first and last <= d.lines[1]] or same
-            return same[0] if same else None
-        return _by_name(by_name.get(a.symbol, ()), a.symbol, a.lines) if a.symbol else None
-
-    def _by_name(self, root: str, rel: str) -> dict[str, list]:
-        """The declarations of ``rel`` by name (empty for a file the index does not read)."""
-        key = (root, rel)
-        index = self._names.get(key)
-        if index is None:
-            index = {}
-            for d in self.decl_digests(root, rel) or ():
-                index.setdefault(d.name, []).append(d)
-            self._names[key] = index
-        return index
-
-    def _targets_declaration(self, a: Anchor) -> bool:
-        if a.target is not None:
-            return a.target[0] not in (FILE, LINES)
-        return a.kind == "symbol"
-
-    def _at(self, a: Anchor, root: str, rel: str, moved_from: str | None) -> AnchorCheck:
-        """The state of ``a`` at ``rel`` in ``root`` (``moved_from``: its recorded path)."""
-        if a.fingerprinted and self.unchanged(a, root, rel):
-            where = label(rel, a)
-            return _result(a, "fresh", root, rel, moved_from, where)
-        if self._targets_declaration(a):
-            d = self._declaration(a, root, rel)
-            if d is None:
-                if moved_from is None:
-                    found = self._declaration_elsewhere(a, root, rel)
-                    if found is not None:
-                        return found
-                return AnchorCheck(
-                    a, "declaration gone", f"declaration gone: {label(rel, a)}", root, rel
-                )
-            target = (d.category, d.container, d.name)
-            if not a.fingerprinted:
-                state = "fresh"
-            elif d.signature_digest != a.signature_digest:
-                state = "signature changed"
-            elif d.body_digest != a.body_digest:
-                state = "body changed"
-            else:
-                state = "fresh"
-            return _result(a, state, root, rel, moved_from, label(rel, a, target))
-        if not a.fingerprinted:
-            return _result(a, "fresh", root, rel, moved_from, label(rel, a))
-        if a.target and a.target[0] == LINES and a.lines:
-            now = self.lines_digest(root, rel, a.lines)
-        else:
-            now = self.file_digest(root, rel)
-        state = "fresh" if now == a.body_digest else "body changed"
-        return _result(a, state, root, rel, moved_from, label(rel, a))
-
-    def _declaration_elsewhere(self, a: Anchor, root: str, rel: str | None):
-        """The declaration found by (kind, container, name) at exactly one other path."""
-        target = a.target
-        name = target[2] if target and target[0] not in (FILE, LINES) else a.symbol
-        if not name:
-            return None
-        found = self.index(root).declarations_of([name]).get(name, [])
-        if target and target[0] not in (FILE, LINES):
-            found = [d for d in found if d.container == target[1] and d.category == target[0]]
-        else:
-            types = [d for d in found if d.category == "type"]
-            found = types or found
-        paths = sorted({d.path for d in found if d.path != rel and d.path != a.path})
-        if len(paths) != 1:
-            return None
-        return self._at(a, root, paths[0], a.path)
-
-    def _moved(self, a: Anchor, root: str) -> AnchorCheck | None:
-        """``a``'s target gone from its path, found at exactly one other path of ``root``."""
-        if self._targets_declaration(a):
-            found = self._declaration_elsewhere(a, root, None)
-            if found is not None:
-                return found
-        rel = self._file_moved(a, root)
-        if rel is None:
-            return None
-        return self._at(a, root, rel, a.path)
-
-    def _file_moved(self, a: Anchor, root: str) -> str | None:
-        renames = self.renames(root, a.commit)
-        seen = {a.path}
-        path = renames.get(a.path)
-        while path is not None and path not in seen:
-            if self.is_file(root, path):
-                return path
-            seen.add(path)
-            path = renames.get(path)
-        if a.fingerprinted and a.target and a.target[0] == FILE and a.body_digest:
-            same = self.same_digest(root, a.path, a.body_digest)
-            if len(same) == 1:
-                return same[0]
-        named = [p for p in self.index(root).files_named(a.path.rpartition("/")[2])]
-        return named[0] if len(named) == 1 else None
-
-    # --- fingerprints
-
-    def fingerprint(self, a: Anchor, root: str, rel: str, when: str) -> Anchor | None:
-        """``a`` with a new fingerprint of what it points at in ``rel`` of ``root`` (its
-        path, and for a symbol its lines, follow the target); None when it is not there."""
-        commit = self.commit(root)
-        a = replace(a, content_hash=self.content_hash(root, rel))
-        if a.kind == "symbol":
-            d = self._declaration(a, root, rel)
-            if d is None:
-                return None
-            return replace(
-                a,
-                path=rel,
-                lines=d.lines,
-                signature_digest=d.signature_digest,
-                body_digest=d.body_digest,
-                target=(d.category, d.container, d.name),
-                commit=commit,
-                verified_at=when,
-            )
-        if a.lines:
-            d = self._declaration(a, root, rel) if self._targets_declaration(a) else None
-            if d is None and a.target is None:
-                d = _enclosing(self.decl_digests(root, rel) or (), a.lines)
-            if d is not None:
-                return replace(
-                    a,
-                    path=rel,
-                    signature_digest=d.signature_digest,
-                    body_digest=d.body_digest,
-                    target=(d.category, d.container, d.name),
-                    commit=commit,
-                    verified_at=when,
-                )
-            if self._targets_declaration(a):
-                return None  # fingerprinted on a declaration that is gone
-            body = self.lines_digest(root, rel, a.lines)
-            target = (LINES, None, None)
-        else:
-            body = self.file_digest(root, rel)
-            target = (FILE, None, None)
-        if body is None:
-            return None
-        return replace(
-            a,
-            path=rel,
-            signature_digest=None,
-            body_digest=body,
-            target=target,
-            commit=commit,
-            verified_at=when,
-        )
-
-
-def _rename_pairs(out: bytes) -> list[tuple[str, str]]:
-    """(old, new) of ``--name-status -z`` output's renames, in the order listed."""
-    fields = [os.fsdecode(p).strip("\n") for p in out.split(b"\0")]
-    fields = [p for p in fields if p]
-    pairs: list[tuple[str, str]] = []
-    i = 0
-    while i < len(fields):
-        status = fields[i]
-        if status[:1] == "R" and status[1:].isdigit() and i + 2 < len(fields):
-            pairs.append((fields[i + 1], fields[i + 2]))
-            i += 3
-        elif status[:1] == "C" and i + 2 < len(fields):
-            i += 3
-        else:
-            i += 2 if len(status) <= 4 and status[:1].isalpha() else 1
-    return pairs
-
-
-def _by_name(decls, name: str, lines):
-    """A symbol anchor's declaration by name: the one at its lines, else a type, else the
-    first."""
-    same = [d for d in decls if d.name == name]
-    if not same:
-        return None
-    for d in same:
-        if lines and tuple(d.lines) == tuple(lines):
-            return d
-    types = [d for d in same if d.category == "type"]
-    return (types or same)[0]
-
-
-def _enclosing(decls, lines):
-    """The innermost declaration whose span holds ``lines``, or None."""
-    first, last = lines
-    best = None
-    for d in decls:
-        inside = d.lines[0] <= first and last <= d.lines[1]
-        if inside and (best is None or d.lines[1] - d.lines[0] <= best.lines[1] - best.lines[0]):
-            best = d
-    return best
-
-
-def _result(
-    a: Anchor, state: str, root: str, rel: str, moved_from: str | None, where: str
-) -> AnchorCheck:
-    if moved_from is None:
-        reason = None if state == "fresh" else f"{state}: {where}"
-        return AnchorCheck(a, state, reason, root, rel)
-    if state == "fresh":
-        return AnchorCheck(a, "moved", f"moved: {moved_from} → {where}", root, rel, rel)
-    return AnchorCheck(a, state, f"{state}: {where} (moved from {moved_from})", root, rel, rel)
 
 
 # ------------------------------------------------------------------------------ runs
@@ -812,23 +294,6 @@ def verify(
 
     sqlite.update(path, work)
     return result
-
-
-def fingerprint_records(facts: Iterable[FactRecord], checkouts: Checkouts) -> None:
-    """``import --verify``: fingerprint the anchors of ``facts`` in place (where each one
-    is, in the roots recorded with them; an anchor whose target is not there is left
-    without a fingerprint)."""
-    facts = list(facts)
-    checkouts.prepare(a for f in facts for a in f.anchors)
-    when = now_utc()
-    for rec in facts:
-        anchors = []
-        for a in rec.anchors:
-            taken = None
-            if checkouts.readable(a.root) and checkouts.is_file(a.root, a.path):
-                taken = checkouts.fingerprint(a, a.root, a.path, when)
-            anchors.append(taken if taken is not None and taken.path == a.path else a)
-        rec.anchors = anchors
 
 
 def mark(fc: FactCheck) -> None:

@@ -13,7 +13,7 @@ def pytest_addoption(parser):
     parser.addoption(
         "--update-golden",
         action="store_true",
-        help="rewrite the expected golden reports from the current output (then review them)",
+        help="rewrite the golden files of every stage from the current output (then review them)",
     )
 
 

@@ -7,7 +7,17 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brainmigrate.merge import Key, MergeIndex, Stems, humps, numbers, qualifies, similarity
+from brainmigrate.merge import (
+    Key,
+    MergeIndex,
+    Repeats,
+    Stems,
+    humps,
+    numbers,
+    qualifies,
+    similarity,
+)
+from brainmigrate.model import ParsedFact
 
 
 def test_words_split_at_humps_and_digit_edges_and_are_stemmed():
@@ -188,3 +198,50 @@ def test_remove_takes_a_fact_out_of_its_block_indexed_or_not():
         assert index.best(new, stems) == (0, 1.0)
         index.remove(0, old)  # not there any more: nothing happens
         index.remove(7, Key("t", frozenset(), frozenset()))  # no such block
+
+
+def _line(text: str, line: int, **kw) -> ParsedFact:
+    fields = dict(file="n.md", line=line, scope="area:x", kind="decision", marker="~")
+    fields.update(text=text, full_text=text, task=None, tasks=frozenset(), run=None)
+    fields.update(created=None, status="active")
+    fields.update(kw)
+    return ParsedFact(**fields)
+
+
+def test_the_repeat_rule_is_pure_a_repeat_updates_the_fact_it_repeats():
+    """``Repeats`` decides and updates without a store (SPEC.md §Merge)."""
+    stems, rule = Stems(), Repeats(MergeIndex())
+
+    def parts(fact):
+        st, nums = stems(fact.full_text), numbers(fact.full_text)
+        return (
+            tuple(sorted(st)),
+            nums,
+            Key(fact.scope, nums, fact.tasks),
+            st,
+        )
+
+    first = _line(
+        "retries use exponential backoff with jitter for the payment client",
+        1,
+        run="r1",
+        created="2026-01-01T00:00:00Z",
+    )
+    stem_tuple, nums, key, st = parts(first)
+    assert rule.which(key, st, None, lambda: None) == (None, None, None)
+    rec = rule.new(1, first, stem_tuple, nums, key, st)
+    later = _line(
+        "retries use exponential backoff with jitter for the payment client!",
+        9,
+        marker="!",
+        kind="blocker",
+    )
+    stem_tuple, nums, key, st = parts(later)
+    fid, sim, edits = rule.which(key, st, None, lambda: None)
+    assert (fid, sim, edits) == (1, 1.0, None)
+    rule.update(rec, later, stem_tuple, nums, key, st)
+    assert (rec.text, rec.kind, rec.marker) == (later.text, "blocker", "!")
+    assert (rec.run, rec.created) == ("r1", "2026-01-01T00:00:00Z")  # kept: the line has none
+    # a known line is that fact, asked before anything else
+    assert rule.which(key, st, 7, lambda: (8, [])) == (7, None, None)
+    assert rule.which(key, st, None, lambda: (8, [("a", "b")])) == (8, None, [("a", "b")])

@@ -426,3 +426,42 @@ def test_block_ids_are_removed_from_every_line_of_a_fact_without_a_warning():
     ]
     assert [s.text for s in facts[3].segments] == [" first ", "  second ", "  "]
     assert diags == []
+
+
+def _terminal_class(name: str) -> str:
+    """The regular expression a one-character terminal of notation.lark is defined as."""
+    for line in notation.grammar_text().splitlines():
+        if line.startswith(f"{name}: /"):
+            return line.split(": /", 1)[1].rsplit("/", 1)[0]
+    raise AssertionError(f"notation.lark defines no {name}")
+
+
+def test_ws_chars_is_the_grammars_whitespace_terminal():
+    """``notation.WS_CHARS`` (folding, stripping) and the grammar's ``WS`` are one class,
+    and BLANK, built from ``WS``, is a run of exactly those characters."""
+    import re
+
+    # the same class as written (the grammar spells its characters as escapes)
+    assert _terminal_class("WS").encode().decode("unicode_escape") == f"[{notation.WS_CHARS}]"
+    blank = re.compile(notation.terminals()["BLANK"])
+    ws = re.compile(f"[{notation.WS_CHARS}]")
+    for c in map(chr, range(0x110000)):
+        assert (
+            bool(blank.fullmatch(c))
+            == bool(ws.fullmatch(c))
+            == (c.isspace() and c not in "\n\x1c\x1d\x1e\x1f")
+        ), hex(ord(c))
+
+
+def test_the_separator_terminal_is_what_bullets_and_stamps_are_built_from():
+    import re
+    import unicodedata
+
+    sep = _terminal_class("SEP")
+    t = notation.terminals()
+    for c in map(chr, range(0x110000)):
+        is_sep = c == "\t" or unicodedata.category(c) == "Zs"
+        assert bool(re.fullmatch(sep, c)) == is_sep, hex(ord(c))
+        assert bool(re.fullmatch(t["BULLET"], f"-{c}")) == is_sep
+        assert bool(re.fullmatch(t["RUN_SEP"], c)) == is_sep
+        assert bool(re.fullmatch(t["DATE_SEP"], c)) == (is_sep or c == "T")

@@ -33,7 +33,7 @@ class ExportError(BrainmigrateError):
     """The export cannot be done as asked; nothing was written. The message names the fix."""
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Options:
     """What to export and how.
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from brainmigrate.model import FactRecord
-from brainmigrate.reports import to_json
-from brainmigrate.search import fact_dict
+from brainmigrate.shapes import fact_dict, to_json
 
 
 def jsonl_text(facts: Sequence[FactRecord], extra: dict) -> str:

@@ -8,14 +8,14 @@ into text. JSON is ``json.dumps`` of the dict; every other format is one jinja2 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 from collections import Counter
 from collections.abc import Iterator
 from functools import cache
 from typing import TYPE_CHECKING
 
-from brainmigrate.model import KINDS, MARKERS, SKIP_REASONS, FactRecord
+from brainmigrate.model import KINDS, MARKERS, SKIP_REASONS
+from brainmigrate.shapes import report_fact, safe_text, to_json
 
 if TYPE_CHECKING:  # jinja2 is imported when a template is first rendered (start-up)
     import jinja2
@@ -76,7 +76,7 @@ def report(result, with_facts: bool = True, entries: str = "list") -> dict:
         actions[action] += 1
         superseded += rec.status == "superseded"
         if keep:
-            facts.append(_fact(rec, roots, action))
+            facts.append(report_fact(rec, roots, action))
     return {
         "schema_version": SCHEMA_VERSION,
         "dry_run": result.dry_run,
@@ -120,56 +120,13 @@ class _Facts:
 
     def __iter__(self) -> Iterator[dict]:
         for rec in self._result.facts:
-            yield _fact(rec, self._roots, rec.action())
+            yield report_fact(rec, self._roots, rec.action())
 
 
 def _entries(items, how: str):
     if how == "stream":
         return items
     return list(items) if how == "list" else []
-
-
-def fact_fields(rec: FactRecord) -> dict:
-    """The §Report fields every fact shape starts with: id, scope, kind, marker, text,
-    task, run, created, status."""
-    return {
-        "id": rec.key,
-        "scope": rec.scope,
-        "kind": rec.kind,
-        "marker": rec.marker,
-        "text": rec.text,
-        "task": rec.task,
-        "run": rec.run,
-        "created": rec.created,
-        "status": rec.status,
-    }
-
-
-def anchor_fields(a, root) -> dict:
-    """An anchor as the reports show it; ``root`` is an index (a run's report) or a path."""
-    return {
-        "kind": a.kind,
-        "path": a.path,
-        "root": root,
-        "lines": list(a.lines) if a.lines else None,
-        "symbol": a.symbol,
-        "how": a.how,
-    }
-
-
-def _fact(rec: FactRecord, roots: dict[str, int], action: str) -> dict:
-    anchors = []
-    for a in rec.anchors:
-        entry = anchor_fields(a, roots.get(a.root))
-        if entry["root"] is None:
-            entry["root_path"] = a.root
-        anchors.append(entry)
-    return {
-        **fact_fields(rec),
-        "origin": {"file": rec.origin[0], "line": rec.origin[1]} if rec.origin else None,
-        "anchors": anchors,
-        "action": action,
-    }
 
 
 def json_chunks(result) -> Iterator[str]:
@@ -186,7 +143,7 @@ def json_chunks(result) -> Iterator[str]:
     for i, (key, value) in enumerate(data.items()):
         yield f"  {to_json(key)}: "
         if key == "facts":
-            yield from _stream(_fact(rec, roots, rec.action()) for rec in result.facts)
+            yield from _stream(report_fact(rec, roots, rec.action()) for rec in result.facts)
         elif key in ENTRIES:
             yield from _stream(getattr(result, key))
         else:
@@ -202,28 +159,6 @@ def _stream(items) -> Iterator[str]:
         yield ("[\n    " if first else ",\n    ") + to_json(item)
         first = False
     yield "[]" if first else "\n  ]"
-
-
-#: C0 and C1 control characters but tab and newline: never printed as they are, so text
-#: from notes cannot move a terminal's cursor or recolour it.
-_CONTROLS = dict.fromkeys([*range(0, 9), *range(11, 32), 127, *range(0x80, 0xA0)], "\ufffd")
-
-
-#: The control characters JSON does not escape by itself (DEL and C1), as escapes.
-_JSON_CONTROLS = {c: f"\\u{c:04x}" for c in [127, *range(0x80, 0xA0)]}
-
-
-def to_json(value, **options) -> str:
-    """``json.dumps`` with non-ASCII text kept as it is, but every control character
-    escaped (``json`` escapes only those below U+0020): safe to print to a terminal.
-    These characters only ever stand inside JSON strings, so escaping them is exact."""
-    return json.dumps(value, ensure_ascii=False, **options).translate(_JSON_CONTROLS)
-
-
-def safe_text(value):
-    """``value`` with control characters (but tab and newline) shown as U+FFFD; values that
-    are not strings pass unchanged. Every template's output goes through it."""
-    return value.translate(_CONTROLS) if isinstance(value, str) else value
 
 
 @cache

@@ -22,8 +22,9 @@ from urllib.parse import quote
 
 from brainmigrate import __version__
 from brainmigrate.check import CheckResult
-from brainmigrate.reports import environment, safe_text, to_json
+from brainmigrate.reports import environment
 from brainmigrate.rules import LEVELS, RULES, Finding
+from brainmigrate.shapes import safe_text, to_json
 
 if TYPE_CHECKING:
     import jinja2

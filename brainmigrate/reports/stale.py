@@ -11,8 +11,8 @@ from __future__ import annotations
 from enum import StrEnum
 
 from brainmigrate.check import CheckedFact, CheckResult
-from brainmigrate.reports import safe_text, to_json
 from brainmigrate.rules import Finding, fingerprint
+from brainmigrate.shapes import safe_text, to_json
 from brainmigrate.stale import SCHEMA_VERSION, FactCheck, StaleResult
 
 

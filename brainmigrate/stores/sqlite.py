@@ -27,7 +27,7 @@ from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from pathlib import Path
 
 from brainmigrate.errors import BrainmigrateError
-from brainmigrate.model import KINDS, MARKERS, STATUSES, Anchor, FactRecord
+from brainmigrate.model import FACT_FIELDS, KINDS, MARKERS, STATUSES, Anchor, FactRecord
 from brainmigrate.spill import SpillError, folder, scratch_database
 
 SCHEMA_VERSION = 2
@@ -595,8 +595,7 @@ def _read_facts(con: sqlite3.Connection, ids: list[int] | None = None) -> dict[i
         where, fact_where, params = f" WHERE id IN ({marks})", f" AND fact_id IN ({marks})", ids
     out: dict[int, FactRecord] = {}
     for row in con.execute(
-        "SELECT id, scope, kind, marker, text, task, run, created, status, status_reason,"
-        f" supersedes, related, stems, numbers, tasks FROM facts{where} ORDER BY id",
+        f"SELECT id, {', '.join(_COLUMNS)} FROM facts{where} ORDER BY id",
         params,
     ):
         rec = _fact_row(row)
@@ -792,18 +791,20 @@ def _create(con: sqlite3.Connection) -> None:
     con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 
+#: The ``facts`` columns a fact is read from and written to, ``id``, ``imported`` and
+#: ``updated`` aside: its ``FACT_FIELDS``, its links, then the merge rule's sets.
+_COLUMNS = (*FACT_FIELDS, "supersedes", "related", "stems", "numbers", "tasks")
+_INSERT_FACT = (
+    f"INSERT INTO facts ({', '.join(_COLUMNS)}, id, imported, updated)"
+    f" VALUES ({','.join('?' * (len(_COLUMNS) + 3))})"
+)
+_UPDATE_FACT = f"UPDATE facts SET {', '.join(f'{c}=?' for c in _COLUMNS)}, updated=? WHERE id=?"
+
+
 def _write(con: sqlite3.Connection, facts: Iterable[FactRecord], words, now: str) -> None:
     for rec in facts:
         values = (
-            rec.scope,
-            rec.kind,
-            rec.marker,
-            rec.text,
-            rec.task,
-            rec.run,
-            rec.created,
-            rec.status,
-            rec.status_reason,
+            *[getattr(rec, name) for name in FACT_FIELDS],
             json.dumps(rec.supersedes),
             json.dumps(rec.related),
             _join(rec.stems),
@@ -812,16 +813,12 @@ def _write(con: sqlite3.Connection, facts: Iterable[FactRecord], words, now: str
         )
         if not rec.stored:
             con.execute(
-                "INSERT INTO facts (scope, kind, marker, text, task, run, created, status,"
-                " status_reason, supersedes, related, stems, numbers, tasks, id, imported,"
-                " updated) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                _INSERT_FACT,
                 (*values, rec.id, now, now),
             )
         elif rec.state() != rec.snapshot:
             con.execute(
-                "UPDATE facts SET scope=?, kind=?, marker=?, text=?, task=?, run=?, created=?,"
-                " status=?, status_reason=?, supersedes=?, related=?, stems=?, numbers=?,"
-                " tasks=?, updated=? WHERE id=?",
+                _UPDATE_FACT,
                 (*values, now, rec.id),
             )
             con.execute("DELETE FROM facts_fts WHERE rowid=?", (rec.id,))
@@ -910,11 +907,11 @@ def _fingerprint_columns(con: sqlite3.Connection) -> str:
 
 def _forget(con: sqlite3.Connection, rec: FactRecord) -> None:
     """Delete the anchors and gone citations a stored fact held and no longer holds (a
-    line ``check --fix`` rewrote: importer ``_drop_moved``); what it still holds keeps its
+    line ``check --fix`` rewrote: ``merge.drop_moved``); what it still holds keeps its
     row, fingerprints included."""
     if rec.snapshot is None:
         return
-    anchors, gone = rec.snapshot[8], rec.snapshot[9]
+    anchors, gone = rec.snapshot[-2:]  # ``FactRecord.state()`` ends with them
     now = set(rec.anchors)
     con.executemany(
         "DELETE FROM anchors WHERE fact_id=? AND root=? AND path=? AND symbol=?",

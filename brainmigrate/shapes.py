@@ -1,0 +1,98 @@
+"""The shapes a fact takes outside the store: the JSON objects ``show``, ``search --format
+json``, the JSON report and the jsonl export share (SPEC.md §Report, §Store), and the two
+ways text leaves the program safely (``to_json``, ``safe_text``).
+
+Below search, reports and exports, so none of them imports another to shape a fact.
+"""
+
+from __future__ import annotations
+
+import json
+
+from brainmigrate.model import FACT_FIELDS, FactRecord
+
+#: The stored fields every fact shape starts with, after the id.
+_REPORT_FIELDS = tuple(name for name in FACT_FIELDS if name != "status_reason")
+
+#: C0 and C1 control characters but tab and newline: never printed as they are, so text
+#: from notes cannot move a terminal's cursor or recolour it.
+_CONTROLS = dict.fromkeys([*range(0, 9), *range(11, 32), 127, *range(0x80, 0xA0)], "\ufffd")
+
+
+#: The control characters JSON does not escape by itself (DEL and C1), as escapes.
+_JSON_CONTROLS = {c: f"\\u{c:04x}" for c in [127, *range(0x80, 0xA0)]}
+
+
+def to_json(value, **options) -> str:
+    """``json.dumps`` with non-ASCII text kept as it is, but every control character
+    escaped (``json`` escapes only those below U+0020): safe to print to a terminal.
+    These characters only ever stand inside JSON strings, so escaping them is exact."""
+    return json.dumps(value, ensure_ascii=False, **options).translate(_JSON_CONTROLS)
+
+
+def safe_text(value):
+    """``value`` with control characters (but tab and newline) shown as U+FFFD; values that
+    are not strings pass unchanged. Every template's output goes through it."""
+    return value.translate(_CONTROLS) if isinstance(value, str) else value
+
+
+def fact_fields(rec: FactRecord) -> dict:
+    """The §Report fields every fact shape starts with: id, scope, kind, marker, text,
+    task, run, created, status (``FACT_FIELDS`` but the status reason, which not every
+    shape shows)."""
+    return {"id": rec.key, **{name: getattr(rec, name) for name in _REPORT_FIELDS}}
+
+
+def anchor_fields(a, root) -> dict:
+    """An anchor as the reports show it; ``root`` is an index (a run's report) or a path."""
+    return {
+        "kind": a.kind,
+        "path": a.path,
+        "root": root,
+        "lines": list(a.lines) if a.lines else None,
+        "symbol": a.symbol,
+        "how": a.how,
+    }
+
+
+def report_fact(rec: FactRecord, roots: dict[str, int], action: str) -> dict:
+    """A fact of a run as the JSON report lists it (§Report): ``roots`` maps a root's
+    label to its index; ``action`` is ``added``, ``updated`` or ``unchanged``."""
+    anchors = []
+    for a in rec.anchors:
+        entry = anchor_fields(a, roots.get(a.root))
+        if entry["root"] is None:
+            entry["root_path"] = a.root
+        anchors.append(entry)
+    return {
+        **fact_fields(rec),
+        "origin": {"file": rec.origin[0], "line": rec.origin[1]} if rec.origin else None,
+        "anchors": anchors,
+        "action": action,
+    }
+
+
+def fact_dict(rec: FactRecord, extra: dict) -> dict:
+    """A stored fact as a JSON-able dict (the shape ``show``, ``search --format json`` and
+    the jsonl export use)."""
+    prov = extra.get("provenance", [])
+    return {
+        **fact_fields(rec),
+        "status_reason": rec.status_reason,
+        "origin": {"file": prov[0]["file"], "line": prov[0]["line"]} if prov else None,
+        "anchors": [
+            {
+                **anchor_fields(a, a.root),
+                "fingerprinted": a.fingerprinted,
+                "verified_at": a.verified_at,
+                "commit": a.commit,
+            }
+            for a in rec.anchors
+        ],
+        "gone": list(rec.gone),
+        "supersedes": [f"k{i}" for i in rec.supersedes],
+        "related": [f"k{i}" for i in rec.related],
+        "imported": extra.get("imported"),
+        "updated": extra.get("updated"),
+        "provenance": prov,
+    }
