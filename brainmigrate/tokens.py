@@ -92,7 +92,7 @@ _LOWER = re.compile(r"[a-z]").search
 
 
 @pickled_as_tuple
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: a frozen init sets each field through object.__setattr__
 class Token:
     """A token of a fact's text: ``text`` (stripped; a line form and a suffix after a file's
     extension split off), ``lines`` its line form as ``(first, last)``, 1-based ``line`` and
