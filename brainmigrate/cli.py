@@ -163,7 +163,7 @@ def refuse_overwrites(
     read += [("the configuration", name) for name, _ in SOURCES if os.path.isfile(name)]
     if cache is not None:
         read.append(("the declaration index cache", cache))
-    notes = list(notes)
+    notes = [p for p in notes if p != "-"]  # standard input is no file to write over
     if notes and (files or store_written):
         read += [("the notes file", str(path)) for _, path in notes_files(notes)]
     refuse_clashes(files, read)
@@ -183,6 +183,23 @@ def _joined(chunks: Iterable[str], size: int = 1 << 16) -> Iterator[str]:
             buf, n = [], 0
     if buf:
         yield "".join(buf)
+
+
+def read_options(settings, parser: str, names, progress):
+    """The ``importer.Options`` of the configured ``settings`` (``config.Settings`` with
+    the command line's options in place), as import and check read notes."""
+    from brainmigrate import importer
+
+    return importer.Options(
+        roots=settings.roots,
+        scope=settings.scope,
+        plus_kind=settings.plus_kind,
+        task_pattern=settings.task_pattern,
+        parser=parser,
+        cache_dir=settings.cache_dir,
+        names=names,
+        progress=progress,
+    )
 
 
 def not_blank(ctx, param, value):
@@ -455,8 +472,7 @@ def import_cmd(
     """
     from brainmigrate import importer, reports
 
-    notes = [p for p in paths if p != "-"]  # standard input is no file to write over
-    refuse_overwrites([("--output", output)], store, notes, store_written=not dry_run)
+    refuse_overwrites([("--output", output)], store, paths, store_written=not dry_run)
     check_output(output)
     s = load_settings(
         config_file,
@@ -473,16 +489,7 @@ def import_cmd(
         stdin_notes(paths, stdin_filename) as (paths, names),
         notes_progress(no_progress) as progress,
     ):
-        options = importer.Options(
-            roots=s.roots,
-            scope=s.scope,
-            plus_kind=s.plus_kind,
-            task_pattern=s.task_pattern,
-            parser=parser,
-            cache_dir=s.cache_dir,
-            names=names,
-            progress=progress,
-        )
+        options = read_options(s, parser, names, progress)
         paths, _ = importer.select_files(paths, s.excludes, names)
         result = importer.import_notes(paths, options, store, dry_run=dry_run, verify=verify)
     if fmt == "json":
@@ -675,7 +682,7 @@ def check_cmd(
     come from .brainmigrate.toml or [tool.brainmigrate] in pyproject.toml, found from the
     current folder up; options given here override them.
     """
-    from brainmigrate import check, importer, rules
+    from brainmigrate import check, rules
     from brainmigrate import fix as fixing
     from brainmigrate.reports import ci
 
@@ -724,23 +731,14 @@ def check_cmd(
         written.insert(0, ("--baseline", str(settings.baseline)))
     refuse_overwrites(
         written,
-        notes=[p for p in paths if p != "-"],
+        notes=paths,
         baseline=None if update_baseline or not settings.baseline else str(settings.baseline),
     )
     with (
         stdin_notes(paths, stdin_filename) as (paths, names),
         notes_progress(no_progress or quiet) as progress,
     ):
-        options = importer.Options(
-            roots=settings.roots,
-            scope=settings.scope,
-            plus_kind=settings.plus_kind,
-            task_pattern=settings.task_pattern,
-            parser=parser,
-            cache_dir=settings.cache_dir,
-            names=names,
-            progress=progress,
-        )
+        options = read_options(settings, parser, names, progress)
         kwargs = {
             "baseline": settings.baseline,
             "update_baseline": update_baseline,
