@@ -162,6 +162,8 @@ def git_history(root: Root) -> History | None:
         return None
     if state.split()[-1:] == [b"true"]:
         return History(unavailable="a shallow clone")
+    if run_git(root.path, "rev-parse", "--verify", "-q", "HEAD") is None:
+        return History()  # no commit yet: no history, and nothing it could know
     log = run_git(
         root.path,
         "log",
@@ -173,7 +175,6 @@ def git_history(root: Root) -> History | None:
         "--relative",
         errors=errors,
     )
-    # A repository without a commit yet has no HEAD: nothing in history, nothing lost.
     head = run_git(root.path, "ls-tree", "-r", "-z", "--name-only", "HEAD") or b""
     if log is None:
         return History(unavailable=f"git log failed: {errors[-1]}")

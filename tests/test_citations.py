@@ -392,3 +392,14 @@ def test_a_line_range_written_backwards_is_the_same_range(tmp_path):
 
     [tok] = tokens.tokens([Segment(1, 1, "legacy/a.kt:92-88")])
     assert (tok.text, tok.lines) == ("legacy/a.kt", (88, 92))
+
+
+def test_a_repository_without_a_commit_has_no_history_and_says_nothing(tmp_path):
+    root = tmp_path / "repo"
+    write(root, {"docs/setup.md": "x"})
+    git(root, "init", "-q")
+    write(tmp_path, {"notes/n.md": "+ see old/flow.md and docs/gone.md\n"})
+    result = dry_run(tmp_path, tmp_path / "notes/n.md", [root])
+    assert entries(result.unresolved) == [(1, 7, "old/flow.md")]
+    assert entries(result.gone) == [(1, 23, "docs/gone.md")]
+    assert [w.code for w in result.warnings] == []
