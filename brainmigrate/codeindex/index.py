@@ -371,11 +371,8 @@ class CodeIndex:
             lang = language_for(rel, bool(cpp))
             if lang is None:
                 continue
-            try:
-                st = os.stat(self.root / rel)
-            except (OSError, ValueError):
-                continue
-            if not stat.S_ISREG(st.st_mode):
+            st = self._regular(rel)
+            if st is None:
                 continue
             f = ListedFile(rel, st.st_size, st.st_mtime_ns)
             found[rel] = (f, lang)
@@ -395,6 +392,14 @@ class CodeIndex:
             self._save_cache()
         return out
 
+    def _regular(self, rel: str) -> os.stat_result | None:
+        """The stat of root-relative ``rel`` when it is a regular file, else None."""
+        try:
+            st = os.stat(self.root / rel)
+        except (OSError, ValueError):
+            return None
+        return st if stat.S_ISREG(st.st_mode) else None
+
     def _parse_uncached(self, paths: Iterable[str]) -> dict[str, FileState | None]:
         out: dict[str, FileState | None] = {}
         for rel in dict.fromkeys(paths):
@@ -402,11 +407,8 @@ class CodeIndex:
             lang = language_for(rel, False)
             if lang is None:
                 continue
-            try:
-                st = os.stat(self.root / rel)
-            except (OSError, ValueError):
-                continue
-            if not stat.S_ISREG(st.st_mode):
+            st = self._regular(rel)
+            if st is None:
                 continue
             entry, _ = _read_and_extract(
                 str(self.root / rel), lang, st.st_size, st.st_mtime_ns, self.max_bytes
