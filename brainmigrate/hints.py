@@ -4,14 +4,19 @@ of the first root with the same name, else one clearly closest path of the first
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
 import os
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from brainmigrate.anchors import Root, is_absolute, normalize
-from brainmigrate.git import git_renames
+from brainmigrate.fsutil import user_cache_dir, write_text_atomic
+from brainmigrate.git import git_renames, run_git
 from brainmigrate.rules import Hint
 
 #: A similar path is suggested only when the stem of its file name (before the first dot)
@@ -114,7 +119,7 @@ class MoveHints:
     def _renamed(self, root: Root, rel: str) -> str | None:
         renames = self._renames.get(root.index)
         if renames is None:
-            renames = self._renames[root.index] = git_renames(root.path)
+            renames = self._renames[root.index] = renames_at_head(root.path, self._cache_dir)
         seen = {rel}
         path = renames.get(rel)
         while path is not None and path not in seen:
@@ -135,8 +140,6 @@ class MoveHints:
         return self._index
 
     def _similar(self, rel: str) -> str | None:
-        from rapidfuzz import fuzz, process
-
         if self._by_stem is None:
             self._by_stem = {}
             for path in self._first_index().files():
@@ -145,8 +148,13 @@ class MoveHints:
         folder, _, name = rel.rpartition("/")
         stem, ext = _stem_ext(name)
         folder = folder.casefold()
+        within = reachable(stem, self._by_stem)
+        if not within:
+            return None  # no stem can score STEM_CUTOFF: rapidfuzz is not even loaded
+        from rapidfuzz import fuzz, process
+
         hits = process.extract(
-            stem, list(self._by_stem), scorer=fuzz.ratio, score_cutoff=STEM_CUTOFF, limit=None
+            stem, within, scorer=fuzz.ratio, score_cutoff=STEM_CUTOFF, limit=None
         )
         scored = []
         for other, score, _ in hits:
@@ -164,6 +172,64 @@ class MoveHints:
         if len(scored) > 1 and scored[0][0] - scored[1][0] < MARGIN:
             return None
         return scored[0][1]
+
+
+def renames_at_head(
+    folder: str | os.PathLike, cache_dir: str | os.PathLike | None = None
+) -> dict[str, str]:
+    """``git.git_renames(folder)``, kept in ``cache_dir`` (default ``user_cache_dir()``)
+    for the commit ``HEAD`` names: a run at the same commit reads the file instead of
+    walking the whole history again (``git log -M`` costs 20 ms on a small repository,
+    seconds on a large one; ``git rev-parse`` a few ms).
+
+    The file, ``git-renames-<key>.json`` (key: the folder and ``HEAD``'s commit), holds
+    the pairs; an unreadable one is made again. When the cache cannot be written, the
+    answer is still given. Not cached when ``folder`` has no commit (nothing to key on).
+    """
+    out = run_git(folder, "rev-parse", "--verify", "-q", "HEAD")
+    if out is None:
+        return git_renames(folder)
+    head = out.decode("ascii", "replace").strip()
+    real = os.path.realpath(folder)
+    key = hashlib.blake2b(f"{real}\0{head}".encode("utf-8", "surrogateescape"), digest_size=8)
+    where = Path(cache_dir) if cache_dir else user_cache_dir()
+    path = where / f"git-renames-{key.hexdigest()}.json"
+    try:
+        kept = json.loads(path.read_text(encoding="utf-8"))
+        if kept["folder"] == real and kept["head"] == head:
+            return dict(kept["renames"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    renames = git_renames(folder)
+    data = {"folder": real, "head": head, "renames": sorted(renames.items())}
+    with contextlib.suppress(OSError):
+        where.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(path, json.dumps(data))
+    return renames
+
+
+def reachable(stem: str, stems) -> list[str]:
+    """The ``stems`` that may score ``STEM_CUTOFF`` against ``stem``, in their order.
+
+    rapidfuzz's ``ratio`` is ``100 * (1 - d / (m + n))`` with ``d`` the insert/delete
+    distance of strings of lengths ``m`` and ``n``; ``d`` is at least ``|m - n|`` and at
+    least the sum of the differences of each character's count. A stem whose bound
+    already costs more than ``(100 - STEM_CUTOFF) / 100 * (m + n)`` cannot reach the
+    cutoff and is left out: an exact prefilter, so the hits are rapidfuzz's own.
+    """
+    room = (100.0 - STEM_CUTOFF) / 100.0
+    m, counts, out = len(stem), None, []
+    for other in stems:
+        budget = room * (m + len(other))
+        if abs(m - len(other)) > budget:
+            continue
+        if counts is None:
+            counts = Counter(stem)
+        theirs = Counter(other)
+        if sum(((counts - theirs) + (theirs - counts)).values()) > budget:
+            continue
+        out.append(other)
+    return out
 
 
 def _stem_ext(name: str) -> tuple[str, str]:

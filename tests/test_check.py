@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from brainmigrate import baseline, check, importer, rules
 from brainmigrate.cli import main
@@ -659,3 +661,49 @@ def test_a_finding_on_a_line_a_runaway_fact_left_out_is_still_that_facts(project
     result = run(["notes/log.md"])
     got = [(f.line, f.code, f.fact_line) for f in result.findings]
     assert got == [(3, "BM309", 1), (4, "BM305", 1)]
+
+
+def test_rename_history_is_read_once_per_commit(history, tmp_path, monkeypatch):
+    """The rename history is kept per HEAD commit: the same commit reads the cache (no
+    `git log`), a new commit reads git again, and a spoiled cache file is made again."""
+    from brainmigrate import hints as hints_module
+
+    cache = tmp_path / "cache"
+    first = hints_module.renames_at_head(history, cache)
+    assert first["app/mid/Chain.kt"] == "app/last/Chain.kt"
+    assert first == git_renames(history)
+    kept = list(cache.glob("git-renames-*.json"))
+    assert len(kept) == 1
+    monkeypatch.setattr(hints_module, "git_renames", lambda folder: pytest.fail("read git"))
+    assert hints_module.renames_at_head(history, cache) == first
+    monkeypatch.undo()
+    git(history, "mv", "app/last/Chain.kt", "app/Chain.kt")
+    git(history, "commit", "-qm", "move once more")
+    second = hints_module.renames_at_head(history, cache)
+    assert second["app/last/Chain.kt"] == "app/Chain.kt"
+    assert len(list(cache.glob("git-renames-*.json"))) == 2
+    for spoiled in cache.glob("git-renames-*.json"):
+        spoiled.write_text("{not json", encoding="utf-8")
+    assert hints_module.renames_at_head(history, cache) == second
+    # an unwritable cache folder still gives the answer
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file, not a folder", encoding="utf-8")
+    assert hints_module.renames_at_head(history, blocked / "cache") == second
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    stem=st.text(alphabet="abcdeé_1", min_size=0, max_size=14),
+    stems=st.lists(st.text(alphabet="abcdeé_1", min_size=0, max_size=14), max_size=25),
+)
+def test_the_similar_prefilter_keeps_every_stem_rapidfuzz_would_keep(stem, stems):
+    from rapidfuzz import fuzz, process
+
+    from brainmigrate.hints import STEM_CUTOFF, reachable
+
+    every = process.extract(stem, stems, scorer=fuzz.ratio, score_cutoff=STEM_CUTOFF, limit=None)
+    kept = reachable(stem, stems)
+    assert all(other in kept for other, _, _ in every)
+    assert [s for s in stems if s in kept] == kept  # order kept
+    near = process.extract(stem, kept, scorer=fuzz.ratio, score_cutoff=STEM_CUTOFF, limit=None)
+    assert [(o, s) for o, s, _ in near] == [(o, s) for o, s, _ in every]

@@ -182,3 +182,47 @@ def test_templates_without_a_writable_cache_folder(tmp_path):
         assert env.get_template("text.j2").render(r=data, v=None) == reports.render(data, "text")
     finally:
         read_only.chmod(0o700)
+
+
+def test_check_loads_only_what_it_uses(tmp_path):
+    """`check` of the samples (text report, gone paths with no near name, warm caches)
+    loads no template engine, parser generator, package metadata, fuzzy matcher or XML
+    library: each costs a pre-commit hook 10-50 ms per run."""
+    code = (
+        "import sys\n"
+        "from brainmigrate.__main__ import run\n"
+        "sys.argv = ['brainmigrate', 'check', 'samples/notes', '--root', 'samples/roots/app',"
+        " '--root', 'samples/roots/infra']\n"
+        "try:\n    run()\nexcept SystemExit as e:\n    code = e.code\n"
+        "print(code, sorted(m for m in ('jinja2', 'lark', 'importlib.metadata', 'rapidfuzz',"
+        " 'xml.etree.ElementTree') if m in sys.modules), file=sys.stderr)"
+    )
+    env = {**os.environ, "BRAINMIGRATE_CACHE_DIR": str(tmp_path)}
+    subprocess.run([sys.executable, "-c", code], env=env, cwd=REPO, capture_output=True)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=REPO
+    )
+    assert "BM101 error cites docker/certs/dev.pem, which no root holds" in done.stdout
+    assert done.stderr.splitlines()[-1] == "1 []"
+
+
+def test_index_cache_namespace_follows_the_installed_tree_sitter(tmp_path, monkeypatch):
+    """Another build of tree-sitter or of the language pack (another file size or time in
+    its folder) is another cache namespace: a cache made with the old one is not read."""
+    from brainmigrate.codeindex import languages
+
+    package = tmp_path / "tree_sitter_language_pack"
+    (package / "bindings").mkdir(parents=True)
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "bindings" / "go.so").write_bytes(b"v1")
+    monkeypatch.syspath_prepend(str(tmp_path))  # also clears importlib's folder caches
+    monkeypatch.delitem(sys.modules, "tree_sitter_language_pack", raising=False)
+    languages.namespace.cache_clear()
+    before = languages.namespace(1, 100)
+    assert languages.installed_build("tree_sitter_language_pack").startswith("__init__.py:0:")
+    (package / "bindings" / "go.so").write_bytes(b"v2 longer")
+    languages.namespace.cache_clear()
+    after = languages.namespace(1, 100)
+    languages.namespace.cache_clear()
+    assert before != after
+    assert languages.installed_build("no_such_package_here") == "?"

@@ -2,8 +2,10 @@
 
 One small interface: a formatter takes a ``check.CheckResult`` and returns the report's
 text. ``Format`` names them and ``FORMATTERS`` maps every name to its function (a test
-asserts the map is exhaustive). Text formats are jinja2 templates (``check_*.j2``); JSON and
-SARIF are ``json.dumps`` of a dict; JUnit is built with ``xml.etree``.
+asserts the map is exhaustive). The Markdown report is a jinja2 template
+(``check_markdown.j2``); the line formats (text, GitHub, statistics) are format strings, so
+``check`` starts without loading jinja2; JSON and SARIF are ``json.dumps`` of a dict; JUnit
+is built with ``xml.etree``.
 """
 
 from __future__ import annotations
@@ -11,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
-import xml.etree.ElementTree as ET
 from collections import Counter
 from collections.abc import Callable, Sequence
 from enum import StrEnum
@@ -198,12 +199,40 @@ def _env() -> jinja2.Environment:
 
 def text(result: CheckResult, *, color: bool = False, quiet: bool = False) -> str:
     """``path:line:col: CODE severity message`` per finding, then the counts (not with
-    ``quiet``); with ``color``, ANSI colours for a terminal."""
-    return (
-        _env()
-        .get_template("check_text.j2")
-        .render(r=result, summary=summary(result), c=paint(color), quiet=quiet)
-    )
+    ``quiet``); with ``color``, ANSI colours for a terminal.
+
+    A format string per line, not a template: ``check`` is what a pre-commit hook runs
+    on every commit, and loading jinja2 would double its start-up (issue 14). Every value
+    is ``safe_text``, as in the templates."""
+    c = paint(color)
+    out = [
+        f"{_shown(c(f.where, 'where'))}: {_shown(c(f.code, 'code'))}"
+        f" {_shown(c(f.severity, f.severity))} {_shown(f.full_message)}{_shown(_tags(f))}\n"
+        for f in result.findings
+    ]
+    if quiet:
+        return "".join(out)
+    b = result.baseline
+    if b and b.vanished:
+        out.append(f"Baseline {_shown(b.path)}: {len(b.vanished)} entries no longer occur\n")
+        for e in b.vanished:
+            where = f" {_shown(e.path)}" if e.path else ""
+            times = f" (x{e.count})" if e.count > 1 else ""
+            out.append(f"  {_shown(e.code)} {_shown(e.scope)}{where}: {_shown(e.text)}{times}\n")
+    if b and b.updated:
+        out.append(f"Baseline {_shown(b.path)} written: {b.matched} findings\n")
+    if result.excluded:
+        out.append(f"Excluded: {_shown(', '.join(result.excluded))}\n")
+    verdict = c("FAILED", "error") if result.failing else c("OK", "ok")
+    out.append(f"{_shown(verdict)}: {_shown(summary(result))}\n")
+    return "".join(out)
+
+
+def _shown(value) -> str:
+    """How a report prints ``value``: painted text as it is, other text ``safe_text``."""
+    if isinstance(value, Painted):
+        return value
+    return safe_text(value) if isinstance(value, str) else str(value)
 
 
 def markdown(result: CheckResult) -> str:
@@ -492,6 +521,8 @@ def junit(result: CheckResult) -> str:
     facts_of: dict[str, list] = {}
     for fact in result.facts:
         facts_of.setdefault(fact.file, []).append(fact)
+    import xml.etree.ElementTree as ET  # JUnit only: check's start-up does not load it
+
     top = ET.Element("testsuites", name="brainmigrate check")
     all_tests = all_failures = 0
     for path in result.files:
