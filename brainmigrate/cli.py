@@ -683,8 +683,10 @@ def check_cmd(
     current folder up; options given here override them.
     """
     from brainmigrate import check, rules
-    from brainmigrate import fix as fixing
     from brainmigrate.reports import ci
+
+    if fix or diff:
+        from brainmigrate import fix as fixing  # a plain check does not load it
 
     if unsafe_fixes and not (fix or diff):
         raise click.UsageError("--unsafe-fixes applies with --fix or --diff: add one")

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -179,6 +178,8 @@ def _holds(path: Path, table: tuple[str, ...] | None) -> bool:
         return False
     if table is None:
         return True
+    import tomllib  # only when a file is read: most runs find none
+
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
@@ -215,6 +216,8 @@ def load(
         except LookupError:
             return Settings()
     name = _shown(path)
+    import tomllib
+
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:

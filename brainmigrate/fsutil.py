@@ -6,8 +6,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import shutil
-import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -101,6 +99,8 @@ def remove_leftovers(folder: str | os.PathLike, name: str | None = None) -> list
         path = os.path.join(folder, entry)
         try:
             if os.path.isdir(path) and not os.path.islink(path):
+                import shutil  # a leftover folder is rare: not every run loads it
+
                 shutil.rmtree(path)
             else:
                 os.unlink(path)
@@ -116,6 +116,8 @@ def stage_bytes(folder: str | os.PathLike, name: str, data: bytes) -> str:
 
     Raises ``OSError``; no temporary file is left behind then.
     """
+    import tempfile  # writing a file, not every run's start-up
+
     fd, tmp = tempfile.mkstemp(prefix=temp_prefix(name), suffix=_TEMP_SUFFIX, dir=folder)
     try:
         with os.fdopen(fd, "wb") as f:
@@ -262,6 +264,8 @@ def publish_folder(folder: Path, data: dict[str, bytes]) -> tuple[list[str], lis
     mode = file_mode()
     parent = folder.parent if str(folder.parent) else Path(".")
     if not folder.exists():
+        import tempfile  # writing a file, not every run's start-up
+
         tmpdir = tempfile.mkdtemp(prefix=temp_prefix(folder.name), suffix=".tmp", dir=parent)
         try:
             for name, blob in data.items():
@@ -271,6 +275,8 @@ def publish_folder(folder: Path, data: dict[str, bytes]) -> tuple[list[str], lis
             os.chmod(tmpdir, folder_mode())
             os.rename(tmpdir, folder)
         except BaseException:
+            import shutil
+
             shutil.rmtree(tmpdir, ignore_errors=True)
             raise
         return sorted(data), []
@@ -321,6 +327,8 @@ def check_output(path: str | os.PathLike, *, folder: bool = False) -> None:
             " with another path"
         )
     where = target if folder and target.is_dir() else parent
+    import tempfile  # writing a file, not every run's start-up
+
     try:
         with tempfile.NamedTemporaryFile(dir=where, prefix=temp_prefix(target.name), suffix=".tmp"):
             pass

@@ -69,6 +69,7 @@ class MoveHints:
         self._cache_dir = cache_dir
         self._made_index = index
         self._renames: dict[int, dict[str, str]] = {}
+        self._heads: dict[str, str | None] = {}
         self._index = None
         self._by_stem: dict[str, list[tuple[str, str]]] | None = None
         self._answers: dict[str, Hint | None] = {}
@@ -119,7 +120,9 @@ class MoveHints:
     def _renamed(self, root: Root, rel: str) -> str | None:
         renames = self._renames.get(root.index)
         if renames is None:
-            renames = self._renames[root.index] = renames_at_head(root.path, self._cache_dir)
+            renames = self._renames[root.index] = renames_at_head(
+                root.path, self._cache_dir, self._heads
+            )
         seen = {rel}
         path = renames.get(rel)
         while path is not None and path not in seen:
@@ -175,7 +178,9 @@ class MoveHints:
 
 
 def renames_at_head(
-    folder: str | os.PathLike, cache_dir: str | os.PathLike | None = None
+    folder: str | os.PathLike,
+    cache_dir: str | os.PathLike | None = None,
+    heads: dict[str, str | None] | None = None,
 ) -> dict[str, str]:
     """``git.git_renames(folder)``, kept in ``cache_dir`` (default ``user_cache_dir()``)
     for the commit ``HEAD`` names: a run at the same commit reads the file instead of
@@ -185,12 +190,13 @@ def renames_at_head(
     The file, ``git-renames-<key>.json`` (key: the folder and ``HEAD``'s commit), holds
     the pairs; an unreadable one is made again. When the cache cannot be written, the
     answer is still given. Not cached when ``folder`` has no commit (nothing to key on).
+    ``heads`` keeps ``HEAD``'s commit by checkout for a run's roots (one ``git rev-parse``
+    for roots in one checkout).
     """
-    out = run_git(folder, "rev-parse", "--verify", "-q", "HEAD")
-    if out is None:
-        return git_renames(folder)
-    head = out.decode("ascii", "replace").strip()
     real = os.path.realpath(folder)
+    head = _head(real, {} if heads is None else heads)
+    if head is None:
+        return git_renames(folder)
     key = hashlib.blake2b(f"{real}\0{head}".encode("utf-8", "surrogateescape"), digest_size=8)
     where = Path(cache_dir) if cache_dir else user_cache_dir()
     path = where / f"git-renames-{key.hexdigest()}.json"
@@ -230,6 +236,21 @@ def reachable(stem: str, stems) -> list[str]:
             continue
         out.append(other)
     return out
+
+
+def _head(real: str, heads: dict[str, str | None]) -> str | None:
+    """The commit ``HEAD`` names in the checkout holding the folder ``real``, kept in
+    ``heads`` by checkout. None without a commit or git."""
+    top = real
+    while not os.path.lexists(os.path.join(top, ".git")):
+        up = os.path.dirname(top)
+        if up == top:
+            return None
+        top = up
+    if top not in heads:
+        out = run_git(top, "rev-parse", "--verify", "-q", "HEAD")
+        heads[top] = out.decode("ascii", "replace").strip() if out else None
+    return heads[top]
 
 
 def _stem_ext(name: str) -> tuple[str, str]:

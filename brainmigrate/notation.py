@@ -23,12 +23,10 @@ import hashlib
 import json
 import os
 import re
-import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
@@ -59,16 +57,20 @@ class GrammarError(BrainmigrateError, RuntimeError):
 def grammar_text() -> str:
     """Return the text of ``notation.lark``.
 
-    Looks in the installed package first (the wheel force-includes it as
+    Looks beside the package's modules first (the wheel force-includes it as
     ``brainmigrate/grammar/notation.lark``), then in the repository's ``grammar/`` folder
-    (an editable install or a checkout). Raises ``GrammarError`` when neither exists.
+    (an editable install or a checkout), then through ``importlib.resources`` (a package
+    that is not plain files, such as a zip). Raises ``GrammarError`` when none holds it.
     """
+    here = Path(__file__).resolve().parent
+    for path in (here / "grammar" / "notation.lark", here.parent / "grammar" / "notation.lark"):
+        if path.is_file():
+            return path.read_text(encoding="utf-8")
+    from importlib import resources
+
     packaged = resources.files("brainmigrate").joinpath("grammar/notation.lark")
     if packaged.is_file():
         return packaged.read_text(encoding="utf-8")
-    repo = Path(__file__).resolve().parent.parent / "grammar" / "notation.lark"
-    if repo.is_file():
-        return repo.read_text(encoding="utf-8")
     raise GrammarError("notation.lark is missing from the installation; reinstall brainmigrate")
 
 
@@ -527,6 +529,8 @@ def _transcoded(handle: BinaryIO, codec: str) -> BinaryIO:
     and written as UTF-8, rewound. Invalid sequences become the byte FF (see ``_INVALID``)."""
     where = spill.folder()
     try:
+        import tempfile  # only for a stream that must be spilled
+
         out = tempfile.TemporaryFile(prefix="brainmigrate-", dir=where)  # noqa: SIM115
     except OSError as exc:
         raise spill.SpillError(where, exc) from None

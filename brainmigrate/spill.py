@@ -15,7 +15,6 @@ import contextlib
 import os
 import pickle
 import sqlite3
-import tempfile
 from collections.abc import Iterable, Iterator
 from typing import Any, BinaryIO
 
@@ -45,6 +44,8 @@ def folder() -> str:
     """
     given = os.environ.get("TMPDIR")
     if not given:
+        import tempfile  # loaded when something is spilled, not by every run
+
         try:
             return tempfile.gettempdir()
         except OSError as exc:  # no usable folder at all
@@ -60,6 +61,8 @@ def scratch_database() -> sqlite3.Connection:
     """A new SQLite database in ``folder()`` that only this connection can see: its file is
     removed as soon as it is open, so nothing is left however the process ends. Written
     without a journal (it is thrown away on any failure). Raises ``SpillError``."""
+    import tempfile
+
     where = folder()
     try:
         fd, name = tempfile.mkstemp(prefix="brainmigrate-", suffix=".db", dir=where)
@@ -124,6 +127,8 @@ class Spill:
         where = folder()
         try:
             if self._file is None:
+                import tempfile
+
                 self._file = tempfile.TemporaryFile(prefix="brainmigrate-", dir=where)  # noqa: SIM115
             self._file.seek(self._end)
             self._file.write(data)

@@ -25,6 +25,7 @@ Every function here is linear in its input (tests/test_linear.py).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -61,9 +62,19 @@ CJK_LETTERS = (
 _MEETS = "A-Za-z0-9()\\[\\]{}<>\"'`\u201c\u201d\u2018\u2019\u00ab\u00bb"
 
 _CHUNK = re.compile(f"[^{WS_CHARS}\n{CF_CHARS}{CJK_PUNCT}]+")
-_SPLIT = re.compile(
-    f"(?<=[{CJK_LETTERS}])(?=[{_MEETS}])|(?<=[{_MEETS}])(?=[{CJK_LETTERS}])|(?<=\\w)(?=\\()"
-)
+#: Where a chunk splits: before ``(`` after a name, and at the edges between CJK letters
+#: and ASCII. Only ``(`` can split ASCII text, so the CJK pattern (6 ms to compile, for
+#: its large classes) is compiled when a chunk first holds other text (``_script_split``).
+_PAREN_SPLIT = re.compile(r"(?<=\w)(?=\()")
+
+
+@functools.cache
+def _script_split() -> re.Pattern:
+    return re.compile(
+        f"(?<=[{CJK_LETTERS}])(?=[{_MEETS}])|(?<=[{_MEETS}])(?=[{CJK_LETTERS}])|(?<=\\w)(?=\\()"
+    )
+
+
 _WS = re.compile(f"[{WS_CHARS}]")
 #: Spans that are one token with their spaces: a wiki link (target before ``|``), a link
 #: target in angle brackets, a backtick span.
@@ -206,10 +217,14 @@ def _chunk(raw: str, line: int, col: int) -> Iterator[Token]:
 
 
 def _pieces(raw: str, line: int, col: int) -> Iterator[Token]:
-    if raw.isascii() and "(" not in raw:
-        yield from _shape(raw, line, col, False)
-        return
-    cuts = [0, *(s.start() for s in _SPLIT.finditer(raw)), len(raw)]
+    if raw.isascii():
+        if "(" not in raw:
+            yield from _shape(raw, line, col, False)
+            return
+        split = _PAREN_SPLIT
+    else:
+        split = _script_split()
+    cuts = [0, *(s.start() for s in split.finditer(raw)), len(raw)]
     for a, b in zip(cuts, cuts[1:], strict=False):
         yield from _shape(raw[a:b], line, col + a, False)
 

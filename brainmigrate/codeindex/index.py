@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import os
 import re
 import stat
@@ -31,7 +30,13 @@ from .model import (
     SkippedFile,
 )
 
-log = logging.getLogger(__name__)
+
+def _warn(message: str, *args) -> None:
+    """A warning on this module's logger (``logging`` is loaded only to say one)."""
+    import logging
+
+    logging.getLogger(__name__).warning(message, *args)
+
 
 #: Default size limit: larger source files (minified, generated) are skipped.
 DEFAULT_MAX_BYTES = 1_000_000
@@ -212,7 +217,7 @@ class CodeIndex:
             self.cache_status = (
                 f"disabled: cannot write {self.cache_path.parent} ({exc.strerror or exc})"
             )
-            log.warning("declaration cache not written: %s", self.cache_status)
+            _warn("declaration cache not written: %s", self.cache_status)
             self.cache_path = None
             return
         self._dirty = False
@@ -306,7 +311,7 @@ class CodeIndex:
                     with open(abspath, "rb") as fh:
                         data = fh.read(self.max_bytes + 1)
                 except OSError as exc:
-                    log.warning("cannot read %s: %s", f.path, exc.strerror or exc)
+                    _warn("cannot read %s: %s", f.path, exc.strerror or exc)
                     continue
                 if not self._may_declare(lang, mentions(data), data):
                     continue
@@ -382,7 +387,7 @@ class CodeIndex:
             if entry is not None:
                 self._store(rel, entry)
             elif reason is not None:
-                log.warning("cannot read %s: %s", rel, reason)
+                _warn("cannot read %s: %s", rel, reason)
         out: dict[str, FileState | None] = dict.fromkeys(wanted)
         for rel, (_f, lang) in found.items():
             entry = self._entries.get(rel) if rel in self._fresh else None
@@ -456,7 +461,7 @@ class CodeIndex:
             if entry is not None:
                 self._store(rel, entry)
             elif reason is not None:
-                log.warning("cannot read %s: %s", rel, reason)
+                _warn("cannot read %s: %s", rel, reason)
                 skipped.append(SkippedFile(rel, reason))
             done += 1
             if progress is not None:

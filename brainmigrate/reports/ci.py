@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import secrets
 from collections import Counter
 from collections.abc import Callable, Sequence
 from enum import StrEnum
@@ -363,6 +362,8 @@ def github(result: CheckResult, token: str | None = None) -> str:
         plain.extend(f"{_plain(f.where)}: {f.code} {_plain(f.full_message)}" for f in rest)
     plain.append(f"brainmigrate {result.tool}: {summary(result)}")
     text = "\n".join(plain)
+    import secrets  # GitHub annotations only
+
     while token is None or token in text:
         token = secrets.token_hex(16)
     lines += [f"::stop-commands::{token}", *plain, f"::{token}::"]
