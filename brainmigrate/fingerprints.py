@@ -218,7 +218,7 @@ class Checkouts:
         history) to the working tree, uncommitted ``git mv`` included."""
         key = (root, since)
         if key not in self._renames:
-            from brainmigrate.git import git_renames, run_git
+            from brainmigrate.git import git_renames, rename_pairs, run_git
 
             moves: dict[str, str] = {}
             log = None
@@ -228,12 +228,12 @@ class Checkouts:
                     "--relative", f"{since}..HEAD",
                 )  # fmt: skip
             if log is not None:
-                for old, new in reversed(_rename_pairs(log)):
+                for old, new in reversed(rename_pairs(log)):
                     moves[old] = new
             else:
                 moves.update(git_renames(root))
             tree = run_git(root, "diff", "-M", "--name-status", "-z", "--relative", "HEAD")
-            for old, new in _rename_pairs(tree or b""):
+            for old, new in rename_pairs(tree or b""):
                 moves[old] = new
             self._renames[key] = moves
         return self._renames[key]
@@ -492,24 +492,6 @@ class Checkouts:
             commit=commit,
             verified_at=when,
         )
-
-
-def _rename_pairs(out: bytes) -> list[tuple[str, str]]:
-    """(old, new) of ``--name-status -z`` output's renames, in the order listed."""
-    fields = [os.fsdecode(p).strip("\n") for p in out.split(b"\0")]
-    fields = [p for p in fields if p]
-    pairs: list[tuple[str, str]] = []
-    i = 0
-    while i < len(fields):
-        status = fields[i]
-        if status[:1] == "R" and status[1:].isdigit() and i + 2 < len(fields):
-            pairs.append((fields[i + 1], fields[i + 2]))
-            i += 3
-        elif status[:1] == "C" and i + 2 < len(fields):
-            i += 3
-        else:
-            i += 2 if len(status) <= 4 and status[:1].isalpha() else 1
-    return pairs
 
 
 def _by_name(decls, name: str, lines):

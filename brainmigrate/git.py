@@ -83,3 +83,29 @@ def git_renames(folder: str | os.PathLike) -> dict[str, str]:
     for old, new in reversed(moves):  # git log lists the newest first
         renames[old] = new
     return renames
+
+
+def rename_pairs(out: bytes) -> list[tuple[str, str]]:
+    """(old, new) of ``--name-status -z`` output's renames, in the order listed."""
+    fields = [os.fsdecode(p).strip("\n") for p in out.split(b"\0")]
+    fields = [p for p in fields if p]
+    pairs: list[tuple[str, str]] = []
+    i = 0
+    while i < len(fields):
+        status = fields[i]
+        if status[:1] == "R" and status[1:].isdigit() and i + 2 < len(fields):
+            pairs.append((fields[i + 1], fields[i + 2]))
+            i += 3
+        elif status[:1] == "C" and i + 2 < len(fields):
+            i += 3
+        else:
+            i += 2 if len(status) <= 4 and status[:1].isalpha() else 1
+    return pairs
+
+
+def worktree_renames(folder: str | os.PathLike) -> dict[str, str]:
+    """Old path -> new path of the renames not yet committed in the git checkout holding
+    ``folder`` (``git mv``, staged or not; ``git diff -M HEAD``), paths relative to
+    ``folder``. Empty outside a checkout, without a commit, or when git fails."""
+    out = run_git(folder, "diff", "-M", "--name-status", "-z", "--relative", "HEAD")
+    return dict(rename_pairs(out or b""))

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from brainmigrate.anchors import Root, is_absolute, normalize
 from brainmigrate.fsutil import user_cache_dir, write_text_atomic
-from brainmigrate.git import git_renames, run_git
+from brainmigrate.git import git_renames, run_git, worktree_renames
 from brainmigrate.rules import Hint
 
 #: A similar path is suggested only when the stem of its file name (before the first dot)
@@ -47,8 +47,9 @@ class Move:
 class MoveHints:
     """Says where a gone path may have moved (``hint``), first found wins:
 
-    1. ``git-rename``: a root in a git checkout whose history renamed the path (followed
-       through later renames) to a file that exists now;
+    1. ``git-rename``: a root in a git checkout whose history, or a rename not yet
+       committed (``git mv``), renamed the path (followed through later renames) to a
+       file that exists now;
     2. ``same-name``: the first root holds exactly one file with the path's file name;
     3. ``similar``: one path of the first root is clearly the closest (``STEM_CUTOFF``,
        ``EXT_CUTOFF``, ``MARGIN``); names that differ only in their numbers
@@ -120,9 +121,11 @@ class MoveHints:
     def _renamed(self, root: Root, rel: str) -> str | None:
         renames = self._renames.get(root.index)
         if renames is None:
-            renames = self._renames[root.index] = renames_at_head(
-                root.path, self._cache_dir, self._heads
-            )
+            renames = renames_at_head(root.path, self._cache_dir, self._heads)
+            if _head(os.path.realpath(root.path), self._heads) is not None:
+                # not yet committed (a pre-commit hook's case): git mv, staged or not
+                renames = {**renames, **worktree_renames(root.path)}
+            self._renames[root.index] = renames
         seen = {rel}
         path = renames.get(rel)
         while path is not None and path not in seen:

@@ -429,3 +429,24 @@ def test_invalid_bytes_and_nul_before_the_path_keep_the_columns_right(repo, tmp_
     r = cli("check", "bad.md", "--root", "repo", "--fix", "--isolated")
     assert r.exit_code == 0, r.output
     assert p.read_bytes() == text.replace(b"src/first.py", b"src/third.py")
+
+
+def test_a_rename_not_yet_committed_is_hinted_and_fixed(repo, tmp_path):
+    """What a pre-commit hook sees: `git mv` staged (and one moved in the work tree and
+    added), nothing committed. check hints the new name; --fix writes it."""
+    git(repo, "mv", "src/kept.py", "src/keeper.py")
+    mv(repo, "src/renamed.py", "src/final_name.py")
+    git(repo, "add", "-A")
+    notes = tmp_path / "staged.md"
+    notes.write_text("+ kept in src/kept.py:3\n+ entry in src/renamed.py\n", encoding="utf-8")
+    r = cli("check", "staged.md", "--root", "repo", "--isolated")
+    assert r.exit_code == 1
+    assert "cites src/kept.py, which no root holds; moved? src/keeper.py (renamed in git" in (
+        r.stdout
+    )
+    assert "moved? src/final_name.py (renamed in git history)" in r.stdout
+    r = cli("check", "staged.md", "--root", "repo", "--isolated", "--fix")
+    assert notes.read_text(encoding="utf-8") == (
+        "+ kept in src/keeper.py:3\n+ entry in src/final_name.py\n"
+    )
+    assert r.exit_code == 0, r.output
