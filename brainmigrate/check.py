@@ -16,9 +16,9 @@ import os
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from brainmigrate import importer
-from brainmigrate.baseline import BaselineStatus, apply_baseline, read_baseline, write_baseline
 from brainmigrate.errors import EXIT_FINDINGS, EXIT_OK
 from brainmigrate.hints import MoveHints
 from brainmigrate.importer import is_excluded  # noqa: F401 - part of check's interface
@@ -33,6 +33,9 @@ from brainmigrate.rules import (
     suppression_text,
     waived_by,
 )
+
+if TYPE_CHECKING:  # the baseline is loaded when a run names one
+    from brainmigrate.baseline import BaselineStatus
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +142,8 @@ def run_check(
     files = tuple(st.path for st in notes.files)
     status = None
     if baseline is not None:
+        from brainmigrate.baseline import apply_baseline, read_baseline, write_baseline
+
         if update_baseline:
             write_baseline(baseline, findings)
         entries = read_baseline(baseline)
