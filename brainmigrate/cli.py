@@ -1026,6 +1026,11 @@ def search_cmd(query, store, anchor, scopes, kinds, limit, include_all, fmt):
 
     if not query and anchor is None:
         raise click.UsageError("give a query, or --anchor TEXT, or both")
+    if anchor is not None and search.anchor_parts(anchor) == ("", ""):
+        raise click.UsageError(
+            f"--anchor {anchor!r} names no file or declaration; give a path (src/Foo.kt),"
+            " a name (Foo.start) or both (src/Foo.kt#Foo.start)"
+        )
     hits = search.search(store, " ".join(query), scopes, kinds, limit, include_all, anchor=anchor)
     if fmt == "json":
         click.echo(to_json({"hits": [h.to_dict() for h in hits]}, indent=2))

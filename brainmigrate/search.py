@@ -157,14 +157,11 @@ def anchor_matches(text: str, a) -> bool:
     whole or as its tail (``Foo.kt``, ``src/Foo.kt``); a symbol by name, ``Container.name``
     or with its package (``com.x.Foo``), a class also matching its members' anchors;
     ``path#Container.name`` both on the same anchor."""
-    text = text.strip()
-    path, sep, symbol = text.partition("#")
-    if not sep:
-        path, symbol = (text, "") if _path_like(text) else ("", text)
-    if path:
-        path = path.replace("\\", "/").removeprefix("./")
-        if not (a.path == path or a.path.endswith("/" + path)):
-            return False
+    path, symbol = anchor_parts(text)
+    if not (path or symbol):
+        return False  # names nothing: matches nothing (the CLI refuses it first)
+    if path and not (a.path == path or a.path.endswith("/" + path)):
+        return False
     if not symbol:
         return True
     if a.target and a.target[0] not in ("file", "lines"):
@@ -180,6 +177,21 @@ def anchor_matches(text: str, a) -> bool:
         t = t[1:]
     n = len(t)
     return any(q[i : i + n] == t for i in range(len(q) - n + 1))
+
+
+def anchor_parts(text: str) -> tuple[str, str]:
+    """``--anchor`` text as ``(path, symbol)``: ``path#symbol``, else a path-like text as a
+    path, else a name; the path with ``/`` separators and no leading ``./``, the symbol
+    with at least one name in it (``""`` when neither names anything, as ``#`` or ``.``)."""
+    text = text.strip()
+    path, sep, symbol = text.partition("#")
+    if not sep:
+        path, symbol = (text, "") if _path_like(text) else ("", text)
+    path = path.strip().replace("\\", "/").removeprefix("./")
+    symbol = symbol.strip()
+    if not [p for p in symbol.replace("::", ".").split(".") if p]:
+        symbol = ""
+    return path, symbol
 
 
 def hit_line(rec: FactRecord, width: int = LINE_WIDTH, stale_reason: str | None = None) -> str:

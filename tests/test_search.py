@@ -299,3 +299,12 @@ def test_search_anchor_by_path_symbol_and_both(store):
     assert found("Dockerfile") == []  # no extension, no '/': a symbol name, declared nowhere
     assert found("docker/Dockerfile") == ["k5"]
     assert found("PaymentGateway.kt", "backoff") == ["k12"]
+
+
+@pytest.mark.parametrize("text", ["#", "  ", ".", "::", "#.", " # "])
+def test_an_anchor_that_names_nothing_is_refused_not_a_match_for_everything(store, text):
+    got = run("search", "--store", str(store), "--anchor", text)
+    assert got.exit_code == 2
+    assert "names no file or declaration" in got.output
+    assert search.search(store, "", anchor=text, limit=30) == []
+    assert search.anchor_parts(text) == ("", "")
