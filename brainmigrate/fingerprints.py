@@ -530,9 +530,13 @@ def _result(
 
 
 def fingerprint_records(facts: Iterable[FactRecord], checkouts: Checkouts) -> None:
-    """``import --verify``: fingerprint the anchors of ``facts`` in place (where each one
-    is, in the roots recorded with them; an anchor whose target is not there is left
-    without a fingerprint)."""
+    """``import --verify``: fingerprint the anchors of ``facts`` in place, as ``verify``
+    does: where each one is, in the roots recorded with them; a target that moved (a
+    renamed file, a declaration now in another file: ``Checkouts.check``) is fingerprinted
+    where it is now and the anchor follows it. The fact's anchors are then de-duplicated
+    by (root, path, symbol) (SPEC.md §Anchors), so the anchor a repeat adds at the new
+    place and the stored one that followed it are one. An anchor whose target is gone is
+    left as it was (``stale`` reports it)."""
     facts = list(facts)
     checkouts.prepare(a for f in facts for a in f.anchors)
     when = now_utc()
@@ -540,7 +544,12 @@ def fingerprint_records(facts: Iterable[FactRecord], checkouts: Checkouts) -> No
         anchors = []
         for a in rec.anchors:
             taken = None
-            if checkouts.readable(a.root) and checkouts.is_file(a.root, a.path):
-                taken = checkouts.fingerprint(a, a.root, a.path, when)
-            anchors.append(taken if taken is not None and taken.path == a.path else a)
-        rec.anchors = anchors
+            if checkouts.readable(a.root):
+                if checkouts.is_file(a.root, a.path):
+                    taken = checkouts.fingerprint(a, a.root, a.path, when)
+                if taken is None:
+                    found = checkouts.check(a)
+                    if found.moved_to is not None and found.root is not None:
+                        taken = checkouts.fingerprint(a, found.root, found.moved_to, when)
+            anchors.append(a if taken is None else taken)
+        rec.anchors = list(dict.fromkeys(anchors))

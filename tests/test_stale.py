@@ -878,3 +878,23 @@ def test_what_a_trial_as_a_user_found(env, tmp_path):
         "fix the note's citation (check --fix repairs a file git renamed) or remove the note,"
         " then import it again; 'brainmigrate verify k4' refuses while it is gone"
     )
+
+
+def test_import_verify_after_a_rename_leaves_one_fresh_anchor(env):
+    """A file holding an anchored class is renamed, then the notes are imported again with
+    --verify: the stored anchor follows the class to its new file (as verify does) and
+    is the same anchor as the one the repeat adds there; nothing is left saying moved."""
+    git(env.repo, "mv", "app/PaymentGateway.kt", "app/Gateway.kt")
+    git(env.repo, "commit", "-q", "-m", "rename")
+    assert env.states()["k5"] == (
+        "moved",
+        "STALE: moved: app/PaymentGateway.kt → app/Gateway.kt#ChargeRequest",
+    )
+    r = cli("import", "notes", "--root", "repo", "--store", env.store, "--verify")
+    assert r.exit_code == 0, r.output
+    assert env.states() == FRESH
+    k5 = [row for row in anchors_of(env) if row[0] == 5]
+    assert [(kind, path, symbol, verified) for _, kind, path, symbol, *_, verified in k5] == [
+        ("symbol", "app/Gateway.kt", "ChargeRequest", True)
+    ]
+    assert env.stale().exit_code == 0
