@@ -148,7 +148,8 @@ class History:
 def git_history(root: Root) -> History | None:
     """The paths ``root``'s git history held under ``root``: every path a commit of the
     checked-out branch deleted (``git log --diff-filter=D``; with ``--no-renames`` a rename
-    deletes its old path) and every path of ``HEAD`` (deleted from the work tree or the
+    deletes its old path; with ``-m`` a merge commit counts, against each of its parents)
+    and every path of ``HEAD`` (deleted from the work tree or the
     index but not committed yet). Read once. None when ``root`` is no git work tree."""
     from brainmigrate.git import in_work_tree, run_git
 
@@ -172,6 +173,7 @@ def git_history(root: Root) -> History | None:
         "-z",
         "--no-renames",
         "--diff-filter=D",
+        "-m",  # a merge's own changes too: a path a merge resolution dropped
         "--relative",
         errors=errors,
     )

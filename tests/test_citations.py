@@ -403,3 +403,28 @@ def test_a_repository_without_a_commit_has_no_history_and_says_nothing(tmp_path)
     assert entries(result.unresolved) == [(1, 7, "old/flow.md")]
     assert entries(result.gone) == [(1, 23, "docs/gone.md")]
     assert [w.code for w in result.warnings] == []
+
+
+def test_a_path_only_a_merge_commit_deleted_is_gone(tmp_path):
+    """A branch added ``feature/flag.py``; the merge that brought the branch in dropped it
+    (a merge resolved by hand). Only the merge commit deletes it: git log shows a merge's
+    changes only when asked (-m), and without them the path read as unresolved."""
+    root = tmp_path / "repo"
+    write(root, {"app/main.py": "x"})
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "one")
+    git(root, "checkout", "-q", "-b", "feature")
+    write(root, {"feature/flag.py": "x"})
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "flag")
+    git(root, "checkout", "-q", "main")
+    write(root, {"app/other.py": "x"})
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "other")
+    git(root, "merge", "-q", "--no-ff", "--no-commit", "feature")
+    git(root, "rm", "-q", "-r", "-f", "feature")
+    git(root, "commit", "-qm", "merge without the flag")
+    paths = PathResolver([Root.of(0, root)])
+    assert paths.lookup("feature/flag.py") == ("gone",)
+    assert paths.lookup("nowhere/flag2.py") == ("unresolved",)
