@@ -5,6 +5,53 @@ from __future__ import annotations
 import os
 import subprocess
 
+#: Settings that make git's output what brainmigrate parses, whatever the user's config:
+#: paths unquoted, no colour, no signature lines in a log, a merge's changes listed
+#: against each parent when -m asks for them (``log.diffMerges=first-parent`` would hide
+#: what a merge dropped).
+SETTINGS = (
+    "core.quotepath=off",
+    "color.ui=never",
+    "log.showSignature=false",
+    "log.diffMerges=separate",
+)
+#: GIT_* variables kept for a git run: how git reaches a remote or its own programs, and
+#: configuration given in the environment. Any other (GIT_DIR, GIT_WORK_TREE,
+#: GIT_INDEX_FILE, ... as a hook inherits them) would point every ``git -C root`` at the
+#: repository that ran the hook, whatever the root.
+KEPT_GIT_VARIABLES = frozenset(
+    {
+        "GIT_EXEC_PATH",
+        "GIT_CEILING_DIRECTORIES",
+        "GIT_CONFIG_COUNT",
+        "GIT_CONFIG_PARAMETERS",
+        "GIT_CONFIG_GLOBAL",
+        "GIT_CONFIG_NOSYSTEM",
+        "GIT_CONFIG_SYSTEM",
+        "GIT_SSH",
+        "GIT_SSH_COMMAND",
+        "GIT_SSL_CAINFO",
+        "GIT_SSL_NO_VERIFY",
+        "GIT_ASKPASS",
+        "GIT_ALLOW_PROTOCOL",
+        "GIT_HTTP_PROXY_AUTHMETHOD",
+        "GIT_TRACE",
+    }
+)
+
+
+def git_environment() -> dict[str, str]:
+    """The environment a git run gets: this process's, without the GIT_* variables that
+    name a repository, index or work tree (``KEPT_GIT_VARIABLES`` and
+    ``GIT_CONFIG_KEY_*``/``GIT_CONFIG_VALUE_*`` stay). The same rule as pre-commit's."""
+    return {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("GIT_")
+        or k in KEPT_GIT_VARIABLES
+        or k.startswith(("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_"))
+    }
+
 
 def run_git(
     folder: str | os.PathLike,
@@ -12,16 +59,19 @@ def run_git(
     timeout: float = 600,
     errors: list[str] | None = None,
 ) -> bytes | None:
-    """stdout of ``git -C folder -c core.quotepath=off ARGS``, or None when git is missing,
-    fails, or runs past ``timeout`` seconds; then ``errors`` (when given) gets git's first
-    line of stderr, or what kept git from running. Never raises for those."""
+    """stdout of ``git -C folder -c SETTINGS... ARGS`` in ``git_environment()``, or None
+    when git is missing, fails, or runs past ``timeout`` seconds; then ``errors`` (when
+    given) gets git's first line of stderr, or what kept git from running. Never raises
+    for those."""
+    settings = [part for s in SETTINGS for part in ("-c", s)]
     try:
         out = subprocess.run(
-            ["git", "-C", os.fspath(folder), "-c", "core.quotepath=off", *args],
+            ["git", "-C", os.fspath(folder), *settings, *args],
             capture_output=True,
             check=False,
             timeout=timeout,
             stdin=subprocess.DEVNULL,
+            env=git_environment(),
         )
     except (OSError, subprocess.SubprocessError) as exc:
         if errors is not None:

@@ -428,3 +428,26 @@ def test_a_path_only_a_merge_commit_deleted_is_gone(tmp_path):
     paths = PathResolver([Root.of(0, root)])
     assert paths.lookup("feature/flag.py") == ("gone",)
     assert paths.lookup("nowhere/flag2.py") == ("unresolved",)
+    # a user's log.diffMerges=first-parent would hide it again: git runs with ours
+    git(root, "config", "log.diffMerges", "first-parent")
+    git(root, "config", "log.showSignature", "true")
+    git(root, "config", "color.ui", "always")
+    assert PathResolver([Root.of(0, root)]).lookup("feature/flag.py") == ("gone",)
+
+
+def test_a_hooks_git_variables_do_not_point_every_root_at_its_repository(
+    history_root, tmp_path, monkeypatch
+):
+    """A git hook inherits GIT_DIR (and GIT_INDEX_FILE, GIT_WORK_TREE): with them, every
+    `git -C root` read the hook's repository, whatever the root."""
+    other = tmp_path / "other"
+    write(other, {"unrelated.md": "x"})
+    git(other, "init", "-q")
+    git(other, "add", "-A")
+    git(other, "commit", "-qm", "other")
+    monkeypatch.setenv("GIT_DIR", str(other / ".git"))
+    monkeypatch.setenv("GIT_WORK_TREE", str(other))
+    monkeypatch.setenv("GIT_INDEX_FILE", str(other / ".git" / "index"))
+    paths = PathResolver([Root.of(0, history_root)])
+    assert paths.lookup("old/flow.md") == ("gone",)
+    assert paths.history_unavailable() == []
