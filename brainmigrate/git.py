@@ -153,9 +153,79 @@ def rename_pairs(out: bytes) -> list[tuple[str, str]]:
     return pairs
 
 
-def worktree_renames(folder: str | os.PathLike) -> dict[str, str]:
-    """Old path -> new path of the renames not yet committed in the git checkout holding
-    ``folder`` (``git mv``, staged or not; ``git diff -M HEAD``), paths relative to
-    ``folder``. Empty outside a checkout, without a commit, or when git fails."""
+def change_events(out: bytes) -> list[tuple[str, str, str]]:
+    """``(status, path, new_path)`` of each add (``A``), delete (``D``) and rename (``R``)
+    in ``--name-status -z`` output, in the order listed; ``new_path`` is ``""`` but for a
+    rename. Other statuses are skipped."""
+    fields = [os.fsdecode(p).strip("\n") for p in out.split(b"\0")]
+    fields = [p for p in fields if p]
+    events: list[tuple[str, str, str]] = []
+    i = 0
+    while i < len(fields):
+        status = fields[i]
+        kind = status[:1]
+        two = kind in ("R", "C") and status[1:].isdigit()
+        if two and i + 2 < len(fields):
+            if kind == "R":
+                events.append(("R", fields[i + 1], fields[i + 2]))
+            i += 3
+        elif len(status) <= 4 and kind.isalpha() and i + 1 < len(fields):
+            if kind in ("A", "D"):
+                events.append((kind, fields[i + 1], ""))
+            i += 2
+        else:
+            i += 1
+    return events
+
+
+def history_events(folder: str | os.PathLike) -> list[tuple[str, str, str]] | None:
+    """``change_events`` of the checked-out branch's history, oldest first, paths relative
+    to ``folder``: ``git log -M --reverse --diff-filter=ADR --relative``. Only the events
+    of paths some rename names are kept (a rename's old and new path): what following a
+    rename needs, without every file ever added. None when git fails."""
+    out = run_git(
+        folder,
+        "log",
+        "-M",
+        "--reverse",
+        "--diff-filter=ADR",
+        "--name-status",
+        "-z",
+        "--format=",
+        "--relative",
+        timeout=120,
+    )
+    if out is None:
+        return None
+    events = change_events(out)
+    named = {p for kind, old, new in events if kind == "R" for p in (old, new)}
+    return [e for e in events if e[1] in named or e[2] in named]
+
+
+def worktree_events(folder: str | os.PathLike) -> list[tuple[str, str, str]]:
+    """``change_events`` not yet committed (``git diff -M HEAD``: staged or not, tracked
+    files), paths relative to ``folder``. Empty when git fails."""
     out = run_git(folder, "diff", "-M", "--name-status", "-z", "--relative", "HEAD")
-    return dict(rename_pairs(out or b""))
+    return change_events(out or b"")
+
+
+def follow_rename(events: list[tuple[str, str, str]], path: str) -> str | None:
+    """Where the file last at ``path`` went, by ``events`` (oldest first): its last
+    removal must be a rename, then each later removal of the new path a rename too, to
+    the path where it is now. None when the last removal is a delete (a file added again
+    at that path and deleted later included: the later file is the one cited), when a
+    path on the way is deleted, or when no rename took it away."""
+    removals: dict[str, list[tuple[int, str, str]]] = {}
+    for seq, (kind, old, new) in enumerate(events):
+        if kind in ("R", "D"):
+            removals.setdefault(old, []).append((seq, kind, new))
+    gone = removals.get(path)
+    if not gone:
+        return None
+    seq, kind, new = gone[-1]
+    while kind == "R":  # each step is later than the one before: it ends
+        later = [r for r in removals.get(new, ()) if r[0] > seq]
+        if not later:
+            return new
+        seq, kind, new = later[0]
+    return None

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from brainmigrate.anchors import Root, is_absolute, normalize
 from brainmigrate.fsutil import user_cache_dir, write_text_atomic
-from brainmigrate.git import git_renames, run_git, worktree_renames
+from brainmigrate.git import follow_rename, history_events, run_git, worktree_events
 from brainmigrate.rules import Hint
 
 #: A similar path is suggested only when the stem of its file name (before the first dot)
@@ -69,8 +69,8 @@ class MoveHints:
         self.roots = list(roots)
         self._cache_dir = cache_dir
         self._made_index = index
-        self._renames: dict[int, dict[str, str]] = {}
-        self._heads: dict[str, str | None] = {}
+        self._events: dict[int, list[tuple[str, str, str]]] = {}
+        self._heads: dict[str, tuple[str, bool] | None] = {}
         self._index = None
         self._by_stem: dict[str, list[tuple[str, str]]] | None = None
         self._answers: dict[str, Hint | None] = {}
@@ -119,21 +119,15 @@ class MoveHints:
         return [(root, cited) for root in self.roots]
 
     def _renamed(self, root: Root, rel: str) -> str | None:
-        renames = self._renames.get(root.index)
-        if renames is None:
-            renames = renames_at_head(root.path, self._cache_dir, self._heads)
+        events = self._events.get(root.index)
+        if events is None:
+            events = history_at_head(root.path, self._cache_dir, self._heads)
             if _head(os.path.realpath(root.path), self._heads) is not None:
                 # not yet committed (a pre-commit hook's case): git mv, staged or not
-                renames = {**renames, **worktree_renames(root.path)}
-            self._renames[root.index] = renames
-        seen = {rel}
-        path = renames.get(rel)
-        while path is not None and path not in seen:
-            if _is_file_in(root, path):
-                return path
-            seen.add(path)
-            path = renames.get(path)
-        return None
+                events = [*events, *worktree_events(root.path)]
+            self._events[root.index] = events
+        path = follow_rename(events, rel)
+        return path if path is not None and _is_file_in(root, path) else None
 
     def _first_index(self):
         if self._index is None and self._made_index is not None:
@@ -180,41 +174,69 @@ class MoveHints:
         return scored[0][1]
 
 
-def renames_at_head(
+def history_at_head(
     folder: str | os.PathLike,
     cache_dir: str | os.PathLike | None = None,
-    heads: dict[str, str | None] | None = None,
-) -> dict[str, str]:
-    """``git.git_renames(folder)``, kept in ``cache_dir`` (default ``user_cache_dir()``)
-    for the commit ``HEAD`` names: a run at the same commit reads the file instead of
-    walking the whole history again (``git log -M`` costs 20 ms on a small repository,
-    seconds on a large one; ``git rev-parse`` a few ms).
+    heads: dict[str, tuple[str, bool] | None] | None = None,
+) -> list[tuple[str, str, str]]:
+    """``git.history_events(folder)``, kept in ``cache_dir`` (default
+    ``user_cache_dir()``) for the commit ``HEAD`` names: a run at the same commit reads
+    the file instead of walking the whole history again (``git log -M`` costs 20 ms on a
+    small repository, seconds on a large one; ``git rev-parse`` a few ms).
 
     The file, ``git-renames-<key>.json`` (key: the folder and ``HEAD``'s commit), holds
-    the pairs; an unreadable one is made again. When the cache cannot be written, the
-    answer is still given. Not cached when ``folder`` has no commit (nothing to key on).
-    ``heads`` keeps ``HEAD``'s commit by checkout for a run's roots (one ``git rev-parse``
-    for roots in one checkout).
+    the events; one that is not what this function writes is made again. When the cache
+    cannot be written, the answer is still given. Not cached in a shallow clone (its
+    history grows with a fetch while ``HEAD`` stays). Empty without a commit or git.
+    ``heads`` keeps ``HEAD`` by checkout for a run's roots (one ``git rev-parse`` for
+    roots in one checkout).
     """
     real = os.path.realpath(folder)
     head = _head(real, {} if heads is None else heads)
     if head is None:
-        return git_renames(folder)
-    key = hashlib.blake2b(f"{real}\0{head}".encode("utf-8", "surrogateescape"), digest_size=8)
+        return []
+    commit, shallow = head
+    if shallow:
+        return history_events(folder) or []
+    key = hashlib.blake2b(f"{real}\0{commit}".encode("utf-8", "surrogateescape"), digest_size=8)
     where = Path(cache_dir) if cache_dir else user_cache_dir()
     path = where / f"git-renames-{key.hexdigest()}.json"
-    try:
-        kept = json.loads(path.read_text(encoding="utf-8"))
-        if kept["folder"] == real and kept["head"] == head:
-            return dict(kept["renames"])
-    except (OSError, ValueError, KeyError, TypeError):
-        pass
-    renames = git_renames(folder)
-    data = {"folder": real, "head": head, "renames": sorted(renames.items())}
+    kept = _read_events(path, real, commit)
+    if kept is not None:
+        return kept
+    events = history_events(folder)
+    if events is None:
+        return []  # git failed: nothing to keep
+    data = {"folder": real, "head": commit, "events": events}
     with contextlib.suppress(OSError):
         where.mkdir(parents=True, exist_ok=True)
         write_text_atomic(path, json.dumps(data))
-    return renames
+    return events
+
+
+def _read_events(path: Path, real: str, commit: str) -> list[tuple[str, str, str]] | None:
+    """The events kept at ``path`` for ``real`` at ``commit``, or None when the file is
+    missing, unreadable or not of the shape ``history_at_head`` writes."""
+    try:
+        kept = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(kept, dict) or kept.get("folder") != real or kept.get("head") != commit:
+        return None
+    events = kept.get("events")
+    if not isinstance(events, list):
+        return None
+    out = []
+    for e in events:
+        if not (
+            isinstance(e, list)
+            and len(e) == 3
+            and all(isinstance(x, str) for x in e)
+            and e[0] in ("A", "D", "R")
+        ):
+            return None
+        out.append((e[0], e[1], e[2]))
+    return out
 
 
 def reachable(stem: str, stems) -> list[str]:
@@ -241,9 +263,9 @@ def reachable(stem: str, stems) -> list[str]:
     return out
 
 
-def _head(real: str, heads: dict[str, str | None]) -> str | None:
-    """The commit ``HEAD`` names in the checkout holding the folder ``real``, kept in
-    ``heads`` by checkout. None without a commit or git."""
+def _head(real: str, heads: dict[str, tuple[str, bool] | None]) -> tuple[str, bool] | None:
+    """The commit ``HEAD`` names in the checkout holding the folder ``real`` and whether
+    the clone is shallow, kept in ``heads`` by checkout. None without a commit or git."""
     top = real
     while not os.path.lexists(os.path.join(top, ".git")):
         up = os.path.dirname(top)
@@ -251,8 +273,9 @@ def _head(real: str, heads: dict[str, str | None]) -> str | None:
             return None
         top = up
     if top not in heads:
-        out = run_git(top, "rev-parse", "--verify", "-q", "HEAD")
-        heads[top] = out.decode("ascii", "replace").strip() if out else None
+        out = run_git(top, "rev-parse", "--is-shallow-repository", "HEAD")
+        words = out.decode("ascii", "replace").split() if out else []
+        heads[top] = (words[1], words[0] == "true") if len(words) == 2 else None
     return heads[top]
 
 

@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 from brainmigrate import baseline, check, importer, rules
 from brainmigrate.cli import main
 from brainmigrate.facts import TaskIds, build_fact
-from brainmigrate.hints import MoveHints, git_renames
+from brainmigrate.git import git_renames
+from brainmigrate.hints import MoveHints
 from brainmigrate.notation import Line
 
 NOTES = """\
@@ -665,30 +666,69 @@ def test_a_finding_on_a_line_a_runaway_fact_left_out_is_still_that_facts(project
 
 def test_rename_history_is_read_once_per_commit(history, tmp_path, monkeypatch):
     """The rename history is kept per HEAD commit: the same commit reads the cache (no
-    `git log`), a new commit reads git again, and a spoiled cache file is made again."""
+    `git log`), a new commit reads git again, and a spoiled cache file (not JSON, or JSON
+    of another shape) is made again."""
     from brainmigrate import hints as hints_module
+    from brainmigrate.git import follow_rename, history_events
 
     cache = tmp_path / "cache"
-    first = hints_module.renames_at_head(history, cache)
-    assert first["app/mid/Chain.kt"] == "app/last/Chain.kt"
-    assert first == git_renames(history)
+    first = hints_module.history_at_head(history, cache)
+    assert follow_rename(first, "app/src/Chain.kt") == "app/last/Chain.kt"
+    assert first == history_events(history)
     kept = list(cache.glob("git-renames-*.json"))
     assert len(kept) == 1
-    monkeypatch.setattr(hints_module, "git_renames", lambda folder: pytest.fail("read git"))
-    assert hints_module.renames_at_head(history, cache) == first
+    monkeypatch.setattr(hints_module, "history_events", lambda folder: pytest.fail("read git"))
+    assert hints_module.history_at_head(history, cache) == first
     monkeypatch.undo()
     git(history, "mv", "app/last/Chain.kt", "app/Chain.kt")
     git(history, "commit", "-qm", "move once more")
-    second = hints_module.renames_at_head(history, cache)
-    assert second["app/last/Chain.kt"] == "app/Chain.kt"
+    second = hints_module.history_at_head(history, cache)
+    assert follow_rename(second, "app/src/Chain.kt") == "app/Chain.kt"
     assert len(list(cache.glob("git-renames-*.json"))) == 2
-    for spoiled in cache.glob("git-renames-*.json"):
-        spoiled.write_text("{not json", encoding="utf-8")
-    assert hints_module.renames_at_head(history, cache) == second
+    for spoiled in (
+        "{not json",
+        '{"folder": 1}',
+        "[]",
+        json.dumps({"folder": str(history.resolve()), "head": "x", "events": 5}),
+    ):
+        for f in cache.glob("git-renames-*.json"):
+            f.write_text(spoiled, encoding="utf-8")
+        assert hints_module.history_at_head(history, cache) == second
+    for f in cache.glob("git-renames-*.json"):  # the shape, with the right key
+        data = json.loads(f.read_text(encoding="utf-8"))
+        data["events"] = [["R", "src/old.py", 5]]
+        f.write_text(json.dumps(data), encoding="utf-8")
+    assert hints_module.history_at_head(history, cache) == second
     # an unwritable cache folder still gives the answer
     blocked = tmp_path / "blocked"
     blocked.write_text("a file, not a folder", encoding="utf-8")
-    assert hints_module.renames_at_head(history, blocked / "cache") == second
+    assert hints_module.history_at_head(history, blocked / "cache") == second
+
+
+def test_a_path_added_again_and_deleted_is_not_the_renamed_one(tmp_path):
+    """src/util.py was renamed, then a new src/util.py was added and deleted: a note citing
+    src/util.py means the later file (deleted), so no rename is a hint; and a chain
+    A -> B -> C, then a new unrelated B, still leads from A to C."""
+    repo = tmp_path / "repo"
+    write(repo, {"src/util.py": "def legacy(): return 1\n", "src/a.py": "a = 1\n"})
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "1")
+    git(repo, "mv", "src/util.py", "src/legacy_util.py")
+    git(repo, "mv", "src/a.py", "src/b.py")
+    git(repo, "commit", "-qm", "rename")
+    write(repo, {"src/util.py": "def brand_new(): return 42\n"})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "new util")
+    git(repo, "rm", "-q", "src/util.py")
+    git(repo, "mv", "src/b.py", "src/c.py")
+    git(repo, "commit", "-qm", "drop util, b to c")
+    write(repo, {"src/b.py": "unrelated = 2\n"})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "an unrelated b")
+    hints = MoveHints([importer.make_roots([repo])[0]], tmp_path / "cache")
+    assert hints.locate("src/util.py", similar=False) is None
+    assert hints.hint("src/a.py") == rules.Hint("src/c.py", "git-rename")
 
 
 @settings(max_examples=300, deadline=None)
@@ -707,3 +747,21 @@ def test_the_similar_prefilter_keeps_every_stem_rapidfuzz_would_keep(stem, stems
     assert [s for s in stems if s in kept] == kept  # order kept
     near = process.extract(stem, kept, scorer=fuzz.ratio, score_cutoff=STEM_CUTOFF, limit=None)
     assert [(o, s) for o, s, _ in near] == [(o, s) for o, s, _ in every]
+
+
+def test_a_shallow_clones_history_is_not_kept_so_a_fetch_brings_the_hints(history, tmp_path):
+    clone = tmp_path / "clone"
+    subprocess.run(
+        ["git", "clone", "-q", "--depth", "1", f"file://{history}", str(clone)],
+        check=True,
+        capture_output=True,
+    )
+    cache = tmp_path / "cache"
+    root = importer.make_roots([clone])[0]
+    shallow = MoveHints([root], cache).locate("app/src/Chain.kt")
+    assert shallow is not None and shallow.how == "same-name"  # git cannot tell yet
+    assert not list(cache.glob("git-renames-*.json"))  # a shallow history is not kept
+    git(clone, "fetch", "-q", "--unshallow")
+    assert MoveHints([root], cache).hint("app/src/Chain.kt") == rules.Hint(
+        "app/last/Chain.kt", "git-rename"
+    )

@@ -105,7 +105,8 @@ def golden_bytes(path: Path, got: bytes, update: bool) -> None:
 def test_golden_check_text(name, monkeypatch, update_golden):
     monkeypatch.chdir(GOLDEN)
     # move hints read this project's git history: not the golden files' business
-    monkeypatch.setattr(hints, "git_renames", lambda folder: {})
+    monkeypatch.setattr(hints, "history_at_head", lambda *args: [])
+    monkeypatch.setattr(hints, "worktree_events", lambda folder: [])
     result = check.run_check([f"cases/{name}.md"], importer.Options(roots=ROOTS))
     got = ci.text(result).encode("utf-8")
     golden_bytes(GOLDEN / "expected-check" / f"{name}.txt", got, update_golden)
