@@ -33,6 +33,7 @@ from brainmigrate.git import run_git
 from brainmigrate.hints import Move, MoveHints
 from brainmigrate.model import Segment
 from brainmigrate.notation import BOM, WIDE_BOMS
+from brainmigrate.shapes import one_line
 from brainmigrate.tokens import Token, link_path, path_like, tokens
 
 _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
@@ -202,6 +203,13 @@ def _plan_file(display, path, found, resolver, hints, unsafe, out: FixResult) ->
             continue
         new, how = planned
         start = f.col - 1
+        if not _reads_back(text[:start] + new + text[start + len(tok.text) :], f, new):
+            leave(
+                f,
+                f"its new place {new} cannot stand in a citation (a line break, tab or"
+                " space would cut it); edit the note by hand",
+            )
+            continue
         a, b = offsets[start], offsets[start + len(tok.text)]
         edits.setdefault(f.line, []).append((lead + a, lead + b, new.encode("utf-8")))
         out.fixes.append(Fix(display, f.line, f.col, tok.text, new, how))
@@ -447,6 +455,12 @@ def _token_at(text: str, line: int, col: int, subject: str) -> Token | None:
     return None
 
 
+def _reads_back(line_text: str, f: rules.Finding, new: str) -> bool:
+    """Whether the fact line ``line_text``, with ``new`` written at ``f``'s column, reads
+    back as one citation of ``new`` there, as check would read it."""
+    return any(t.col == f.col and t.text == new for t in tokens([Segment(f.line, 1, line_text)]))
+
+
 def _same(a: str, b: str) -> bool:
     return unicodedata.normalize("NFC", a) == unicodedata.normalize("NFC", b)
 
@@ -505,10 +519,10 @@ def describe_left(left: Left) -> str:
 
 def summary(result: FixResult, *, diff: bool, quiet: bool = False) -> list[str]:
     """Lines for stderr: each fix and each citation left (not when ``quiet``), the file
-    notes, then one count line."""
-    out = [] if quiet else [describe(f) for f in result.fixes]
-    out += [] if quiet else [describe_left(left) for left in result.left]
-    out += [f"brainmigrate: note: {n}" for n in result.notes]
+    notes, then one count line; each ``shapes.one_line``."""
+    out = [] if quiet else [one_line(describe(f)) for f in result.fixes]
+    out += [] if quiet else [one_line(describe_left(left)) for left in result.left]
+    out += [one_line(f"brainmigrate: note: {n}") for n in result.notes]
     files = len({f.file for f in result.fixes})
     verb = "Would fix" if diff else "Fixed"
     out.append(

@@ -30,6 +30,22 @@ def to_json(value, **options) -> str:
     return json.dumps(value, ensure_ascii=False, **options).translate(_JSON_CONTROLS)
 
 
+#: What a one-line output (a finding, a fix) must not hold either: tab, line breaks
+#: (a file name with a newline would forge a second finding line) and the bidirectional
+#: overrides and isolates (they make the rest of a line read reversed).
+_LINE_BREAKERS = {
+    **_CONTROLS,
+    **dict.fromkeys([9, 10, 13, 0x2028, 0x2029], "\ufffd"),
+    **dict.fromkeys([*range(0x202A, 0x202F), *range(0x2066, 0x206A)], "\ufffd"),
+}
+
+
+def one_line(value):
+    """``safe_text`` for output read one line per record: also tab, line breaks and the
+    bidirectional overrides shown as U+FFFD. Values that are not strings pass unchanged."""
+    return value.translate(_LINE_BREAKERS) if isinstance(value, str) else value
+
+
 def safe_text(value):
     """``value`` with control characters (but tab and newline) shown as U+FFFD; values that
     are not strings pass unchanged. Every template's output goes through it."""

@@ -360,6 +360,17 @@ def test_junit_file_findings_and_control_characters(project):
     assert cases[1].find("failure").get("type") == "BM303"
 
 
+def test_text_keeps_one_finding_on_one_line(project):
+    """A notes file named with a tab, a newline and a right-to-left override: its findings
+    are still one line each, and nothing in them reorders or breaks the line."""
+    name = "notes/a\tb\nfake.md:1:1: BM101 error x \u202ecod.md"
+    (project / name).write_text("+ see app/Gone.kt\n")
+    out = ci.render(result_of([name]), "text")
+    [line] = [ln for ln in out.splitlines() if "Gone.kt" in ln]
+    assert line.startswith("notes/a\ufffdb\ufffdfake.md:1:1: BM101 error x \ufffdcod.md:1:7: ")
+    assert not any(c in out for c in "\t\u202e")
+
+
 # ------------------------------------------------------------------------------ markdown
 
 

@@ -450,3 +450,25 @@ def test_a_rename_not_yet_committed_is_hinted_and_fixed(repo, tmp_path):
         "+ kept in src/keeper.py:3\n+ entry in src/final_name.py\n"
     )
     assert r.exit_code == 0, r.output
+
+
+def test_a_new_name_with_a_line_break_is_shown_on_one_line_and_not_written(repo, tmp_path):
+    """A file renamed to a name holding a newline (and text that looks like a finding):
+    check prints one line per finding, and --fix leaves the citation instead of cutting
+    the fact line in two."""
+    forged = "src/new\nfake.md:99:1: BM101 error injected.py"
+    mv(repo, "src/kept.py", forged)
+    git(repo, "commit", "-qm", "a name with a newline")
+    notes = tmp_path / "odd.md"
+    notes.write_text("+ kept in src/kept.py now\n", encoding="utf-8")
+    r = cli("check", "odd.md", "--root", "repo", "--isolated")
+    finding = [ln for ln in r.stdout.splitlines() if "BM101" in ln]
+    assert finding == [
+        "odd.md:1:11: BM101 error cites src/kept.py, which no root holds; moved? "
+        "src/new\ufffdfake.md:99:1: BM101 error injected.py (renamed in git history)"
+    ]
+    r = cli("check", "odd.md", "--root", "repo", "--isolated", "--fix")
+    assert notes.read_text(encoding="utf-8") == "+ kept in src/kept.py now\n"
+    assert r.exit_code == 1
+    [left] = [ln for ln in r.stderr.splitlines() if " left " in ln]
+    assert "\t" not in left and "cannot stand in a citation" in left

@@ -24,7 +24,7 @@ from brainmigrate import __version__
 from brainmigrate.check import CheckResult
 from brainmigrate.reports import environment
 from brainmigrate.rules import LEVELS, RULES, Finding
-from brainmigrate.shapes import safe_text, to_json
+from brainmigrate.shapes import one_line, safe_text, to_json
 
 if TYPE_CHECKING:
     import jinja2
@@ -181,7 +181,7 @@ def paint(color: bool) -> Callable[[str, str], str]:
         return lambda value, style: value
     import click  # only when colouring: check's start-up does not load it for nothing
 
-    return lambda value, style: Painted(click.style(safe_text(str(value)), **STYLES[style]))
+    return lambda value, style: Painted(click.style(one_line(str(value)), **STYLES[style]))
 
 
 @cache
@@ -228,10 +228,11 @@ def text(result: CheckResult, *, color: bool = False, quiet: bool = False) -> st
 
 
 def _shown(value) -> str:
-    """How a report prints ``value``: painted text as it is, other text ``safe_text``."""
+    """How the text report prints ``value``: painted text as it is (painted from
+    ``one_line`` text), other text ``one_line``: one finding is one line."""
     if isinstance(value, Painted):
         return value
-    return safe_text(value) if isinstance(value, str) else str(value)
+    return one_line(value) if isinstance(value, str) else str(value)
 
 
 def markdown(result: CheckResult) -> str:
