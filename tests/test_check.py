@@ -381,7 +381,7 @@ def test_baseline_fails_only_on_new_findings_and_lists_vanished(project):
         "notes/docker.md:6:19: BM101 error cites app/src/Old.kt, which no root holds [baseline]"
         in lines
     )
-    assert "Baseline bl.json: 1 entries no longer occur" in lines
+    assert "Baseline bl.json: 1 entry no longer occurs" in lines
     assert "  BM102 area:docker /etc/ssl/dev.pem: certificates in /etc/ssl/dev.pem" in lines
 
 

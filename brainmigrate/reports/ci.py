@@ -139,8 +139,13 @@ def summary(result: CheckResult) -> str:
         f"{t['baselined']} in the baseline",
     ]
     if result.baseline and result.baseline.vanished:
-        parts.append(f"{len(result.baseline.vanished)} baseline entries no longer occur")
+        n = len(result.baseline.vanished)
+        parts.append(f"{n} baseline {'entry' if n == 1 else 'entries'} no longer {_occur(n)}")
     return "; ".join(parts)
+
+
+def _occur(count: int) -> str:
+    return "occurs" if count == 1 else "occur"
 
 
 def _n(count: int, noun: str) -> str:
@@ -213,7 +218,11 @@ def text(result: CheckResult, *, color: bool = False, quiet: bool = False) -> st
         return "".join(out)
     b = result.baseline
     if b and b.vanished:
-        out.append(f"Baseline {_shown(b.path)}: {len(b.vanished)} entries no longer occur\n")
+        n = len(b.vanished)
+        out.append(
+            f"Baseline {_shown(b.path)}: {n} {'entry' if n == 1 else 'entries'}"
+            f" no longer {_occur(n)}\n"
+        )
         for e in b.vanished:
             where = f" {_shown(e.path)}" if e.path else ""
             times = f" (x{e.count})" if e.count > 1 else ""
