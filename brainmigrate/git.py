@@ -100,39 +100,10 @@ def in_work_tree(folder: str | os.PathLike) -> bool:
 
 def git_renames(folder: str | os.PathLike) -> dict[str, str]:
     """Old path -> new path of every rename in the history of the git checkout holding
-    ``folder``, paths relative to ``folder`` (a later rename of the same path wins).
-
-    Runs ``git log -M --diff-filter=R --name-status -z --format= --relative``. Empty when
-    ``folder`` is not in a git checkout or git is missing or fails.
-    """
-    out = run_git(
-        folder,
-        "log",
-        "-M",
-        "--diff-filter=R",
-        "--name-status",
-        "-z",
-        "--format=",
-        "--relative",
-        timeout=120,
-    )
-    if out is None:
-        return {}
-    fields = [os.fsdecode(p).strip("\n") for p in out.split(b"\0")]
-    fields = [p for p in fields if p]
-    moves: list[tuple[str, str]] = []
-    i = 0
-    while i + 2 < len(fields):
-        status = fields[i]
-        if status[:1] == "R" and status[1:].isdigit():
-            moves.append((fields[i + 1], fields[i + 2]))
-            i += 3
-        else:
-            i += 1
-    renames: dict[str, str] = {}
-    for old, new in reversed(moves):  # git log lists the newest first
-        renames[old] = new
-    return renames
+    ``folder``, paths relative to ``folder`` (a later rename of the same path wins), from
+    ``history_events``. Empty when ``folder`` is not in a git checkout or git is missing
+    or fails."""
+    return {old: new for kind, old, new in history_events(folder) or () if kind == "R"}
 
 
 def rename_pairs(out: bytes) -> list[tuple[str, str]]:
