@@ -103,7 +103,7 @@ class Checkouts:
         self._hashes: dict[tuple[str, str], str | None] = {}
         self._names: dict[tuple[str, str], dict[str, list]] = {}
         self._commits: dict[str, str | None] = {}
-        self._renames: dict[tuple[str, str | None], dict[str, str]] = {}
+        self._renames: dict[tuple[str, str | None], tuple[list, bool]] = {}
         self._digests: dict[tuple[str, str], dict[str, list[str]]] = {}
 
     # --- roots and files
@@ -213,32 +213,21 @@ class Checkouts:
             self._commits[root] = out.decode().strip() if out else None
         return self._commits[root]
 
-    def renames(self, root: str, since: str | None) -> dict[str, str]:
-        """Old path -> new path of git's renames from commit ``since`` (None: the whole
-        history) to the working tree, uncommitted ``git mv`` included."""
+    def rename_events(self, root: str, since: str | None) -> tuple[list, bool]:
+        """git's adds, deletes and renames (``git.history_events``) from commit ``since``
+        (None, or a commit git does not know: the whole history) to the working tree,
+        uncommitted ``git mv`` included; and whether they start at ``since`` (then a
+        file's trail starts at its first removal, else at its last)."""
         key = (root, since)
         if key not in self._renames:
-            from brainmigrate.git import git_renames, rename_pairs, run_git
+            from brainmigrate.git import history_events, worktree_events
 
-            moves: dict[str, str] = {}
-            log = None
-            if since:
-                log = run_git(
-                    root, "log", "-M", "--diff-filter=R", "--name-status", "-z", "--format=",
-                    "--relative", f"{since}..HEAD",
-                )  # fmt: skip
-            if log is not None:
-                for old, new in reversed(rename_pairs(log)):
-                    moves[old] = new
-            else:
-                moves.update(git_renames(root))
-            tree = run_git(root, "diff", "-M", "--name-status", "-z", "--relative", "HEAD")
-            for old, new in rename_pairs(tree or b""):
-                moves[old] = new
-            self._renames[key] = moves
+            events = history_events(root, since) if since else None
+            from_start = events is not None
+            if events is None:
+                events = history_events(root) or []
+            self._renames[key] = ([*events, *worktree_events(root)], from_start)
         return self._renames[key]
-
-    # --- digests
 
     def decl_digests(self, root: str, rel: str):
         state = self.file_state(root, rel)
@@ -424,14 +413,12 @@ class Checkouts:
         return self._at(a, root, rel, a.path)
 
     def _file_moved(self, a: Anchor, root: str) -> str | None:
-        renames = self.renames(root, a.commit)
-        seen = {a.path}
-        path = renames.get(a.path)
-        while path is not None and path not in seen:
-            if self.is_file(root, path):
-                return path
-            seen.add(path)
-            path = renames.get(path)
+        from brainmigrate.git import follow_rename
+
+        events, from_start = self.rename_events(root, a.commit)
+        path = follow_rename(events, a.path, from_start=from_start)
+        if path is not None and self.is_file(root, path):
+            return path
         if a.fingerprinted and a.target and a.target[0] == FILE and a.body_digest:
             same = self.same_digest(root, a.path, a.body_digest)
             if len(same) == 1:

@@ -106,24 +106,6 @@ def git_renames(folder: str | os.PathLike) -> dict[str, str]:
     return {old: new for kind, old, new in history_events(folder) or () if kind == "R"}
 
 
-def rename_pairs(out: bytes) -> list[tuple[str, str]]:
-    """(old, new) of ``--name-status -z`` output's renames, in the order listed."""
-    fields = [os.fsdecode(p).strip("\n") for p in out.split(b"\0")]
-    fields = [p for p in fields if p]
-    pairs: list[tuple[str, str]] = []
-    i = 0
-    while i < len(fields):
-        status = fields[i]
-        if status[:1] == "R" and status[1:].isdigit() and i + 2 < len(fields):
-            pairs.append((fields[i + 1], fields[i + 2]))
-            i += 3
-        elif status[:1] == "C" and i + 2 < len(fields):
-            i += 3
-        else:
-            i += 2 if len(status) <= 4 and status[:1].isalpha() else 1
-    return pairs
-
-
 def change_events(out: bytes) -> list[tuple[str, str, str]]:
     """``(status, path, new_path)`` of each add (``A``), delete (``D``) and rename (``R``)
     in ``--name-status -z`` output, in the order listed; ``new_path`` is ``""`` but for a
@@ -149,11 +131,14 @@ def change_events(out: bytes) -> list[tuple[str, str, str]]:
     return events
 
 
-def history_events(folder: str | os.PathLike) -> list[tuple[str, str, str]] | None:
-    """``change_events`` of the checked-out branch's history, oldest first, paths relative
-    to ``folder``: ``git log -M --reverse --diff-filter=ADR --relative``. Only the events
-    of paths some rename names are kept (a rename's old and new path): what following a
-    rename needs, without every file ever added. None when git fails."""
+def history_events(
+    folder: str | os.PathLike, since: str | None = None
+) -> list[tuple[str, str, str]] | None:
+    """``change_events`` of the checked-out branch's history (from commit ``since`` when
+    given: ``since..HEAD``), oldest first, paths relative to ``folder``: ``git log -M
+    --reverse --diff-filter=ADR --relative``. Only the events of paths some rename names
+    are kept (a rename's old and new path): what following a rename needs, without every
+    file ever added. None when git fails (``since`` unknown to it included)."""
     out = run_git(
         folder,
         "log",
@@ -164,6 +149,7 @@ def history_events(folder: str | os.PathLike) -> list[tuple[str, str, str]] | No
         "-z",
         "--format=",
         "--relative",
+        *([f"{since}..HEAD"] if since else []),
         timeout=120,
     )
     if out is None:
@@ -180,12 +166,15 @@ def worktree_events(folder: str | os.PathLike) -> list[tuple[str, str, str]]:
     return change_events(out or b"")
 
 
-def follow_rename(events: list[tuple[str, str, str]], path: str) -> str | None:
-    """Where the file last at ``path`` went, by ``events`` (oldest first): its last
-    removal must be a rename, then each later removal of the new path a rename too, to
-    the path where it is now. None when the last removal is a delete (a file added again
-    at that path and deleted later included: the later file is the one cited), when a
-    path on the way is deleted, or when no rename took it away."""
+def follow_rename(
+    events: list[tuple[str, str, str]], path: str, *, from_start: bool = False
+) -> str | None:
+    """Where the file at ``path`` went, by ``events`` (oldest first). Its trail starts at
+    its last removal (``from_start``: its first, for a file known to be at ``path`` when
+    the events begin, as a fingerprinted one); that removal must be a rename, then each
+    later removal of the new path a rename too, to the path where it is now. None when a
+    delete ends the trail (a file added again at that path and deleted later included:
+    that later file is the one a note cites) or when no rename took it away."""
     removals: dict[str, list[tuple[int, str, str]]] = {}
     for seq, (kind, old, new) in enumerate(events):
         if kind in ("R", "D"):
@@ -193,7 +182,7 @@ def follow_rename(events: list[tuple[str, str, str]], path: str) -> str | None:
     gone = removals.get(path)
     if not gone:
         return None
-    seq, kind, new = gone[-1]
+    seq, kind, new = gone[0] if from_start else gone[-1]
     while kind == "R":  # each step is later than the one before: it ends
         later = [r for r in removals.get(new, ()) if r[0] > seq]
         if not later:

@@ -898,3 +898,18 @@ def test_import_verify_after_a_rename_leaves_one_fresh_anchor(env):
         ("symbol", "app/Gateway.kt", "ChargeRequest", True)
     ]
     assert env.stale().exit_code == 0
+
+
+def test_a_file_deleted_then_a_new_one_renamed_away_is_gone_not_moved(env):
+    """The fingerprinted docs/setup.md was deleted; a new docs/setup.md was added later and
+    renamed to docs/install.md. The rename moved the new file, not the one the fact holds
+    for: its trail from the fingerprinted commit ends at the delete."""
+    git(env.repo, "rm", "-q", "docs/setup.md")
+    git(env.repo, "commit", "-q", "-m", "drop the set-up")
+    (env.repo / "docs").mkdir(exist_ok=True)
+    (env.repo / "docs" / "setup.md").write_text("# Another text entirely\n", encoding="utf-8")
+    git(env.repo, "add", "-A")
+    git(env.repo, "commit", "-q", "-m", "a new set-up")
+    git(env.repo, "mv", "docs/setup.md", "docs/install.md")
+    git(env.repo, "commit", "-q", "-m", "renamed")
+    assert env.states()["k4"] == ("file gone", "STALE: file gone: docs/setup.md")
