@@ -66,14 +66,16 @@ class Hit:
 
 
 def fts_query(query: str, stems: Stems | None = None) -> str:
-    """The FTS5 expression for a user's ``query``: its stems, the tokens of its task ids
-    and its numbers, each quoted, joined by OR.
+    """The FTS5 expression for a user's ``query``: the stems of its words outside task
+    ids, the tokens of its task ids and its numbers, each quoted, joined by OR.
 
     Returns ``""`` when the query holds no words. A stem holds only letters (``Stems``
     splits at everything else) and the other tokens letters and digits, so quoting is
     enough; a ``"`` would be doubled.
     """
-    words = (stems or Stems()).words(query)
+    # a task id is one token: its letters are not a word of their own ("TER-1" must not
+    # find every fact of every TER task)
+    words = (stems or Stems()).words(_TASK.sub(" ", query))
     words += [task_token(t) for t in task_ids(query)] + numbers(query)
     unique = list(dict.fromkeys(words))
     return " OR ".join('"' + w.replace('"', '""') + '"' for w in unique)
