@@ -533,3 +533,12 @@ def test_sarif_makes_up_no_links_when_no_home_is_named(project, monkeypatch):
     driver = json.loads(ci.render(result_of(), "sarif"))["runs"][0]["tool"]["driver"]
     assert "informationUri" not in driver
     assert not any("helpUri" in r for r in driver["rules"])
+
+
+def test_a_github_annotation_on_a_root_names_no_file():
+    f = rules.Finding(
+        "BM104", "info", "/w/repo", None, None, "git history not available (a shallow clone)"
+    )
+    assert ci.github_command(f) == (
+        "::notice title=BM104 no-git-history::/w/repo: git history not available (a shallow clone)"
+    )

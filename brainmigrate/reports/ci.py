@@ -342,7 +342,13 @@ def _annotated(result: CheckResult) -> tuple[list[Finding], list[Finding]]:
 
 
 def github_command(f: Finding) -> str:
-    """The workflow command (``::error file=…,line=…,col=…,title=…::message``) of a finding."""
+    """The workflow command (``::error file=…,line=…,col=…,title=…::message``) of a finding.
+    A finding on a root rather than a notes file (BM104: its git history) names no file:
+    GitHub cannot attach a folder; the message names the root."""
+    if f.line is None and f.code == "BM104":
+        title = escape_property(f"{f.code} {f.rule.name}")
+        message = escape_data(f"{f.file}: {f.full_message}")
+        return f"::{_GITHUB_KIND[f.severity]} title={title}::{message}"
     props = [f"file={escape_property(f.file)}"]
     if f.line is not None:
         props.append(f"line={f.line}")
