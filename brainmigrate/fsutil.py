@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import stat
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -130,12 +131,36 @@ def stage_bytes(folder: str | os.PathLike, name: str, data: bytes) -> str:
     return tmp
 
 
+def write_target(path: str | os.PathLike) -> tuple[Path, bool]:
+    """Where a write to ``path`` lands, and whether in place: a device, FIFO or other file
+    that is not a regular file or folder (``/dev/stdout``, ``>(cmd)``) is written in place,
+    as a shell's ``>`` would; a symlink is followed, so the file it points at is replaced
+    and the link stays a link; anything else is ``path``, replaced through a rename."""
+    target = Path(path)
+    try:
+        st = os.stat(target)
+    except OSError:
+        st = None
+    if st is not None and not stat.S_ISREG(st.st_mode) and not stat.S_ISDIR(st.st_mode):
+        return target, True
+    try:
+        link = target.is_symlink()
+    except OSError:  # a name too long, a folder that cannot be read: the write says it
+        link = False
+    return (Path(os.path.realpath(target)), False) if link else (target, False)
+
+
 def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file beside it and a rename.
+    """Write ``data`` to ``path`` through a temporary file beside it and a rename (a
+    symlink's target, a device in place: ``write_target``).
 
     Raises ``OSError`` when the folder cannot be written; ``path`` is then untouched.
     """
-    target = Path(path)
+    target, in_place = write_target(path)
+    if in_place:
+        with open(target, "wb") as f:
+            f.write(data)
+        return
     tmp = stage_bytes(target.parent, target.name, data)
     try:
         os.replace(tmp, target)
@@ -152,9 +177,15 @@ def write_text_atomic(path: str | os.PathLike, text: str) -> None:
 
 def write_chunks_atomic(path: str | os.PathLike, chunks: Iterable[str]) -> None:
     """Write text ``chunks`` (UTF-8) to ``path`` as they come, through a temporary file
-    beside it and a rename: a large report is never held whole. Raises ``OSError`` (or what
-    making a chunk raises); ``path`` is then untouched and no temporary file is left."""
-    target = Path(path)
+    beside it and a rename (a symlink's target, a device in place: ``write_target``): a
+    large report is never held whole. Raises ``OSError`` (or what making a chunk raises);
+    ``path`` is then untouched and no temporary file is left."""
+    target, in_place = write_target(path)
+    if in_place:
+        with open(target, "w", encoding="utf-8", newline="") as f:
+            for chunk in chunks:
+                f.write(chunk)
+        return
     tmp = stage_bytes(target.parent, target.name, b"")
     try:
         with open(tmp, "w", encoding="utf-8", newline="") as f:
@@ -308,7 +339,15 @@ def check_output(path: str | os.PathLike, *, folder: bool = False) -> None:
     text = os.fspath(path)
     if not folder and (not text or text.endswith(("/", os.sep))):
         raise OutputError(f"--output {text!r}: not a file name; pass a file name")
-    target = Path(text)
+    if not folder:
+        written, in_place = write_target(text)
+        if in_place:  # a device or FIFO: written as it is, nothing to try beside it
+            if not os.access(written, os.W_OK):
+                raise OutputError(f"--output {printable(text)}: not writable; pass another")
+            return
+        target = written
+    else:
+        target = Path(text)
     parent = target.parent
     if len(os.fsencode(target.name)) > NAME_MAX:
         raise OutputError(

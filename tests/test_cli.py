@@ -647,3 +647,29 @@ def test_a_blank_check_option_is_a_usage_error(tmp_path, monkeypatch, option):
     assert r.exit_code == 2, r.output
     assert r.stderr.startswith("brainmigrate: error: ") and r.stderr.count("\n") == 1
     assert "empty or blank; give a value or leave the option out" in r.stderr
+
+
+def test_an_output_that_is_a_fifo_a_device_or_a_symlink_is_written_through(tmp_path):
+    """--output of a FIFO or a device is written in place, as a shell's > would (renaming a
+    file over /dev/stdout once made it a plain file); a symlink stays a link and the file
+    it points at gets the report."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE)
+    args = ["check", str(SAMPLES / "notes"), *ROOT_ARGS, "--format", "json", "--output"]
+    r = cli(*args, fifo)
+    assert r.exit_code == 1, r.output
+    got, _ = reader.communicate(timeout=30)
+    assert json.loads(got)["tool"] == "brainmigrate check"
+    assert fifo.is_fifo()
+
+    r = cli(*args, "/dev/null")
+    assert r.exit_code == 1 and Path("/dev/null").is_char_device()
+
+    real = tmp_path / "real.json"
+    real.write_text("old\n", encoding="utf-8")
+    link = tmp_path / "link.json"
+    link.symlink_to(real)
+    r = cli(*args, link)
+    assert r.exit_code == 1
+    assert link.is_symlink() and json.loads(real.read_text(encoding="utf-8"))["findings"]
