@@ -191,15 +191,21 @@ def collect(notes: importer.Notes, hints: MoveHints | None = None) -> list[Findi
 
 
 def _unused_finding(fact: ParsedFact, entry: str) -> Finding:
-    what = "gone path" if entry == "gone" else f"{entry} finding"
     comment = suppression_text(entry)
+    if entry == "gone":
+        message = f"unused suppression '{comment}': the fact has no gone path"
+    elif any(code.startswith(entry) for code in RULES):
+        message = f"unused suppression '{comment}': the fact has no {entry} finding"
+    else:
+        codes = f"{min(RULES)}-{max(RULES)}"
+        message = f"suppression '{comment}' names no finding code (they are {codes})"
     return Finding(
         code="BM401",
         severity=RULES["BM401"].severity,
         file=fact.file,
         line=fact.line,
         col=None,
-        message=f"unused suppression '{comment}': the fact has no {what}",
+        message=message,
         subject=comment,
         scope=fact.scope,
         fact_line=fact.line,

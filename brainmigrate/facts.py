@@ -51,10 +51,15 @@ SUPERSEDED = re.compile(r"(?<![^\W_])SUPERSEDED")
 #: A trailer that waives findings of the fact: ``<!-- brainmigrate: allow-gone -->`` (gone
 #: paths, BM101) or ``<!-- brainmigrate: ignore BM102, BM2 -->`` (codes or prefixes). It is
 #: removed like any trailer but is not an undated comment (no BM301).
+#: Read as flake8 reads ``noqa``: any case, codes separated by commas or spaces, and
+#: ``ignore=``/``ignore:`` as well as ``ignore``.
 ALLOW = re.compile(
-    r"\s*brainmigrate:\s*(?:allow-(?P<what>gone)"
-    r"|ignore\s+(?P<codes>BM[0-9]{0,3}(?:\s*,\s*BM[0-9]{0,3})*))\s*"
+    r"\s*brainmigrate\s*:\s*(?:allow-(?P<what>gone)"
+    r"|ignore(?:\s*[=:]\s*|\s+)(?P<codes>BM[0-9]{0,3}(?:(?:\s*,\s*|\s+)BM[0-9]{0,3})*))\s*",
+    re.IGNORECASE,
 )
+#: A comment meant as a suppression that ``ALLOW`` does not read (it says so).
+_ALLOW_MEANT = re.compile(r"\s*brainmigrate\b", re.IGNORECASE)
 _PATTERNS_STEM = re.compile(r"(?:.*[-_])?patterns?")
 
 
@@ -235,20 +240,19 @@ def build_fact(
             stamp = parse_stamp(inside)
             allow = ALLOW.fullmatch(inside) if stamp is None else None
             if allow is not None and allow.group("what"):
-                suppress.add(allow.group("what"))
+                suppress.add(allow.group("what").lower())
             elif allow is not None:
-                suppress.update(c.strip() for c in allow.group("codes").split(","))
+                suppress.update(c.upper() for c in re.split(r"[\s,]+", allow.group("codes")))
             elif stamp is None:
-                diags.append(
-                    Diagnostic(
-                        file,
-                        ln.number,
-                        "BM301",
-                        "info",
-                        "trailing comment is not a date; removed from the text",
-                        ln.col + len(body),
+                message = "trailing comment is not a date; removed from the text"
+                if _ALLOW_MEANT.match(inside):
+                    message = (
+                        "trailing comment is not a suppression brainmigrate reads (write"
+                        " 'brainmigrate: ignore BM101, BM103' or 'brainmigrate: allow-gone');"
+                        " removed from the text"
                     )
-                )
+                at = ln.col + len(body)
+                diags.append(Diagnostic(file, ln.number, "BM301", "info", message, at))
             elif created is None:
                 created, run = stamp
         if "^" in body:  # after the trailer, without a warning

@@ -248,6 +248,29 @@ def test_other_brainmigrate_comments_still_warn():
     fact, diags = _fact("see app/Old.kt <!-- brainmigrate: allow-outside -->")
     assert fact.suppress == frozenset()
     assert [d.code for d in diags] == ["BM301"]
+    assert "not a suppression brainmigrate reads" in diags[0].message
+
+
+@pytest.mark.parametrize(
+    "comment",
+    [
+        "brainmigrate: ignore BM101, BM103",
+        "brainmigrate: ignore BM101 BM103",
+        "brainmigrate: ignore=BM101,BM103",
+        "brainmigrate: ignore: bm101 bm103",
+        "BrainMigrate: IGNORE BM101, bm103",
+    ],
+)
+def test_suppressions_are_read_as_flake8_reads_noqa(comment):
+    fact, diags = _fact(f"see app/Old.kt <!-- {comment} -->")
+    assert (fact.suppress, diags) == (frozenset({"BM101", "BM103"}), [])
+
+
+def test_a_suppression_of_no_known_code_says_so():
+    fact, _ = _fact("see app/Old.kt <!-- brainmigrate: ignore BM999 -->")
+    assert check._unused_finding(fact, "BM999").message == (
+        "suppression 'ignore BM999' names no finding code (they are BM101-BM501)"
+    )
 
 
 def test_suppression_keeps_gone_from_failing_but_is_counted(project):
