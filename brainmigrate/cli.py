@@ -190,6 +190,7 @@ def read_options(settings, parser: str, names, progress):
     the command line's options in place), as import and check read notes."""
     from brainmigrate import importer
 
+    settings.check_roots()
     return importer.Options(
         roots=settings.roots,
         scope=settings.scope,
@@ -536,6 +537,8 @@ def index_cmd(root, config_file, isolated, cache_dir, names, fmt, output, no_pro
     from brainmigrate.codeindex import CodeIndex
 
     settings = load_settings(config_file, isolated, cache_dir=cache_dir)
+    if not root:
+        settings.check_roots()
     root = root or (settings.roots[0] if settings.roots else ".")
     cache_dir = settings.cache_dir
     check_output(output)

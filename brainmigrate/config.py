@@ -88,6 +88,21 @@ class Settings:
     extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    #: the file ``roots`` came from (None: the command line, or none given)
+    roots_from: str | None = None
+
+    def check_roots(self) -> None:
+        """Raise ``ConfigError`` naming the file and key when ``roots`` came from a file and
+        one of them is no folder (a typo there read as a bad --root before)."""
+        if self.roots_from is None:
+            return
+        for root in self.roots:
+            if not Path(root).is_dir():
+                what = "is not a folder" if os.path.lexists(root) else "no such folder"
+                raise ConfigError(
+                    f"{self.roots_from}: key 'roots': {root}: {what} (a path there is"
+                    " relative to the file's folder); fix the file or pass --root"
+                )
 
     @property
     def excludes(self) -> tuple[str, ...]:
@@ -128,6 +143,8 @@ class Settings:
             "select": _codes(split_list(select), "--select"),
         }
         out = replace(self, **{k: v for k, v in given.items() if v})
+        if given["roots"]:
+            out = replace(out, roots_from=None)
         return replace(
             out,
             extend_exclude=out.extend_exclude + tuple(extend_exclude),
@@ -262,6 +279,7 @@ def parse(data: dict, where: str = "configuration", base: Path | None = None) ->
     values: dict = {"source": where}
     if "roots" in data:
         values["roots"] = tuple(at(r) for r in _strings(data["roots"], "roots", where))
+        values["roots_from"] = where
         if not values["roots"]:
             raise ConfigError(f"{where}: key 'roots' is []; name at least one folder")
     for key in ("exclude", "extend-exclude"):

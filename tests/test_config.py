@@ -148,6 +148,18 @@ def test_command_line_roots_override_config_roots(project):
     assert "notes/drafts/wip.md:1:7: BM101 error cites app/Two.kt" in got.output
 
 
+def test_a_config_root_that_is_no_folder_names_the_file(project, monkeypatch):
+    (project / ".brainmigrate.toml").write_text('roots = ["a", "nope"]\n')
+    monkeypatch.chdir(project / "notes")  # paths in the file are relative to its folder
+    got = CliRunner().invoke(main, ["check", "."])
+    assert got.exit_code == 2
+    assert got.output == (
+        "brainmigrate: error: ../.brainmigrate.toml: key 'roots': ../nope: no such folder"
+        " (a path there is relative to the file's folder); fix the file or pass --root\n"
+    )
+    assert CliRunner().invoke(main, ["check", ".", "--root", "../a"]).exit_code == 1  # ran
+
+
 def test_command_line_fail_on_overrides_config(project):
     (project / ".brainmigrate.toml").write_text('roots = ["a", "b"]\nfail-on = "warning"\n')
     assert cli("notes").exit_code == 1  # the outside path is a warning
