@@ -49,6 +49,7 @@ def test_brainmigrate_toml(tmp_path, monkeypatch):
         exclude=("drafts/*",),
         baseline="bl.json",
         source=".brainmigrate.toml",
+        roots_from=".brainmigrate.toml",
     )
 
 
