@@ -158,7 +158,13 @@ def split_list(values: Iterable[str]) -> tuple[str, ...]:
     return tuple(v.strip() for value in values for v in value.split(",") if v.strip())
 
 
+def _every_code(values: tuple[str, ...]) -> tuple[str, ...]:
+    """``ALL`` (ruff's word for every rule) as the prefix of every code, ``BM``."""
+    return tuple("BM" if v.upper() == "ALL" else v for v in values)
+
+
 def _codes(values: tuple[str, ...], where: str) -> tuple[str, ...]:
+    values = _every_code(values)
     for value in values:
         if not CODE_PREFIX.fullmatch(value):
             raise ConfigError(
@@ -288,7 +294,7 @@ def parse(data: dict, where: str = "configuration", base: Path | None = None) ->
     for key in ("select", "extend-select", "ignore"):
         if key in data:
             codes = _strings(data[key], key, where)
-            _codes(codes, f"{where}: key {key!r}")
+            codes = _codes(codes, f"{where}: key {key!r}")
             values[key.replace("-", "_")] = codes
     if "task-pattern" in data:
         values["task_pattern"] = _string(data["task-pattern"], "task-pattern", where)

@@ -95,6 +95,13 @@ class Selection:
                     raise importer.InputError(
                         f"{option} {value}: matches no finding code (codes: {', '.join(RULES)})"
                     )
+                if option != "--ignore" and all(
+                    code in STALE_CODES for code in RULES if code.startswith(value)
+                ):
+                    raise importer.InputError(
+                        f"{option} {value}: 'brainmigrate stale' reports it, check never does;"
+                        f" check's codes: {', '.join(c for c in RULES if c not in STALE_CODES)}"
+                    )
 
     def enabled(self, code: str) -> bool:
         """True when findings of ``code`` are reported."""

@@ -293,3 +293,13 @@ def test_stdin_filename_without_dash_is_a_usage_error(project):
     got = cli("--stdin-filename", "x.md")
     assert got.exit_code == 2
     assert "--stdin-filename names the notes of '-': add - as a PATH" in got.stderr
+
+
+def test_select_all_is_every_code_and_a_stale_code_is_refused(project):
+    assert codes(cli("--select", "ALL")) == codes(cli())
+    assert codes(cli("--select", "all", "--ignore", "BM102")) == [
+        c for c in codes(cli()) if c != "BM102"
+    ]
+    got = cli("--select", "BM501")
+    assert got.exit_code == 2
+    assert "--select BM501: 'brainmigrate stale' reports it, check never does" in got.output
