@@ -542,3 +542,14 @@ def test_a_github_annotation_on_a_root_names_no_file():
     assert ci.github_command(f) == (
         "::notice title=BM104 no-git-history::/w/repo: git history not available (a shallow clone)"
     )
+
+
+def test_github_annotations_name_files_from_the_workspace(tmp_path, monkeypatch):
+    (tmp_path / "docs" / "notes").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path / "docs")
+    f = rules.Finding("BM101", "error", "notes/n.md", 3, 7, "cites a.py, which no root holds")
+    assert ci.github_command(f).startswith("::error file=notes/n.md,line=3,col=7,")
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path))
+    assert ci.github_command(f).startswith("::error file=docs/notes/n.md,line=3,col=7,")
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path / "elsewhere"))
+    assert ci.github_command(f).startswith("::error file=notes/n.md,")

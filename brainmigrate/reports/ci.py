@@ -341,6 +341,22 @@ def _annotated(result: CheckResult) -> tuple[list[Finding], list[Finding]]:
     return shown, rest
 
 
+def github_path(file: str) -> str:
+    """``file`` as GitHub attaches annotations: relative to ``GITHUB_WORKSPACE`` (the
+    checkout) when that is set and holds it, so a run from a subfolder still annotates
+    the right file; else as given."""
+    import os
+
+    workspace = os.environ.get("GITHUB_WORKSPACE")
+    if not workspace:
+        return file
+    whole = os.path.realpath(file)
+    top = os.path.realpath(workspace)
+    if whole == top or not whole.startswith(top.rstrip(os.sep) + os.sep):
+        return file
+    return os.path.relpath(whole, top).replace(os.sep, "/")
+
+
 def github_command(f: Finding) -> str:
     """The workflow command (``::error file=…,line=…,col=…,title=…::message``) of a finding.
     A finding on a root rather than a notes file (BM104: its git history) names no file:
@@ -349,7 +365,7 @@ def github_command(f: Finding) -> str:
         title = escape_property(f"{f.code} {f.rule.name}")
         message = escape_data(f"{f.file}: {f.full_message}")
         return f"::{_GITHUB_KIND[f.severity]} title={title}::{message}"
-    props = [f"file={escape_property(f.file)}"]
+    props = [f"file={escape_property(github_path(f.file))}"]
     if f.line is not None:
         props.append(f"line={f.line}")
         if f.col is not None:
