@@ -144,6 +144,30 @@ def declaration_shape(language: str, name: str):
     return re.compile(text.encode("ascii")).search
 
 
+#: Per language, where the declaration query need not look, as ``(depth, markers)``: a
+#: cursor looks for declarations starting at most ``depth`` levels below the file's root,
+#: and deeper only inside the top-level nodes that hold a syntax error or a marker. A
+#: marker is a regular expression that starts with a keyword and matches as a whole word.
+#: The rows are those of a query over the whole tree (a test compares); most of a file
+#: (function bodies) is never visited. In Go, a declaration deeper than a top-level
+#: ``type`` spec is a local ``type``, a field of a ``struct {…}`` or a method of an
+#: ``interface {…}``; an empty ``struct{}`` or ``interface{}`` declares nothing.
+QUERY_PRUNING: dict[str, tuple[int, tuple[str, ...]]] = {
+    "go": (2, ("type", r"struct(?!\s*\{\s*\})", r"interface(?!\s*\{\s*\})")),
+}
+
+
+@functools.cache
+def query_pruning(language: str) -> tuple[int, tuple[re.Pattern[bytes], ...]] | None:
+    """:data:`QUERY_PRUNING` of ``language``, each marker compiled with a ``\\b`` after it
+    (the caller checks the byte before: a keyword first is searched for fast), or ``None``."""
+    found = QUERY_PRUNING.get(language)
+    if found is None:
+        return None
+    depth, markers = found
+    return depth, tuple(re.compile(m.encode("ascii") + rb"\b") for m in markers)
+
+
 @functools.cache
 def query_text(language: str) -> str:
     """Full query text of a language, shared files included.
