@@ -33,6 +33,10 @@ CORNERS = {
 }
 
 
+#: A function with nothing to declare: with it, a corner is mostly skipped by the query.
+FILLER = {"go": b"\nfunc filler() {\n" + b"\tx := 1\n\t_ = x\n" * 40 + b"}\n"}
+
+
 def unpruned(data: bytes, language: str, monkeypatch: pytest.MonkeyPatch):
     with monkeypatch.context() as m:
         m.setattr(extract_module, "query_pruning", lambda _language: None)
@@ -49,14 +53,17 @@ def sources(root: Path) -> list[tuple[Path, str]]:
 
 
 def test_every_pruned_language_has_corners():
-    assert set(QUERY_PRUNING) <= set(CORNERS)
+    assert set(QUERY_PRUNING) <= set(CORNERS) & set(FILLER)
 
 
+@pytest.mark.parametrize("filler", [False, True], ids=["alone", "with-filler"])
 @pytest.mark.parametrize(
     ("language", "data"),
     [(lang, data) for lang, cases in CORNERS.items() for data in cases],
 )
-def test_pruning_keeps_the_rows_of_a_corner(language, data, monkeypatch):
+def test_pruning_keeps_the_rows_of_a_corner(language, data, filler, monkeypatch):
+    if filler:
+        data += FILLER[language]
     assert extract_file(data, language) == unpruned(data, language, monkeypatch)
 
 

@@ -204,19 +204,25 @@ def _matches(
     if pruning is None:
         return QueryCursor(query).matches(root)
     depth, markers = pruning
+    if root.has_error:
+        marked = [
+            i
+            for i, c in enumerate(tops)
+            if c.has_error or _marked(markers, src, c.start_byte, c.end_byte)
+        ]
+    else:  # the top-level nodes holding a marker
+        starts = [c.start_byte for c in tops]
+        marked = sorted(
+            {bisect_right(starts, at) - 1 for at in _marker_starts(markers, src, 0, len(src))}
+            - {-1}
+        )
+    if sum(tops[i].end_byte - tops[i].start_byte for i in marked) * 2 > len(src):
+        return QueryCursor(query).matches(root)  # mostly marked: one pass over it all
     shallow = QueryCursor(query)
     shallow.set_max_start_depth(depth)
     found = shallow.matches(root)
-    if root.has_error:
-        deep = [c for c in tops if c.has_error or _marked(markers, src, c.start_byte, c.end_byte)]
-    else:  # the top-level nodes holding a marker
-        starts = [c.start_byte for c in tops]
-        at_marker = {
-            bisect_right(starts, at) - 1 for at in _marker_starts(markers, src, 0, len(src))
-        }
-        deep = [tops[i] for i in sorted(at_marker) if i >= 0]
-    for node in deep:
-        found.extend(QueryCursor(query).matches(node))
+    for i in marked:
+        found.extend(QueryCursor(query).matches(tops[i]))
     return found
 
 
