@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import pickle
 import re
 import stat
 import time
@@ -78,6 +79,12 @@ def _pool_work(
     rel, abspath, language, size, mtime_ns, max_bytes = item
     entry, reason = _read_and_extract(abspath, language, size, mtime_ns, max_bytes)
     return rel, entry, reason
+
+
+def _pool_work_pickled(item: tuple[str, str, str, int, int, int]) -> bytes:
+    """:func:`_pool_work` in a worker, its result pickled without a memo (cache.dumps: the
+    pool's own pickling of the rows costs a worker as much again)."""
+    return cachemod.dumps(_pool_work(item))
 
 
 class CodeIndex:
@@ -532,7 +539,8 @@ class CodeIndex:
         chunk = max(1, min(32, len(items) // (self.workers * 8)))
         ctx = multiprocessing.get_context("fork")
         with ctx.Pool(self.workers) as pool:
-            yield from pool.imap_unordered(_pool_work, items, chunksize=chunk)
+            for blob in pool.imap_unordered(_pool_work_pickled, items, chunksize=chunk):
+                yield pickle.loads(blob)
 
     def summary(self) -> IndexSummary:
         """The summary of the last :meth:`build`.
