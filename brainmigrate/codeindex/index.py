@@ -330,9 +330,9 @@ class CodeIndex:
     def _scan(
         self, todo: list[tuple[ListedFile, str]], names: set[str]
     ) -> list[tuple[cachemod.Entry | None, str]]:
-        """:func:`_scan_file` of each of ``todo``, in order: in a pool of ``workers``
-        processes (fork start method) when there are more than :data:`SCAN_POOL_THRESHOLD`
-        files, each worker reading, testing and parsing a share of them."""
+        """:func:`_scan_file` of each of ``todo``, in order. With more than
+        :data:`SCAN_POOL_THRESHOLD` files, this process and ``workers - 1`` forked ones each
+        read, test and parse a share of them."""
         items = [(f.path, lang, f.size, f.mtime_ns) for f, lang in todo]
         setup = (str(self.root), frozenset(names), self.shapes, self.max_bytes)
         use_pool = len(items) > SCAN_POOL_THRESHOLD and self.workers > 1
@@ -341,19 +341,20 @@ class CodeIndex:
 
             use_pool = "fork" in multiprocessing.get_all_start_methods()
         if not use_pool:
-            _scan_setup(*setup)
-            try:
-                return [_scan_file(item) for item in items]
-            finally:
-                _scan_setup("", frozenset(), False, 0)
+            return [_scan_file(item) for item in _scanning_with(setup, items)]
         # Task k takes every n-th file from k on: the heavy files of one folder (generated
-        # type tables, say) are spread over the tasks, so the workers end together.
+        # type tables, say) are spread over the tasks, so that the processes end together.
+        # This process takes its share of the tasks: one fork fewer, and no process idles.
         n = self.workers * 16
         tasks = [(k, items[k::n]) for k in range(n)]
         out: list[tuple[cachemod.Entry | None, str]] = [(None, "")] * len(items)
         ctx = multiprocessing.get_context("fork")
-        with ctx.Pool(self.workers, initializer=_scan_setup, initargs=setup) as pool:
-            for k, results in pool.imap_unordered(_scan_chunk, tasks):
+        with ctx.Pool(self.workers - 1, initializer=_scan_setup, initargs=setup) as pool:
+            theirs = pool.map_async(
+                _scan_chunk, [t for t in tasks if t[0] % self.workers], chunksize=1
+            )
+            mine = [_scan_chunk(t) for t in _scanning_with(setup, tasks[:: self.workers])]
+            for k, results in mine + theirs.get():
                 out[k::n] = results
         return out
 
@@ -570,6 +571,15 @@ _scanning: tuple[str, Callable[[bytes], list[str]], bool, int] | None = None
 def _scan_setup(root: str, names: frozenset[str], shapes: bool, max_bytes: int) -> None:
     global _scanning
     _scanning = (root, _mentions(names), shapes, max_bytes)
+
+
+def _scanning_with(setup: tuple[str, frozenset[str], bool, int], work: list):
+    """``work``, item by item, with :func:`_scan_setup` done for this process meanwhile."""
+    _scan_setup(*setup)
+    try:
+        yield from work
+    finally:
+        _scan_setup("", frozenset(), False, 0)
 
 
 def _scan_file(item: tuple[str, str, int, int]) -> tuple[cachemod.Entry | None, str]:
