@@ -340,6 +340,26 @@ def test_pool_build_matches_in_process_build(
     assert len(pooled.lookup("m")) == 24
 
 
+def test_pool_lookup_matches_in_process_lookup(
+    plain: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for i in range(30):
+        write(plain, f"m{i:02}.py", f"class C{i}:\n    def m(self):\n        return C{i + 1}\n")
+    write(plain, "use.py", "from m01 import C1\n\nX = C1()\n")
+    write(plain, "again.py", "class C5:\n    pass\n")
+    names = ["C1", "C5", "C17", "Nowhere"]
+    serial = CodeIndex(plain, use_cache=False)
+    expected = serial.declarations_of(names)
+    monkeypatch.setattr(index_module, "SCAN_POOL_THRESHOLD", 4)
+    pooled = CodeIndex(plain, cache_dir=tmp_path / "c")
+    assert pooled.declarations_of(names) == expected
+    assert (pooled.parse_count, pooled.shape_skips) == (serial.parse_count, serial.shape_skips)
+    assert pooled.parse_count == 4 and pooled.shape_skips > 0
+    assert [d.path for d in expected["C5"]] == ["again.py", "m05.py"]
+    again = CodeIndex(plain, cache_dir=tmp_path / "c")
+    assert again.declarations_of(names) == expected and again.parse_count == 0
+
+
 def test_h_is_cpp_only_next_to_cpp_sources(plain: Path, tmp_path: Path) -> None:
     write(plain, "inc/x.h", "class Widget { int w; };\n")
     write(plain, "src/y.cc", "int main() { return 0; }\n")

@@ -12,6 +12,7 @@ Public API::
     idx.files_named(name) -> list[str]           # sorted paths whose basename == name (NFC)
     idx.declarations_of(names) -> dict[str, list[Declaration]]
         # lazy: byte search of uncached source files, parses only files naming one of them
+        # (in a pool of `workers` processes when many files are uncached)
     idx.lookup(name) -> list[Declaration]        # full index after build(), else lazy
     idx.build(progress=None) -> IndexSummary     # every source file; progress(done, total)
     idx.summary() -> IndexSummary                # last build (RuntimeError before any)

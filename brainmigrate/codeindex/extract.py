@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import hashlib
 import re
+from bisect import bisect_right
 from collections.abc import Iterable
+from operator import itemgetter
 from typing import TYPE_CHECKING
 
-from .languages import parser_and_query
+from .languages import parser_and_query, query_pruning
 from .model import Declaration, category_of
 
 if TYPE_CHECKING:
-    from tree_sitter import Node
+    from tree_sitter import Node, Query
 
 Row = tuple[str, str, str | None, int, int, int, str, str | None]
 
@@ -67,6 +69,15 @@ _DEFAULT_NAMES = {
     ("swift", "constructor"): "init",
     ("swift", "destructor"): "deinit",
 }
+
+#: Languages whose query cannot tell some kinds apart (:func:`_refine_kind`).
+_REFINED = frozenset({"kotlin", "swift"})
+#: First bytes no comment starts with: a declaration beginning with one has no leading comment.
+_WORD_CODES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_WORD_START = frozenset(bytes([c]) for c in _WORD_CODES)
+#: Per language, pattern index -> the pattern's ``@def.<kind>`` capture name.
+_DEF_CAPTURE: dict[str, dict[int, str]] = {}
+_ROW_ORDER = itemgetter(0, 1, 2)
 
 _IDENT = re.compile(r"[A-Za-z_$~][\w$~]*(?:::~?[A-Za-z_$][\w$]*)*")
 #: Names kept as written: identifiers (Ruby's may end in ? ! =) and dotted or backslashed
@@ -141,14 +152,6 @@ def _content_start(node: Node) -> int:
     return start
 
 
-def _last_line(node: Node) -> int:
-    """1-based last line of ``node`` (a node ending at column 0 ends on the line before)."""
-    row, col = node.end_point
-    if col == 0 and row > node.start_point.row:
-        return row
-    return row + 1
-
-
 def _refine_kind(language: str, kind: str, node: Node) -> str:
     """Kinds the query cannot tell apart: Kotlin interface/enum, Swift struct/enum/actor."""
     if language == "kotlin" and kind == "class":
@@ -181,9 +184,59 @@ def _docstring(language: str, body: Node) -> Node | None:
 def file_digest(src: bytes, root: Node) -> str:
     """Digest of a parsed file without the comments outside its declarations: its
     top-level nodes that are no comment (imports and constants count), SPEC.md §Staleness."""
+    return _file_digest(src, root.children)
+
+
+def _file_digest(src: bytes, tops: list[Node]) -> str:
     return digest(
-        b" ".join(src[c.start_byte : c.end_byte] for c in root.children if "comment" not in c.type)
+        b" ".join(src[c.start_byte : c.end_byte] for c in tops if "comment" not in c.type)
     )
+
+
+def _matches(
+    language: str, query: Query, src: bytes, root: Node, tops: list[Node]
+) -> list[tuple[int, dict[str, list[Node]]]]:
+    """The declaration query's matches in a parsed file: those of a query over the whole
+    tree, found without visiting what cannot hold one (``languages.QUERY_PRUNING``)."""
+    from tree_sitter import QueryCursor
+
+    pruning = query_pruning(language)
+    if pruning is None:
+        return QueryCursor(query).matches(root)
+    depth, markers = pruning
+    if root.has_error:
+        marked = [
+            i
+            for i, c in enumerate(tops)
+            if c.has_error or _marked(markers, src, c.start_byte, c.end_byte)
+        ]
+    else:  # the top-level nodes holding a marker
+        starts = [c.start_byte for c in tops]
+        marked = sorted(
+            {bisect_right(starts, at) - 1 for at in _marker_starts(markers, src, 0, len(src))}
+            - {-1}
+        )
+    if sum(tops[i].end_byte - tops[i].start_byte for i in marked) * 2 > len(src):
+        return QueryCursor(query).matches(root)  # mostly marked: one pass over it all
+    shallow = QueryCursor(query)
+    shallow.set_max_start_depth(depth)
+    found = shallow.matches(root)
+    for i in marked:
+        found.extend(QueryCursor(query).matches(tops[i]))
+    return found
+
+
+def _marker_starts(markers: Iterable[re.Pattern[bytes]], src: bytes, start: int, end: int):
+    """Where a marker (``languages.QUERY_PRUNING``) starts in ``src[start:end]``."""
+    for marker in markers:
+        for m in marker.finditer(src, start, end):
+            at = m.start()
+            if at == 0 or src[at - 1] not in _WORD_CODES:
+                yield at
+
+
+def _marked(markers: Iterable[re.Pattern[bytes]], src: bytes, start: int, end: int) -> bool:
+    return next(_marker_starts(markers, src, start, end), None) is not None
 
 
 def extract(data: bytes, language: str) -> tuple[bool, tuple[Row, ...]]:
@@ -205,59 +258,62 @@ def extract_file(data: bytes, language: str) -> tuple[bool, tuple[Row, ...], str
     position). Declarations inside syntax-error regions are kept; ``has_error`` tells they may be
     incomplete. Raises ``KeyError`` for an unknown language.
     """
-    from tree_sitter import QueryCursor  # not needed to read the cache (start-up)
-
     src = normalise_source(data)
     parser, query = parser_and_query(language)
     tree = parser.parse(src)
     root = tree.root_node
-    best: dict[tuple[int, int], tuple[int, Node, str, Node | None, Node | None, Node | None]] = {}
-    for pattern, caps in QueryCursor(query).matches(root):
-        dnode = None
-        kind = ""
-        for cap, nodes in caps.items():
-            if cap.startswith("def."):
-                dnode, kind = nodes[0], cap[4:]
-                break
-        if dnode is None:
+    tops = root.children
+    defs = _DEF_CAPTURE.setdefault(language, {})
+    best: dict[tuple[int, int], tuple] = {}
+    for pattern, caps in _matches(language, query, src, root, tops):
+        cap = defs.get(pattern)
+        if cap is None:
+            cap = defs[pattern] = next((c for c in caps if c.startswith("def.")), "")
+        if not cap:
             continue
-        names = caps.get("name") or [None]
+        dnode = caps[cap][0]
+        kind = cap[4:]
         body = caps.get("body")
+        body = body[0] if body else None
         receiver = caps.get("receiver")
-        for name_node in names:
-            key = (dnode.id, name_node.start_byte if name_node is not None else -1)
+        receiver = receiver[0] if receiver else None
+        dnode_id = dnode.id
+        for name_node in caps.get("name") or (None,):
+            key = (dnode_id, name_node.start_byte if name_node is not None else -1)
             old = best.get(key)
             if old is None or old[0] > pattern:
-                best[key] = (
-                    pattern,
-                    dnode,
-                    kind,
-                    name_node,
-                    body[0] if body else None,
-                    receiver[0] if receiver else None,
-                )
+                best[key] = (pattern, dnode, kind, name_node, body, receiver, dnode_id)
 
     found = sorted(best.values(), key=lambda m: (m[1].start_byte, -m[1].end_byte, m[0]))
+    refine = language in _REFINED
     # Stack of enclosing declarations: (start, end, qualified name, kind).
     stack: list[tuple[int, int, str, str]] = []
     keyed: list[tuple[int, int, int, Row]] = []
     counted: dict[tuple[int, str], int] = {}
-    for _pattern, dnode, kind, name_node, body, receiver in found:
+    plain = _PLAIN.match
+    top_ids = {c.id for c in tops}  # their parent is the root: their start is not widened
+    for _pattern, dnode, kind, name_node, body, receiver, dnode_id in found:
         start, end = dnode.start_byte, dnode.end_byte
-        while stack and not (
-            stack[-1][0] <= start
-            and end <= stack[-1][1]
-            and (stack[-1][0], stack[-1][1]) != (start, end)
-        ):
+        while stack:
+            top = stack[-1]
+            if top[0] <= start and end <= top[1] and (top[0] != start or top[1] != end):
+                break
             stack.pop()
-        kind = _refine_kind(language, kind, dnode)
+        start_row = dnode.start_point[0]
+        if refine:
+            kind = _refine_kind(language, kind, dnode)
         if name_node is not None:
             raw = src[name_node.start_byte : name_node.end_byte].decode("utf-8", "replace")
-            name, qualifier = _clean_name(raw)
-            name_line = name_node.start_point.row + 1
+            if plain(raw):
+                name, qualifier = raw, None
+            else:
+                name, qualifier = _clean_name(raw)
+            name_line = name_node.start_point[0] + 1
+            name_at = name_node.start_byte
         else:
             name, qualifier = _DEFAULT_NAMES.get((language, kind), kind), None
-            name_line = dnode.start_point.row + 1
+            name_line = start_row + 1
+            name_at = start
         if receiver is not None:
             container: str | None = src[receiver.start_byte : receiver.end_byte].decode(
                 "utf-8", "replace"
@@ -266,15 +322,23 @@ def extract_file(data: bytes, language: str) -> tuple[bool, tuple[Row, ...], str
             container = stack[-1][2] if stack else None
             if qualifier:
                 container = f"{container}.{qualifier}" if container else qualifier
-        if kind == "function" and stack and stack[-1][3] in TYPE_LIKE and receiver is None:
-            kind = "method"
-        outer = _widened_start(dnode, counted)
-        first_line = outer.start_point.row + 1
-        last_line = _last_line(dnode)
-        text_start = _content_start(outer)
-        if body is not None and body.start_byte >= text_start:
-            signature = src[text_start : body.start_byte]
-            doc = _docstring(language, body)
+            if kind == "function" and stack and stack[-1][3] in TYPE_LIKE:
+                kind = "method"
+        outer = dnode if dnode_id in top_ids else _widened_start(dnode, counted)
+        if outer is dnode:
+            outer_start, first_row = start, start_row
+        else:
+            outer_start, first_row = outer.start_byte, outer.start_point[0]
+        row_end, col_end = dnode.end_point
+        last_line = row_end if col_end == 0 and row_end > start_row else row_end + 1
+        if src[outer_start : outer_start + 1] in _WORD_START:
+            text_start = outer_start  # (no comment starts with a letter, digit or _)
+        else:
+            text_start = _content_start(outer)
+        body_start = body.start_byte if body is not None else -1
+        if body_start >= text_start:
+            signature = src[text_start:body_start]
+            doc = _docstring(language, body) if language == "python" else None
             if doc is None:
                 body_digest: str | None = digest(src[text_start:end])
             else:
@@ -284,22 +348,26 @@ def extract_file(data: bytes, language: str) -> tuple[bool, tuple[Row, ...], str
         else:
             signature = src[text_start:end]
             body_digest = None
-        row = (
-            name,
-            kind,
-            container,
-            first_line,
-            last_line,
-            name_line,
-            digest(signature),
-            body_digest,
+        keyed.append(
+            (
+                first_row,
+                name_line,
+                name_at,
+                (
+                    name,
+                    kind,
+                    container,
+                    first_row + 1,
+                    last_line,
+                    name_line,
+                    digest(signature),
+                    body_digest,
+                ),
+            )
         )
-        name_at = name_node.start_byte if name_node is not None else start
-        keyed.append((first_line, name_line, name_at, row))
-        qual = f"{container}.{name}" if container else name
-        stack.append((start, end, qual, kind))
-    keyed.sort(key=lambda k: k[:3])
-    return root.has_error, tuple(k[3] for k in keyed), file_digest(src, root)
+        stack.append((start, end, f"{container}.{name}" if container else name, kind))
+    keyed.sort(key=_ROW_ORDER)
+    return root.has_error, tuple(k[3] for k in keyed), _file_digest(src, tops)
 
 
 def rows_to_declarations(rows: Iterable[Row], path: str, language: str) -> list[Declaration]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import pickle
 import re
 import stat
 import time
@@ -85,6 +86,12 @@ def _pool_work(
     return rel, entry, reason
 
 
+def _pool_work_pickled(item: tuple[str, str, str, int, int, int]) -> bytes:
+    """:func:`_pool_work` in a worker, its result pickled without a memo (cache.dumps: the
+    pool's own pickling of the rows costs a worker as much again)."""
+    return cachemod.dumps(_pool_work(item))
+
+
 class CodeIndex:
     """Tree-sitter declarations of one checkout (``root``), cached on disk per file.
 
@@ -93,7 +100,8 @@ class CodeIndex:
         cache_dir: folder of the cache files; default :func:`.cache.default_cache_dir`.
         use_cache: ``False`` keeps everything in memory only.
         max_bytes: source files larger than this are skipped (default 1 MB).
-        workers: processes of the pool used when many files need parsing (default 2).
+        workers: processes of the pool used when many files need parsing, or reading for a
+            name lookup (default 2).
 
     Raises:
         RootError: ``root`` does not exist or is not a folder.
@@ -294,7 +302,9 @@ class CodeIndex:
         are parsed (or cached) only. So the cost grows with the names asked, not
         with the checkout (beyond one read of the uncached files). Up to ``FEW_NAMES``
         names are searched for one by one; more (a large run of notes names thousands) are
-        matched against the set of a file's identifier-like words, in one pass a file.
+        matched against the set of a file's identifier-like words, in one pass a file. More
+        than ``SCAN_POOL_THRESHOLD`` uncached files are shared out to a pool of ``workers``
+        processes.
         """
         wanted = names if isinstance(names, (set, frozenset)) else set(names)
         wanted = wanted - {""} if "" in wanted else wanted
@@ -302,22 +312,16 @@ class CodeIndex:
             return {}
         self._load_cache()
         if not self._complete:
-            mentions = _mentions(wanted)
-            for f, lang in self._sources():
-                if self._fresh_entry(f, lang) is not None or f.size > self.max_bytes:
-                    continue
-                abspath = str(self.root / f.path)
-                try:
-                    with open(abspath, "rb") as fh:
-                        data = fh.read(self.max_bytes + 1)
-                except OSError as exc:
-                    _warn("cannot read %s: %s", f.path, exc.strerror or exc)
-                    continue
-                if not self._may_declare(lang, mentions(data), data):
-                    continue
-                entry, _reason = _read_and_extract(
-                    abspath, lang, f.size, f.mtime_ns, self.max_bytes, data
-                )
+            todo = [
+                (f, lang)
+                for f, lang in self._sources()
+                if self._fresh_entry(f, lang) is None and f.size <= self.max_bytes
+            ]
+            for (f, _lang), (entry, outcome) in zip(todo, self._scan(todo, wanted), strict=True):
+                if outcome == SHAPE_SKIP:
+                    self.shape_skips += 1
+                elif outcome:
+                    _warn("cannot read %s: %s", f.path, outcome)
                 if entry is not None:
                     self._store(f.path, entry)
             self._save_cache()
@@ -328,20 +332,36 @@ class CodeIndex:
                 result[name] = found
         return result
 
-    def _may_declare(self, language: str, named: list[str], data: bytes) -> bool:
-        """Whether a file whose bytes mention ``named`` is worth parsing: it holds a
-        type- or function-declaration shape of one of them (``languages.DECLARATION_SHAPES``),
-        or one of them has no such shape to test. Counted in ``shape_skips``."""
-        if not named:
-            return False
-        if not self.shapes:
-            return True
-        for name in named:
-            shape = declaration_shape(language, name)
-            if shape is None or shape(data):
-                return True
-        self.shape_skips += 1
-        return False
+    def _scan(
+        self, todo: list[tuple[ListedFile, str]], names: set[str]
+    ) -> list[tuple[cachemod.Entry | None, str]]:
+        """:func:`_scan_file` of each of ``todo``, in order. With more than
+        :data:`SCAN_POOL_THRESHOLD` files, this process and ``workers - 1`` forked ones each
+        read, test and parse a share of them."""
+        items = [(f.path, lang, f.size, f.mtime_ns) for f, lang in todo]
+        setup = (str(self.root), frozenset(names), self.shapes, self.max_bytes)
+        use_pool = len(items) > SCAN_POOL_THRESHOLD and self.workers > 1
+        if use_pool:
+            import multiprocessing  # only for a large uncached root (start-up)
+
+            use_pool = "fork" in multiprocessing.get_all_start_methods()
+        if not use_pool:
+            return [_scan_file(item) for item in _scanning_with(setup, items)]
+        # Task k takes every n-th file from k on: the heavy files of one folder (generated
+        # type tables, say) are spread over the tasks, so that the processes end together.
+        # This process takes its share of the tasks: one fork fewer, and no process idles.
+        n = self.workers * 16
+        tasks = [(k, items[k::n]) for k in range(n)]
+        out: list[tuple[cachemod.Entry | None, str]] = [(None, "")] * len(items)
+        ctx = multiprocessing.get_context("fork")
+        with ctx.Pool(self.workers - 1, initializer=_scan_setup, initargs=setup) as pool:
+            theirs = pool.map_async(
+                _scan_chunk, [t for t in tasks if t[0] % self.workers], chunksize=1
+            )
+            mine = [_scan_chunk(t) for t in _scanning_with(setup, tasks[:: self.workers])]
+            for k, results in mine + theirs.get():
+                out[k::n] = results
+        return out
 
     def lookup(self, name: str) -> list[Declaration]:
         """Declarations named ``name``: from the full index after :meth:`build`, else lazily."""
@@ -525,7 +545,8 @@ class CodeIndex:
         chunk = max(1, min(32, len(items) // (self.workers * 8)))
         ctx = multiprocessing.get_context("fork")
         with ctx.Pool(self.workers) as pool:
-            yield from pool.imap_unordered(_pool_work, items, chunksize=chunk)
+            for blob in pool.imap_unordered(_pool_work_pickled, items, chunksize=chunk):
+                yield pickle.loads(blob)
 
     def summary(self) -> IndexSummary:
         """The summary of the last :meth:`build`.
@@ -540,6 +561,62 @@ class CodeIndex:
     def summary_dict(self) -> dict[str, object]:
         """``summary().to_dict()``: JSON-able summary of the last build."""
         return self.summary().to_dict()
+
+
+#: More uncached source files than this for a name lookup: they are read, tested and
+#: parsed in a process pool (reading and testing 2,000 Go files costs about as much as
+#: parsing the few that declare the names).
+SCAN_POOL_THRESHOLD = 400
+#: :func:`_scan_file` outcome of a file that mentions a name in no declaration shape.
+SHAPE_SKIP = "shape"
+#: What :func:`_scan_file` needs besides the file: (root, mentions, shapes, max_bytes).
+_scanning: tuple[str, Callable[[bytes], list[str]], bool, int] | None = None
+
+
+def _scan_setup(root: str, names: frozenset[str], shapes: bool, max_bytes: int) -> None:
+    global _scanning
+    _scanning = (root, _mentions(names), shapes, max_bytes)
+
+
+def _scanning_with(setup: tuple[str, frozenset[str], bool, int], work: list):
+    """``work``, item by item, with :func:`_scan_setup` done for this process meanwhile."""
+    _scan_setup(*setup)
+    try:
+        yield from work
+    finally:
+        _scan_setup("", frozenset(), False, 0)
+
+
+def _scan_file(item: tuple[str, str, int, int]) -> tuple[cachemod.Entry | None, str]:
+    """Read one uncached source file and parse it when it may declare one of the names
+    (:func:`_scan_setup`). Returns ``(entry, outcome)``: ``entry`` when parsed (or a
+    skip worth caching); ``outcome`` is ``""``, :data:`SHAPE_SKIP` (the file mentions a name,
+    in no declaration shape) or why the file could not be read."""
+    assert _scanning is not None
+    root, mentions, shapes, max_bytes = _scanning
+    rel, language, size, mtime_ns = item
+    abspath = os.path.join(root, rel)
+    try:
+        with open(abspath, "rb") as fh:
+            data = fh.read(max_bytes + 1)
+    except OSError as exc:
+        return None, str(exc.strerror or exc)
+    named = mentions(data)
+    if not named:
+        return None, ""
+    if shapes and not any(
+        (shape := declaration_shape(language, name)) is None or shape(data) for name in named
+    ):
+        return None, SHAPE_SKIP
+    entry, _reason = _read_and_extract(abspath, language, size, mtime_ns, max_bytes, data)
+    return entry, ""
+
+
+def _scan_chunk(
+    task: tuple[int, list[tuple[str, str, int, int]]],
+) -> tuple[int, list[tuple[cachemod.Entry | None, str]]]:
+    k, items = task
+    return k, [_scan_file(item) for item in items]
 
 
 #: Up to this many names, a file is searched for each name's bytes; beyond, its words are
