@@ -373,6 +373,13 @@ _INVALID = "brainmigrate-invalid"
 codecs.register_error(_INVALID, lambda exc: ("\udcff", exc.end))
 
 
+def _utf16_shaped(raw: bytes) -> bool:
+    """Whether a line's bytes look like UTF-16 text without a BOM: at least 4 bytes and
+    every byte at even (or every byte at odd) positions NUL."""
+    body = raw.rstrip(b"\r\n\x00") if len(raw) % 2 else raw.rstrip(b"\r\n")
+    return len(body) >= 4 and (not any(body[0::2]) or not any(body[1::2]))
+
+
 def _decode(
     raw: bytes, number: int, file: str, diags: list[Diagnostic] | None, encoding: str = "UTF-8"
 ) -> str:
@@ -394,15 +401,14 @@ def _decode(
             )
     if "\x00" in text:
         if diags is not None:
-            diags.append(
-                Diagnostic(
-                    file,
-                    number,
-                    "BM306",
-                    "warning",
-                    "NUL bytes replaced with U+FFFD",
-                    text.index("\x00") + 1,
+            message = "NUL bytes replaced with U+FFFD"
+            if _utf16_shaped(raw):
+                message += (
+                    "; every other byte is NUL, as in UTF-16 without a byte order mark:"
+                    " save the file as UTF-8 (or UTF-16 with a BOM)"
                 )
+            diags.append(
+                Diagnostic(file, number, "BM306", "warning", message, text.index("\x00") + 1)
             )
         text = text.replace("\x00", "\ufffd")
     return text

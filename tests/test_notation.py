@@ -260,6 +260,20 @@ def test_utf16_invalid_sequences_become_one_replacement_each_with_a_warning():
     ]
 
 
+def test_utf16_without_a_bom_is_read_as_utf8_and_the_warning_says_what_it_looks_like():
+    out, diags = scan_handle("+ see docs/a.md\n+ and b\n".encode("utf-16-le"))
+    assert [o[1] for o in out] == ["skipped", "skipped", "skipped"]  # as SPEC reads it
+    hint = (
+        "NUL bytes replaced with U+FFFD; every other byte is NUL, as in UTF-16 without a"
+        " byte order mark: save the file as UTF-8 (or UTF-16 with a BOM)"
+    )
+    assert diags == [
+        (1, 2, "BM306", "warning", hint),
+        (2, 1, "BM306", "warning", hint),
+        (3, 1, "BM306", "warning", "NUL bytes replaced with U+FFFD"),  # the last NUL alone
+    ]
+
+
 def test_utf32_code_point_out_of_range_is_replaced():
     data = b"\x00\x00\xfe\xff" + "+ a".encode("utf-32-be") + b"\x00\x11\x00\x00" + b"\x00\x00\x00\n"
     out, diags = scan_handle(data)
