@@ -179,6 +179,8 @@ def _line(value, where: str, column: str, null: bool = True) -> int | None:
 
 
 def _ids(value, where: str, column: str) -> tuple[int, ...]:
+    if value == "[]":  # what nearly every fact holds: no JSON to parse
+        return ()
     text = _text(value, where, column)
     try:
         ids = json.loads(text)
@@ -801,59 +803,87 @@ _INSERT_FACT = (
 _UPDATE_FACT = f"UPDATE facts SET {', '.join(f'{c}=?' for c in _COLUMNS)}, updated=? WHERE id=?"
 
 
+#: Facts whose rows are written together (``executemany``), one batch a table.
+WRITE_BATCH = 2048
+
+_INSERT_FTS = "INSERT INTO facts_fts (rowid, words) VALUES (?, ?)"
+_INSERT_ANCHOR = (
+    "INSERT OR IGNORE INTO anchors (fact_id, kind, root, path, symbol, line_first,"
+    " line_last, how) VALUES (?,?,?,?,?,?,?,?)"
+)
+_INSERT_GONE = "INSERT OR IGNORE INTO citations (fact_id, state, path) VALUES (?, 'gone', ?)"
+_INSERT_PROVENANCE = (
+    "INSERT OR IGNORE INTO provenance (fact_id, file, line, fingerprint, imported)"
+    " VALUES (?,?,?,?,?)"
+)
+
+
 def _write(con: sqlite3.Connection, facts: Iterable[FactRecord], words, now: str) -> None:
+    """Write ``facts``: new ones inserted, changed stored ones updated, provenance added.
+
+    Rows are collected a batch of facts at a time and written one ``executemany`` a table,
+    in the order the facts come (so each table's rows keep the order one statement a row
+    gave them); a statement that must see earlier rows (an update of a stored fact, a
+    fingerprint) first writes what is collected.
+    """
+    rows: dict[str, list[tuple]] = {
+        sql: [] for sql in (_INSERT_FACT, _INSERT_FTS, _INSERT_ANCHOR, _INSERT_GONE)
+    }
+    rows[_INSERT_PROVENANCE] = []
+    held = 0
+
+    def flush() -> None:
+        for sql, batch in rows.items():
+            if batch:
+                con.executemany(sql, batch)
+                batch.clear()
+
     for rec in facts:
         values = (
             *[getattr(rec, name) for name in FACT_FIELDS],
-            json.dumps(rec.supersedes),
-            json.dumps(rec.related),
+            json.dumps(rec.supersedes) if rec.supersedes else "[]",
+            json.dumps(rec.related) if rec.related else "[]",
             _join(rec.stems),
             _join(rec.numbers),
             _join(rec.tasks),
         )
+        changed = not rec.stored
         if not rec.stored:
-            con.execute(
-                _INSERT_FACT,
-                (*values, rec.id, now, now),
-            )
+            rows[_INSERT_FACT].append((*values, rec.id, now, now))
         elif rec.state() != rec.snapshot:
-            con.execute(
-                _UPDATE_FACT,
-                (*values, now, rec.id),
-            )
+            changed = True
+            flush()
+            con.execute(_UPDATE_FACT, (*values, now, rec.id))
             con.execute("DELETE FROM facts_fts WHERE rowid=?", (rec.id,))
             _forget(con, rec)
-        if not rec.stored or rec.state() != rec.snapshot:
-            con.execute("INSERT INTO facts_fts (rowid, words) VALUES (?, ?)", (rec.id, words(rec)))
-            con.executemany(
-                "INSERT OR IGNORE INTO anchors (fact_id, kind, root, path, symbol, line_first,"
-                " line_last, how) VALUES (?,?,?,?,?,?,?,?)",
-                [
-                    (
-                        rec.id,
-                        a.kind,
-                        a.root,
-                        a.path,
-                        a.symbol or "",
-                        a.lines[0] if a.lines else None,
-                        a.lines[1] if a.lines else None,
-                        a.how,
-                    )
-                    for a in rec.anchors
-                ],
+        if changed:
+            rows[_INSERT_FTS].append((rec.id, words(rec)))
+            rows[_INSERT_ANCHOR].extend(
+                (
+                    rec.id,
+                    a.kind,
+                    a.root,
+                    a.path,
+                    a.symbol or "",
+                    a.lines[0] if a.lines else None,
+                    a.lines[1] if a.lines else None,
+                    a.how,
+                )
+                for a in rec.anchors
             )
-            con.executemany(
-                "INSERT OR IGNORE INTO citations (fact_id, state, path) VALUES (?, 'gone', ?)",
-                [(rec.id, p) for p in rec.gone],
-            )
+            rows[_INSERT_GONE].extend((rec.id, p) for p in rec.gone)
         for a in rec.anchors:  # import --verify: fingerprints of new and stored anchors
             if a.fingerprinted:
+                flush()
                 set_fingerprint(con, rec.id, a, a)
-        con.executemany(
-            "INSERT OR IGNORE INTO provenance (fact_id, file, line, fingerprint, imported)"
-            " VALUES (?,?,?,?,?)",
-            [(rec.id, f, ln, fp, now) for f, ln, fp in rec.new_provenance],
+        rows[_INSERT_PROVENANCE].extend(
+            (rec.id, f, ln, fp, now) for f, ln, fp in rec.new_provenance
         )
+        held += 1
+        if held >= WRITE_BATCH:
+            flush()
+            held = 0
+    flush()
 
 
 #: The fingerprint columns of an anchors row (schema version 2), in the order read.
