@@ -478,14 +478,20 @@ def merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
 
 
 def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
-    if notes.frequencies is not None:
-        df = Counter(notes.frequencies)
-    else:
-        df = MergeIndex.frequencies(stems(f.full_text) for f in notes.facts.parsed())
-    df.update(MergeIndex.frequencies(entry[4] for entry in stored.entries()))
-    index = MergeIndex(df)
-    for fid, scope, nums, tasks, stem_tuple in stored.entries():
-        index.add(fid, Key(scope, nums, tasks), stem_tuple)
+
+    def index() -> MergeIndex:
+        """The stored facts indexed, made when a line first needs it: nothing is added to
+        it before, so it is the same whenever it is made."""
+        if notes.frequencies is not None:
+            df = Counter(notes.frequencies)
+        else:
+            df = MergeIndex.frequencies(stems(f.full_text) for f in notes.facts.parsed())
+        df.update(MergeIndex.frequencies(entry[4] for entry in stored.entries()))
+        made = MergeIndex(df)
+        for fid, scope, nums, tasks, stem_tuple in stored.entries():
+            made.add(fid, Key(scope, nums, tasks), stem_tuple)
+        return made
+
     rule = Repeats(index)
     next_id = stored.next_id
     facts = Keyed()  # the facts this run touched, by id
