@@ -13,6 +13,7 @@ import itertools
 import os
 import re
 import stat
+from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -187,6 +188,10 @@ class RunResult:
     unresolved: Spill
     store: str | None
     dry_run: bool
+    #: ids of the stored facts the run may have changed or fed (repeated, or given
+    #: anchors, gone paths or provenance), ascending, and of the new facts (a range): the
+    #: others it touched are unchanged
+    changed: tuple[list[int], range] | None = None
 
     @property
     def files(self) -> list[FileStats]:
@@ -522,6 +527,8 @@ def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
                 return fid, pairs
         return None
 
+    first_new = next_id
+    changed = array("q")  # stored facts' ids, in the order touched (more than once)
     for fact, res, stem_tuple, fp in _prefetched(notes.facts.with_stems(), stored):
         if stem_tuple is None:
             stem_tuple = tuple(stems(fact.full_text))
@@ -535,6 +542,7 @@ def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
             facts.add(rec.id, rec)
         else:
             rec = touch(fid)
+            held = (len(rec.anchors), len(rec.gone))
             if sim is None:
                 sim = similarity(st, rec.stems)
             into_text = rec.text  # before this line's text replaces it
@@ -561,6 +569,10 @@ def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
         rec.origin = rec.origin or (fact.file, fact.line)
         if res.citations:
             add_gone(rec, [c.name for c in res.citations if c.state == "gone"])
+        if rec.stored and (
+            known is None or rec.new_provenance or held != (len(rec.anchors), len(rec.gone))
+        ):
+            changed.append(rec.id)
         for c in res.citations:
             entry = {"file": fact.file, "line": c.line, "col": c.col, "fact": rec.key}
             if c.state == "gone":
@@ -574,7 +586,18 @@ def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
                 ambiguous.append(
                     {**entry, "name": c.name, "how": c.how, "candidates": list(c.candidates)}
                 )
-    return RunResult(notes, facts, merged, gone, outside, ambiguous, unresolved, None, True)
+    return RunResult(
+        notes,
+        facts,
+        merged,
+        gone,
+        outside,
+        ambiguous,
+        unresolved,
+        None,
+        True,
+        (sorted(set(changed)), range(first_new, next_id)),
+    )
 
 
 def _lines(lines: tuple[int, int] | None) -> list[int] | None:
@@ -659,7 +682,16 @@ def import_notes(
             done.append(merge(notes, stored, stems))
             if options.progress is not None:
                 options.progress("write", 0, len(notes.facts), lines)
-            writes = (r for r in done[0].facts if r.action() != "unchanged" or r.new_provenance)
+            ran = done[0]
+            # only facts the run may have changed are read back (a re-import: none)
+            stored_ids, new_ids = ran.changed
+            writes = (
+                r
+                for r in ran.facts.values_of(
+                    itertools.chain(stored_ids, new_ids), len(stored_ids) + len(new_ids)
+                )
+                if r.action() != "unchanged" or r.new_provenance
+            )
             if not verify:
                 return writes
             return _fingerprinted(writes, options.cache_dir)

@@ -60,21 +60,27 @@ class Stems:
 
     def __call__(self, text: str) -> frozenset[str]:
         runs = _LETTERS.findall(text)
+        try:  # nearly every word was met before: the whole lookup runs in C
+            return frozenset(chain.from_iterable(map(self._memo.__getitem__, runs)))
+        except KeyError:
+            self._learn(runs)
+            return frozenset(chain.from_iterable(map(self._memo.__getitem__, runs)))
+
+    def words(self, text: str) -> list[str]:
+        """The stems of ``text`` in order, repeats kept (for full-text search)."""
+        runs = _LETTERS.findall(text)
+        try:
+            return list(chain.from_iterable(map(self._memo.__getitem__, runs)))
+        except KeyError:
+            self._learn(runs)
+            return list(chain.from_iterable(map(self._memo.__getitem__, runs)))
+
+    def _learn(self, runs: list[str]) -> None:
+        """Stem the letter runs not met before."""
         memo = self._memo
         for run in runs:
             if run not in memo:
                 memo[run] = tuple(self._stemmer.stemWords([w.lower() for w in humps(run)]))
-        return frozenset(chain.from_iterable(map(memo.__getitem__, runs)))
-
-    def words(self, text: str) -> list[str]:
-        """The stems of ``text`` in order, repeats kept (for full-text search)."""
-        memo, out = self._memo, []
-        for run in _LETTERS.findall(text):
-            got = memo.get(run)
-            if got is None:
-                got = memo[run] = tuple(self._stemmer.stemWords([w.lower() for w in humps(run)]))
-            out += got
-        return out
 
 
 def humps(word: str) -> list[str]:
