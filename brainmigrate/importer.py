@@ -503,11 +503,18 @@ def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
     merged, gone, outside, ambiguous, unresolved = Spill(), Spill(), Spill(), Spill(), Spill()
     by_file = {st.path: st for st in notes.files}
 
+    first_new = next_id
+    # the stored facts read into ``facts`` so far, so that a fact not read yet is not
+    # looked for there first (a query a line, once ``facts`` spilled): a bit an id while
+    # that is small, as stored ids are dense from 1
+    read: bytearray | set[int] = bytearray(first_new // 8 + 1) if first_new < 1 << 25 else set()
+
     def touch(fid: int) -> FactRecord:
-        rec = facts.get(fid)
-        if rec is None:
-            rec = stored.fact(fid)
-            facts.add(fid, rec)
+        if fid >= first_new or _has(read, fid):
+            return facts.get(fid)
+        rec = stored.fact(fid)
+        facts.add(fid, rec)
+        _put(read, fid)
         return rec
 
     fed_at: dict[tuple[str, int], list[int]] | None = None
@@ -527,7 +534,6 @@ def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
                 return fid, pairs
         return None
 
-    first_new = next_id
     changed = array("q")  # stored facts' ids, in the order touched (more than once)
     for fact, res, stem_tuple, fp in _prefetched(notes.facts.with_stems(), stored):
         if stem_tuple is None:
@@ -598,6 +604,19 @@ def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
         True,
         (sorted(set(changed)), range(first_new, next_id)),
     )
+
+
+def _has(bits: bytearray | set[int], n: int) -> bool:
+    if isinstance(bits, set):
+        return n in bits
+    return bool(bits[n >> 3] & (1 << (n & 7)))
+
+
+def _put(bits: bytearray | set[int], n: int) -> None:
+    if isinstance(bits, set):
+        bits.add(n)
+    else:
+        bits[n >> 3] |= 1 << (n & 7)
 
 
 def _lines(lines: tuple[int, int] | None) -> list[int] | None:
