@@ -483,6 +483,7 @@ def merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
 
 
 def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
+    stored.check_entries()  # a store the index would refuse is refused first, as ever
 
     def index() -> MergeIndex:
         """The stored facts indexed, made when a line first needs it: nothing is added to

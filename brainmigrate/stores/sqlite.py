@@ -250,17 +250,23 @@ class Stored:
     def entries(self) -> Iterator[tuple[int, str, frozenset[str], frozenset[str], tuple]]:
         if self._con is None:
             return
-        for fid, scope, numbers, tasks, stems in self._con.execute(
+        for row in self._con.execute(
             "SELECT id, scope, numbers, tasks, stems FROM facts ORDER BY id"
         ):
-            where = f"fact k{_fact_id(fid)}"
-            yield (
-                fid,
-                _text(scope, where, "scope"),
-                _set(_text(numbers, where, "numbers")),
-                _set(_text(tasks, where, "tasks")),
-                tuple(stems.split(" ")) if _text(stems, where, "stems") else (),
-            )
+            yield _entry(row)
+
+    def check_entries(self) -> None:
+        """Raise ``Inconsistent`` as ``entries`` would, for the first stored fact (by id)
+        it refuses, without reading the others: one query finds it."""
+        if self._con is None:
+            return
+        row = self._con.execute(
+            "SELECT id, scope, numbers, tasks, stems FROM facts WHERE NOT (id >= 1"
+            " AND typeof(scope) = 'text' AND typeof(numbers) = 'text'"
+            " AND typeof(tasks) = 'text' AND typeof(stems) = 'text') ORDER BY id LIMIT 1"
+        ).fetchone()
+        if row is not None:
+            _entry(row)
 
     def prefetch(self, fps: list[str]) -> None:
         """Read at once what ``known``, ``fed`` and ``fact`` will be asked about the lines
@@ -334,6 +340,19 @@ class Stored:
             ).fetchone()
             is not None
         )
+
+
+def _entry(row: tuple) -> tuple[int, str, frozenset[str], frozenset[str], tuple]:
+    """``(id, scope, numbers, tasks, stems)`` of a facts row, checked (``Inconsistent``)."""
+    fid, scope, numbers, tasks, stems = row
+    where = f"fact k{_fact_id(fid)}"
+    return (
+        fid,
+        _text(scope, where, "scope"),
+        _set(_text(numbers, where, "numbers")),
+        _set(_text(tasks, where, "tasks")),
+        tuple(stems.split(" ")) if _text(stems, where, "stems") else (),
+    )
 
 
 @contextlib.contextmanager
@@ -625,8 +644,63 @@ def _read_facts(con: sqlite3.Connection, ids: list[int] | None = None) -> dict[i
     return out
 
 
+_KIND_SET, _MARKER_SET, _STATUS_SET = frozenset(KINDS), frozenset(MARKERS), frozenset(STATUSES)
+
+
 def _fact_row(row: tuple) -> FactRecord:
-    """A ``facts`` row as a ``FactRecord``, every column checked (``Inconsistent``)."""
+    """A ``facts`` row as a ``FactRecord``, every column checked (``Inconsistent``).
+
+    The row as the importer writes nearly every one (no links) is checked in one
+    expression, the same checks as ``_checked_fact_row`` makes; any other row goes there
+    (which also names what is wrong)."""
+    fid, scope, kind, marker, text, task, run, created, status, reason = row[:10]
+    supersedes, related, stems, numbers, tasks = row[10:]
+    if (
+        type(fid) is int
+        and 1 <= fid <= MAX_ID
+        and type(scope) is str
+        and kind in _KIND_SET
+        and marker in _MARKER_SET
+        and status in _STATUS_SET
+        and type(text) is str
+        and type(stems) is str
+        and type(numbers) is str
+        and type(tasks) is str
+        and supersedes == "[]"
+        and related == "[]"
+        and (reason is None or type(reason) is str)
+        and (created is None or type(created) is str and _CREATED.fullmatch(created))
+        and (run is None or type(run) is str and created is not None and run.split() == [run])
+        and (
+            task is None
+            and not tasks
+            or type(task) is str
+            and tasks
+            and set(task.split(" ")) <= set(tasks.split(" "))
+        )
+        and text.strip()
+    ):
+        return FactRecord(
+            id=fid,
+            scope=scope,
+            kind=kind,
+            marker=marker,
+            text=text,
+            task=task,
+            run=run,
+            created=created,
+            status=status,
+            status_reason=reason,
+            stems=tuple(stems.split(" ")) if stems else (),
+            numbers=_set(numbers),
+            tasks=_set(tasks),
+            stored=True,
+        )
+    return _checked_fact_row(row)
+
+
+def _checked_fact_row(row: tuple) -> FactRecord:
+    """``_fact_row``, each column checked on its own."""
     fid = _fact_id(row[0])
     at = f"fact k{fid}"
     text = _text(row[4], at, "text")
