@@ -784,11 +784,14 @@ def transact(path: Path, plan: Callable[[Stored], Iterable[FactRecord]], words, 
     try:
         con = _connect(path, readonly=False)
         con.execute("BEGIN IMMEDIATE")
-        if con.execute("PRAGMA user_version").fetchone()[0] == 0:
+        new = con.execute("PRAGMA user_version").fetchone()[0] == 0
+        if new:
             _check_schema(con, path)  # someone else's SQLite file is refused, not extended
-            _create(con)
+            _create(con, indexes=False)
         _upgrade(con)
         _write(con, plan(Stored(con, path)), words, now)
+        if new:  # built once over the rows written, not row by row (same transaction)
+            _create_indexes(con)
         con.execute("COMMIT")
     except sqlite3.Error as exc:
         _abandon(con, path, existed)
@@ -856,15 +859,28 @@ def _upgrade(con: sqlite3.Connection) -> None:
         con.execute(f"PRAGMA user_version = {version}")
 
 
-def _create(con: sqlite3.Connection) -> None:
+def _create(con: sqlite3.Connection, indexes: bool = True) -> None:
+    """Create the schema in an empty store; without ``indexes``, its secondary indexes are
+    left for ``_create_indexes`` (after a first import's rows are written)."""
     for statement in SCHEMA.split(";"):
-        if statement.strip():
+        if statement.strip() and (indexes or not _is_index(statement)):
             con.execute(statement)
     con.execute("INSERT INTO meta VALUES ('application', ?)", (APPLICATION,))
     from brainmigrate import __version__
 
     con.execute("INSERT INTO meta VALUES ('created_by', ?)", (__version__,))
     con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def _is_index(statement: str) -> bool:
+    return statement.strip().startswith("CREATE INDEX")
+
+
+def _create_indexes(con: sqlite3.Connection) -> None:
+    """The schema's secondary indexes ``_create(indexes=False)`` left out."""
+    for statement in SCHEMA.split(";"):
+        if _is_index(statement):
+            con.execute(statement)
 
 
 #: The ``facts`` columns a fact is read from and written to, ``id``, ``imported`` and
