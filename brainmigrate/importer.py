@@ -644,9 +644,22 @@ def fts_words(stems: Stems):
     finds them as written."""
     from brainmigrate.terms import task_token
 
+    # the words of a scope and kind, made once (words of texts joined with spaces are the
+    # words of each text, in turn)
+    after: dict[tuple[str, str], list[str]] = {}
+
     def words(rec: FactRecord) -> str:
-        out = stems.words(" ".join(filter(None, (rec.text, rec.scope, rec.kind, rec.task))))
-        out += [task_token(t) for t in sorted(rec.tasks)] + sorted(rec.numbers)
+        out = stems.words(rec.text)
+        tail = after.get((rec.scope, rec.kind))
+        if tail is None:
+            tail = after[rec.scope, rec.kind] = stems.words(f"{rec.scope} {rec.kind}")
+        out += tail
+        if rec.task:
+            out += stems.words(rec.task)
+        if rec.tasks:
+            out += [task_token(t) for t in sorted(rec.tasks)]
+        if rec.numbers:
+            out += sorted(rec.numbers)
         return " ".join(out)
 
     return words

@@ -24,6 +24,7 @@ import re
 import sqlite3
 import stat
 from collections.abc import Callable, Container, Iterable, Iterator, Sequence
+from operator import attrgetter
 from pathlib import Path
 
 from brainmigrate.errors import BrainmigrateError
@@ -893,6 +894,7 @@ _INSERT_FACT = (
 _UPDATE_FACT = f"UPDATE facts SET {', '.join(f'{c}=?' for c in _COLUMNS)}, updated=? WHERE id=?"
 
 
+_fact_fields = attrgetter(*FACT_FIELDS)
 #: Facts whose rows are written together (``executemany``), one batch a table.
 WRITE_BATCH = 2048
 
@@ -930,7 +932,7 @@ def _write(con: sqlite3.Connection, facts: Iterable[FactRecord], words, now: str
 
     for rec in facts:
         values = (
-            *[getattr(rec, name) for name in FACT_FIELDS],
+            *_fact_fields(rec),
             json.dumps(rec.supersedes) if rec.supersedes else "[]",
             json.dumps(rec.related) if rec.related else "[]",
             _join(rec.stems),
