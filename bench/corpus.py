@@ -7,12 +7,17 @@ names, `@`/`%` lines with indented lines under them, headings, fences, HTML comm
 orphans, prose and blank lines; about 10% of facts repeat an earlier one (reworded,
 inflected or identical).
 
-    python bench/corpus.py OUT_DIR [--lines 200000] [--files 100] [--seed 1]
+With ``--cite TREE`` the cited paths are files of that tree instead (say, a venv's
+site-packages, passed as ``--root``): 200 of its ``*.py`` files found, and gone paths in
+its top folders; the corpus is otherwise made the same way.
+
+    python bench/corpus.py OUT_DIR [--lines 200000] [--files 100] [--seed 1] [--cite TREE]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 from pathlib import Path
 
@@ -53,7 +58,9 @@ def vocabulary(rng: random.Random, size: int = 4000) -> tuple[list[str], list[fl
 VOCAB: tuple[list[str], list[float]] | None = None
 
 
-def sentence(rng: random.Random) -> str:
+def _sentence(
+    rng: random.Random, found: list[str] = PATHS_FOUND, gone: list[str] = PATHS_GONE
+) -> str:
     global VOCAB
     if VOCAB is None:
         VOCAB = vocabulary(random.Random(0))
@@ -61,9 +68,9 @@ def sentence(rng: random.Random) -> str:
     words = rng.choices(vocab, cum_weights=cum, k=rng.randint(6, 14))
     r = rng.random()
     if r < 0.25:
-        words.insert(rng.randrange(len(words)), rng.choice(PATHS_FOUND) + f":{rng.randint(1, 300)}")
+        words.insert(rng.randrange(len(words)), rng.choice(found) + f":{rng.randint(1, 300)}")
     elif r < 0.30:
-        words.insert(rng.randrange(len(words)), rng.choice(PATHS_GONE))
+        words.insert(rng.randrange(len(words)), rng.choice(gone))
     elif r < 0.32:
         words.append("https://example.com/docs/page.html")
     if rng.random() < 0.2:
@@ -92,8 +99,32 @@ def trailer(rng: random.Random) -> str:
     return ""
 
 
-def generate(out: Path, lines: int = 200_000, files: int = 100, seed: int = 1) -> list[Path]:
-    """Write ``files`` notes files holding ``lines`` lines in all under ``out``."""
+def tree_paths(tree: Path, seed: int = 1, count: int = 200) -> tuple[list[str], list[str]]:
+    """``count`` ``*.py`` files of ``tree`` (relative, POSIX), and as many paths that are gone
+    (a file name no file has, in a folder of the tree), both picked with ``seed``."""
+    files = []
+    for folder, dirs, names in os.walk(tree):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__" and not d.startswith("."))
+        rel = Path(folder).relative_to(tree).as_posix()
+        files += [n if rel == "." else f"{rel}/{n}" for n in sorted(names) if n.endswith(".py")]
+    if not files:
+        raise SystemExit(f"{tree}: no *.py files to cite")
+    rng = random.Random(seed)
+    found = rng.sample(files, min(count, len(files)))
+    gone = [f.rsplit("/", 1)[0] + "/removed_module.py" if "/" in f else "removed.py" for f in found]
+    return found, gone
+
+
+def generate(
+    out: Path, lines: int = 200_000, files: int = 100, seed: int = 1, cite: Path | None = None
+) -> list[Path]:
+    """Write ``files`` notes files holding ``lines`` lines in all under ``out``; with
+    ``cite``, citing files of that tree (``tree_paths``)."""
+    found, gone = tree_paths(cite, seed) if cite is not None else (PATHS_FOUND, PATHS_GONE)
+
+    def sentence(rng: random.Random) -> str:
+        return _sentence(rng, found, gone)
+
     rng = random.Random(seed)
     out.mkdir(parents=True, exist_ok=True)
     per_file = max(1, lines // files)
@@ -149,8 +180,9 @@ def main() -> None:
     ap.add_argument("--lines", type=int, default=200_000)
     ap.add_argument("--files", type=int, default=100)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--cite", type=Path, help="cite files of this tree (pass it as --root)")
     a = ap.parse_args()
-    files = generate(a.out, a.lines, a.files, a.seed)
+    files = generate(a.out, a.lines, a.files, a.seed, a.cite)
     print(f"wrote {len(files)} files, {a.lines} lines, under {a.out}")
 
 

@@ -13,6 +13,7 @@ import itertools
 import os
 import re
 import stat
+from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -187,6 +188,10 @@ class RunResult:
     unresolved: Spill
     store: str | None
     dry_run: bool
+    #: ids of the stored facts the run may have changed or fed (repeated, or given
+    #: anchors, gone paths or provenance), ascending, and of the new facts (a range): the
+    #: others it touched are unchanged
+    changed: tuple[list[int], range] | None = None
 
     @property
     def files(self) -> list[FileStats]:
@@ -478,25 +483,39 @@ def merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
 
 
 def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
-    if notes.frequencies is not None:
-        df = Counter(notes.frequencies)
-    else:
-        df = MergeIndex.frequencies(stems(f.full_text) for f in notes.facts.parsed())
-    df.update(MergeIndex.frequencies(entry[4] for entry in stored.entries()))
-    index = MergeIndex(df)
-    for fid, scope, nums, tasks, stem_tuple in stored.entries():
-        index.add(fid, Key(scope, nums, tasks), stem_tuple)
+    stored.check_entries()  # a store the index would refuse is refused first, as ever
+
+    def index() -> MergeIndex:
+        """The stored facts indexed, made when a line first needs it: nothing is added to
+        it before, so it is the same whenever it is made."""
+        if notes.frequencies is not None:
+            df = Counter(notes.frequencies)
+        else:
+            df = MergeIndex.frequencies(stems(f.full_text) for f in notes.facts.parsed())
+        df.update(MergeIndex.frequencies(entry[4] for entry in stored.entries()))
+        made = MergeIndex(df)
+        for fid, scope, nums, tasks, stem_tuple in stored.entries():
+            made.add(fid, Key(scope, nums, tasks), stem_tuple)
+        return made
+
     rule = Repeats(index)
     next_id = stored.next_id
     facts = Keyed()  # the facts this run touched, by id
     merged, gone, outside, ambiguous, unresolved = Spill(), Spill(), Spill(), Spill(), Spill()
     by_file = {st.path: st for st in notes.files}
 
+    first_new = next_id
+    # the stored facts read into ``facts`` so far, so that a fact not read yet is not
+    # looked for there first (a query a line, once ``facts`` spilled): a bit an id while
+    # that is small, as stored ids are dense from 1
+    read: bytearray | set[int] = bytearray(first_new // 8 + 1) if first_new < 1 << 25 else set()
+
     def touch(fid: int) -> FactRecord:
-        rec = facts.get(fid)
-        if rec is None:
-            rec = stored.fact(fid)
-            facts.add(fid, rec)
+        if fid >= first_new or _has(read, fid):
+            return facts.get(fid)
+        rec = stored.fact(fid)
+        facts.add(fid, rec)
+        _put(read, fid)
         return rec
 
     fed_at: dict[tuple[str, int], list[int]] | None = None
@@ -516,6 +535,7 @@ def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
                 return fid, pairs
         return None
 
+    changed = array("q")  # stored facts' ids, in the order touched (more than once)
     for fact, res, stem_tuple, fp in _prefetched(notes.facts.with_stems(), stored):
         if stem_tuple is None:
             stem_tuple = tuple(stems(fact.full_text))
@@ -529,6 +549,7 @@ def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
             facts.add(rec.id, rec)
         else:
             rec = touch(fid)
+            held = (len(rec.anchors), len(rec.gone))
             if sim is None:
                 sim = similarity(st, rec.stems)
             into_text = rec.text  # before this line's text replaces it
@@ -555,6 +576,10 @@ def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
         rec.origin = rec.origin or (fact.file, fact.line)
         if res.citations:
             add_gone(rec, [c.name for c in res.citations if c.state == "gone"])
+        if rec.stored and (
+            known is None or rec.new_provenance or held != (len(rec.anchors), len(rec.gone))
+        ):
+            changed.append(rec.id)
         for c in res.citations:
             entry = {"file": fact.file, "line": c.line, "col": c.col, "fact": rec.key}
             if c.state == "gone":
@@ -568,7 +593,31 @@ def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
                 ambiguous.append(
                     {**entry, "name": c.name, "how": c.how, "candidates": list(c.candidates)}
                 )
-    return RunResult(notes, facts, merged, gone, outside, ambiguous, unresolved, None, True)
+    return RunResult(
+        notes,
+        facts,
+        merged,
+        gone,
+        outside,
+        ambiguous,
+        unresolved,
+        None,
+        True,
+        (sorted(set(changed)), range(first_new, next_id)),
+    )
+
+
+def _has(bits: bytearray | set[int], n: int) -> bool:
+    if isinstance(bits, set):
+        return n in bits
+    return bool(bits[n >> 3] & (1 << (n & 7)))
+
+
+def _put(bits: bytearray | set[int], n: int) -> None:
+    if isinstance(bits, set):
+        bits.add(n)
+    else:
+        bits[n >> 3] |= 1 << (n & 7)
 
 
 def _lines(lines: tuple[int, int] | None) -> list[int] | None:
@@ -595,9 +644,22 @@ def fts_words(stems: Stems):
     finds them as written."""
     from brainmigrate.terms import task_token
 
+    # the words of a scope and kind, made once (words of texts joined with spaces are the
+    # words of each text, in turn)
+    after: dict[tuple[str, str], list[str]] = {}
+
     def words(rec: FactRecord) -> str:
-        out = stems.words(" ".join(filter(None, (rec.text, rec.scope, rec.kind, rec.task))))
-        out += [task_token(t) for t in sorted(rec.tasks)] + sorted(rec.numbers)
+        out = stems.words(rec.text)
+        tail = after.get((rec.scope, rec.kind))
+        if tail is None:
+            tail = after[rec.scope, rec.kind] = stems.words(f"{rec.scope} {rec.kind}")
+        out += tail
+        if rec.task:
+            out += stems.words(rec.task)
+        if rec.tasks:
+            out += [task_token(t) for t in sorted(rec.tasks)]
+        if rec.numbers:
+            out += sorted(rec.numbers)
         return " ".join(out)
 
     return words
@@ -653,7 +715,16 @@ def import_notes(
             done.append(merge(notes, stored, stems))
             if options.progress is not None:
                 options.progress("write", 0, len(notes.facts), lines)
-            writes = (r for r in done[0].facts if r.action() != "unchanged" or r.new_provenance)
+            ran = done[0]
+            # only facts the run may have changed are read back (a re-import: none)
+            stored_ids, new_ids = ran.changed
+            writes = (
+                r
+                for r in ran.facts.values_of(
+                    itertools.chain(stored_ids, new_ids), len(stored_ids) + len(new_ids)
+                )
+                if r.action() != "unchanged" or r.new_provenance
+            )
             if not verify:
                 return writes
             return _fingerprinted(writes, options.cache_dir)

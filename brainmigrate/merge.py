@@ -60,16 +60,27 @@ class Stems:
 
     def __call__(self, text: str) -> frozenset[str]:
         runs = _LETTERS.findall(text)
+        try:  # nearly every word was met before: the whole lookup runs in C
+            return frozenset(chain.from_iterable(map(self._memo.__getitem__, runs)))
+        except KeyError:
+            self._learn(runs)
+            return frozenset(chain.from_iterable(map(self._memo.__getitem__, runs)))
+
+    def words(self, text: str) -> list[str]:
+        """The stems of ``text`` in order, repeats kept (for full-text search)."""
+        runs = _LETTERS.findall(text)
+        try:
+            return list(chain.from_iterable(map(self._memo.__getitem__, runs)))
+        except KeyError:
+            self._learn(runs)
+            return list(chain.from_iterable(map(self._memo.__getitem__, runs)))
+
+    def _learn(self, runs: list[str]) -> None:
+        """Stem the letter runs not met before."""
         memo = self._memo
         for run in runs:
             if run not in memo:
                 memo[run] = tuple(self._stemmer.stemWords([w.lower() for w in humps(run)]))
-        return frozenset(chain.from_iterable(map(memo.__getitem__, runs)))
-
-    def words(self, text: str) -> list[str]:
-        """The stems of ``text`` in order, repeats kept (for full-text search)."""
-        self(text)
-        return list(chain.from_iterable(map(self._memo.__getitem__, _LETTERS.findall(text))))
 
 
 def humps(word: str) -> list[str]:
@@ -419,13 +430,24 @@ class Repeats:
     a line repeats, a new fact, and how a repeat updates the fact it repeats.
 
     Pure: the caller reads the store and hands the records in; this changes only the
-    records it is given and the index.
+    records it is given and the index. ``index`` may be a function that makes the index: it
+    is then called when a line first needs it (a line already imported does not), so a
+    re-import that adds nothing never builds it.
     """
 
-    __slots__ = ("index",)
+    __slots__ = ("_index", "_make")
 
-    def __init__(self, index: MergeIndex) -> None:
-        self.index = index
+    def __init__(self, index: MergeIndex | Callable[[], MergeIndex]) -> None:
+        if isinstance(index, MergeIndex):
+            self._index, self._make = index, None
+        else:
+            self._index, self._make = None, index
+
+    @property
+    def index(self) -> MergeIndex:
+        if self._index is None:
+            self._index = self._make()
+        return self._index
 
     def which(
         self,

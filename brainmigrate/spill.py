@@ -12,6 +12,7 @@ behind however the process ends.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import pickle
 import sqlite3
@@ -239,6 +240,26 @@ class Keyed:
                 yield pickle.loads(data)
         except sqlite3.Error as exc:
             raise SpillError(self._where, exc) from None
+
+    def values_of(self, keys: Iterable[int], count: int) -> Iterator[Any]:
+        """The values of ``keys`` (``count`` stored keys, ascending, each once) in key
+        order, read a batch at a time and not kept in memory (iteration, when they are
+        every key)."""
+        if count == self._len:
+            yield from self
+            return
+        held, keys = self._cache, iter(keys)
+        while chunk := list(itertools.islice(keys, 512)):
+            ask = [k for k in chunk if k not in held]
+            found: dict[int, Any] = {}
+            if ask and self._con is not None:
+                sql = f"SELECT k, v FROM t WHERE k IN ({','.join('?' * len(ask))})"
+                rows = self._db(lambda con, sql=sql, ask=ask: con.execute(sql, ask).fetchall())
+                found = {k: pickle.loads(v) for k, v in rows}
+            for k in chunk:
+                value = held[k] if k in held else found.get(k)
+                if value is not None:
+                    yield value
 
     def close(self) -> None:
         """Remove the database; nothing is stored afterwards."""

@@ -58,6 +58,22 @@ def test_keyed_values_change_in_place_and_come_back_in_key_order():
     assert len(k) == 0 and list(k) == []
 
 
+def test_keyed_values_of_some_keys_come_in_key_order_from_memory_and_the_database():
+    k = Keyed(cache=3)
+    for key in range(1, 1200):
+        k.add(key, key * 10)
+    assert k.get(4) == 40  # back in memory
+    wanted = [2, 4, 600, 1198, 1199]
+    assert list(k.values_of(iter(wanted), len(wanted))) == [20, 40, 6000, 11980, 11990]
+    assert list(k.values_of(range(1, 1200), 1199)) == list(k)
+    assert list(k.values_of([], 0)) == []
+    small = Keyed()
+    small.add(3, "c")
+    small.add(1, "a")
+    small.add(2, "b")
+    assert list(small.values_of([1, 3], 2)) == ["a", "c"]
+
+
 @pytest.mark.parametrize(("make", "why"), [(None, "no such folder"), ("file", "not a folder")])
 def test_a_tmpdir_that_is_no_folder_is_a_clear_error(monkeypatch, tmp_path, make, why):
     given = tmp_path / "tmp"

@@ -49,6 +49,14 @@ def test_import_twice_adds_nothing_and_changes_nothing(tmp_path):
     assert (tmp_path / "know.db").stat().st_mtime_ns == mtime
 
 
+def test_a_new_store_has_every_index_of_the_schema(tmp_path):
+    run(tmp_path)  # a first import builds them after its rows
+    con = sqlite3.connect(tmp_path / "know.db")
+    names = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    con.close()
+    assert {"facts_scope", "anchors_path", "provenance_fingerprint"} <= names
+
+
 def test_dry_run_reports_what_the_import_does(tmp_path):
     dry = run(tmp_path, dry_run=True)
     assert not (tmp_path / "know.db").exists()
@@ -237,6 +245,7 @@ def test_a_run_kept_on_disk_writes_the_same_store(tmp_path, monkeypatch):
 
     monkeypatch.setattr(spill, "BATCH", 1)
     monkeypatch.setattr(spill, "CACHE", 1)
+    monkeypatch.setattr(store, "WRITE_BATCH", 1)
     got = [run(tmp_path, db=tmp_path / "b" / "k.db") for _ in range(2)]
     for g, e in zip(got, expected, strict=True):
         g.pop("store"), e.pop("store")

@@ -24,6 +24,7 @@ import re
 import sqlite3
 import stat
 from collections.abc import Callable, Container, Iterable, Iterator, Sequence
+from operator import attrgetter
 from pathlib import Path
 
 from brainmigrate.errors import BrainmigrateError
@@ -179,6 +180,8 @@ def _line(value, where: str, column: str, null: bool = True) -> int | None:
 
 
 def _ids(value, where: str, column: str) -> tuple[int, ...]:
+    if value == "[]":  # what nearly every fact holds: no JSON to parse
+        return ()
     text = _text(value, where, column)
     try:
         ids = json.loads(text)
@@ -248,17 +251,23 @@ class Stored:
     def entries(self) -> Iterator[tuple[int, str, frozenset[str], frozenset[str], tuple]]:
         if self._con is None:
             return
-        for fid, scope, numbers, tasks, stems in self._con.execute(
+        for row in self._con.execute(
             "SELECT id, scope, numbers, tasks, stems FROM facts ORDER BY id"
         ):
-            where = f"fact k{_fact_id(fid)}"
-            yield (
-                fid,
-                _text(scope, where, "scope"),
-                _set(_text(numbers, where, "numbers")),
-                _set(_text(tasks, where, "tasks")),
-                tuple(stems.split(" ")) if _text(stems, where, "stems") else (),
-            )
+            yield _entry(row)
+
+    def check_entries(self) -> None:
+        """Raise ``Inconsistent`` as ``entries`` would, for the first stored fact (by id)
+        it refuses, without reading the others: one query finds it."""
+        if self._con is None:
+            return
+        row = self._con.execute(
+            "SELECT id, scope, numbers, tasks, stems FROM facts WHERE NOT (id >= 1"
+            " AND typeof(scope) = 'text' AND typeof(numbers) = 'text'"
+            " AND typeof(tasks) = 'text' AND typeof(stems) = 'text') ORDER BY id LIMIT 1"
+        ).fetchone()
+        if row is not None:
+            _entry(row)
 
     def prefetch(self, fps: list[str]) -> None:
         """Read at once what ``known``, ``fed`` and ``fact`` will be asked about the lines
@@ -332,6 +341,19 @@ class Stored:
             ).fetchone()
             is not None
         )
+
+
+def _entry(row: tuple) -> tuple[int, str, frozenset[str], frozenset[str], tuple]:
+    """``(id, scope, numbers, tasks, stems)`` of a facts row, checked (``Inconsistent``)."""
+    fid, scope, numbers, tasks, stems = row
+    where = f"fact k{_fact_id(fid)}"
+    return (
+        fid,
+        _text(scope, where, "scope"),
+        _set(_text(numbers, where, "numbers")),
+        _set(_text(tasks, where, "tasks")),
+        tuple(stems.split(" ")) if _text(stems, where, "stems") else (),
+    )
 
 
 @contextlib.contextmanager
@@ -623,8 +645,63 @@ def _read_facts(con: sqlite3.Connection, ids: list[int] | None = None) -> dict[i
     return out
 
 
+_KIND_SET, _MARKER_SET, _STATUS_SET = frozenset(KINDS), frozenset(MARKERS), frozenset(STATUSES)
+
+
 def _fact_row(row: tuple) -> FactRecord:
-    """A ``facts`` row as a ``FactRecord``, every column checked (``Inconsistent``)."""
+    """A ``facts`` row as a ``FactRecord``, every column checked (``Inconsistent``).
+
+    The row as the importer writes nearly every one (no links) is checked in one
+    expression, the same checks as ``_checked_fact_row`` makes; any other row goes there
+    (which also names what is wrong)."""
+    fid, scope, kind, marker, text, task, run, created, status, reason = row[:10]
+    supersedes, related, stems, numbers, tasks = row[10:]
+    if (
+        type(fid) is int
+        and 1 <= fid <= MAX_ID
+        and type(scope) is str
+        and kind in _KIND_SET
+        and marker in _MARKER_SET
+        and status in _STATUS_SET
+        and type(text) is str
+        and type(stems) is str
+        and type(numbers) is str
+        and type(tasks) is str
+        and supersedes == "[]"
+        and related == "[]"
+        and (reason is None or type(reason) is str)
+        and (created is None or type(created) is str and _CREATED.fullmatch(created))
+        and (run is None or type(run) is str and created is not None and run.split() == [run])
+        and (
+            task is None
+            and not tasks
+            or type(task) is str
+            and tasks
+            and set(task.split(" ")) <= set(tasks.split(" "))
+        )
+        and text.strip()
+    ):
+        return FactRecord(
+            id=fid,
+            scope=scope,
+            kind=kind,
+            marker=marker,
+            text=text,
+            task=task,
+            run=run,
+            created=created,
+            status=status,
+            status_reason=reason,
+            stems=tuple(stems.split(" ")) if stems else (),
+            numbers=_set(numbers),
+            tasks=_set(tasks),
+            stored=True,
+        )
+    return _checked_fact_row(row)
+
+
+def _checked_fact_row(row: tuple) -> FactRecord:
+    """``_fact_row``, each column checked on its own."""
     fid = _fact_id(row[0])
     at = f"fact k{fid}"
     text = _text(row[4], at, "text")
@@ -708,11 +785,14 @@ def transact(path: Path, plan: Callable[[Stored], Iterable[FactRecord]], words, 
     try:
         con = _connect(path, readonly=False)
         con.execute("BEGIN IMMEDIATE")
-        if con.execute("PRAGMA user_version").fetchone()[0] == 0:
+        new = con.execute("PRAGMA user_version").fetchone()[0] == 0
+        if new:
             _check_schema(con, path)  # someone else's SQLite file is refused, not extended
-            _create(con)
+            _create(con, indexes=False)
         _upgrade(con)
         _write(con, plan(Stored(con, path)), words, now)
+        if new:  # built once over the rows written, not row by row (same transaction)
+            _create_indexes(con)
         con.execute("COMMIT")
     except sqlite3.Error as exc:
         _abandon(con, path, existed)
@@ -780,15 +860,28 @@ def _upgrade(con: sqlite3.Connection) -> None:
         con.execute(f"PRAGMA user_version = {version}")
 
 
-def _create(con: sqlite3.Connection) -> None:
+def _create(con: sqlite3.Connection, indexes: bool = True) -> None:
+    """Create the schema in an empty store; without ``indexes``, its secondary indexes are
+    left for ``_create_indexes`` (after a first import's rows are written)."""
     for statement in SCHEMA.split(";"):
-        if statement.strip():
+        if statement.strip() and (indexes or not _is_index(statement)):
             con.execute(statement)
     con.execute("INSERT INTO meta VALUES ('application', ?)", (APPLICATION,))
     from brainmigrate import __version__
 
     con.execute("INSERT INTO meta VALUES ('created_by', ?)", (__version__,))
     con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def _is_index(statement: str) -> bool:
+    return statement.strip().startswith("CREATE INDEX")
+
+
+def _create_indexes(con: sqlite3.Connection) -> None:
+    """The schema's secondary indexes ``_create(indexes=False)`` left out."""
+    for statement in SCHEMA.split(";"):
+        if _is_index(statement):
+            con.execute(statement)
 
 
 #: The ``facts`` columns a fact is read from and written to, ``id``, ``imported`` and
@@ -801,59 +894,88 @@ _INSERT_FACT = (
 _UPDATE_FACT = f"UPDATE facts SET {', '.join(f'{c}=?' for c in _COLUMNS)}, updated=? WHERE id=?"
 
 
+_fact_fields = attrgetter(*FACT_FIELDS)
+#: Facts whose rows are written together (``executemany``), one batch a table.
+WRITE_BATCH = 2048
+
+_INSERT_FTS = "INSERT INTO facts_fts (rowid, words) VALUES (?, ?)"
+_INSERT_ANCHOR = (
+    "INSERT OR IGNORE INTO anchors (fact_id, kind, root, path, symbol, line_first,"
+    " line_last, how) VALUES (?,?,?,?,?,?,?,?)"
+)
+_INSERT_GONE = "INSERT OR IGNORE INTO citations (fact_id, state, path) VALUES (?, 'gone', ?)"
+_INSERT_PROVENANCE = (
+    "INSERT OR IGNORE INTO provenance (fact_id, file, line, fingerprint, imported)"
+    " VALUES (?,?,?,?,?)"
+)
+
+
 def _write(con: sqlite3.Connection, facts: Iterable[FactRecord], words, now: str) -> None:
+    """Write ``facts``: new ones inserted, changed stored ones updated, provenance added.
+
+    Rows are collected a batch of facts at a time and written one ``executemany`` a table,
+    in the order the facts come (so each table's rows keep the order one statement a row
+    gave them); a statement that must see earlier rows (an update of a stored fact, a
+    fingerprint) first writes what is collected.
+    """
+    rows: dict[str, list[tuple]] = {
+        sql: [] for sql in (_INSERT_FACT, _INSERT_FTS, _INSERT_ANCHOR, _INSERT_GONE)
+    }
+    rows[_INSERT_PROVENANCE] = []
+    held = 0
+
+    def flush() -> None:
+        for sql, batch in rows.items():
+            if batch:
+                con.executemany(sql, batch)
+                batch.clear()
+
     for rec in facts:
         values = (
-            *[getattr(rec, name) for name in FACT_FIELDS],
-            json.dumps(rec.supersedes),
-            json.dumps(rec.related),
+            *_fact_fields(rec),
+            json.dumps(rec.supersedes) if rec.supersedes else "[]",
+            json.dumps(rec.related) if rec.related else "[]",
             _join(rec.stems),
             _join(rec.numbers),
             _join(rec.tasks),
         )
+        changed = not rec.stored
         if not rec.stored:
-            con.execute(
-                _INSERT_FACT,
-                (*values, rec.id, now, now),
-            )
+            rows[_INSERT_FACT].append((*values, rec.id, now, now))
         elif rec.state() != rec.snapshot:
-            con.execute(
-                _UPDATE_FACT,
-                (*values, now, rec.id),
-            )
+            changed = True
+            flush()
+            con.execute(_UPDATE_FACT, (*values, now, rec.id))
             con.execute("DELETE FROM facts_fts WHERE rowid=?", (rec.id,))
             _forget(con, rec)
-        if not rec.stored or rec.state() != rec.snapshot:
-            con.execute("INSERT INTO facts_fts (rowid, words) VALUES (?, ?)", (rec.id, words(rec)))
-            con.executemany(
-                "INSERT OR IGNORE INTO anchors (fact_id, kind, root, path, symbol, line_first,"
-                " line_last, how) VALUES (?,?,?,?,?,?,?,?)",
-                [
-                    (
-                        rec.id,
-                        a.kind,
-                        a.root,
-                        a.path,
-                        a.symbol or "",
-                        a.lines[0] if a.lines else None,
-                        a.lines[1] if a.lines else None,
-                        a.how,
-                    )
-                    for a in rec.anchors
-                ],
+        if changed:
+            rows[_INSERT_FTS].append((rec.id, words(rec)))
+            rows[_INSERT_ANCHOR].extend(
+                (
+                    rec.id,
+                    a.kind,
+                    a.root,
+                    a.path,
+                    a.symbol or "",
+                    a.lines[0] if a.lines else None,
+                    a.lines[1] if a.lines else None,
+                    a.how,
+                )
+                for a in rec.anchors
             )
-            con.executemany(
-                "INSERT OR IGNORE INTO citations (fact_id, state, path) VALUES (?, 'gone', ?)",
-                [(rec.id, p) for p in rec.gone],
-            )
+            rows[_INSERT_GONE].extend((rec.id, p) for p in rec.gone)
         for a in rec.anchors:  # import --verify: fingerprints of new and stored anchors
             if a.fingerprinted:
+                flush()
                 set_fingerprint(con, rec.id, a, a)
-        con.executemany(
-            "INSERT OR IGNORE INTO provenance (fact_id, file, line, fingerprint, imported)"
-            " VALUES (?,?,?,?,?)",
-            [(rec.id, f, ln, fp, now) for f, ln, fp in rec.new_provenance],
+        rows[_INSERT_PROVENANCE].extend(
+            (rec.id, f, ln, fp, now) for f, ln, fp in rec.new_provenance
         )
+        held += 1
+        if held >= WRITE_BATCH:
+            flush()
+            held = 0
+    flush()
 
 
 #: The fingerprint columns of an anchors row (schema version 2), in the order read.
