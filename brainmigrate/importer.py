@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from brainmigrate import notation
 from brainmigrate.anchors import NAME_CAP, NOTHING, Resolved, Resolver, Root, copy_resolved
@@ -33,20 +34,12 @@ from brainmigrate.facts import (
     scope_for,
 )
 from brainmigrate.fsutil import printable
-from brainmigrate.merge import (
-    Key,
-    MergeIndex,
-    Repeats,
-    Stems,
-    add_anchors,
-    add_gone,
-    numbers,
-    path_edits,
-    similarity,
-)
 from brainmigrate.model import Diagnostic, FactRecord, ParsedFact
 from brainmigrate.spill import Keyed, Spill
-from brainmigrate.stores import sqlite
+
+if TYPE_CHECKING:  # the merge and the store are loaded by an import, not by check
+    from brainmigrate.merge import Stems
+    from brainmigrate.stores import sqlite
 
 #: What notes read from standard input without ``--stdin-filename`` are scoped by.
 STDIN_NAME = "stdin.md"
@@ -483,6 +476,17 @@ def merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
 
 
 def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
+    from brainmigrate.merge import (
+        Key,
+        MergeIndex,
+        Repeats,
+        add_anchors,
+        add_gone,
+        numbers,
+        path_edits,
+        similarity,
+    )
+
     stored.check_entries()  # a store the index would refuse is refused first, as ever
 
     def index() -> MergeIndex:
@@ -697,6 +701,9 @@ def import_notes(
     Raises ``InputError``, ``notation.NotesReadError`` or ``sqlite.StoreError``; on any of
     them the store is left exactly as it was.
     """
+    from brainmigrate.merge import Stems
+    from brainmigrate.stores import sqlite
+
     store_path = Path(store)
     if not dry_run:
         sqlite.check_writable(store_path)
