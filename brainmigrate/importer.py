@@ -185,6 +185,9 @@ class RunResult:
     #: anchors, gone paths or provenance), ascending, and of the new facts (a range): the
     #: others it touched are unchanged
     changed: tuple[list[int], range] | None = None
+    #: ids of every stored fact a line of the run fed (already imported lines included),
+    #: ascending: what ``import --verify`` fingerprints besides what the run changed
+    fed: list[int] = field(default_factory=list)
 
     @property
     def files(self) -> list[FileStats]:
@@ -540,6 +543,7 @@ def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
         return None
 
     changed = array("q")  # stored facts' ids, in the order touched (more than once)
+    fed = array("q")  # every stored fact a line fed (more than once)
     for fact, res, stem_tuple, fp in _prefetched(notes.facts.with_stems(), stored):
         if stem_tuple is None:
             stem_tuple = tuple(stems(fact.full_text))
@@ -580,10 +584,10 @@ def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
         rec.origin = rec.origin or (fact.file, fact.line)
         if res.citations:
             add_gone(rec, [c.name for c in res.citations if c.state == "gone"])
-        if rec.stored and (
-            known is None or rec.new_provenance or held != (len(rec.anchors), len(rec.gone))
-        ):
-            changed.append(rec.id)
+        if rec.stored:
+            fed.append(rec.id)
+            if known is None or rec.new_provenance or held != (len(rec.anchors), len(rec.gone)):
+                changed.append(rec.id)
         for c in res.citations:
             entry = {"file": fact.file, "line": c.line, "col": c.col, "fact": rec.key}
             if c.state == "gone":
@@ -608,6 +612,7 @@ def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
         None,
         True,
         (sorted(set(changed)), range(first_new, next_id)),
+        sorted(set(fed)),
     )
 
 
@@ -723,14 +728,17 @@ def import_notes(
             if options.progress is not None:
                 options.progress("write", 0, len(notes.facts), lines)
             ran = done[0]
-            # only facts the run may have changed are read back (a re-import: none)
+            # only facts the run may have changed are read back (a re-import: none); with
+            # --verify also every stored fact a line fed, already imported or not
             stored_ids, new_ids = ran.changed
+            if verify:
+                stored_ids = sorted(set(stored_ids).union(ran.fed))
             writes = (
                 r
                 for r in ran.facts.values_of(
                     itertools.chain(stored_ids, new_ids), len(stored_ids) + len(new_ids)
                 )
-                if r.action() != "unchanged" or r.new_provenance
+                if verify or r.action() != "unchanged" or r.new_provenance
             )
             if not verify:
                 return writes

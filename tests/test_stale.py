@@ -913,3 +913,24 @@ def test_a_file_deleted_then_a_new_one_renamed_away_is_gone_not_moved(env):
     git(env.repo, "mv", "docs/setup.md", "docs/install.md")
     git(env.repo, "commit", "-q", "-m", "renamed")
     assert env.states()["k4"] == ("file gone", "STALE: file gone: docs/setup.md")
+
+
+def test_import_verify_of_lines_already_imported_fingerprints_their_facts(env, tmp_path):
+    """A plain import, then the same notes with --verify: every line is already imported,
+    yet the user asked for fingerprints, so the facts its lines feed get them. After a
+    rename, a plain import adds the new anchor and a second --verify import lets the
+    stored one follow, leaving one."""
+    db = tmp_path / "plain.db"
+    assert cli("import", "notes", "--root", "repo", "--store", db).exit_code == 0
+    assert table(db, "SELECT count(*) FROM anchors WHERE verified_at IS NOT NULL") == [(0,)]
+    r = cli("import", "notes", "--root", "repo", "--store", db, "--verify", "--format", "json")
+    totals = json.loads(r.output)["totals"]
+    assert (totals["added"], totals["updated"]) == (0, 0)
+    assert table(db, "SELECT count(*) FROM anchors WHERE verified_at IS NULL") == [(0,)]
+    git(env.repo, "mv", "app/PaymentGateway.kt", "app/Gateway.kt")
+    git(env.repo, "commit", "-q", "-m", "rename")
+    assert cli("import", "notes", "--root", "repo", "--store", db).exit_code == 0
+    assert cli("import", "notes", "--root", "repo", "--store", db, "--verify").exit_code == 0
+    rows = table(db, "SELECT path, symbol FROM anchors WHERE fact_id = 5 ORDER BY rowid")
+    assert rows == [("app/Gateway.kt", "ChargeRequest")]
+    assert cli("stale", "--store", db).exit_code == 0
