@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from brainmigrate.codeindex.extract import digest, normalise_source
+from brainmigrate.git import RenameTrail
 from brainmigrate.model import Anchor, FactRecord
 
 #: Anchor and fact states, from fresh to worst (SPEC.md §Staleness).
@@ -103,7 +104,7 @@ class Checkouts:
         self._hashes: dict[tuple[str, str], str | None] = {}
         self._names: dict[tuple[str, str], dict[str, list]] = {}
         self._commits: dict[str, str | None] = {}
-        self._renames: dict[tuple[str, str | None], tuple[list, bool]] = {}
+        self._renames: dict[tuple[str, str | None], tuple[RenameTrail, bool]] = {}
         self._digests: dict[tuple[str, str], dict[str, list[str]]] = {}
 
     # --- roots and files
@@ -213,11 +214,11 @@ class Checkouts:
             self._commits[root] = out.decode().strip() if out else None
         return self._commits[root]
 
-    def rename_events(self, root: str, since: str | None) -> tuple[list, bool]:
+    def rename_trail(self, root: str, since: str | None) -> tuple[RenameTrail, bool]:
         """git's adds, deletes and renames (``git.history_events``) from commit ``since``
         (None, or a commit git does not know: the whole history) to the working tree,
-        uncommitted ``git mv`` included; and whether they start at ``since`` (then a
-        file's trail starts at its first removal, else at its last)."""
+        uncommitted ``git mv`` included, as a ``git.RenameTrail``; and whether they start
+        at ``since`` (then a file's trail starts at its first removal, else at its last)."""
         key = (root, since)
         if key not in self._renames:
             from brainmigrate.git import history_events, worktree_events
@@ -226,7 +227,7 @@ class Checkouts:
             from_start = events is not None
             if events is None:
                 events = history_events(root) or []
-            self._renames[key] = ([*events, *worktree_events(root)], from_start)
+            self._renames[key] = (RenameTrail([*events, *worktree_events(root)]), from_start)
         return self._renames[key]
 
     def decl_digests(self, root: str, rel: str):
@@ -413,10 +414,8 @@ class Checkouts:
         return self._at(a, root, rel, a.path)
 
     def _file_moved(self, a: Anchor, root: str) -> str | None:
-        from brainmigrate.git import follow_rename
-
-        events, from_start = self.rename_events(root, a.commit)
-        path = follow_rename(events, a.path, from_start=from_start)
+        trail, from_start = self.rename_trail(root, a.commit)
+        path = trail.follow(a.path, from_start=from_start)
         if path is not None and self.is_file(root, path):
             return path
         if a.fingerprinted and a.target and a.target[0] == FILE and a.body_digest:

@@ -166,26 +166,31 @@ def worktree_events(folder: str | os.PathLike) -> list[tuple[str, str, str]]:
     return change_events(out or b"")
 
 
-def follow_rename(
-    events: list[tuple[str, str, str]], path: str, *, from_start: bool = False
-) -> str | None:
-    """Where the file at ``path`` went, by ``events`` (oldest first). Its trail starts at
-    its last removal (``from_start``: its first, for a file known to be at ``path`` when
-    the events begin, as a fingerprinted one); that removal must be a rename, then each
-    later removal of the new path a rename too, to the path where it is now. None when a
-    delete ends the trail (a file added again at that path and deleted later included:
-    that later file is the one a note cites) or when no rename took it away."""
-    removals: dict[str, list[tuple[int, str, str]]] = {}
-    for seq, (kind, old, new) in enumerate(events):
-        if kind in ("R", "D"):
-            removals.setdefault(old, []).append((seq, kind, new))
-    gone = removals.get(path)
-    if not gone:
+class RenameTrail:
+    """Where a file went, by git's ``events`` (``history_events`` then ``worktree_events``,
+    oldest first), indexed once for any number of paths (``follow``)."""
+
+    def __init__(self, events: list[tuple[str, str, str]]) -> None:
+        self._removals: dict[str, list[tuple[int, str, str]]] = {}
+        for seq, (kind, old, new) in enumerate(events):
+            if kind in ("R", "D"):
+                self._removals.setdefault(old, []).append((seq, kind, new))
+
+    def follow(self, path: str, *, from_start: bool = False) -> str | None:
+        """Where the file at ``path`` went. Its trail starts at its last removal
+        (``from_start``: its first, for a file known to be at ``path`` when the events
+        begin, as a fingerprinted one); that removal must be a rename, then each later
+        removal of the new path a rename too, to the path where it is now. None when a
+        delete ends the trail (a file added again at that path and deleted later
+        included: that later file is the one a note cites) or when no rename took it
+        away."""
+        gone = self._removals.get(path)
+        if not gone:
+            return None
+        seq, kind, new = gone[0] if from_start else gone[-1]
+        while kind == "R":  # each step is later than the one before: it ends
+            later = next((r for r in self._removals.get(new, ()) if r[0] > seq), None)
+            if later is None:
+                return new
+            seq, kind, new = later
         return None
-    seq, kind, new = gone[0] if from_start else gone[-1]
-    while kind == "R":  # each step is later than the one before: it ends
-        later = [r for r in removals.get(new, ()) if r[0] > seq]
-        if not later:
-            return new
-        seq, kind, new = later[0]
-    return None

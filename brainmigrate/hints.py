@@ -16,7 +16,7 @@ from pathlib import Path
 
 from brainmigrate.anchors import Root, is_absolute, normalize
 from brainmigrate.fsutil import user_cache_dir, write_text_atomic
-from brainmigrate.git import follow_rename, history_events, run_git, worktree_events
+from brainmigrate.git import RenameTrail, history_events, run_git, worktree_events
 from brainmigrate.rules import Hint
 
 #: A similar path is suggested only when the stem of its file name (before the first dot)
@@ -69,7 +69,7 @@ class MoveHints:
         self.roots = list(roots)
         self._cache_dir = cache_dir
         self._made_index = index
-        self._events: dict[int, list[tuple[str, str, str]]] = {}
+        self._trails: dict[int, RenameTrail] = {}
         self._heads: dict[str, tuple[str, bool] | None] = {}
         self._index = None
         self._by_stem: dict[str, list[tuple[str, str]]] | None = None
@@ -119,14 +119,14 @@ class MoveHints:
         return [(root, cited) for root in self.roots]
 
     def _renamed(self, root: Root, rel: str) -> str | None:
-        events = self._events.get(root.index)
-        if events is None:
+        trail = self._trails.get(root.index)
+        if trail is None:
             events = history_at_head(root.path, self._cache_dir, self._heads)
             if _head(os.path.realpath(root.path), self._heads) is not None:
                 # not yet committed (a pre-commit hook's case): git mv, staged or not
                 events = [*events, *worktree_events(root.path)]
-            self._events[root.index] = events
-        path = follow_rename(events, rel)
+            trail = self._trails[root.index] = RenameTrail(events)
+        path = trail.follow(rel)
         return path if path is not None and _is_file_in(root, path) else None
 
     def _first_index(self):

@@ -692,11 +692,11 @@ def test_rename_history_is_read_once_per_commit(history, tmp_path, monkeypatch):
     `git log`), a new commit reads git again, and a spoiled cache file (not JSON, or JSON
     of another shape) is made again."""
     from brainmigrate import hints as hints_module
-    from brainmigrate.git import follow_rename, history_events
+    from brainmigrate.git import RenameTrail, history_events
 
     cache = tmp_path / "cache"
     first = hints_module.history_at_head(history, cache)
-    assert follow_rename(first, "app/src/Chain.kt") == "app/last/Chain.kt"
+    assert RenameTrail(first).follow("app/src/Chain.kt") == "app/last/Chain.kt"
     assert first == history_events(history)
     kept = list(cache.glob("git-renames-*.json"))
     assert len(kept) == 1
@@ -706,7 +706,7 @@ def test_rename_history_is_read_once_per_commit(history, tmp_path, monkeypatch):
     git(history, "mv", "app/last/Chain.kt", "app/Chain.kt")
     git(history, "commit", "-qm", "move once more")
     second = hints_module.history_at_head(history, cache)
-    assert follow_rename(second, "app/src/Chain.kt") == "app/Chain.kt"
+    assert RenameTrail(second).follow("app/src/Chain.kt") == "app/Chain.kt"
     assert len(list(cache.glob("git-renames-*.json"))) == 2
     for spoiled in (
         "{not json",
