@@ -46,6 +46,16 @@ def _edited_grammar(tmp_path: Path) -> Path:
     return copy
 
 
+def second_run(code: str, cache: Path) -> subprocess.CompletedProcess:
+    """``python -c code`` in the project folder run twice with the cache folder ``cache``:
+    the second run's result, every cache warm (a user's second run on)."""
+    env = {**os.environ, "BRAINMIGRATE_CACHE_DIR": str(cache)}
+    subprocess.run([sys.executable, "-c", code], env=env, cwd=REPO, capture_output=True)
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=REPO
+    )
+
+
 def test_version_imports_no_library(tmp_path):
     code = (
         "import sys; sys.argv = ['brainmigrate', '--version']\n"
@@ -82,12 +92,8 @@ def test_notes_reading_modules_do_not_import_jinja2_or_lark(tmp_path):
         "brainmigrate.notation.classifier('fast')('+ a fact')\n"
         "print(sorted(m for m in ('jinja2', 'lark') if m in sys.modules))"
     )
-    env = {**os.environ, "BRAINMIGRATE_CACHE_DIR": str(tmp_path)}
     # the first run builds the grammar (imports lark) and caches it; the second reads it
-    subprocess.run([sys.executable, "-c", code], env=env, check=True, cwd=REPO)
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=REPO
-    )
+    done = second_run(code, tmp_path)
     assert done.stdout == "[]\n"
 
 
@@ -197,11 +203,7 @@ def test_check_loads_only_what_it_uses(tmp_path):
         "print(code, sorted(m for m in ('jinja2', 'lark', 'importlib.metadata', 'rapidfuzz',"
         " 'xml.etree.ElementTree') if m in sys.modules), file=sys.stderr)"
     )
-    env = {**os.environ, "BRAINMIGRATE_CACHE_DIR": str(tmp_path)}
-    subprocess.run([sys.executable, "-c", code], env=env, cwd=REPO, capture_output=True)
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=REPO
-    )
+    done = second_run(code, tmp_path)
     assert "BM101 error cites docker/certs/dev.pem, which no root holds" in done.stdout
     assert done.stderr.splitlines()[-1] == "1 []"
 
