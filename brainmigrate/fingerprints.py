@@ -522,12 +522,13 @@ def fingerprint_records(facts: Iterable[FactRecord], checkouts: Checkouts) -> No
     where it is now and the anchor follows it. The fact's anchors are then de-duplicated
     by (root, path, symbol) (SPEC.md §Anchors), so the anchor a repeat adds at the new
     place and the stored one that followed it are one. An anchor whose target is gone is
-    left as it was (``stale`` reports it)."""
+    left as it was (``stale`` reports it); a ``stale`` fact whose every anchor was
+    fingerprinted is ``active`` again, as ``verify`` makes it."""
     facts = list(facts)
     checkouts.prepare(a for f in facts for a in f.anchors)
     when = now_utc()
     for rec in facts:
-        anchors = []
+        anchors, every = [], True
         for a in rec.anchors:
             taken = None
             if checkouts.readable(a.root):
@@ -538,4 +539,7 @@ def fingerprint_records(facts: Iterable[FactRecord], checkouts: Checkouts) -> No
                     if found.moved_to is not None and found.root is not None:
                         taken = checkouts.fingerprint(a, found.root, found.moved_to, when)
             anchors.append(a if taken is None else taken)
+            every = every and taken is not None
         rec.anchors = list(dict.fromkeys(anchors))
+        if every and rec.anchors and rec.status == "stale":
+            rec.status, rec.status_reason = "active", None  # it holds again, as after verify

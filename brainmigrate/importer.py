@@ -15,7 +15,7 @@ import re
 import stat
 from array import array
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -674,22 +674,32 @@ def fts_words(stems: Stems):
     return words
 
 
-def _fingerprinted(facts: Iterable[FactRecord], cache_dir, batch: int = 4096):
-    """``facts`` with their anchors fingerprinted, a batch at a time (a large import is
-    read back from its temporary file, never held whole)."""
+def _verify(ran: RunResult, cache_dir, batch: int = 4096) -> None:
+    """``import --verify``: fingerprint the anchors of the facts the run writes (those it
+    may have changed, and every stored fact a line fed) in the run's own records, before
+    a dry run's report or the write reads them, so both say the same (an anchor that
+    follows a moved target changes the fact). A batch at a time: a large import is read
+    back from its temporary file, never held whole. Adds the fed facts to
+    ``ran.changed``."""
     from brainmigrate.fingerprints import Checkouts, fingerprint_records
 
+    stored_ids, new_ids = ran.changed
+    stored_ids = sorted(set(stored_ids).union(ran.fed))
+    ran.changed = (stored_ids, new_ids)
     checkouts = Checkouts((), cache_dir)
-    chunk: list[FactRecord] = []
-    for rec in facts:
+    taken, chunk = Spill(), []
+    keys = itertools.chain(stored_ids, new_ids)
+    for rec in ran.facts.values_of(keys, len(stored_ids) + len(new_ids)):
         chunk.append(rec)
         if len(chunk) >= batch:
             fingerprint_records(chunk, checkouts)
-            yield from chunk
+            taken.extend(chunk)
             chunk = []
     if chunk:
         fingerprint_records(chunk, checkouts)
-        yield from chunk
+        taken.extend(chunk)
+    for rec in taken:  # after the reading: the records are not changed under it
+        ran.facts.replace(rec.id, rec)
 
 
 def import_notes(
@@ -720,6 +730,8 @@ def import_notes(
     if dry_run:
         with sqlite.reading(store_path) as stored:
             result = merge(notes, stored, stems)
+        if verify:
+            _verify(result, options.cache_dir)
     else:
         done: list[RunResult] = []
 
@@ -728,21 +740,17 @@ def import_notes(
             if options.progress is not None:
                 options.progress("write", 0, len(notes.facts), lines)
             ran = done[0]
-            # only facts the run may have changed are read back (a re-import: none); with
-            # --verify also every stored fact a line fed, already imported or not
+            if verify:  # also every stored fact a line fed, already imported or not
+                _verify(ran, options.cache_dir)
+            # only facts the run may have changed are read back (a re-import: none)
             stored_ids, new_ids = ran.changed
-            if verify:
-                stored_ids = sorted(set(stored_ids).union(ran.fed))
-            writes = (
+            return (
                 r
                 for r in ran.facts.values_of(
                     itertools.chain(stored_ids, new_ids), len(stored_ids) + len(new_ids)
                 )
                 if verify or r.action() != "unchanged" or r.new_provenance
             )
-            if not verify:
-                return writes
-            return _fingerprinted(writes, options.cache_dir)
 
         now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         sqlite.transact(store_path, plan, fts_words(stems), now)

@@ -192,6 +192,12 @@ class Keyed:
         self._cache[key] = value
         self._len += 1
 
+    def replace(self, key: int, value: Any) -> None:
+        """Store ``value`` under ``key``, which is stored already, in place of its value."""
+        if key not in self._cache and len(self._cache) >= self._cache_size:
+            self._flush()
+        self._cache[key] = value
+
     def get(self, key: int) -> Any | None:
         value = self._cache.get(key)
         if value is not None or self._con is None:

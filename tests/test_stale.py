@@ -934,3 +934,35 @@ def test_import_verify_of_lines_already_imported_fingerprints_their_facts(env, t
     rows = table(db, "SELECT path, symbol FROM anchors WHERE fact_id = 5 ORDER BY rowid")
     assert rows == [("app/Gateway.kt", "ChargeRequest")]
     assert cli("stale", "--store", db).exit_code == 0
+
+
+@pytest.mark.parametrize("cache", [None, 2])
+def test_a_verify_dry_run_reports_what_the_verify_import_does(env, tmp_path, monkeypatch, cache):
+    """After a rename, `import --verify --dry-run` and `import --verify` report the same
+    facts and totals (the anchor that follows its target changes the fact in both), also
+    when the run's facts come back from its temporary database (a tiny cache)."""
+    from brainmigrate import spill
+
+    if cache is not None:
+        monkeypatch.setattr(spill, "CACHE", cache)
+    git(env.repo, "mv", "app/PaymentGateway.kt", "app/Gateway.kt")
+    git(env.repo, "commit", "-q", "-m", "rename")
+    args = ["import", "notes", "--root", "repo", "--store", env.store, "--verify"]
+    dry = json.loads(cli(*args, "--dry-run", "--format", "json").output)
+    real = json.loads(cli(*args, "--format", "json").output)
+    for report in (dry, real):
+        for key in ("dry_run", "store"):
+            report.pop(key)
+    assert dry == real
+    assert real["totals"]["updated"] == 1
+    assert env.states() == FRESH
+
+
+def test_import_verify_makes_a_stale_fact_active_again_when_every_anchor_is_taken(env):
+    env.edit("web/api.ts", "attempt >= 3", "attempt >= 5")
+    assert env.stale().exit_code == 1
+    assert env.status()["k6"][0] == "stale"
+    r = cli("import", "notes", "--root", "repo", "--store", env.store, "--verify")
+    assert r.exit_code == 0, r.output
+    assert env.status()["k6"] == ("active", None)
+    assert env.stale().exit_code == 0
