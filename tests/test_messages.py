@@ -151,6 +151,12 @@ def test_importing_a_brain_export_into_its_store_says_what_it_adds(tmp_path):
     assert text.stdout.splitlines()[0] == (
         f"Imported into {db}: nothing changed, every fact was already there"
     )
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "prose.md").write_text("just prose\n", encoding="utf-8")
+    text = cli("import", tmp_path / "empty", *ROOTS, "--store", tmp_path / "new.db")
+    assert text.stdout.splitlines()[0] == (
+        f"Imported into {tmp_path / 'new.db'}: the notes hold no fact; nothing to add"
+    )
 
 
 # ------------------------------------------------------------------------------ errors
