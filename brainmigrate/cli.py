@@ -290,7 +290,7 @@ def notes_progress(no_progress: bool):
         if stage == "read":
             bar.count("reading notes", done, total, "files", f"{lines:,} lines")
         else:
-            bar.show(f"{_STAGES[stage]} {total:,} facts ({lines:,} lines read)", force=True)
+            bar.show(f"{_STAGES[stage]} {total:,} fact lines ({lines:,} lines read)", force=True)
 
     try:
         yield report

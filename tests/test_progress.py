@@ -95,8 +95,8 @@ def test_import_shows_files_and_lines_read_then_the_merge(tmp_path, terminal):
     assert got.exit_code == 0, got.output
     assert [line.rstrip() for line in got.stderr.split("\r")[1:4]] == [
         "reading notes: 1/1 files (100 %), 3 lines",
-        "merging 2 facts (3 lines read)",
-        "writing the store: 2 facts (3 lines read)",
+        "merging 2 fact lines (3 lines read)",
+        "writing the store: 2 fact lines (3 lines read)",
     ]
     got = CliRunner().invoke(
         main, ["import", str(notes(tmp_path)), "--store", str(store), "--no-progress"]
@@ -109,7 +109,7 @@ def test_check_shows_reading_then_checking(tmp_path, terminal, monkeypatch):
     got = CliRunner().invoke(main, ["check", str(notes(tmp_path))])
     assert [line.rstrip() for line in got.stderr.split("\r")[1:3]] == [
         "reading notes: 1/1 files (100 %), 3 lines",
-        "checking 2 facts (3 lines read)",
+        "checking 2 fact lines (3 lines read)",
     ]
     assert CliRunner().invoke(main, ["check", str(notes(tmp_path)), "--no-progress"]).stderr == ""
     assert CliRunner().invoke(main, ["check", str(notes(tmp_path)), "-q"]).stderr == ""
