@@ -85,17 +85,21 @@ def run_git(
     return out.stdout
 
 
-def in_work_tree(folder: str | os.PathLike) -> bool:
-    """Whether ``folder`` or a folder above it holds a ``.git`` (a work tree git may still
-    refuse to read: another owner, a broken repository)."""
+def work_tree_top(folder: str | os.PathLike) -> str | None:
+    """The nearest folder at or above ``folder`` (resolved) that holds a ``.git``, or None
+    (a work tree git may still refuse to read: another owner, a broken repository)."""
     here = os.path.realpath(folder)
-    while True:
-        if os.path.lexists(os.path.join(here, ".git")):
-            return True
+    while not os.path.lexists(os.path.join(here, ".git")):
         up = os.path.dirname(here)
         if up == here:
-            return False
+            return None
         here = up
+    return here
+
+
+def in_work_tree(folder: str | os.PathLike) -> bool:
+    """Whether ``folder`` or a folder above it holds a ``.git`` (``work_tree_top``)."""
+    return work_tree_top(folder) is not None
 
 
 def git_renames(folder: str | os.PathLike) -> dict[str, str]:
@@ -110,12 +114,16 @@ def change_events(out: bytes) -> list[tuple[str, str, str]]:
     """``(status, path, new_path)`` of each add (``A``), delete (``D``) and rename (``R``)
     in ``--name-status -z`` output, in the order listed; ``new_path`` is ``""`` but for a
     rename. Other statuses are skipped."""
-    fields = [os.fsdecode(p).strip("\n") for p in out.split(b"\0")]
-    fields = [p for p in fields if p]
-    events: list[tuple[str, str, str]] = []
+    return [(kind, os.fsdecode(a), os.fsdecode(b)) for kind, a, b in _raw_events(out)]
+
+
+def _raw_events(out: bytes) -> list[tuple[str, bytes, bytes]]:
+    """``change_events`` with the paths left as bytes (decoded only where kept)."""
+    fields = [p for p in (f.strip(b"\n") for f in out.split(b"\0")) if p]
+    events: list[tuple[str, bytes, bytes]] = []
     i = 0
     while i < len(fields):
-        status = fields[i]
+        status = fields[i].decode("ascii", "replace")
         kind = status[:1]
         two = kind in ("R", "C") and status[1:].isdigit()
         if two and i + 2 < len(fields):
@@ -124,7 +132,7 @@ def change_events(out: bytes) -> list[tuple[str, str, str]]:
             i += 3
         elif len(status) <= 4 and kind.isalpha() and i + 1 < len(fields):
             if kind in ("A", "D"):
-                events.append((kind, fields[i + 1], ""))
+                events.append((kind, fields[i + 1], b""))
             i += 2
         else:
             i += 1
@@ -137,8 +145,9 @@ def history_events(
     """``change_events`` of the checked-out branch's history (from commit ``since`` when
     given: ``since..HEAD``), oldest first, paths relative to ``folder``: ``git log -M
     --reverse --diff-filter=ADR --relative``. Only the events of paths some rename names
-    are kept (a rename's old and new path): what following a rename needs, without every
-    file ever added. None when git fails (``since`` unknown to it included)."""
+    are kept (a rename's old and new path), and only those are decoded: what following a
+    rename needs, without every file ever added. None when git fails (``since`` unknown
+    to it included)."""
     out = run_git(
         folder,
         "log",
@@ -154,9 +163,13 @@ def history_events(
     )
     if out is None:
         return None
-    events = change_events(out)
+    events = _raw_events(out)
     named = {p for kind, old, new in events if kind == "R" for p in (old, new)}
-    return [e for e in events if e[1] in named or e[2] in named]
+    return [
+        (kind, os.fsdecode(old), os.fsdecode(new))
+        for kind, old, new in events
+        if old in named or new in named
+    ]
 
 
 def worktree_events(folder: str | os.PathLike) -> list[tuple[str, str, str]]:

@@ -16,7 +16,13 @@ from pathlib import Path
 
 from brainmigrate.anchors import Root, is_absolute, normalize
 from brainmigrate.fsutil import user_cache_dir, write_text_atomic
-from brainmigrate.git import RenameTrail, history_events, run_git, worktree_events
+from brainmigrate.git import (
+    RenameTrail,
+    history_events,
+    run_git,
+    work_tree_top,
+    worktree_events,
+)
 from brainmigrate.rules import Hint
 
 #: A similar path is suggested only when the stem of its file name (before the first dot)
@@ -266,12 +272,9 @@ def reachable(stem: str, stems) -> list[str]:
 def _head(real: str, heads: dict[str, tuple[str, bool] | None]) -> tuple[str, bool] | None:
     """The commit ``HEAD`` names in the checkout holding the folder ``real`` and whether
     the clone is shallow, kept in ``heads`` by checkout. None without a commit or git."""
-    top = real
-    while not os.path.lexists(os.path.join(top, ".git")):
-        up = os.path.dirname(top)
-        if up == top:
-            return None
-        top = up
+    top = work_tree_top(real)
+    if top is None:
+        return None
     if top not in heads:
         out = run_git(top, "rev-parse", "--is-shallow-repository", "HEAD")
         words = out.decode("ascii", "replace").split() if out else []

@@ -16,6 +16,7 @@ facts are read again (``stale.check_facts``) and marked STALE as the checkouts a
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from dataclasses import dataclass
@@ -181,6 +182,7 @@ def anchor_matches(text: str, a) -> bool:
     return any(q[i : i + n] == t for i in range(len(q) - n + 1))
 
 
+@functools.lru_cache(maxsize=64)  # asked for every anchor of the store
 def anchor_parts(text: str) -> tuple[str, str]:
     """``--anchor`` text as ``(path, symbol)``: ``path#symbol``, else a path-like text as a
     path, else a name; the path with ``/`` separators and no leading ``./``, the symbol
