@@ -364,3 +364,67 @@ def test_prefetched_store_reads_answer_as_one_by_one(tmp_path):
         )
     assert got == want
     assert want[0][0] == fid and want[0][-1] is None and want[1][-2:] == [True, False]
+
+
+def _records(count: int, start: int = 1) -> list:
+    from brainmigrate.model import FactRecord
+
+    return [
+        FactRecord(
+            id=i,
+            scope="s",
+            kind="pattern",
+            marker="+",
+            text=f"fact {i} about queues",
+            task=None,
+            run=None,
+            created=None,
+            status="active",
+            status_reason=None,
+            stems=("fact", "queue"),
+            numbers=frozenset({str(i)}),
+            tasks=frozenset(),
+            new_provenance=[("n.md", i, f"fp{i}")],
+        )
+        for i in range(start, start + count)
+    ]
+
+
+def _writer_threads() -> list:
+    import threading
+
+    return [t for t in threading.enumerate() if t.name == "brainmigrate-write"]
+
+
+def test_a_write_failing_in_its_writer_thread_leaves_the_store_as_it_was(tmp_path):
+    db = tmp_path / "know.db"
+    store.write(db, _records(10), lambda rec: "fact queue", "2026-01-01T00:00:00Z")
+    before = dump(db)
+    # rows of the third batch cannot be bound: SQLite refuses them on the writer's thread,
+    # after two batches were written in the same transaction
+    bad = 2 * store.WRITE_BATCH + 5
+
+    def words(rec):
+        return ["not", "text"] if rec.id == 10 + bad else "fact queue"
+
+    with pytest.raises(store.StoreError, match="not supported"):
+        store.write(db, _records(3 * store.WRITE_BATCH, start=11), words, "2026-01-02T00:00:00Z")
+    assert dump(db) == before
+    assert _writer_threads() == []
+
+
+def test_ctrl_c_while_the_writer_thread_writes_leaves_the_store_as_it_was(tmp_path):
+    db = tmp_path / "know.db"
+    store.write(db, _records(10), lambda rec: "fact queue", "2026-01-01T00:00:00Z")
+    before = dump(db)
+
+    def interrupted():
+        yield from _records(3 * store.WRITE_BATCH, start=11)
+        raise KeyboardInterrupt  # batches are still queued or being written
+
+    with pytest.raises(KeyboardInterrupt):
+        store.transact(db, lambda _: interrupted(), lambda rec: "w", "2026-01-02T00:00:00Z")
+    assert dump(db) == before
+    assert _writer_threads() == []
+    store.write(db, _records(1, start=11), lambda rec: "w", "2026-01-03T00:00:00Z")  # not locked
+    assert len(dump(db)[0]) == len(before[0]) + 1

@@ -279,15 +279,25 @@ class Stored:
         unique = list(self._asked)
         marks = ",".join("?" * len(unique))
         first: dict[str, tuple[int, int]] = {}
-        for rowid, fid, file, line, fp in self._con.execute(
+        fed = self._fed
+        for row in self._con.execute(
             "SELECT rowid, fact_id, file, line, fingerprint FROM provenance"
             f" WHERE fingerprint IN ({marks})",
             unique,
         ):
-            at = "a provenance row"
-            fid = _id(fid, at, "fact_id")
-            self._fed.add((fid, _text(file, at, "file"), _line(line, at, "line"), fp))
-            if fp not in first or rowid < first[fp][0]:
+            rowid, fid, file, line, fp = row
+            if not (  # the row as the importer writes it; else the check that names the fault
+                type(fid) is int
+                and 1 <= fid <= MAX_ID
+                and type(file) is str
+                and type(line) is int
+                and 0 <= line <= MAX_ID
+            ):
+                at = "a provenance row"
+                _id(fid, at, "fact_id"), _text(file, at, "file"), _line(line, at, "line")
+            fed.add(row[1:])
+            held = first.get(fp)
+            if held is None or rowid < held[0]:
                 first[fp] = (rowid, fid)
         self._known = {fp: fid for fp, (_, fid) in first.items()}
         if self._known:
@@ -468,7 +478,10 @@ def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
                 isolation_level=None,
             )
         else:
-            con = sqlite3.connect(real(path), timeout=BUSY_TIMEOUT, isolation_level=None)
+            # (an import's rows are written from a thread of their own: ``_Writer``)
+            con = sqlite3.connect(
+                real(path), timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
+            )
         _check_schema(con, path)
     except sqlite3.DatabaseError as exc:
         raise _error(path, exc) from None
@@ -910,25 +923,95 @@ _INSERT_PROVENANCE = (
 )
 
 
+class _Writer:
+    """Runs a connection's statements, in the order given, on a thread of its own.
+
+    SQLite does its work (FTS5's tokenizing, the B-trees) without Python's lock held, so
+    while it writes one batch the calling thread makes the next: on two cores a large
+    import's write takes about the time of the slower of the two, not their sum. At most
+    ``depth`` pieces of work wait. ``run(fn)`` queues ``fn()``; ``close()`` waits for all
+    of it and raises the first exception any of it raised (the rest is skipped after one);
+    ``stop()`` skips what waits and lets the running statement end (one batch, tens of
+    milliseconds), for a failure or Ctrl-C in the calling thread. After either, the
+    connection is the caller's again (to commit or roll back).
+    """
+
+    def __init__(self, depth: int = 2) -> None:
+        import queue
+        import threading
+
+        self._todo: queue.Queue = queue.Queue(maxsize=depth)
+        self._error: BaseException | None = None
+        self._stopped = False
+        self._thread = threading.Thread(target=self._work, name="brainmigrate-write", daemon=True)
+        self._thread.start()
+
+    def _work(self) -> None:
+        while (fn := self._todo.get()) is not None:
+            if self._error is None and not self._stopped:
+                try:
+                    fn()
+                except BaseException as exc:  # raised again in the calling thread
+                    self._error = exc
+
+    def run(self, fn: Callable[[], object]) -> None:
+        if self._error is not None:
+            self._raise()
+        self._todo.put(fn)
+
+    def _raise(self) -> None:
+        error, self._error = self._error, None
+        self._stopped = True
+        raise error
+
+    def close(self) -> None:
+        self._todo.put(None)
+        self._thread.join()
+        if self._error is not None:
+            self._raise()
+
+    def stop(self) -> None:
+        if not self._thread.is_alive():
+            return
+        self._stopped = True
+        with contextlib.suppress(Exception):
+            while True:  # what still waits is skipped; the sentinel then finds room
+                self._todo.get_nowait()
+        self._todo.put(None)
+        self._thread.join()
+
+
 def _write(con: sqlite3.Connection, facts: Iterable[FactRecord], words, now: str) -> None:
     """Write ``facts``: new ones inserted, changed stored ones updated, provenance added.
 
     Rows are collected a batch of facts at a time and written one ``executemany`` a table,
     in the order the facts come (so each table's rows keep the order one statement a row
     gave them); a statement that must see earlier rows (an update of a stored fact, a
-    fingerprint) first writes what is collected.
+    fingerprint) first writes what is collected. The statements run on a ``_Writer``
+    thread, in that order, while the rows of the next batch are made.
     """
-    rows: dict[str, list[tuple]] = {
-        sql: [] for sql in (_INSERT_FACT, _INSERT_FTS, _INSERT_ANCHOR, _INSERT_GONE)
-    }
-    rows[_INSERT_PROVENANCE] = []
+    writer = _Writer()
+    try:
+        _write_rows(writer, con, facts, words, now)
+        writer.close()
+    except BaseException:
+        writer.stop()
+        raise
+
+
+def _write_rows(
+    writer: _Writer, con: sqlite3.Connection, facts: Iterable[FactRecord], words, now: str
+) -> None:
+    tables = (_INSERT_FACT, _INSERT_FTS, _INSERT_ANCHOR, _INSERT_GONE, _INSERT_PROVENANCE)
+    rows: dict[str, list[tuple]] = {sql: [] for sql in tables}
     held = 0
 
     def flush() -> None:
-        for sql, batch in rows.items():
-            if batch:
-                con.executemany(sql, batch)
-                batch.clear()
+        batches = [(sql, batch) for sql, batch in rows.items() if batch]
+        if batches:
+            writer.run(lambda: [con.executemany(sql, batch) for sql, batch in batches])
+            for sql in rows:
+                rows[sql] = []
 
     for rec in facts:
         values = (
@@ -945,9 +1028,13 @@ def _write(con: sqlite3.Connection, facts: Iterable[FactRecord], words, now: str
         elif rec.state() != rec.snapshot:
             changed = True
             flush()
-            con.execute(_UPDATE_FACT, (*values, now, rec.id))
-            con.execute("DELETE FROM facts_fts WHERE rowid=?", (rec.id,))
-            _forget(con, rec)
+
+            def update(rec: FactRecord = rec, values: tuple = values) -> None:
+                con.execute(_UPDATE_FACT, (*values, now, rec.id))
+                con.execute("DELETE FROM facts_fts WHERE rowid=?", (rec.id,))
+                _forget(con, rec)
+
+            writer.run(update)
         if changed:
             rows[_INSERT_FTS].append((rec.id, words(rec)))
             rows[_INSERT_ANCHOR].extend(
@@ -967,7 +1054,7 @@ def _write(con: sqlite3.Connection, facts: Iterable[FactRecord], words, now: str
         for a in rec.anchors:  # import --verify: fingerprints of new and stored anchors
             if a.fingerprinted:
                 flush()
-                set_fingerprint(con, rec.id, a, a)
+                writer.run(lambda fid=rec.id, a=a: set_fingerprint(con, fid, a, a))
         rows[_INSERT_PROVENANCE].extend(
             (rec.id, f, ln, fp, now) for f, ln, fp in rec.new_provenance
         )
