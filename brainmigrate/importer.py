@@ -168,13 +168,27 @@ class Notes:
     name_index: Callable[[], object] | None = None
 
 
+class Merged(Spill):
+    """The merge's entries (dicts, SPEC.md §Report "merged"), with ``known``: how many are
+    lines already imported (``"known": true``), counted as they come, so a report that
+    only counts them never reads the entries back."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.known = 0
+
+    def append(self, item: dict, size: int = 0) -> None:
+        self.known += item["known"]
+        super().append(item, size)
+
+
 @dataclass
 class RunResult:
     """An import's outcome, what every report renders (SPEC.md §Report)."""
 
     notes: Notes
     facts: Keyed  # FactRecord by id: iterate for the facts in id order
-    merged: Spill  # dicts, one per repeat merged (SPEC.md §Report "merged")
+    merged: Merged  # dicts, one per repeat merged (SPEC.md §Report "merged")
     gone: Spill
     outside: Spill
     ambiguous: Spill
@@ -508,7 +522,7 @@ def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
     rule = Repeats(index)
     next_id = stored.next_id
     facts = Keyed()  # the facts this run touched, by id
-    merged, gone, outside, ambiguous, unresolved = Spill(), Spill(), Spill(), Spill(), Spill()
+    merged, gone, outside, ambiguous, unresolved = Merged(), Spill(), Spill(), Spill(), Spill()
     by_file = {st.path: st for st in notes.files}
 
     first_new = next_id

@@ -205,6 +205,9 @@ FACT_FIELDS = (
 )
 
 
+_own_fields = attrgetter(*FACT_FIELDS)
+
+
 @pickled_as_tuple
 @dataclass(slots=True)
 class FactRecord:
@@ -254,8 +257,4 @@ class FactRecord:
     def state(self) -> tuple:
         """What the store keeps of the fact, to tell whether a run changed it: its
         ``FACT_FIELDS``, then its anchors and gone citations (last: ``sqlite`` reads them)."""
-        return (
-            *[getattr(self, name) for name in FACT_FIELDS],
-            tuple(self.anchors),
-            tuple(self.gone),
-        )
+        return (*_own_fields(self), tuple(self.anchors), tuple(self.gone))

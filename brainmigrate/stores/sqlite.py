@@ -788,7 +788,9 @@ def transact(path: Path, plan: Callable[[Stored], Iterable[FactRecord]], words, 
     ``BUSY_TIMEOUT`` seconds, then "store is busy"), creates the schema in a new or empty
     file, lets ``plan(stored)`` merge against the store as it is and writes the facts it
     returns: so two imports at once run one after the other, each against what the
-    other wrote. ``words(rec)`` gives the stemmed words FTS5 indexes; ``now`` is the ISO time
+    other wrote. What ``plan`` returns is iterated while the write runs on another thread
+    (``_Writer``), so it must not read ``stored`` any more.
+    ``words(rec)`` gives the stemmed words FTS5 indexes; ``now`` is the ISO time
     of the import. Raises ``StoreError``; on any failure (or a kill) the store is left as it
     was, and a store file this run created is removed again.
     """
