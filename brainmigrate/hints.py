@@ -18,8 +18,8 @@ from brainmigrate.anchors import Root, is_absolute, normalize
 from brainmigrate.fsutil import user_cache_dir, write_text_atomic
 from brainmigrate.git import (
     RenameTrail,
+    head_state,
     history_events,
-    run_git,
     work_tree_top,
     worktree_events,
 )
@@ -188,14 +188,14 @@ def history_at_head(
     """``git.history_events(folder)``, kept in ``cache_dir`` (default
     ``user_cache_dir()``) for the commit ``HEAD`` names: a run at the same commit reads
     the file instead of walking the whole history again (``git log -M`` costs 20 ms on a
-    small repository, seconds on a large one; ``git rev-parse`` a few ms).
+    small repository, seconds on a large one; ``HEAD``, ``git.head_state``, little).
 
     The file, ``git-renames-<key>.json`` (key: the folder and ``HEAD``'s commit), holds
     the events; one that is not what this function writes is made again. When the cache
     cannot be written, the answer is still given. Not cached in a shallow clone (its
     history grows with a fetch while ``HEAD`` stays). Empty without a commit or git.
-    ``heads`` keeps ``HEAD`` by checkout for a run's roots (one ``git rev-parse`` for
-    roots in one checkout).
+    ``heads`` keeps ``HEAD`` by checkout for a run's roots (read once for roots in one
+    checkout).
     """
     real = os.path.realpath(folder)
     head = _head(real, {} if heads is None else heads)
@@ -276,9 +276,7 @@ def _head(real: str, heads: dict[str, tuple[str, bool] | None]) -> tuple[str, bo
     if top is None:
         return None
     if top not in heads:
-        out = run_git(top, "rev-parse", "--is-shallow-repository", "HEAD")
-        words = out.decode("ascii", "replace").split() if out else []
-        heads[top] = (words[1], words[0] == "true") if len(words) == 2 else None
+        heads[top] = head_state(top)
     return heads[top]
 
 
