@@ -133,3 +133,26 @@ def test_a_repository_of_another_owner_is_left_to_git(tmp_path, monkeypatch):
     repo = repo_with_commits(tmp_path / "r")
     monkeypatch.setattr(gitmod.os, "geteuid", lambda: os.getuid() + 1)
     assert gitmod._head_from_files(str(repo)) is None
+
+
+def test_uncommitted_renames_of_every_root_are_followed(tmp_path):
+    """Each root's ``git diff`` (run side by side) gives its own uncommitted renames."""
+    from brainmigrate import importer
+    from brainmigrate.hints import MoveHints
+
+    repo = tmp_path / "r"
+    for rel in ("a/old_a.py", "b/old_b.py", "c/keep.py"):
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(f"# {rel}\nprint(1)\n", encoding="utf-8")
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "first")
+    git(repo, "mv", "a/old_a.py", "a/new_a.py")
+    git(repo, "mv", "b/old_b.py", "b/new_b.py")
+    roots = importer.make_roots([repo / "a", repo / "b", repo / "c"])
+    hints = MoveHints(roots, tmp_path / "cache")
+    assert hints.locate("old_b.py").path == "new_b.py"
+    assert hints.locate("old_a.py").path == "new_a.py"
+    assert hints.locate("gone.py") is None
+    got = [(m.root.index, m.how) for m in (hints.locate("old_a.py"), hints.locate("old_b.py"))]
+    assert got == [(0, "git-rename"), (1, "git-rename")]
