@@ -33,6 +33,19 @@ class Failure(BrainmigrateError):
     """A run that could not be done; the CLI prints the message and exits 2."""
 
 
+#: True once a command has closed everything it opened (files written and closed, no
+#: store open): ``__main__.run`` may then end the process without the interpreter's
+#: teardown of every loaded module (``settle``).
+settled = False
+
+
+def settle() -> None:
+    """Say that this run holds nothing the interpreter's teardown would still close or
+    flush (``settled``); called just before a command's last ``sys.exit``."""
+    global settled
+    settled = True
+
+
 def interrupted() -> None:
     """Stop a run that Ctrl-C interrupted: one line, exit 130. An import is one
     transaction, rolled back (or already committed) by the time this runs."""
@@ -787,6 +800,7 @@ def check_cmd(
                     handle.write(extra)
             except OSError as exc:
                 say(f"brainmigrate: warning: GITHUB_STEP_SUMMARY: {exc}")
+    settle()
     sys.exit(EXIT_OK if exit_zero else result.exit_code)
 
 

@@ -97,6 +97,170 @@ def work_tree_top(folder: str | os.PathLike) -> str | None:
     return here
 
 
+def head_state(top: str) -> tuple[str, bool] | None:
+    """``(commit, shallow)``: the commit ``HEAD`` names in the work tree whose top folder
+    (``work_tree_top``) is ``top``, and whether its clone is shallow -- what ``git
+    rev-parse --is-shallow-repository HEAD`` says there. None without a commit (an unborn
+    branch), or when git fails or refuses the repository.
+
+    Read from the repository's files (``HEAD``, a loose ref or ``packed-refs``, the
+    ``shallow`` file; through a ``.git`` file and ``commondir`` for a linked work tree or a
+    submodule) when they hold the whole answer (``_head_from_files``); else git is asked."""
+    known = _head_from_files(top)
+    if known is not None:
+        return known or None
+    out = run_git(top, "rev-parse", "--is-shallow-repository", "HEAD")
+    words = out.decode("ascii", "replace").split() if out else []
+    return (words[1], words[0] == "true") if len(words) == 2 else None
+
+
+def _read_small(path: str, limit: int = 4096) -> str | None:
+    """The text of the regular file ``path`` (not a symlink, at most ``limit`` bytes, ASCII
+    or UTF-8), or None."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    try:
+        data = os.read(fd, limit + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _is_oid(text: str) -> bool:
+    """A SHA-1 object name as git prints it: 40 lowercase hex digits."""
+    return len(text) == 40 and all(c in "0123456789abcdef" for c in text)
+
+
+def _head_from_files(top: str) -> tuple[str, bool] | str | None:
+    """``head_state`` read from the files of the repository at ``top``: ``(commit,
+    shallow)``, ``""`` for an unborn branch, or None when only git can say. Only the plain
+    case is read: a ``.git`` folder, or a ``.git`` file naming one; the work tree and
+    repository owned by this user (else git's ``safe.directory`` rule decides); a
+    repository git would take as one (``HEAD``, ``objects``, ``refs``); no
+    ``extensions`` in its config (SHA-256, reftable, ...) and format version 0 or 1;
+    ``HEAD`` detached at a commit or naming a branch under ``refs/heads/`` whose loose
+    ref, if any, holds a commit."""
+    if os.name != "posix" or (os.geteuid() == 0 and "SUDO_UID" in os.environ):
+        return None  # whom git takes for the owner differs
+    dotgit = os.path.join(top, ".git")
+    try:
+        if os.path.isdir(dotgit) and not os.path.islink(dotgit):
+            gitfile, gitdir = None, dotgit
+        else:
+            text = _read_small(dotgit)
+            if text is None or not text.startswith("gitdir: "):
+                return None
+            named = text[len("gitdir: ") :].rstrip("\r\n")
+            if not named:
+                return None
+            gitfile, gitdir = dotgit, os.path.realpath(os.path.join(top, named))
+        euid = os.geteuid()
+        if any(os.lstat(p).st_uid != euid for p in (gitfile, top, gitdir) if p):
+            return None
+        common = _read_small(os.path.join(gitdir, "commondir"))
+        if common is None:
+            if os.path.lexists(os.path.join(gitdir, "commondir")):
+                return None
+            commondir = gitdir
+        else:
+            common = common.rstrip("\r\n")
+            if not common:
+                return None
+            commondir = os.path.realpath(os.path.join(gitdir, common))
+        for folder in ("objects", "refs"):
+            where = os.path.join(commondir, folder)
+            if not os.path.isdir(where) or not os.access(where, os.X_OK):
+                return None
+        config = _read_small(os.path.join(commondir, "config"), 1 << 20)
+        if config is None:
+            if os.path.lexists(os.path.join(commondir, "config")):
+                return None
+            config = ""
+        config = config.lower()
+        if "extensions" in config or _format_version(config) not in ("0", "1"):
+            return None
+        head = _read_small(os.path.join(gitdir, "HEAD"))
+        if head is None:
+            return None
+        head = head.rstrip("\n")
+        if head.startswith("ref: "):
+            ref = head[len("ref: ") :]
+            parts = ref.split("/")
+            if (
+                len(parts) < 3
+                or parts[:2] != ["refs", "heads"]
+                or any(p in ("", ".", "..") or p.startswith(".") for p in parts)
+                or any(c in ref for c in "\\ ~^:?*[\0\r\n\t")
+                or ref.endswith((".lock", "."))
+                or "@{" in ref
+            ):
+                return None
+            commit = _ref_commit(commondir, ref)
+            if commit is None:
+                return None
+        elif _is_oid(head):
+            commit = head
+        else:
+            return None
+        if not commit:
+            return ""
+        shallow = os.path.join(commondir, "shallow")
+        try:
+            os.close(os.open(shallow, os.O_RDONLY))
+            return commit, True
+        except (FileNotFoundError, NotADirectoryError):
+            return commit, False
+    except OSError:
+        return None
+
+
+def _format_version(config: str) -> str:
+    """``core.repositoryformatversion`` as the (lower-cased) config text sets it, "0" when
+    it does not; "?" when the text is not plain enough to tell."""
+    values = [
+        line.partition("=")[2].strip()
+        for line in config.splitlines()
+        if line.strip().startswith("repositoryformatversion")
+    ]
+    if not values:
+        return "0"
+    return values[-1] if len(values) == 1 else "?"
+
+
+def _ref_commit(commondir: str, ref: str) -> str | None:
+    """The commit branch ``ref`` names: its loose ref, else its line in ``packed-refs``;
+    ``""`` when neither has it (an unborn branch); None when only git can say."""
+    loose = _read_small(os.path.join(commondir, *ref.split("/")))
+    if loose is not None:
+        loose = loose.rstrip("\n")
+        return loose if _is_oid(loose) else None
+    if os.path.lexists(os.path.join(commondir, *ref.split("/"))):
+        return None  # a folder, a symlink, an unreadable file
+    packed_path = os.path.join(commondir, "packed-refs")
+    try:
+        with open(packed_path, "rb") as fh:
+            packed = fh.read()
+    except FileNotFoundError:
+        return ""
+    want = b" " + os.fsencode(ref)
+    for line in packed.split(b"\n"):
+        if line.startswith((b"#", b"^")) or not line:
+            continue
+        if line.endswith(want) and len(line) == 40 + len(want):
+            oid = line[:40].decode("ascii", "replace")
+            return oid if _is_oid(oid) else None
+    return ""
+
+
 def in_work_tree(folder: str | os.PathLike) -> bool:
     """Whether ``folder`` or a folder above it holds a ``.git`` (``work_tree_top``)."""
     return work_tree_top(folder) is not None

@@ -9,6 +9,7 @@ import hashlib
 import json
 import os
 import re
+import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -18,8 +19,8 @@ from brainmigrate.anchors import Root, is_absolute, normalize
 from brainmigrate.fsutil import user_cache_dir, write_text_atomic
 from brainmigrate.git import (
     RenameTrail,
+    head_state,
     history_events,
-    run_git,
     work_tree_top,
     worktree_events,
 )
@@ -127,13 +128,40 @@ class MoveHints:
     def _renamed(self, root: Root, rel: str) -> str | None:
         trail = self._trails.get(root.index)
         if trail is None:
-            events = history_at_head(root.path, self._cache_dir, self._heads)
-            if _head(os.path.realpath(root.path), self._heads) is not None:
-                # not yet committed (a pre-commit hook's case): git mv, staged or not
-                events = [*events, *worktree_events(root.path)]
-            trail = self._trails[root.index] = RenameTrail(events)
+            self._follow_renames()
+            trail = self._trails[root.index]
         path = trail.follow(rel)
         return path if path is not None and _is_file_in(root, path) else None
+
+    def _follow_renames(self) -> None:
+        """Make the ``RenameTrail`` of every root not made yet: its kept history
+        (``history_at_head``), then, in a checkout with a commit, what is not yet committed
+        (a pre-commit hook's case: git mv, staged or not). A gone path that no rename in
+        one root explains is looked for in the next, so every root's is made at once, the
+        roots' ``git diff`` runs side by side (a thread each but the first: each waits on
+        its git process)."""
+        pending = [r for r in self.roots if r.index not in self._trails]
+        live = [r for r in pending if _head(os.path.realpath(r.path), self._heads) is not None]
+        diffs: dict[int, list[tuple[str, str, str]]] = {}
+
+        def diff(root: Root) -> None:
+            diffs[root.index] = worktree_events(root.path)
+
+        others = [threading.Thread(target=diff, args=(r,), daemon=True) for r in live[1:]]
+        for thread in others:
+            thread.start()
+        try:
+            for root in live[:1]:
+                diff(root)
+            histories = [history_at_head(r.path, self._cache_dir, self._heads) for r in pending]
+        finally:
+            for thread in others:
+                thread.join()
+        for root in live:
+            if root.index not in diffs:  # its thread failed: the error is raised here
+                diff(root)
+        for root, events in zip(pending, histories, strict=True):
+            self._trails[root.index] = RenameTrail([*events, *diffs.get(root.index, ())])
 
     def _first_index(self):
         if self._index is None and self._made_index is not None:
@@ -188,14 +216,14 @@ def history_at_head(
     """``git.history_events(folder)``, kept in ``cache_dir`` (default
     ``user_cache_dir()``) for the commit ``HEAD`` names: a run at the same commit reads
     the file instead of walking the whole history again (``git log -M`` costs 20 ms on a
-    small repository, seconds on a large one; ``git rev-parse`` a few ms).
+    small repository, seconds on a large one; ``HEAD``, ``git.head_state``, little).
 
     The file, ``git-renames-<key>.json`` (key: the folder and ``HEAD``'s commit), holds
     the events; one that is not what this function writes is made again. When the cache
     cannot be written, the answer is still given. Not cached in a shallow clone (its
     history grows with a fetch while ``HEAD`` stays). Empty without a commit or git.
-    ``heads`` keeps ``HEAD`` by checkout for a run's roots (one ``git rev-parse`` for
-    roots in one checkout).
+    ``heads`` keeps ``HEAD`` by checkout for a run's roots (read once for roots in one
+    checkout).
     """
     real = os.path.realpath(folder)
     head = _head(real, {} if heads is None else heads)
@@ -276,9 +304,7 @@ def _head(real: str, heads: dict[str, tuple[str, bool] | None]) -> tuple[str, bo
     if top is None:
         return None
     if top not in heads:
-        out = run_git(top, "rev-parse", "--is-shallow-repository", "HEAD")
-        words = out.decode("ascii", "replace").split() if out else []
-        heads[top] = (words[1], words[0] == "true") if len(words) == 2 else None
+        heads[top] = head_state(top)
     return heads[top]
 
 

@@ -15,12 +15,14 @@ import contextlib
 import itertools
 import os
 import pickle
-import sqlite3
 from collections.abc import Iterable, Iterator
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from brainmigrate.errors import BrainmigrateError
 from brainmigrate.fsutil import printable
+
+if TYPE_CHECKING:  # loaded when a run spills to a database, not by every run
+    import sqlite3
 
 #: Values ``Keyed`` keeps in memory before it writes them to its database.
 CACHE = 4096
@@ -62,6 +64,7 @@ def scratch_database() -> sqlite3.Connection:
     """A new SQLite database in ``folder()`` that only this connection can see: its file is
     removed as soon as it is open, so nothing is left however the process ends. Written
     without a journal (it is thrown away on any failure). Raises ``SpillError``."""
+    import sqlite3
     import tempfile
 
     where = folder()
@@ -211,6 +214,8 @@ class Keyed:
         return value
 
     def _db(self, work):
+        import sqlite3
+
         if self._con is None:
             self._con = scratch_database()
             self._where = folder()
@@ -240,6 +245,8 @@ class Keyed:
             return
         if self._cache:
             self._flush()
+        import sqlite3
+
         cursor = self._db(lambda con: con.execute("SELECT v FROM t ORDER BY k"))
         try:
             for (data,) in cursor:

@@ -2,10 +2,10 @@
 
 Two ways, chosen per root:
 
-* **git** — when ``git -C root rev-parse --show-toplevel`` succeeds (the root is a work tree
-  or a folder inside one) and the work tree does not ignore the root itself (a root inside
-  an ignored ``.venv`` is walked, as git would list nothing there):
-  ``git ls-files -z --cached --others --exclude-standard`` run in the root, i.e. tracked
+* **git** — when the work tree does not ignore the root itself (``git check-ignore``: a
+  root inside an ignored ``.venv`` is walked, as git would list nothing there) and
+  ``git ls-files -z --cached --others --exclude-standard`` succeeds in the root (it is a
+  work tree or a folder inside one, and git can read it), i.e. tracked
   files plus untracked files that .gitignore, ``.git/info/exclude`` and the global excludes
   do not ignore. Paths come out relative to the root, also when the root is a sub-folder of
   the work tree. git lists a submodule (or any nested repository it tracks) as one path,
@@ -290,8 +290,8 @@ def list_files(root: Path) -> tuple[str, list[ListedFile]]:
     files: list[ListedFile] = []
     if ".git" in Path(root_real).parts:
         return "scandir", files  # a folder inside a .git folder: nothing is listed
-    in_git = git_toplevel(root) is not None and not _git_ignores(root)
-    paths = _git_paths(root) if in_git else None
+    # outside a work tree (or one git refuses to read) both git runs fail: walked
+    paths = None if _git_ignores(root) else _git_paths(root)
     if paths is not None:
         way = "git"
         files.extend(_git_listing(str(root), "", paths, root_real, {root_real}))

@@ -535,12 +535,16 @@ def gitlab(result: CheckResult) -> str:
 
 # ------------------------------------------------------------------------------ junit
 
-_XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+@cache
+def _xml_invalid() -> re.Pattern[str]:
+    """Characters XML 1.0 cannot hold (compiled for a JUnit report only: start-up)."""
+    return re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def _x(value) -> str:
     """Text XML 1.0 can hold (other characters become U+FFFD)."""
-    return _XML_INVALID.sub("\ufffd", str(value))
+    return _xml_invalid().sub("\ufffd", str(value))
 
 
 def junit(result: CheckResult) -> str:
