@@ -309,3 +309,19 @@ def test_an_anchor_that_names_nothing_is_refused_not_a_match_for_everything(stor
     assert "names no file or declaration" in got.output
     assert search.search(store, "", anchor=text, limit=30) == []
     assert search.anchor_parts(text) == ("", "")
+
+
+def test_anchor_search_refuses_an_anchor_row_of_the_wrong_type_in_one_line(store):
+    """``--anchor`` reads every anchors row; each column is checked there as wherever
+    anchors are read (a symbol stored as bytes used to end in an internal error)."""
+    con = sqlite3.connect(store)
+    with con:
+        con.execute(
+            "UPDATE anchors SET symbol = ? WHERE rowid = (SELECT min(rowid) FROM anchors)",
+            (b"\x00\xff",),
+        )
+    con.close()
+    got = run("search", "--anchor", "app", "--store", str(store))
+    assert got.exit_code == 2
+    assert got.stderr.startswith("brainmigrate: error: ") and got.stderr.count("\n") == 1
+    assert "symbol is a BLOB" in got.stderr

@@ -1463,13 +1463,13 @@ class Reader:
 
         def work(con: sqlite3.Connection) -> set[int]:
             out: set[int] = set()
-            v2 = con.execute("PRAGMA user_version").fetchone()[0] >= 2
-            cols = ", target_kind, target_container, target_name" if v2 else ""
-            for row in con.execute(f"SELECT fact_id, kind, root, path, symbol{cols} FROM anchors"):
-                target = (row[5], row[6], row[7]) if v2 and row[5] else None
-                a = Anchor(row[1], row[2], row[3], row[4] or None, target=target)
-                if row[0] not in out and matches(a):
-                    out.add(row[0])
+            for row in con.execute(
+                "SELECT fact_id, kind, root, path, symbol, line_first, line_last, how"
+                f"{_fingerprint_columns(con)} FROM anchors"
+            ):
+                fid, a = _anchor_row(row)  # every column checked, as wherever anchors are read
+                if fid not in out and matches(a):
+                    out.add(fid)
             return out
 
         return self._run(work)
