@@ -5,7 +5,6 @@ of the first root with the same name, else one clearly closest path of the first
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import re
@@ -16,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from brainmigrate.anchors import Root, is_absolute, normalize
+from brainmigrate.digests import blake2b
 from brainmigrate.fsutil import user_cache_dir, write_text_atomic
 from brainmigrate.git import (
     RenameTrail,
@@ -232,7 +232,7 @@ def history_at_head(
     commit, shallow = head
     if shallow:
         return history_events(folder) or []
-    key = hashlib.blake2b(f"{real}\0{commit}".encode("utf-8", "surrogateescape"), digest_size=8)
+    key = blake2b(f"{real}\0{commit}".encode("utf-8", "surrogateescape"), digest_size=8)
     where = Path(cache_dir) if cache_dir else user_cache_dir()
     path = where / f"git-renames-{key.hexdigest()}.json"
     kept = _read_events(path, real, commit)

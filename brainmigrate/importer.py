@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import fnmatch
 import gc
-import hashlib
 import itertools
 import os
 import re
@@ -24,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from brainmigrate import notation
 from brainmigrate.anchors import NAME_CAP, NOTHING, Resolved, Resolver, Root, copy_resolved
+from brainmigrate.digests import blake2b
 from brainmigrate.errors import BrainmigrateError
 from brainmigrate.facts import (
     MAX_FACT_CHARS,
@@ -474,7 +474,7 @@ def fingerprint(fact: ParsedFact) -> str:
     data = "\x1f".join(
         (fact.scope, fact.kind, fact.marker, fact.full_text, fact.run or "", fact.created or "")
     )
-    return hashlib.blake2b(data.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+    return blake2b(data.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
 
 
 def merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import codecs
 import contextlib
-import hashlib
 import json
 import os
 import re
@@ -31,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 from brainmigrate import spill
+from brainmigrate.digests import sha256
 from brainmigrate.errors import BrainmigrateError
 from brainmigrate.model import Diagnostic
 
@@ -157,7 +157,7 @@ def _grammar_key(text: str) -> str:
     options and the form of the terminals file; a change to any of them is a new key."""
     options = json.dumps(LARK_OPTIONS, sort_keys=True)
     data = f"{text}\x00{options}\x00{_TERMINALS_FORM}"
-    return hashlib.sha256(data.encode("utf-8")).hexdigest()[:32]
+    return sha256(data.encode("utf-8")).hexdigest()[:32]
 
 
 def _cache_file(text: str, suffix: str) -> Path | None:

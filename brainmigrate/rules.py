@@ -5,11 +5,11 @@ codes a run reports (``Selection``), and ``Finding``, the value a check, ``stale
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from functools import lru_cache
 
 from brainmigrate import importer
+from brainmigrate.digests import blake2b
 
 #: Severity levels, highest first; ``--fail-on`` takes one of them.
 LEVELS = ("error", "warning", "info")
@@ -215,7 +215,7 @@ def fingerprint(code: str, scope: str, text: str, subject: str) -> str:
     """A finding's identity without line numbers: rule, scope, normalized fact text (case
     and whitespace runs folded) and the cited path or name. 32 hex digits."""
     data = "\x1f".join((code, scope, _text_digest(text), subject))
-    return hashlib.blake2b(data.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+    return blake2b(data.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 @lru_cache(maxsize=256)
@@ -223,7 +223,7 @@ def _text_digest(text: str) -> str:
     """Digest of the text with case and whitespace runs folded; cached, as a fact with many
     findings asks for it again (a long text is then read once, not once per finding)."""
     norm = " ".join(text.casefold().split())
-    return hashlib.blake2b(norm.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+    return blake2b(norm.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 def short_text(text: str, limit: int = 120) -> str:

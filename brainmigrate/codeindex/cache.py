@@ -21,13 +21,13 @@ not change on a quick re-edit, so it is trusted only after its content hash is c
 
 from __future__ import annotations
 
-import hashlib
 import io
 import os
 import pickle
 from pathlib import Path
 from typing import Any
 
+from brainmigrate.digests import blake2b
 from brainmigrate.fsutil import user_cache_dir, write_bytes_atomic
 
 MAGIC = b"BMCI1\n"
@@ -47,13 +47,13 @@ def default_cache_dir() -> Path:
 
 def cache_file(cache_dir: Path, root: Path) -> Path:
     """The cache file of a (resolved) root inside ``cache_dir``."""
-    key = hashlib.blake2b(os.fsencode(root), digest_size=8).hexdigest()
+    key = blake2b(os.fsencode(root), digest_size=8).hexdigest()
     return cache_dir / f"codeindex-{key}.bin"
 
 
 def content_hash(data: bytes) -> bytes:
     """blake2b-16 of a file's raw bytes (checks racy entries)."""
-    return hashlib.blake2b(data, digest_size=16).digest()
+    return blake2b(data, digest_size=16).digest()
 
 
 class _NoGlobals(pickle.Unpickler):
@@ -79,7 +79,7 @@ def load(path: Path, namespace: str, root: Path) -> tuple[dict[str, Entry] | Non
     if blob[len(MAGIC) : len(MAGIC) + 32] != namespace.encode("ascii"):
         return None, "discarded: other version"
     payload = memoryview(blob)[head:]
-    if hashlib.blake2b(payload, digest_size=16).digest() != blob[head - 16 : head]:
+    if blake2b(payload, digest_size=16).digest() != blob[head - 16 : head]:
         return None, "discarded: checksum mismatch (corrupt or truncated)"
     try:
         data = _NoGlobals(io.BytesIO(payload)).load()
@@ -111,6 +111,6 @@ def save(path: Path, namespace: str, root: Path, files: dict[str, Entry]) -> Non
         OSError: the folder cannot be created or written.
     """
     payload = dumps({"root": str(root), "files": files})
-    check = hashlib.blake2b(payload, digest_size=16).digest()
+    check = blake2b(payload, digest_size=16).digest()
     path.parent.mkdir(parents=True, exist_ok=True)
     write_bytes_atomic(path, MAGIC + namespace.encode("ascii") + check + payload)

@@ -9,12 +9,13 @@ The result of one file is a tuple of *rows*, plain tuples that pickle small and 
 
 from __future__ import annotations
 
-import hashlib
 import re
 from bisect import bisect_right
 from collections.abc import Iterable
 from operator import itemgetter
 from typing import TYPE_CHECKING
+
+from brainmigrate.digests import blake2b
 
 from .languages import parser_and_query, query_pruning
 from .model import Declaration, category_of
@@ -96,7 +97,7 @@ def normalise_source(data: bytes) -> bytes:
 
 def digest(text: bytes) -> str:
     """Hex blake2b (12 bytes) of ``text`` with every whitespace run folded to one space."""
-    return hashlib.blake2b(b" ".join(text.split()), digest_size=12).hexdigest()
+    return blake2b(b" ".join(text.split()), digest_size=12).hexdigest()
 
 
 def _clean_name(raw: str) -> tuple[str, str | None]:

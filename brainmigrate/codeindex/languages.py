@@ -9,11 +9,12 @@ uses the capture convention ``@def.<kind>`` (declaration node, its fine kind), `
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from brainmigrate.digests import blake2b
 
 if TYPE_CHECKING:
     from tree_sitter import Parser, Query
@@ -232,7 +233,7 @@ def namespace(extractor_version: int, max_bytes: int) -> str:
 
     A cache written under another namespace is discarded. Shape: 32 hex characters.
     """
-    h = hashlib.blake2b(digest_size=16)
+    h = blake2b(digest_size=16)
     h.update(f"{extractor_version}|{max_bytes}|".encode())
     for package in ("tree_sitter", "tree_sitter_language_pack"):
         h.update(f"{package}={installed_build(package)}|".encode("utf-8", "surrogateescape"))

@@ -10,7 +10,6 @@ is built with ``xml.etree``.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -22,6 +21,7 @@ from urllib.parse import quote
 
 from brainmigrate import __version__
 from brainmigrate.check import CheckResult
+from brainmigrate.digests import blake2b
 from brainmigrate.reports import environment
 from brainmigrate.rules import LEVELS, RULES, Finding
 from brainmigrate.shapes import one_line, safe_text, to_json
@@ -525,7 +525,7 @@ def gitlab(result: CheckResult) -> str:
                 "type": "issue",
                 "description": f"{f.code} {f.full_message}",
                 "check_name": f"{f.code} {f.rule.name}",
-                "fingerprint": hashlib.blake2b(key, digest_size=16).hexdigest(),
+                "fingerprint": blake2b(key, digest_size=16).hexdigest(),
                 "severity": _GITLAB_SEVERITY[f.severity],
                 "location": {"path": f.file, "lines": {"begin": f.line or 1}},
             }
