@@ -28,6 +28,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -120,6 +121,26 @@ def _git_listing(
             listed = _git_listing(full, "", inner, root_real, visited)
         for f in listed:
             yield ListedFile(f"{prefix}{nested}/{f.path}", f.size, f.mtime_ns)
+
+
+def _git_paths_unless_ignored(root: Path) -> list[str] | None:
+    """``_git_paths(root)``, or None when the work tree ignores ``root`` (``_git_ignores``).
+
+    The two git runs go side by side (``ls-files`` in a thread, which waits on its git
+    process): a check's start-up waits for one of them, not both (issue 14). What
+    ``ls-files`` gave an ignored root is dropped."""
+    listed: list[list[str] | None] = []
+    thread = threading.Thread(target=lambda: listed.append(_git_paths(root)), daemon=True)
+    thread.start()
+    try:
+        ignored = _git_ignores(root)
+    finally:
+        thread.join()
+    if ignored:
+        return None
+    if not listed:  # the thread failed: run again here, so its error is raised
+        return _git_paths(root)
+    return listed[0]
 
 
 def _git_paths(root: Path) -> list[str] | None:
@@ -291,7 +312,7 @@ def list_files(root: Path) -> tuple[str, list[ListedFile]]:
     if ".git" in Path(root_real).parts:
         return "scandir", files  # a folder inside a .git folder: nothing is listed
     # outside a work tree (or one git refuses to read) both git runs fail: walked
-    paths = None if _git_ignores(root) else _git_paths(root)
+    paths = _git_paths_unless_ignored(root)
     if paths is not None:
         way = "git"
         files.extend(_git_listing(str(root), "", paths, root_real, {root_real}))
