@@ -25,6 +25,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from reprlib import recursive_repr
 from typing import Protocol
 from urllib.parse import unquote
 
@@ -99,13 +100,32 @@ def normalize(path: str) -> str | None:
     return lead + "/".join(out)
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False, repr=False, eq=False)
 class Root:
     """A checkout: ``path`` as an absolute path and ``real`` with symlinks resolved."""
 
     index: int
     path: str
     real: str
+
+    # dataclass() would compile these on every start-up (issue 14): written out as it
+    # writes them; tests/test_records.py holds them to it.
+    def __init__(self, index, path, real) -> None:
+        self.index = index
+        self.path = path
+        self.real = real
+
+    @recursive_repr()
+    def __repr__(self) -> str:
+        return (
+            f"{self.__class__.__qualname__}(index={self.index!r}, path={self.path!r}, "
+            f"real={self.real!r})"
+        )
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.index, self.path, self.real) == (other.index, other.path, other.real)
+        return NotImplemented
 
     @classmethod
     def of(cls, index: int, folder: str | os.PathLike) -> Root:
@@ -133,16 +153,42 @@ Lookup = tuple
 GONE: Lookup = ("gone",)
 UNRESOLVED: Lookup = ("unresolved",)
 
+#: ``History``'s sets when they hold nothing.
+_NO_PATHS: frozenset[str] = frozenset()
 
-@dataclass(slots=True)
+
+@dataclass(slots=True, init=False, repr=False, eq=False)
 class History:
     """The paths a root's git history held (root-relative) that its tree may lack now, and
     their first segments; ``unavailable`` says why the history could not be read whole (a
     shallow clone, a repository git refuses), else it is empty."""
 
-    paths: frozenset[str] = frozenset()
-    firsts: frozenset[str] = frozenset()
+    paths: frozenset[str] = _NO_PATHS
+    firsts: frozenset[str] = _NO_PATHS
     unavailable: str = ""
+
+    # dataclass() would compile these on every start-up (issue 14): written out as it
+    # writes them; tests/test_records.py holds them to it.
+    def __init__(self, paths=_NO_PATHS, firsts=_NO_PATHS, unavailable="") -> None:
+        self.paths = paths
+        self.firsts = firsts
+        self.unavailable = unavailable
+
+    @recursive_repr()
+    def __repr__(self) -> str:
+        return (
+            f"{self.__class__.__qualname__}(paths={self.paths!r}, firsts={self.firsts!r}, "
+            f"unavailable={self.unavailable!r})"
+        )
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.paths, self.firsts, self.unavailable) == (
+                other.paths,
+                other.firsts,
+                other.unavailable,
+            )
+        return NotImplemented
 
 
 def git_history(root: Root) -> History | None:

@@ -16,6 +16,7 @@ import os
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
+from reprlib import recursive_repr
 from typing import TYPE_CHECKING
 
 from brainmigrate import importer
@@ -38,7 +39,7 @@ if TYPE_CHECKING:  # the baseline is loaded when a run names one
     from brainmigrate.baseline import BaselineStatus
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False, repr=False, eq=False)
 class CheckedFact:
     """A fact the check read: its file, first line, scope and text (for per-fact reports)."""
 
@@ -46,6 +47,34 @@ class CheckedFact:
     line: int
     scope: str
     text: str
+
+    # dataclass() would compile these on every start-up (issue 14): written out as it
+    # writes them; tests/test_records.py holds them to it.
+    def __init__(self, file, line, scope, text) -> None:
+        object.__setattr__(self, "file", file)
+        object.__setattr__(self, "line", line)
+        object.__setattr__(self, "scope", scope)
+        object.__setattr__(self, "text", text)
+
+    @recursive_repr()
+    def __repr__(self) -> str:
+        return (
+            f"{self.__class__.__qualname__}(file={self.file!r}, line={self.line!r}, "
+            f"scope={self.scope!r}, text={self.text!r})"
+        )
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.file, self.line, self.scope, self.text) == (
+                other.file,
+                other.line,
+                other.scope,
+                other.text,
+            )
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.file, self.line, self.scope, self.text))
 
 
 class CheckedFacts:
@@ -63,7 +92,7 @@ class CheckedFacts:
             yield CheckedFact(f.file, f.line, f.scope, f.text)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False, repr=False, eq=False)
 class CheckResult:
     """A check's outcome: notes files (display names, in order), facts, findings (sorted by
     file, line, column, code), the ``fail_on`` level, the baseline's status and the files
@@ -79,6 +108,74 @@ class CheckResult:
     excluded: tuple[str, ...] = ()
     tool: str = "check"
     summary_text: str | None = None
+
+    # dataclass() would compile these on every start-up (issue 14): written out as it
+    # writes them; tests/test_records.py holds them to it.
+    def __init__(
+        self,
+        files,
+        facts,
+        findings,
+        fail_on="error",
+        baseline=None,
+        excluded=(),
+        tool="check",
+        summary_text=None,
+    ) -> None:
+        object.__setattr__(self, "files", files)
+        object.__setattr__(self, "facts", facts)
+        object.__setattr__(self, "findings", findings)
+        object.__setattr__(self, "fail_on", fail_on)
+        object.__setattr__(self, "baseline", baseline)
+        object.__setattr__(self, "excluded", excluded)
+        object.__setattr__(self, "tool", tool)
+        object.__setattr__(self, "summary_text", summary_text)
+
+    @recursive_repr()
+    def __repr__(self) -> str:
+        return (
+            f"{self.__class__.__qualname__}(files={self.files!r}, facts={self.facts!r}, "
+            f"findings={self.findings!r}, fail_on={self.fail_on!r}, "
+            f"baseline={self.baseline!r}, excluded={self.excluded!r}, tool={self.tool!r}, "
+            f"summary_text={self.summary_text!r})"
+        )
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (
+                self.files,
+                self.facts,
+                self.findings,
+                self.fail_on,
+                self.baseline,
+                self.excluded,
+                self.tool,
+                self.summary_text,
+            ) == (
+                other.files,
+                other.facts,
+                other.findings,
+                other.fail_on,
+                other.baseline,
+                other.excluded,
+                other.tool,
+                other.summary_text,
+            )
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(
+            (
+                self.files,
+                self.facts,
+                self.findings,
+                self.fail_on,
+                self.baseline,
+                self.excluded,
+                self.tool,
+                self.summary_text,
+            )
+        )
 
     @property
     def failing(self) -> tuple[Finding, ...]:

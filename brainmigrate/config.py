@@ -36,6 +36,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from reprlib import recursive_repr
 
 from brainmigrate.importer import InputError
 from brainmigrate.model import KINDS
@@ -66,7 +67,7 @@ class ConfigError(InputError):
     """The configuration file cannot be read, or holds an unknown key or a bad value."""
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, init=False, repr=False, eq=False)
 class Settings:
     """What a command runs with; ``source`` names the file the values came from (or None)
     and ``notes`` what a person should know about how it was found.
@@ -90,6 +91,113 @@ class Settings:
     notes: tuple[str, ...] = ()
     #: the file ``roots`` came from (None: the command line, or none given)
     roots_from: str | None = None
+
+    # dataclass() would compile these on every start-up (issue 14): written out as it
+    # writes them; tests/test_records.py holds them to it.
+    def __init__(
+        self,
+        *,
+        roots=(),
+        task_pattern=None,
+        plus_kind=None,
+        fail_on="error",
+        exclude=(),
+        baseline=None,
+        source=None,
+        scope=None,
+        cache_dir=None,
+        extend_exclude=(),
+        select=None,
+        extend_select=(),
+        ignore=(),
+        notes=(),
+        roots_from=None,
+    ) -> None:
+        object.__setattr__(self, "roots", roots)
+        object.__setattr__(self, "task_pattern", task_pattern)
+        object.__setattr__(self, "plus_kind", plus_kind)
+        object.__setattr__(self, "fail_on", fail_on)
+        object.__setattr__(self, "exclude", exclude)
+        object.__setattr__(self, "baseline", baseline)
+        object.__setattr__(self, "source", source)
+        object.__setattr__(self, "scope", scope)
+        object.__setattr__(self, "cache_dir", cache_dir)
+        object.__setattr__(self, "extend_exclude", extend_exclude)
+        object.__setattr__(self, "select", select)
+        object.__setattr__(self, "extend_select", extend_select)
+        object.__setattr__(self, "ignore", ignore)
+        object.__setattr__(self, "notes", notes)
+        object.__setattr__(self, "roots_from", roots_from)
+
+    @recursive_repr()
+    def __repr__(self) -> str:
+        return (
+            f"{self.__class__.__qualname__}(roots={self.roots!r}, "
+            f"task_pattern={self.task_pattern!r}, plus_kind={self.plus_kind!r}, "
+            f"fail_on={self.fail_on!r}, exclude={self.exclude!r}, baseline={self.baseline!r}, "
+            f"source={self.source!r}, scope={self.scope!r}, cache_dir={self.cache_dir!r}, "
+            f"extend_exclude={self.extend_exclude!r}, select={self.select!r}, "
+            f"extend_select={self.extend_select!r}, ignore={self.ignore!r}, "
+            f"notes={self.notes!r}, roots_from={self.roots_from!r})"
+        )
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (
+                self.roots,
+                self.task_pattern,
+                self.plus_kind,
+                self.fail_on,
+                self.exclude,
+                self.baseline,
+                self.source,
+                self.scope,
+                self.cache_dir,
+                self.extend_exclude,
+                self.select,
+                self.extend_select,
+                self.ignore,
+                self.notes,
+                self.roots_from,
+            ) == (
+                other.roots,
+                other.task_pattern,
+                other.plus_kind,
+                other.fail_on,
+                other.exclude,
+                other.baseline,
+                other.source,
+                other.scope,
+                other.cache_dir,
+                other.extend_exclude,
+                other.select,
+                other.extend_select,
+                other.ignore,
+                other.notes,
+                other.roots_from,
+            )
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(
+            (
+                self.roots,
+                self.task_pattern,
+                self.plus_kind,
+                self.fail_on,
+                self.exclude,
+                self.baseline,
+                self.source,
+                self.scope,
+                self.cache_dir,
+                self.extend_exclude,
+                self.select,
+                self.extend_select,
+                self.ignore,
+                self.notes,
+                self.roots_from,
+            )
+        )
 
     def check_roots(self) -> None:
         """Raise ``ConfigError`` naming the file and key when ``roots`` came from a file and

@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from reprlib import recursive_repr
 
 from brainmigrate.anchors import Root, is_absolute, normalize
 from brainmigrate.digests import blake2b
@@ -40,7 +41,7 @@ MARGIN = 5.0
 _DIGITS = re.compile(r"[0-9]+")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False, repr=False, eq=False)
 class Move:
     """A gone path's likely new place: in ``root``, the citation meant ``old`` (relative to
     it) and the file is now at ``path``; ``how`` as in ``Hint``."""
@@ -49,6 +50,34 @@ class Move:
     old: str
     path: str
     how: str
+
+    # dataclass() would compile these on every start-up (issue 14): written out as it
+    # writes them; tests/test_records.py holds them to it.
+    def __init__(self, root, old, path, how) -> None:
+        object.__setattr__(self, "root", root)
+        object.__setattr__(self, "old", old)
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "how", how)
+
+    @recursive_repr()
+    def __repr__(self) -> str:
+        return (
+            f"{self.__class__.__qualname__}(root={self.root!r}, old={self.old!r}, "
+            f"path={self.path!r}, how={self.how!r})"
+        )
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.root, self.old, self.path, self.how) == (
+                other.root,
+                other.old,
+                other.path,
+                other.how,
+            )
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.root, self.old, self.path, self.how))
 
 
 class MoveHints:

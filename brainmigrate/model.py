@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from operator import attrgetter
+from reprlib import recursive_repr
 
 #: Kinds the store keeps, in report order (SPEC.md §Notation, "Markers").
 KINDS = ("decision", "pattern", "blocker", "environment", "other")
@@ -27,6 +28,8 @@ SKIP_REASONS = (
 )
 #: Fact statuses (SPEC.md §Store).
 STATUSES = ("active", "stale", "superseded")
+#: ``ParsedFact.suppress`` of a fact no trailer waives anything for.
+_NO_ENTRIES: frozenset[str] = frozenset()
 
 
 def pickled_as_tuple(cls):
@@ -41,7 +44,7 @@ def pickled_as_tuple(cls):
 
 
 @pickled_as_tuple
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False, repr=False, eq=False)
 class Diagnostic:
     """A problem in the notes: where it is, a stable code, a severity and a sentence.
 
@@ -55,6 +58,39 @@ class Diagnostic:
     severity: str
     message: str
     col: int | None = None
+
+    # dataclass() would compile these on every start-up (issue 14): written out as it
+    # writes them; tests/test_records.py holds them to it.
+    def __init__(self, file, line, code, severity, message, col=None) -> None:
+        object.__setattr__(self, "file", file)
+        object.__setattr__(self, "line", line)
+        object.__setattr__(self, "code", code)
+        object.__setattr__(self, "severity", severity)
+        object.__setattr__(self, "message", message)
+        object.__setattr__(self, "col", col)
+
+    @recursive_repr()
+    def __repr__(self) -> str:
+        return (
+            f"{self.__class__.__qualname__}(file={self.file!r}, line={self.line!r}, "
+            f"code={self.code!r}, severity={self.severity!r}, message={self.message!r}, "
+            f"col={self.col!r})"
+        )
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.file, self.line, self.code, self.severity, self.message, self.col) == (
+                other.file,
+                other.line,
+                other.code,
+                other.severity,
+                other.message,
+                other.col,
+            )
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.file, self.line, self.code, self.severity, self.message, self.col))
 
     def to_dict(self) -> dict:
         """``file``, ``line``, ``col`` (None when the whole line or file is meant), ``code``,
@@ -70,7 +106,7 @@ class Diagnostic:
 
 
 @pickled_as_tuple
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False, repr=False, eq=False)
 class Segment:
     """A fact's text as it stands on one physical line: 1-based line and column of ``text``."""
 
@@ -78,9 +114,31 @@ class Segment:
     col: int
     text: str
 
+    # dataclass() would compile these on every start-up (issue 14): written out as it
+    # writes them; tests/test_records.py holds them to it.
+    def __init__(self, line, col, text) -> None:
+        object.__setattr__(self, "line", line)
+        object.__setattr__(self, "col", col)
+        object.__setattr__(self, "text", text)
+
+    @recursive_repr()
+    def __repr__(self) -> str:
+        return (
+            f"{self.__class__.__qualname__}(line={self.line!r}, col={self.col!r}, "
+            f"text={self.text!r})"
+        )
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.line, self.col, self.text) == (other.line, other.col, other.text)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.line, self.col, self.text))
+
 
 @pickled_as_tuple
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False, repr=False, eq=False)
 class Anchor:
     """What a fact holds for: a file (``kind="file"``) or a declaration (``kind="symbol"``).
 
@@ -111,6 +169,60 @@ class Anchor:
     verified_at: str | None = field(default=None, compare=False)
     content_hash: str | None = field(default=None, compare=False)
 
+    # dataclass() would compile these on every start-up (issue 14): written out as it
+    # writes them; tests/test_records.py holds them to it.
+    def __init__(
+        self,
+        kind,
+        root,
+        path,
+        symbol=None,
+        lines=None,
+        how="cited",
+        signature_digest=None,
+        body_digest=None,
+        target=None,
+        commit=None,
+        verified_at=None,
+        content_hash=None,
+    ) -> None:
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "root", root)
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "symbol", symbol)
+        object.__setattr__(self, "lines", lines)
+        object.__setattr__(self, "how", how)
+        object.__setattr__(self, "signature_digest", signature_digest)
+        object.__setattr__(self, "body_digest", body_digest)
+        object.__setattr__(self, "target", target)
+        object.__setattr__(self, "commit", commit)
+        object.__setattr__(self, "verified_at", verified_at)
+        object.__setattr__(self, "content_hash", content_hash)
+
+    @recursive_repr()
+    def __repr__(self) -> str:
+        return (
+            f"{self.__class__.__qualname__}(kind={self.kind!r}, root={self.root!r}, "
+            f"path={self.path!r}, symbol={self.symbol!r}, lines={self.lines!r}, "
+            f"how={self.how!r}, signature_digest={self.signature_digest!r}, "
+            f"body_digest={self.body_digest!r}, target={self.target!r}, "
+            f"commit={self.commit!r}, verified_at={self.verified_at!r}, "
+            f"content_hash={self.content_hash!r})"
+        )
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.kind, self.root, self.path, self.symbol) == (
+                other.kind,
+                other.root,
+                other.path,
+                other.symbol,
+            )
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.root, self.path, self.symbol))
+
     @property
     def fingerprinted(self) -> bool:
         """Whether a fingerprint was taken (``verify`` or ``import --verify``)."""
@@ -118,7 +230,7 @@ class Anchor:
 
 
 @pickled_as_tuple
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False, repr=False, eq=False)
 class Citation:
     """A name in a fact's text that anchored nothing: a gone, outside or unresolved path
     (SPEC.md §Anchors 1), an ambiguous name.
@@ -138,9 +250,68 @@ class Citation:
     reason: str = ""
     lines: tuple[int, int] | None = None
 
+    # dataclass() would compile these on every start-up (issue 14): written out as it
+    # writes them; tests/test_records.py holds them to it.
+    def __init__(
+        self, state, name, line, col, how="cited", candidates=(), reason="", lines=None
+    ) -> None:
+        object.__setattr__(self, "state", state)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "line", line)
+        object.__setattr__(self, "col", col)
+        object.__setattr__(self, "how", how)
+        object.__setattr__(self, "candidates", candidates)
+        object.__setattr__(self, "reason", reason)
+        object.__setattr__(self, "lines", lines)
+
+    @recursive_repr()
+    def __repr__(self) -> str:
+        return (
+            f"{self.__class__.__qualname__}(state={self.state!r}, name={self.name!r}, "
+            f"line={self.line!r}, col={self.col!r}, how={self.how!r}, "
+            f"candidates={self.candidates!r}, reason={self.reason!r}, lines={self.lines!r})"
+        )
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (
+                self.state,
+                self.name,
+                self.line,
+                self.col,
+                self.how,
+                self.candidates,
+                self.reason,
+                self.lines,
+            ) == (
+                other.state,
+                other.name,
+                other.line,
+                other.col,
+                other.how,
+                other.candidates,
+                other.reason,
+                other.lines,
+            )
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(
+            (
+                self.state,
+                self.name,
+                self.line,
+                self.col,
+                self.how,
+                self.candidates,
+                self.reason,
+                self.lines,
+            )
+        )
+
 
 @pickled_as_tuple
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False, repr=False, eq=False)
 class ParsedFact:
     """A fact as its lines state it, before anchors and merge (SPEC.md §Notation).
 
@@ -165,8 +336,107 @@ class ParsedFact:
     created: str | None
     status: str
     segments: tuple[Segment, ...] = field(compare=False, default=())
-    suppress: frozenset[str] = frozenset()
+    suppress: frozenset[str] = _NO_ENTRIES
     last_line: int = field(compare=False, default=0)
+
+    # dataclass() would compile these on every start-up (issue 14): written out as it
+    # writes them; tests/test_records.py holds them to it.
+    def __init__(
+        self,
+        file,
+        line,
+        scope,
+        kind,
+        marker,
+        text,
+        full_text,
+        task,
+        tasks,
+        run,
+        created,
+        status,
+        segments=(),
+        suppress=_NO_ENTRIES,
+        last_line=0,
+    ) -> None:
+        object.__setattr__(self, "file", file)
+        object.__setattr__(self, "line", line)
+        object.__setattr__(self, "scope", scope)
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "marker", marker)
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "full_text", full_text)
+        object.__setattr__(self, "task", task)
+        object.__setattr__(self, "tasks", tasks)
+        object.__setattr__(self, "run", run)
+        object.__setattr__(self, "created", created)
+        object.__setattr__(self, "status", status)
+        object.__setattr__(self, "segments", segments)
+        object.__setattr__(self, "suppress", suppress)
+        object.__setattr__(self, "last_line", last_line)
+
+    @recursive_repr()
+    def __repr__(self) -> str:
+        return (
+            f"{self.__class__.__qualname__}(file={self.file!r}, line={self.line!r}, "
+            f"scope={self.scope!r}, kind={self.kind!r}, marker={self.marker!r}, "
+            f"text={self.text!r}, full_text={self.full_text!r}, task={self.task!r}, "
+            f"tasks={self.tasks!r}, run={self.run!r}, created={self.created!r}, "
+            f"status={self.status!r}, segments={self.segments!r}, suppress={self.suppress!r}, "
+            f"last_line={self.last_line!r})"
+        )
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (
+                self.file,
+                self.line,
+                self.scope,
+                self.kind,
+                self.marker,
+                self.text,
+                self.full_text,
+                self.task,
+                self.tasks,
+                self.run,
+                self.created,
+                self.status,
+                self.suppress,
+            ) == (
+                other.file,
+                other.line,
+                other.scope,
+                other.kind,
+                other.marker,
+                other.text,
+                other.full_text,
+                other.task,
+                other.tasks,
+                other.run,
+                other.created,
+                other.status,
+                other.suppress,
+            )
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(
+            (
+                self.file,
+                self.line,
+                self.scope,
+                self.kind,
+                self.marker,
+                self.text,
+                self.full_text,
+                self.task,
+                self.tasks,
+                self.run,
+                self.created,
+                self.status,
+                self.suppress,
+            )
+        )
 
     def without_segments(self) -> ParsedFact:
         """The same fact without its segments, once anchors have read them (they are the

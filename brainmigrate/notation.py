@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cache
 from pathlib import Path
+from reprlib import recursive_repr
 from typing import TYPE_CHECKING, BinaryIO
 
 from brainmigrate import spill
@@ -329,7 +330,7 @@ def is_blank(text: str) -> bool:
 # ------------------------------------------------------------------------------ reading
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False, repr=False, eq=False)
 class Line:
     """One physical line and what it is.
 
@@ -344,6 +345,36 @@ class Line:
     marker: str = ""
     text: str = ""
     col: int = 1
+
+    # dataclass() would compile these on every start-up (issue 14): written out as it
+    # writes them; tests/test_records.py holds them to it.
+    def __init__(self, number, cls, reason="", marker="", text="", col=1) -> None:
+        self.number = number
+        self.cls = cls
+        self.reason = reason
+        self.marker = marker
+        self.text = text
+        self.col = col
+
+    @recursive_repr()
+    def __repr__(self) -> str:
+        return (
+            f"{self.__class__.__qualname__}(number={self.number!r}, cls={self.cls!r}, "
+            f"reason={self.reason!r}, marker={self.marker!r}, text={self.text!r}, "
+            f"col={self.col!r})"
+        )
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.number, self.cls, self.reason, self.marker, self.text, self.col) == (
+                other.number,
+                other.cls,
+                other.reason,
+                other.marker,
+                other.text,
+                other.col,
+            )
+        return NotImplemented
 
 
 class NotesReadError(BrainmigrateError, OSError):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from reprlib import recursive_repr
 
 from brainmigrate import importer
 from brainmigrate.digests import blake2b
@@ -18,7 +19,7 @@ _RANK = {"info": 0, "warning": 1, "error": 2}
 SCHEMA_VERSION = 1
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False, repr=False, eq=False)
 class Rule:
     """A finding code: short ``name``, default ``severity`` and a one-line ``summary``."""
 
@@ -26,6 +27,34 @@ class Rule:
     name: str
     severity: str
     summary: str
+
+    # dataclass() would compile these on every start-up (issue 14): written out as it
+    # writes them; tests/test_records.py holds them to it.
+    def __init__(self, code, name, severity, summary) -> None:
+        object.__setattr__(self, "code", code)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "severity", severity)
+        object.__setattr__(self, "summary", summary)
+
+    @recursive_repr()
+    def __repr__(self) -> str:
+        return (
+            f"{self.__class__.__qualname__}(code={self.code!r}, name={self.name!r}, "
+            f"severity={self.severity!r}, summary={self.summary!r})"
+        )
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.code, self.name, self.severity, self.summary) == (
+                other.code,
+                other.name,
+                other.severity,
+                other.summary,
+            )
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.code, self.name, self.severity, self.summary))
 
 
 #: Every finding code, in report order (docs/check.md, "Finding codes").
@@ -74,7 +103,7 @@ RULES: dict[str, Rule] = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False, repr=False, eq=False)
 class Selection:
     """Which codes a check reports, as ruff selects rules: a code is reported when the
     longest prefix of it in ``select`` (None: every code) or ``extend_select`` is longer than
@@ -83,6 +112,33 @@ class Selection:
     select: tuple[str, ...] | None = None
     extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
+
+    # dataclass() would compile these on every start-up (issue 14): written out as it
+    # writes them; tests/test_records.py holds them to it.
+    def __init__(self, select=None, extend_select=(), ignore=()) -> None:
+        object.__setattr__(self, "select", select)
+        object.__setattr__(self, "extend_select", extend_select)
+        object.__setattr__(self, "ignore", ignore)
+        self.__post_init__()
+
+    @recursive_repr()
+    def __repr__(self) -> str:
+        return (
+            f"{self.__class__.__qualname__}(select={self.select!r}, "
+            f"extend_select={self.extend_select!r}, ignore={self.ignore!r})"
+        )
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.select, self.extend_select, self.ignore) == (
+                other.select,
+                other.extend_select,
+                other.ignore,
+            )
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.select, self.extend_select, self.ignore))
 
     def __post_init__(self) -> None:
         for option, values in (
@@ -138,13 +194,31 @@ def rule(code: str) -> Rule:
     return RULES.get(code) or Rule(code, code.lower(), "info", code)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False, repr=False, eq=False)
 class Hint:
     """Where a gone path may have moved: ``path`` (relative to its root) and ``how`` it is
     known: ``git-rename``, ``same-name`` or ``similar``."""
 
     path: str
     how: str
+
+    # dataclass() would compile these on every start-up (issue 14): written out as it
+    # writes them; tests/test_records.py holds them to it.
+    def __init__(self, path, how) -> None:
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "how", how)
+
+    @recursive_repr()
+    def __repr__(self) -> str:
+        return f"{self.__class__.__qualname__}(path={self.path!r}, how={self.how!r})"
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.path, self.how) == (other.path, other.how)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.path, self.how))
 
     def describe(self) -> str:
         return f"moved? {self.path} ({HINT_HOW[self.how]})"
@@ -157,7 +231,7 @@ HINT_HOW = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False, repr=False, eq=False)
 class Finding:
     """One thing a check reports, at ``file:line:col`` (1-based; ``col`` None: the line).
 
@@ -183,6 +257,112 @@ class Finding:
     baselined: bool = False
     #: the comment that suppressed it (``allow-gone``, ``ignore BM102``), when suppressed
     suppressed_by: str = ""
+
+    # dataclass() would compile these on every start-up (issue 14): written out as it
+    # writes them; tests/test_records.py holds them to it.
+    def __init__(
+        self,
+        code,
+        severity,
+        file,
+        line,
+        col,
+        message,
+        subject="",
+        scope="",
+        fact_line=None,
+        fact_text="",
+        fingerprint="",
+        hint=None,
+        suppressed=False,
+        baselined=False,
+        suppressed_by="",
+    ) -> None:
+        object.__setattr__(self, "code", code)
+        object.__setattr__(self, "severity", severity)
+        object.__setattr__(self, "file", file)
+        object.__setattr__(self, "line", line)
+        object.__setattr__(self, "col", col)
+        object.__setattr__(self, "message", message)
+        object.__setattr__(self, "subject", subject)
+        object.__setattr__(self, "scope", scope)
+        object.__setattr__(self, "fact_line", fact_line)
+        object.__setattr__(self, "fact_text", fact_text)
+        object.__setattr__(self, "fingerprint", fingerprint)
+        object.__setattr__(self, "hint", hint)
+        object.__setattr__(self, "suppressed", suppressed)
+        object.__setattr__(self, "baselined", baselined)
+        object.__setattr__(self, "suppressed_by", suppressed_by)
+
+    @recursive_repr()
+    def __repr__(self) -> str:
+        return (
+            f"{self.__class__.__qualname__}(code={self.code!r}, severity={self.severity!r}, "
+            f"file={self.file!r}, line={self.line!r}, col={self.col!r}, "
+            f"message={self.message!r}, subject={self.subject!r}, scope={self.scope!r}, "
+            f"fact_line={self.fact_line!r}, fact_text={self.fact_text!r}, "
+            f"fingerprint={self.fingerprint!r}, hint={self.hint!r}, "
+            f"suppressed={self.suppressed!r}, baselined={self.baselined!r}, "
+            f"suppressed_by={self.suppressed_by!r})"
+        )
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (
+                self.code,
+                self.severity,
+                self.file,
+                self.line,
+                self.col,
+                self.message,
+                self.subject,
+                self.scope,
+                self.fact_line,
+                self.fact_text,
+                self.fingerprint,
+                self.hint,
+                self.suppressed,
+                self.baselined,
+                self.suppressed_by,
+            ) == (
+                other.code,
+                other.severity,
+                other.file,
+                other.line,
+                other.col,
+                other.message,
+                other.subject,
+                other.scope,
+                other.fact_line,
+                other.fact_text,
+                other.fingerprint,
+                other.hint,
+                other.suppressed,
+                other.baselined,
+                other.suppressed_by,
+            )
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(
+            (
+                self.code,
+                self.severity,
+                self.file,
+                self.line,
+                self.col,
+                self.message,
+                self.subject,
+                self.scope,
+                self.fact_line,
+                self.fact_text,
+                self.fingerprint,
+                self.hint,
+                self.suppressed,
+                self.baselined,
+                self.suppressed_by,
+            )
+        )
 
     @property
     def rule(self) -> Rule:

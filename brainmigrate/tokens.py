@@ -29,6 +29,7 @@ import functools
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from reprlib import recursive_repr
 
 from brainmigrate.model import Segment, pickled_as_tuple
 from brainmigrate.notation import WS_CHARS
@@ -103,7 +104,9 @@ _LOWER = re.compile(r"[a-z]").search
 
 
 @pickled_as_tuple
-@dataclass(slots=True)  # not frozen: a frozen init sets each field through object.__setattr__
+@dataclass(
+    slots=True, init=False, repr=False, eq=False
+)  # not frozen: a frozen init sets each field through object.__setattr__
 class Token:
     """A token of a fact's text: ``text`` (stripped; a line form and a suffix after a file's
     extension split off), ``lines`` its line form as ``(first, last)``, 1-based ``line`` and
@@ -122,6 +125,51 @@ class Token:
     link: bool = False
     end: int = 0
     overflow: str | None = None
+
+    # dataclass() would compile these on every start-up (issue 14): written out as it
+    # writes them; tests/test_records.py holds them to it.
+    def __init__(
+        self, text, line, col, lines=None, whole=None, link=False, end=0, overflow=None
+    ) -> None:
+        self.text = text
+        self.line = line
+        self.col = col
+        self.lines = lines
+        self.whole = whole
+        self.link = link
+        self.end = end
+        self.overflow = overflow
+
+    @recursive_repr()
+    def __repr__(self) -> str:
+        return (
+            f"{self.__class__.__qualname__}(text={self.text!r}, line={self.line!r}, "
+            f"col={self.col!r}, lines={self.lines!r}, whole={self.whole!r}, "
+            f"link={self.link!r}, end={self.end!r}, overflow={self.overflow!r})"
+        )
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (
+                self.text,
+                self.line,
+                self.col,
+                self.lines,
+                self.whole,
+                self.link,
+                self.end,
+                self.overflow,
+            ) == (
+                other.text,
+                other.line,
+                other.col,
+                other.lines,
+                other.whole,
+                other.link,
+                other.end,
+                other.overflow,
+            )
+        return NotImplemented
 
 
 def tokens(

@@ -1,0 +1,156 @@
+"""Dataclasses whose ``__init__``, ``__repr__``, ``__eq__`` and ``__hash__`` are written
+out (``dataclass()`` compiles them on every start-up, issue 14) behave as the ones
+``dataclass()`` makes from the same fields: signature and defaults, repr, equality (with
+``compare=False`` fields left out), hash, frozen-ness, pickling and copying."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import inspect
+import pickle
+
+import pytest
+
+from brainmigrate import anchors, check, config, hints, model, notation, rules, tokens
+
+WRITTEN_OUT = [
+    model.Diagnostic,
+    model.Segment,
+    model.Anchor,
+    model.Citation,
+    model.ParsedFact,
+    rules.Rule,
+    rules.Selection,
+    rules.Hint,
+    rules.Finding,
+    check.CheckedFact,
+    check.CheckResult,
+    config.Settings,
+    notation.Line,
+    tokens.Token,
+    anchors.Root,
+    anchors.History,
+    hints.Move,
+]
+
+#: Values a field takes in the instances compared (two each, so every field is varied
+#: once); a field not named here gets strings made of its name.
+VALUES = {
+    (rules.Selection, "select"): (None, ("BM1",)),
+    (rules.Selection, "extend_select"): ((), ("BM2",)),
+    (rules.Selection, "ignore"): ((), ("BM101",)),
+}
+
+
+def reference(cls):
+    """What ``dataclass()`` makes of ``cls``'s fields with its own options."""
+    params = cls.__dataclass_params__
+    specs = []
+    for f in dataclasses.fields(cls):
+        kwargs = {
+            "init": f.init,
+            "repr": f.repr,
+            "hash": f.hash,
+            "compare": f.compare,
+            "kw_only": f.kw_only,
+        }
+        if f.default is not dataclasses.MISSING:
+            kwargs["default"] = f.default
+        if f.default_factory is not dataclasses.MISSING:
+            kwargs["default_factory"] = f.default_factory
+        specs.append((f.name, f.type, dataclasses.field(**kwargs)))
+    namespace = {"__post_init__": cls.__post_init__} if hasattr(cls, "__post_init__") else {}
+    return dataclasses.make_dataclass(
+        cls.__name__,
+        specs,
+        namespace=namespace,
+        frozen=params.frozen,
+        slots="__slots__" in vars(cls),
+    )
+
+
+def values(cls, name: str) -> tuple:
+    return VALUES.get((cls, name), (f"{name}-1", f"{name}-2"))
+
+
+def build(target, cls, changed: str | None = None):
+    kwargs = {}
+    for f in dataclasses.fields(cls):
+        first, second = values(cls, f.name)
+        kwargs[f.name] = second if f.name == changed else first
+    positional = [kwargs.pop(f.name) for f in dataclasses.fields(cls) if not f.kw_only]
+    return target(*positional, **kwargs)
+
+
+@pytest.mark.parametrize("cls", WRITTEN_OUT, ids=lambda c: f"{c.__module__}.{c.__name__}")
+def test_written_out_methods_behave_as_dataclass_makes_them(cls):
+    ref = reference(cls)
+    # the same signature, with the very default objects of the fields
+    ours = inspect.signature(cls.__init__).parameters
+    theirs = inspect.signature(ref.__init__).parameters
+    assert [(p.name, p.kind) for p in ours.values()] == [(p.name, p.kind) for p in theirs.values()]
+    for f in dataclasses.fields(cls):
+        if f.default is not dataclasses.MISSING:
+            assert ours[f.name].default is f.default
+    assert cls.__match_args__ == ref.__match_args__
+    assert cls.__dataclass_params__.frozen == ref.__dataclass_params__.frozen
+    assert ("__slots__" in vars(cls)) == ("__slots__" in vars(ref))
+    if "__slots__" in vars(cls):
+        assert cls.__slots__ == ref.__slots__
+    assert (cls.__hash__ is None) == (ref.__hash__ is None)
+
+    a, r = build(cls, cls), build(ref, cls)
+    assert repr(a) == repr(r)
+    assert a == build(cls, cls)
+    assert (a != build(cls, cls)) is False
+    assert a.__eq__(object()) is NotImplemented and r.__eq__(object()) is NotImplemented
+    if cls.__hash__ is not None:
+        assert hash(a) == hash(r)
+    for f in dataclasses.fields(cls):
+        a2, r2 = build(cls, cls, f.name), build(ref, cls, f.name)
+        assert repr(a2) == repr(r2)
+        assert (a == a2) == (r == r2), f.name
+        assert (a != a2) == (r != r2), f.name
+        if cls.__hash__ is not None:
+            assert hash(a2) == hash(r2)
+            assert (hash(a) == hash(a2)) == (hash(r) == hash(r2)), f.name
+
+    # defaults left out: the same values
+    required = {
+        f.name: values(cls, f.name)[0]
+        for f in dataclasses.fields(cls)
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+    }
+    assert repr(cls(**required)) == repr(ref(**required))
+
+    # frozen or not, as dataclass() makes it
+    name = dataclasses.fields(cls)[0].name
+    if cls.__dataclass_params__.frozen:
+        for obj in (a, r):
+            with pytest.raises(dataclasses.FrozenInstanceError):
+                setattr(obj, name, "x")
+            with pytest.raises(dataclasses.FrozenInstanceError):
+                delattr(obj, name)
+    else:
+        b, s = build(cls, cls), build(ref, cls)
+        setattr(b, name, b)  # a value holding itself: the repr stops at "..."
+        setattr(s, name, s)
+        assert repr(b) == repr(s)
+        assert "..." in repr(b)
+
+    # pickling and copying give an equal value, through replace() too
+    for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+        try:
+            data = pickle.dumps(a, protocol)
+        except TypeError as exc:  # slotted, not frozen: protocols 0 and 1 refuse it
+            with pytest.raises(TypeError, match="__getstate__"):
+                pickle.dumps(r, protocol)
+            assert "__getstate__" in str(exc)
+            continue
+        back = pickle.loads(data)
+        assert type(back) is cls and back == a and repr(back) == repr(a)
+    assert copy.copy(a) == a and copy.deepcopy(a) == a
+    changed = dataclasses.replace(a, **{name: values(cls, name)[1]})
+    assert repr(changed) == repr(build(cls, cls, name))
+    assert dataclasses.asdict(a) == dataclasses.asdict(r)
