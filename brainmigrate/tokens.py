@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from reprlib import recursive_repr
 
 from brainmigrate.model import Segment, pickled_as_tuple
-from brainmigrate.notation import WS_CHARS
+from brainmigrate.notation import WS_CHARS, WS_CLASS
 
 #: File names that are paths without an extension (SPEC.md §Anchors 1).
 FILE_NAMES = frozenset(
@@ -76,7 +76,7 @@ def _script_split() -> re.Pattern:
     )
 
 
-_WS = re.compile(f"[{WS_CHARS}]")
+_WS = re.compile(WS_CLASS)
 #: Spans that are one token with their spaces: a wiki link (target before ``|``), a link
 #: target in angle brackets, a backtick span.
 _SPANS = re.compile(

@@ -479,3 +479,66 @@ def test_the_separator_terminal_is_what_bullets_and_stamps_are_built_from():
         assert bool(re.fullmatch(t["BULLET"], f"-{c}")) == is_sep
         assert bool(re.fullmatch(t["RUN_SEP"], c)) == is_sep
         assert bool(re.fullmatch(t["DATE_SEP"], c)) == (is_sep or c == "T")
+
+
+# every code point, surrogates too, in one string: a class's matches are read in one pass
+EVERY_CHARACTER = "".join(map(chr, range(0x110000)))
+
+
+def test_fast_classes_match_the_characters_the_grammars_classes_match():
+    """Each fast form (``\\s`` based, compiled fast) matches exactly the characters of the
+    class the grammar spells, on every code point."""
+    import re
+
+    pairs = [
+        (f"[{notation.WS_CHARS}]", notation.WS_CLASS),
+        (f"[{notation.WS_CHARS}\n]", notation.WS_NL_CLASS),
+        (f"[^{notation.WS_CHARS}\n]", notation.NOT_WS_NL_CLASS),
+        (f"[{notation.SEP_CHARS}]", notation.SEP_CLASS),
+        *notation._FAST_CLASSES.items(),
+    ]
+    for slow, fast in pairs:
+        assert re.findall(slow, EVERY_CHARACTER) == re.findall(fast, EVERY_CHARACTER), slow
+    assert _terminal_class("SEP").encode().decode("unicode_escape") == f"[{notation.SEP_CHARS}]"
+    # every class the terminals spell is replaced: none is left to compile slowly
+    t = notation.terminals()
+    for name in ("BLANK", "HEADING", "BULLET", "PRIORITY", "CALLOUT", "MARKER", "RUN"):
+        assert notation.fast_classes(t[name]) != t[name], name
+
+
+def test_fast_classes_leave_the_classifier_and_the_stamp_as_composed():
+    """The classifier's and the stamp's expressions, with and without ``fast_classes``,
+    match alike on lines made of every whitespace character and its neighbours."""
+    import re
+
+    odd = [c for c in EVERY_CHARACTER if c.isspace()] + ["\x1c", "\x1f", "a", "T", "\x00"]
+    shapes = [
+        "{c}",
+        "{c}{c}",
+        "-{c}x",
+        "*{c}{c}!P1{c}a",
+        "-{c}>{c}[!x] y",
+        ">{c}[!note]",
+        "+{c}t",
+        "->{c}t",
+        "x{c}",
+        "#{c}h",
+        "!P1{c}",
+        "{c}@ ctx",
+        "```{c}",
+    ]
+    stamps = ["2026-01-01{c}10:00", "2026-01-01 10:00:00Z{c}run-1", "2026-01-01T10:00{c}r{c}"]
+    pairs = [
+        (notation.classifier_source(), shapes),
+        (notation.stamp_source(), stamps),
+    ]
+    for source, forms in pairs:
+        slow, fast = re.compile(source), re.compile(notation.fast_classes(source))
+        assert slow.pattern != fast.pattern
+        for c in odd:
+            for form in forms:
+                line = form.format(c=c)
+                a, b = slow.match(line), fast.match(line)
+                assert (a and (a.span(), a.lastgroup, a.groupdict())) == (
+                    b and (b.span(), b.lastgroup, b.groupdict())
+                ), repr(line)
