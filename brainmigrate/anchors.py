@@ -30,7 +30,14 @@ from typing import Protocol
 from urllib.parse import unquote
 
 from brainmigrate.fsutil import printable
-from brainmigrate.model import Anchor, Citation, Diagnostic, ParsedFact, pickled_as_tuple
+from brainmigrate.model import (
+    FROM_FACTORY,
+    Anchor,
+    Citation,
+    Diagnostic,
+    ParsedFact,
+    pickled_as_tuple,
+)
 from brainmigrate.tokens import (
     FILE_NAMES,
     MAX_LINE_NUMBER,
@@ -446,7 +453,7 @@ class NameIndex(Protocol):
 
 
 @pickled_as_tuple
-@dataclass(slots=True)
+@dataclass(slots=True, init=False, repr=False, eq=False)
 class Resolved:
     """What a fact names: anchors, citations that anchored nothing, notes on caps."""
 
@@ -456,6 +463,51 @@ class Resolved:
     camel: list[Token] = field(default_factory=list)
     bare_count: int = 0
     bare_dropped: int = 0
+
+    # dataclass() would compile these on every start-up (issue 14): written out as it
+    # writes them; tests/test_records.py holds them to it.
+    def __init__(
+        self,
+        anchors=FROM_FACTORY,
+        citations=FROM_FACTORY,
+        notes=FROM_FACTORY,
+        camel=FROM_FACTORY,
+        bare_count=0,
+        bare_dropped=0,
+    ) -> None:
+        self.anchors = list() if anchors is FROM_FACTORY else anchors
+        self.citations = list() if citations is FROM_FACTORY else citations
+        self.notes = list() if notes is FROM_FACTORY else notes
+        self.camel = list() if camel is FROM_FACTORY else camel
+        self.bare_count = bare_count
+        self.bare_dropped = bare_dropped
+
+    @recursive_repr()
+    def __repr__(self) -> str:
+        return (
+            f"{self.__class__.__qualname__}(anchors={self.anchors!r}, "
+            f"citations={self.citations!r}, notes={self.notes!r}, camel={self.camel!r}, "
+            f"bare_count={self.bare_count!r}, bare_dropped={self.bare_dropped!r})"
+        )
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (
+                self.anchors,
+                self.citations,
+                self.notes,
+                self.camel,
+                self.bare_count,
+                self.bare_dropped,
+            ) == (
+                other.anchors,
+                other.citations,
+                other.notes,
+                other.camel,
+                other.bare_count,
+                other.bare_dropped,
+            )
+        return NotImplemented
 
 
 def copy_resolved(res: Resolved) -> Resolved:

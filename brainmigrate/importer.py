@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from reprlib import recursive_repr
 from typing import TYPE_CHECKING
 
 from brainmigrate import notation
@@ -34,7 +35,7 @@ from brainmigrate.facts import (
     scope_for,
 )
 from brainmigrate.fsutil import printable
-from brainmigrate.model import Diagnostic, FactRecord, ParsedFact
+from brainmigrate.model import FROM_FACTORY, Diagnostic, FactRecord, ParsedFact
 from brainmigrate.spill import Keyed, Spill
 
 if TYPE_CHECKING:  # the merge and the store are loaded by an import, not by check
@@ -81,7 +82,7 @@ def missing_or_unreadable(exc: OSError) -> str:
     return f"cannot read it ({exc.strerror or exc})"
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, init=False, repr=False, eq=False)
 class Options:
     """How to read the notes: roots in order, scope, kind of ``+``, task pattern.
 
@@ -104,6 +105,59 @@ class Options:
     names: Mapping[str, str] = field(default_factory=dict)
     progress: Callable[[str, int, int, int], object] | None = field(default=None, compare=False)
 
+    # dataclass() would compile these on every start-up (issue 14): written out as it
+    # writes them; tests/test_records.py holds them to it.
+    def __init__(
+        self,
+        *,
+        roots=(),
+        scope=None,
+        plus_kind=None,
+        task_pattern=None,
+        parser="fast",
+        cache_dir=None,
+        names=FROM_FACTORY,
+        progress=None,
+    ) -> None:
+        self.roots = roots
+        self.scope = scope
+        self.plus_kind = plus_kind
+        self.task_pattern = task_pattern
+        self.parser = parser
+        self.cache_dir = cache_dir
+        self.names = dict() if names is FROM_FACTORY else names
+        self.progress = progress
+
+    @recursive_repr()
+    def __repr__(self) -> str:
+        return (
+            f"{self.__class__.__qualname__}(roots={self.roots!r}, scope={self.scope!r}, "
+            f"plus_kind={self.plus_kind!r}, task_pattern={self.task_pattern!r}, "
+            f"parser={self.parser!r}, cache_dir={self.cache_dir!r}, names={self.names!r}, "
+            f"progress={self.progress!r})"
+        )
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (
+                self.roots,
+                self.scope,
+                self.plus_kind,
+                self.task_pattern,
+                self.parser,
+                self.cache_dir,
+                self.names,
+            ) == (
+                other.roots,
+                other.scope,
+                other.plus_kind,
+                other.task_pattern,
+                other.parser,
+                other.cache_dir,
+                other.names,
+            )
+        return NotImplemented
+
 
 @dataclass
 class FileStats:
@@ -120,6 +174,71 @@ class FileStats:
     skipped_by_reason: Counter = field(default_factory=Counter)
     merged: int = 0
     gone: int = 0
+
+    # dataclass() would compile these on every start-up (issue 14): written out as it
+    # writes them; tests/test_records.py holds them to it.
+    def __init__(
+        self,
+        path,
+        scope,
+        lines=0,
+        fact_lines=0,
+        continuations=0,
+        blank=0,
+        skipped=0,
+        skipped_by_reason=FROM_FACTORY,
+        merged=0,
+        gone=0,
+    ) -> None:
+        self.path = path
+        self.scope = scope
+        self.lines = lines
+        self.fact_lines = fact_lines
+        self.continuations = continuations
+        self.blank = blank
+        self.skipped = skipped
+        self.skipped_by_reason = (
+            Counter() if skipped_by_reason is FROM_FACTORY else skipped_by_reason
+        )
+        self.merged = merged
+        self.gone = gone
+
+    @recursive_repr()
+    def __repr__(self) -> str:
+        return (
+            f"{self.__class__.__qualname__}(path={self.path!r}, scope={self.scope!r}, "
+            f"lines={self.lines!r}, fact_lines={self.fact_lines!r}, "
+            f"continuations={self.continuations!r}, blank={self.blank!r}, "
+            f"skipped={self.skipped!r}, skipped_by_reason={self.skipped_by_reason!r}, "
+            f"merged={self.merged!r}, gone={self.gone!r})"
+        )
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (
+                self.path,
+                self.scope,
+                self.lines,
+                self.fact_lines,
+                self.continuations,
+                self.blank,
+                self.skipped,
+                self.skipped_by_reason,
+                self.merged,
+                self.gone,
+            ) == (
+                other.path,
+                other.scope,
+                other.lines,
+                other.fact_lines,
+                other.continuations,
+                other.blank,
+                other.skipped,
+                other.skipped_by_reason,
+                other.merged,
+                other.gone,
+            )
+        return NotImplemented
 
 
 class ReadFacts:
@@ -166,6 +285,43 @@ class Notes:
     #: the first root's declaration index the run used (made on first call; None when
     #: there is no root), for whatever else needs it in the same run
     name_index: Callable[[], object] | None = None
+
+    # dataclass() would compile these on every start-up (issue 14): written out as it
+    # writes them; tests/test_records.py holds them to it.
+    def __init__(self, files, facts, warnings, roots, frequencies=None, name_index=None) -> None:
+        self.files = files
+        self.facts = facts
+        self.warnings = warnings
+        self.roots = roots
+        self.frequencies = frequencies
+        self.name_index = name_index
+
+    @recursive_repr()
+    def __repr__(self) -> str:
+        return (
+            f"{self.__class__.__qualname__}(files={self.files!r}, facts={self.facts!r}, "
+            f"warnings={self.warnings!r}, roots={self.roots!r}, "
+            f"frequencies={self.frequencies!r}, name_index={self.name_index!r})"
+        )
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (
+                self.files,
+                self.facts,
+                self.warnings,
+                self.roots,
+                self.frequencies,
+                self.name_index,
+            ) == (
+                other.files,
+                other.facts,
+                other.warnings,
+                other.roots,
+                other.frequencies,
+                other.name_index,
+            )
+        return NotImplemented
 
 
 class Merged(Spill):

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from operator import attrgetter
 from reprlib import recursive_repr
+from typing import Any
 
 #: Kinds the store keeps, in report order (SPEC.md §Notation, "Markers").
 KINDS = ("decision", "pattern", "blocker", "environment", "other")
@@ -28,6 +29,9 @@ SKIP_REASONS = (
 )
 #: Fact statuses (SPEC.md §Store).
 STATUSES = ("active", "stale", "superseded")
+#: The default of a written-out ``__init__``'s parameter whose field has a
+#: ``default_factory``: left out, the field gets the factory's value, as with dataclass().
+FROM_FACTORY: Any = object()
 #: ``ParsedFact.suppress`` of a fact no trailer waives anything for.
 _NO_ENTRIES: frozenset[str] = frozenset()
 

@@ -12,7 +12,7 @@ import pickle
 
 import pytest
 
-from brainmigrate import anchors, check, config, hints, model, notation, rules, tokens
+from brainmigrate import anchors, check, config, hints, importer, model, notation, rules, tokens
 
 WRITTEN_OUT = [
     model.Diagnostic,
@@ -31,7 +31,11 @@ WRITTEN_OUT = [
     tokens.Token,
     anchors.Root,
     anchors.History,
+    anchors.Resolved,
     hints.Move,
+    importer.Options,
+    importer.FileStats,
+    importer.Notes,
 ]
 
 #: Values a field takes in the instances compared (two each, so every field is varied
@@ -123,6 +127,11 @@ def test_written_out_methods_behave_as_dataclass_makes_them(cls):
         if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
     }
     assert repr(cls(**required)) == repr(ref(**required))
+    for f in dataclasses.fields(cls):  # a factory's value is made afresh for each
+        if f.default_factory is not dataclasses.MISSING:
+            one, two = cls(**required), cls(**required)
+            assert getattr(one, f.name) == f.default_factory()
+            assert getattr(one, f.name) is not getattr(two, f.name)
 
     # frozen or not, as dataclass() makes it
     name = dataclasses.fields(cls)[0].name
