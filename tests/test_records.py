@@ -13,6 +13,8 @@ import pickle
 import pytest
 
 from brainmigrate import anchors, check, config, hints, importer, model, notation, rules, tokens
+from brainmigrate.codeindex import listing
+from brainmigrate.codeindex import model as index_model
 
 WRITTEN_OUT = [
     model.Diagnostic,
@@ -36,6 +38,12 @@ WRITTEN_OUT = [
     importer.Options,
     importer.FileStats,
     importer.Notes,
+    index_model.Declaration,
+    index_model.FileState,
+    index_model.SkippedFile,
+    index_model.LanguageCount,
+    index_model.IndexSummary,
+    listing.ListedFile,
 ]
 
 #: Values a field takes in the instances compared (two each, so every field is varied
@@ -90,6 +98,7 @@ def build(target, cls, changed: str | None = None):
 @pytest.mark.parametrize("cls", WRITTEN_OUT, ids=lambda c: f"{c.__module__}.{c.__name__}")
 def test_written_out_methods_behave_as_dataclass_makes_them(cls):
     ref = reference(cls)
+    assert cls.__doc__ and "__doc__" in vars(cls)  # its own, not one made from __init__
     # the same signature, with the very default objects of the fields
     ours = inspect.signature(cls.__init__).parameters
     theirs = inspect.signature(ref.__init__).parameters

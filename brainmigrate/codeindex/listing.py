@@ -32,19 +32,42 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from reprlib import recursive_repr
 
 from brainmigrate.git import run_git
 
 VCS_DIRS = frozenset({".git", ".hg", ".svn"})
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False, repr=False, eq=False)
 class ListedFile:
     """A regular file of a root: root-relative POSIX ``path``, ``size`` in bytes, ``mtime_ns``."""
 
     path: str
     size: int
     mtime_ns: int
+
+    # dataclass() would compile these on every start-up (issue 14): written out as it
+    # writes them; tests/test_records.py holds them to it.
+    def __init__(self, path, size, mtime_ns) -> None:
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "size", size)
+        object.__setattr__(self, "mtime_ns", mtime_ns)
+
+    @recursive_repr()
+    def __repr__(self) -> str:
+        return (
+            f"{self.__class__.__qualname__}(path={self.path!r}, size={self.size!r}, "
+            f"mtime_ns={self.mtime_ns!r})"
+        )
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.path, self.size, self.mtime_ns) == (other.path, other.size, other.mtime_ns)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.path, self.size, self.mtime_ns))
 
 
 def _inside(target: str, root_real: str) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from reprlib import recursive_repr
 from typing import Any
 
 from brainmigrate.errors import BrainmigrateError
@@ -54,7 +55,7 @@ class RootError(BrainmigrateError, ValueError):
     """The root does not exist or is not a folder."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False, repr=False, eq=False)
 class Declaration:
     """One declaration found by tree-sitter in one file of a root.
 
@@ -90,13 +91,91 @@ class Declaration:
     signature_digest: str
     body_digest: str | None
 
+    # dataclass() would compile these on every start-up (issue 14): written out as it
+    # writes them; tests/test_records.py holds them to it.
+    def __init__(
+        self,
+        name,
+        kind,
+        category,
+        container,
+        path,
+        lines,
+        name_line,
+        language,
+        signature_digest,
+        body_digest,
+    ) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "category", category)
+        object.__setattr__(self, "container", container)
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "lines", lines)
+        object.__setattr__(self, "name_line", name_line)
+        object.__setattr__(self, "language", language)
+        object.__setattr__(self, "signature_digest", signature_digest)
+        object.__setattr__(self, "body_digest", body_digest)
+
+    @recursive_repr()
+    def __repr__(self) -> str:
+        return (
+            f"{self.__class__.__qualname__}(name={self.name!r}, kind={self.kind!r}, "
+            f"category={self.category!r}, container={self.container!r}, path={self.path!r}, "
+            f"lines={self.lines!r}, name_line={self.name_line!r}, language={self.language!r}, "
+            f"signature_digest={self.signature_digest!r}, body_digest={self.body_digest!r})"
+        )
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (
+                self.name,
+                self.kind,
+                self.category,
+                self.container,
+                self.path,
+                self.lines,
+                self.name_line,
+                self.language,
+                self.signature_digest,
+                self.body_digest,
+            ) == (
+                other.name,
+                other.kind,
+                other.category,
+                other.container,
+                other.path,
+                other.lines,
+                other.name_line,
+                other.language,
+                other.signature_digest,
+                other.body_digest,
+            )
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(
+            (
+                self.name,
+                self.kind,
+                self.category,
+                self.container,
+                self.path,
+                self.lines,
+                self.name_line,
+                self.language,
+                self.signature_digest,
+                self.body_digest,
+            )
+        )
+
     @property
     def qualname(self) -> str:
         """``container.name``, or ``name`` at top level."""
         return f"{self.container}.{self.name}" if self.container else self.name
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False, repr=False, eq=False)
 class FileState:
     """One source file as it is now (:meth:`CodeIndex.read_files`): its declarations in
     source order and ``digest``, the file without the comments outside its declarations
@@ -105,16 +184,55 @@ class FileState:
     declarations: tuple[Declaration, ...]
     digest: str
 
+    # dataclass() would compile these on every start-up (issue 14): written out as it
+    # writes them; tests/test_records.py holds them to it.
+    def __init__(self, declarations, digest) -> None:
+        object.__setattr__(self, "declarations", declarations)
+        object.__setattr__(self, "digest", digest)
 
-@dataclass(frozen=True, slots=True)
+    @recursive_repr()
+    def __repr__(self) -> str:
+        return (
+            f"{self.__class__.__qualname__}(declarations={self.declarations!r}, "
+            f"digest={self.digest!r})"
+        )
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.declarations, self.digest) == (other.declarations, other.digest)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.declarations, self.digest))
+
+
+@dataclass(frozen=True, slots=True, init=False, repr=False, eq=False)
 class SkippedFile:
     """A source file left unparsed, and why: ``binary``, ``too large (…)``, ``unreadable: …``."""
 
     path: str
     reason: str
 
+    # dataclass() would compile these on every start-up (issue 14): written out as it
+    # writes them; tests/test_records.py holds them to it.
+    def __init__(self, path, reason) -> None:
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "reason", reason)
 
-@dataclass(frozen=True, slots=True)
+    @recursive_repr()
+    def __repr__(self) -> str:
+        return f"{self.__class__.__qualname__}(path={self.path!r}, reason={self.reason!r})"
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.path, self.reason) == (other.path, other.reason)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.path, self.reason))
+
+
+@dataclass(frozen=True, slots=True, init=False, repr=False, eq=False)
 class LanguageCount:
     """Per-language totals of one build: source files, declarations, files with parse errors."""
 
@@ -122,8 +240,34 @@ class LanguageCount:
     declarations: int
     errors: int
 
+    # dataclass() would compile these on every start-up (issue 14): written out as it
+    # writes them; tests/test_records.py holds them to it.
+    def __init__(self, files, declarations, errors) -> None:
+        object.__setattr__(self, "files", files)
+        object.__setattr__(self, "declarations", declarations)
+        object.__setattr__(self, "errors", errors)
 
-@dataclass(frozen=True)
+    @recursive_repr()
+    def __repr__(self) -> str:
+        return (
+            f"{self.__class__.__qualname__}(files={self.files!r}, "
+            f"declarations={self.declarations!r}, errors={self.errors!r})"
+        )
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.files, self.declarations, self.errors) == (
+                other.files,
+                other.declarations,
+                other.errors,
+            )
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.files, self.declarations, self.errors))
+
+
+@dataclass(frozen=True, init=False, repr=False, eq=False)
 class IndexSummary:
     """What :meth:`CodeIndex.build` did.
 
@@ -156,6 +300,96 @@ class IndexSummary:
     seconds: float
     cache_path: str | None
     cache_status: str
+
+    # dataclass() would compile these on every start-up (issue 14): written out as it
+    # writes them; tests/test_records.py holds them to it.
+    def __init__(
+        self,
+        root,
+        listing,
+        files,
+        by_language,
+        declarations,
+        parsed,
+        cache_hits,
+        skipped,
+        error_files,
+        seconds,
+        cache_path,
+        cache_status,
+    ) -> None:
+        object.__setattr__(self, "root", root)
+        object.__setattr__(self, "listing", listing)
+        object.__setattr__(self, "files", files)
+        object.__setattr__(self, "by_language", by_language)
+        object.__setattr__(self, "declarations", declarations)
+        object.__setattr__(self, "parsed", parsed)
+        object.__setattr__(self, "cache_hits", cache_hits)
+        object.__setattr__(self, "skipped", skipped)
+        object.__setattr__(self, "error_files", error_files)
+        object.__setattr__(self, "seconds", seconds)
+        object.__setattr__(self, "cache_path", cache_path)
+        object.__setattr__(self, "cache_status", cache_status)
+
+    @recursive_repr()
+    def __repr__(self) -> str:
+        return (
+            f"{self.__class__.__qualname__}(root={self.root!r}, listing={self.listing!r}, "
+            f"files={self.files!r}, by_language={self.by_language!r}, "
+            f"declarations={self.declarations!r}, parsed={self.parsed!r}, "
+            f"cache_hits={self.cache_hits!r}, skipped={self.skipped!r}, "
+            f"error_files={self.error_files!r}, seconds={self.seconds!r}, "
+            f"cache_path={self.cache_path!r}, cache_status={self.cache_status!r})"
+        )
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (
+                self.root,
+                self.listing,
+                self.files,
+                self.by_language,
+                self.declarations,
+                self.parsed,
+                self.cache_hits,
+                self.skipped,
+                self.error_files,
+                self.seconds,
+                self.cache_path,
+                self.cache_status,
+            ) == (
+                other.root,
+                other.listing,
+                other.files,
+                other.by_language,
+                other.declarations,
+                other.parsed,
+                other.cache_hits,
+                other.skipped,
+                other.error_files,
+                other.seconds,
+                other.cache_path,
+                other.cache_status,
+            )
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(
+            (
+                self.root,
+                self.listing,
+                self.files,
+                self.by_language,
+                self.declarations,
+                self.parsed,
+                self.cache_hits,
+                self.skipped,
+                self.error_files,
+                self.seconds,
+                self.cache_path,
+                self.cache_status,
+            )
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form: plain dicts, lists, strings and numbers (seconds rounded to ms)."""
