@@ -483,7 +483,7 @@ _own_fields = attrgetter(*FACT_FIELDS)
 
 
 @pickled_as_tuple
-@dataclass(slots=True)
+@dataclass(slots=True, init=False, repr=False, eq=False)
 class FactRecord:
     """A fact in the store, while a run merges into it: the one mutable record.
 
@@ -516,6 +516,116 @@ class FactRecord:
     stored: bool = False
     origin: tuple[str, int] | None = None
     snapshot: tuple | None = None
+
+    # dataclass() would compile these on every start-up (issue 14): written out as it
+    # writes them; tests/test_records.py holds them to it.
+    def __init__(
+        self,
+        id,
+        scope,
+        kind,
+        marker,
+        text,
+        task,
+        run,
+        created,
+        status,
+        status_reason,
+        stems,
+        numbers,
+        tasks,
+        anchors=FROM_FACTORY,
+        gone=FROM_FACTORY,
+        supersedes=(),
+        related=(),
+        new_provenance=FROM_FACTORY,
+        stored=False,
+        origin=None,
+        snapshot=None,
+    ) -> None:
+        self.id = id
+        self.scope = scope
+        self.kind = kind
+        self.marker = marker
+        self.text = text
+        self.task = task
+        self.run = run
+        self.created = created
+        self.status = status
+        self.status_reason = status_reason
+        self.stems = stems
+        self.numbers = numbers
+        self.tasks = tasks
+        self.anchors = list() if anchors is FROM_FACTORY else anchors
+        self.gone = list() if gone is FROM_FACTORY else gone
+        self.supersedes = supersedes
+        self.related = related
+        self.new_provenance = list() if new_provenance is FROM_FACTORY else new_provenance
+        self.stored = stored
+        self.origin = origin
+        self.snapshot = snapshot
+
+    @recursive_repr()
+    def __repr__(self) -> str:
+        return (
+            f"{self.__class__.__qualname__}(id={self.id!r}, scope={self.scope!r}, "
+            f"kind={self.kind!r}, marker={self.marker!r}, text={self.text!r}, "
+            f"task={self.task!r}, run={self.run!r}, created={self.created!r}, "
+            f"status={self.status!r}, status_reason={self.status_reason!r}, "
+            f"stems={self.stems!r}, numbers={self.numbers!r}, tasks={self.tasks!r}, "
+            f"anchors={self.anchors!r}, gone={self.gone!r}, supersedes={self.supersedes!r}, "
+            f"related={self.related!r}, new_provenance={self.new_provenance!r}, "
+            f"stored={self.stored!r}, origin={self.origin!r}, snapshot={self.snapshot!r})"
+        )
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (
+                self.id,
+                self.scope,
+                self.kind,
+                self.marker,
+                self.text,
+                self.task,
+                self.run,
+                self.created,
+                self.status,
+                self.status_reason,
+                self.stems,
+                self.numbers,
+                self.tasks,
+                self.anchors,
+                self.gone,
+                self.supersedes,
+                self.related,
+                self.new_provenance,
+                self.stored,
+                self.origin,
+                self.snapshot,
+            ) == (
+                other.id,
+                other.scope,
+                other.kind,
+                other.marker,
+                other.text,
+                other.task,
+                other.run,
+                other.created,
+                other.status,
+                other.status_reason,
+                other.stems,
+                other.numbers,
+                other.tasks,
+                other.anchors,
+                other.gone,
+                other.supersedes,
+                other.related,
+                other.new_provenance,
+                other.stored,
+                other.origin,
+                other.snapshot,
+            )
+        return NotImplemented
 
     @property
     def key(self) -> str:

@@ -22,6 +22,7 @@ WRITTEN_OUT = [
     model.Anchor,
     model.Citation,
     model.ParsedFact,
+    model.FactRecord,
     rules.Rule,
     rules.Selection,
     rules.Hint,

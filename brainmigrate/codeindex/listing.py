@@ -220,6 +220,8 @@ def _translate(pattern: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class _Rule:
+    """One rule of a .gitignore (``parse_gitignore``)."""
+
     base: str  # folder of the .gitignore, root-relative ('' for the root)
     regex: re.Pattern[str]
     negate: bool
