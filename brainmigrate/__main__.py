@@ -23,7 +23,9 @@ def run() -> None:
         sys.stdout.flush()
         sys.exit(0)
     import gc
+    import signal
 
+    signal.signal(signal.SIGTERM, _terminate)
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -38,6 +40,13 @@ def run() -> None:
         if cli.settled:
             gc.freeze()
         raise
+
+
+def _terminate(signum, frame) -> None:
+    """SIGTERM: stop the run as Ctrl-C does (its clean-up included), exit 143."""
+    from brainmigrate.errors import Terminated
+
+    raise Terminated
 
 
 if __name__ == "__main__":

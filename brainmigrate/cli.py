@@ -46,11 +46,33 @@ def settle() -> None:
     settled = True
 
 
+#: The store a command has committed to, once it has (``written``): an interrupt after
+#: that says the store is whole, not that it may be as it was.
+committed: str | None = None
+
+
+def written(store: str | os.PathLike) -> None:
+    """Say that the command's write to ``store`` is committed (what is left is its report)."""
+    global committed
+    committed = os.fspath(store)
+
+
 def interrupted() -> None:
-    """Stop a run that Ctrl-C interrupted: one line, exit 130. An import is one
-    transaction, rolled back (or already committed) by the time this runs."""
-    click.echo("brainmigrate: interrupted (a store is written whole or not at all)", err=True)
-    sys.exit(EXIT_INTERRUPTED)
+    """Stop a run that Ctrl-C (exit 130) or SIGTERM (``errors.Terminated``, exit 143)
+    interrupted, in one line. An import is one transaction, rolled back (or already
+    committed) by the time this runs; once committed (``written``), the line says so."""
+    from brainmigrate.errors import EXIT_TERMINATED, Terminated
+
+    stopped = sys.exc_info()[1]
+    what = "terminated" if isinstance(stopped, Terminated) else "interrupted"
+    if committed is not None:
+        say(
+            f"brainmigrate: {what} after the store was written ({committed} holds the whole"
+            " import; only the report was cut short)"
+        )
+    else:
+        click.echo(f"brainmigrate: {what} (a store is written whole or not at all)", err=True)
+    sys.exit(EXIT_TERMINATED if isinstance(stopped, Terminated) else EXIT_INTERRUPTED)
 
 
 def say(text: str) -> None:
@@ -392,6 +414,8 @@ class OneLineErrors(click.Group):
     ``brainmigrate: error: <what>; see 'brainmigrate <command> --help'``."""
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        global committed
+        committed = None  # (a new command line, also when tests run several in one process)
         try:
             rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click.exceptions.NoArgsIsHelpError as exc:
@@ -506,6 +530,8 @@ def import_cmd(
         options = read_options(s, parser, names, progress)
         paths, _ = importer.select_files(paths, s.excludes, names)
         result = importer.import_notes(paths, options, store, dry_run=dry_run, verify=verify)
+    if not dry_run:
+        written(store)
     if fmt == "json":
         emit(reports.json_chunks(result), output)
     else:  # streamed: facts and entries are read back as they are written

@@ -21,5 +21,13 @@ EXIT_FINDINGS = 1
 EXIT_FAULT = 2
 #: A run stopped by Ctrl-C (SIGINT): 128 + 2, as shells and scripts expect.
 EXIT_INTERRUPTED = 130
+#: A run stopped by SIGTERM (``kill``, a CI job cancelled): 128 + 15.
+EXIT_TERMINATED = 143
 #: A run whose reader went away (``| head``): 128 + 13, as a tool killed by SIGPIPE.
 EXIT_PIPE = 141
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the run is (``__main__`` installs the handler), so every
+    clean-up Ctrl-C gets runs for it too: a store's transaction rolled back, a store file
+    the run created removed, temporary files closed."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -673,3 +674,27 @@ def test_an_output_that_is_a_fifo_a_device_or_a_symlink_is_written_through(tmp_p
     r = cli(*args, link)
     assert r.exit_code == 1
     assert link.is_symlink() and json.loads(real.read_text(encoding="utf-8"))["findings"]
+
+
+def test_ctrl_c_after_the_commit_says_the_store_is_whole(tmp_path, monkeypatch):
+    """An interrupt while the report is written comes after the import's commit: the line
+    says the store holds the whole import, not that it may be as it was."""
+    from brainmigrate import reports
+
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+        yield  # a generator, as the report's chunks are
+
+    monkeypatch.setattr(reports, "json_chunks", interrupted)
+    db = tmp_path / "k.db"
+    r = CliRunner().invoke(
+        main, ["import", str(SAMPLES / "notes"), *ROOT_ARGS, "--store", str(db), "--format", "json"]
+    )
+    assert r.exit_code == 130
+    assert r.stderr == (
+        f"brainmigrate: interrupted after the store was written ({db} holds the whole import;"
+        " only the report was cut short)\n"
+    )
+    assert sqlite3.connect(db).execute("SELECT count(*) FROM facts").fetchone() == (29,)
+    r = CliRunner().invoke(main, ["import", str(SAMPLES / "notes"), *ROOT_ARGS, "--dry-run"])
+    assert r.exit_code == 0, r.stderr  # the next command line starts afresh

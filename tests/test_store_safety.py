@@ -404,3 +404,27 @@ def test_an_import_killed_through_a_symlink_is_rolled_back_through_it(tmp_path):
     )
     assert (done.returncode, done.stderr) == (0, "")
     assert not journal.exists() and rows(real) == before
+
+
+def test_sigterm_during_a_first_import_leaves_no_store(tmp_path):
+    """SIGTERM (a cancelled CI job, ``kill``) cleans up as Ctrl-C does: the new store
+    and its journal are removed, one line, exit 143."""
+    big = notes(tmp_path / "b", "big.md", 40_000, "big")
+    db = tmp_path / "know.db"
+    proc = subprocess.Popen(
+        [*IMPORT, str(big), "--store", str(db), "--root", str(tmp_path)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    journal = tmp_path / "know.db-journal"
+    deadline = time.monotonic() + 120
+    while not journal.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    if proc.returncode == 0:
+        pytest.skip("the import ended before the signal came")
+    assert proc.returncode == 143, err
+    assert err == "brainmigrate: terminated (a store is written whole or not at all)\n"
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("know.db")) == []
