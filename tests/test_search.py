@@ -325,3 +325,53 @@ def test_anchor_search_refuses_an_anchor_row_of_the_wrong_type_in_one_line(store
     assert got.exit_code == 2
     assert got.stderr.startswith("brainmigrate: error: ") and got.stderr.count("\n") == 1
     assert "symbol is a BLOB" in got.stderr
+
+
+def _edit(store: Path, *statements: str) -> None:
+    con = sqlite3.connect(store)
+    with con:
+        for sql in statements:
+            con.execute(sql)
+    con.close()
+
+
+def _refused(got, what: str) -> None:
+    assert got.exit_code == 2, got.output
+    assert got.stderr.startswith("brainmigrate: error: ") and got.stderr.count("\n") == 1
+    assert what in got.stderr, got.stderr
+
+
+SAMPLE_ROOTS = ["--root", str(SAMPLES / "roots/app"), "--root", str(SAMPLES / "roots/infra")]
+
+
+def test_a_deleted_fact_whose_anchors_remain_is_refused_not_skipped(store):
+    """Every command that reads anchors refuses a store whose anchors rows name a fact it
+    no longer holds; none passes over the fact in silence."""
+    _edit(store, "DELETE FROM facts WHERE id = 11")
+    missing = "fact k11 is missing, but anchors rows name it"
+    _refused(run("search", "--anchor", "PaymentGateway", "--store", str(store)), missing)
+    _refused(run("stale", "--store", str(store), *SAMPLE_ROOTS), missing)
+    _refused(run("verify", "--all", "--store", str(store), *SAMPLE_ROOTS), missing)
+
+
+def test_a_fact_id_out_of_range_is_refused_by_search_not_dropped(store):
+    _edit(
+        store,
+        "UPDATE facts SET id = -5 WHERE id = 11",
+        "UPDATE anchors SET fact_id = -5 WHERE fact_id = 11",
+        "UPDATE provenance SET fact_id = -5 WHERE fact_id = 11",
+        "UPDATE facts_fts SET rowid = -5 WHERE rowid = 11",
+    )
+    for query in (["charges", "twice"], ["TER-160"]):
+        _refused(run("search", *query, "--store", str(store)), "id is -5")
+
+
+def test_text_indexed_for_a_fact_the_store_lacks_is_refused_by_search(store):
+    _edit(
+        store,
+        "DELETE FROM facts WHERE id = 11",
+        "DELETE FROM anchors WHERE fact_id = 11",
+        "DELETE FROM provenance WHERE fact_id = 11",
+    )
+    got = run("search", "charges", "twice", "--store", str(store))
+    _refused(got, "fact k11 is missing, but facts_fts rows name it")

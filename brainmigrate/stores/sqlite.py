@@ -1250,8 +1250,10 @@ def read_anchored(
 
 def _anchors_of(con: sqlite3.Connection, facts: dict[int, FactRecord]) -> None:
     """Add every anchor row of ``facts`` to its record (in the order they were stored),
-    each checked as it enters (``_anchor_row``)."""
+    each checked as it enters (``_anchor_row``). A row of a fact the store does not hold
+    at all raises ``Inconsistent``, as wherever anchors are read."""
     cols = _fingerprint_columns(con)
+    others: set[int] = set()  # facts not asked for (superseded, or not of the ids)
     for row in con.execute(
         f"SELECT fact_id, kind, root, path, symbol, line_first, line_last, how{cols}"
         " FROM anchors ORDER BY rowid"
@@ -1260,6 +1262,31 @@ def _anchors_of(con: sqlite3.Connection, facts: dict[int, FactRecord]) -> None:
         rec = facts.get(fid)
         if rec is not None:
             rec.anchors.append(anchor)
+        else:
+            others.add(fid)
+    _check_held(con, others, "anchors")
+
+
+def _check_held(con: sqlite3.Connection, ids: set[int], table: str) -> None:
+    """Raise ``Inconsistent`` for the smallest of ``ids`` (fact ids ``table``'s rows name)
+    that the store holds no fact of."""
+    if not ids:
+        return
+    held = {
+        r[0]
+        for r in con.execute(
+            "SELECT id FROM facts WHERE id IN (SELECT value FROM json_each(?))",
+            [json.dumps(sorted(ids))],
+        )
+    }
+    gone = sorted(ids - held)
+    if gone:
+        raise _missing(gone[0], table)
+
+
+def _ids_of(rows: Iterable[tuple]) -> list[int]:
+    """The fact ids in the first column of ``rows``, each checked (``Inconsistent``)."""
+    return [_fact_id(r[0]) for r in rows]
 
 
 def origins(con: sqlite3.Connection, ids: Iterable[int] | None = None) -> dict[int, tuple]:
@@ -1395,7 +1422,20 @@ class Reader:
             "SELECT f.id FROM facts_fts JOIN facts f ON f.id = facts_fts.rowid"
             f" WHERE facts_fts MATCH ?{where} ORDER BY bm25(facts_fts), f.id LIMIT ?"
         )
-        return self._run(lambda con: [r[0] for r in con.execute(sql, [query, *args, limit])])
+
+        def work(con: sqlite3.Connection) -> list[int]:
+            ids = _ids_of(con.execute(sql, [query, *args, limit]))
+            # a text indexed for a fact the store does not hold: the join above hides it
+            orphan = con.execute(
+                "SELECT rowid FROM facts_fts WHERE facts_fts MATCH ? AND NOT EXISTS"
+                " (SELECT 1 FROM facts WHERE id = facts_fts.rowid) LIMIT 1",
+                [query],
+            ).fetchone()
+            if orphan is not None:
+                raise _missing(orphan[0], "facts_fts")
+            return ids
+
+        return self._run(work)
 
     def rank(
         self,
@@ -1425,7 +1465,7 @@ class Reader:
             likes = " OR ".join(f"(' ' || f.{name} || ' ') LIKE ? ESCAPE '\\'" for _ in values)
             sql = f"SELECT f.id FROM facts f WHERE ({likes}){where} ORDER BY f.id"
             params = [f"% {_like(v)} %" for v in values] + args
-            return self._run(lambda con: [r[0] for r in con.execute(sql, params)])
+            return self._run(lambda con: _ids_of(con.execute(sql, params)))
 
         of_tasks = column("tasks", tasks)
         if of_tasks:
@@ -1456,7 +1496,7 @@ class Reader:
             f"SELECT f.id FROM facts f WHERE 1{where}"
             " ORDER BY coalesce(f.created, f.imported) DESC, f.id DESC LIMIT ?"
         )
-        return self._run(lambda con: [r[0] for r in con.execute(sql, [*args, limit])])
+        return self._run(lambda con: _ids_of(con.execute(sql, [*args, limit])))
 
     def anchored_to(self, matches: Callable[[Anchor], bool]) -> set[int]:
         """Ids of the facts with an anchor for which ``matches(anchor)`` holds."""
@@ -1470,6 +1510,7 @@ class Reader:
                 fid, a = _anchor_row(row)  # every column checked, as wherever anchors are read
                 if fid not in out and matches(a):
                     out.add(fid)
+            _check_held(con, out, "anchors")
             return out
 
         return self._run(work)
