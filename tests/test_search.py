@@ -375,3 +375,22 @@ def test_text_indexed_for_a_fact_the_store_lacks_is_refused_by_search(store):
     )
     got = run("search", "charges", "twice", "--store", str(store))
     _refused(got, "fact k11 is missing, but facts_fts rows name it")
+
+
+def test_stale_checks_the_provenance_rows_it_shows(store):
+    _edit(store, "UPDATE provenance SET file = X'00ff' WHERE fact_id = 11")
+    got = run("stale", "--store", str(store), *SAMPLE_ROOTS, "--dry-run", "--format", "json")
+    _refused(got, "file is a BLOB")
+
+
+@pytest.mark.parametrize(
+    "edit, what",
+    [
+        ("DROP TABLE facts_fts", "the store is inconsistent (table facts_fts is missing)"),
+        ("ALTER TABLE facts DROP COLUMN related", "the store is inconsistent (no such column"),
+    ],
+)
+def test_a_table_or_column_dropped_by_hand_says_the_store_is_inconsistent(store, edit, what):
+    """Not "store error …; run again": running again cannot help."""
+    _edit(store, edit)
+    _refused(run("show", "k1", "--store", str(store)), what)

@@ -538,6 +538,8 @@ def _error(path: Path, exc: sqlite3.Error, writing: bool = False) -> StoreError:
             f"{path}: cannot open the store ({msg}); check that it and its folder can be"
             " read (and written, for an import), or pass --store with another path"
         )
+    if msg.startswith(("no such table", "no such column")):  # a store edited by hand
+        return inconsistent(path, Inconsistent(msg))
     detail = f"{msg}, {name}" if name else msg
     return StoreError(
         f"{path}: store error ({detail}); run again, or restore a backup, or pass --store"
@@ -564,9 +566,17 @@ def _check_schema(con: sqlite3.Connection, path: Path) -> None:
             "move it away or pass --store with another path"
         )
     if version in READS:
-        app = con.execute("SELECT value FROM meta WHERE key='application'").fetchone()
-        if not app or app[0] != APPLICATION:
+        if "meta" in tables:
+            app = con.execute("SELECT value FROM meta WHERE key='application'").fetchone()
+        if "meta" not in tables or not app or app[0] != APPLICATION:
             raise StoreError(f"{path} is not a brainmigrate store; pass --store with another path")
+        lost = [t for t in _TABLES if t not in tables]
+        if lost:
+            raise inconsistent(path, Inconsistent(f"table {lost[0]} is missing"))
+
+
+#: The tables of every store version this one reads.
+_TABLES = ("meta", "facts", "anchors", "citations", "provenance", "facts_fts")
 
 
 def load(path: Path) -> Snapshot:
@@ -1298,6 +1308,7 @@ def origins(con: sqlite3.Connection, ids: Iterable[int] | None = None) -> dict[i
         " (SELECT min(rowid) FROM provenance GROUP BY fact_id)"
     ):
         if wanted is None or fid in wanted:
+            fid, file, line, _ = _provenance_row(fid, file, line, "")  # checked (Inconsistent)
             out[fid] = (file, line)
     return out
 
