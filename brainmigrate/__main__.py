@@ -25,7 +25,6 @@ def run() -> None:
     import gc
     import signal
 
-    signal.signal(signal.SIGTERM, _terminate)
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -34,19 +33,13 @@ def run() -> None:
         gc.freeze()
         if enabled:
             gc.enable()
+    signal.signal(signal.SIGTERM, cli.terminate)
     try:
         cli.main()
     except SystemExit:
         if cli.settled:
             gc.freeze()
         raise
-
-
-def _terminate(signum, frame) -> None:
-    """SIGTERM: stop the run as Ctrl-C does (its clean-up included), exit 143."""
-    from brainmigrate.errors import Terminated
-
-    raise Terminated
 
 
 if __name__ == "__main__":

@@ -57,14 +57,26 @@ def written(store: str | os.PathLike) -> None:
     committed = os.fspath(store)
 
 
-def interrupted() -> None:
-    """Stop a run that Ctrl-C (exit 130) or SIGTERM (``errors.Terminated``, exit 143)
-    interrupted, in one line. An import is one transaction, rolled back (or already
-    committed) by the time this runs; once committed (``written``), the line says so."""
-    from brainmigrate.errors import EXIT_TERMINATED, Terminated
+#: Set by SIGTERM (``terminate``): the interrupt being handled is a termination.
+terminated = False
 
-    stopped = sys.exc_info()[1]
-    what = "terminated" if isinstance(stopped, Terminated) else "interrupted"
+
+def terminate(signum, frame) -> None:
+    """The SIGTERM handler the ``brainmigrate`` command installs: stop the run where it is,
+    as Ctrl-C does (a ``KeyboardInterrupt``, so every clean-up runs: a store's transaction
+    rolled back, a store file the run created removed), then exit 143 (``interrupted``)."""
+    global terminated
+    terminated = True
+    raise KeyboardInterrupt
+
+
+def interrupted() -> None:
+    """Stop a run that Ctrl-C (exit 130) or SIGTERM (``terminate``, exit 143) interrupted,
+    in one line. An import is one transaction, rolled back (or already committed) by the
+    time this runs; once committed (``written``), the line says so."""
+    from brainmigrate.errors import EXIT_TERMINATED
+
+    what = "terminated" if terminated else "interrupted"
     if committed is not None:
         say(
             f"brainmigrate: {what} after the store was written ({committed} holds the whole"
@@ -72,7 +84,7 @@ def interrupted() -> None:
         )
     else:
         click.echo(f"brainmigrate: {what} (a store is written whole or not at all)", err=True)
-    sys.exit(EXIT_TERMINATED if isinstance(stopped, Terminated) else EXIT_INTERRUPTED)
+    sys.exit(EXIT_TERMINATED if terminated else EXIT_INTERRUPTED)
 
 
 def say(text: str) -> None:

@@ -25,9 +25,3 @@ EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
 #: A run whose reader went away (``| head``): 128 + 13, as a tool killed by SIGPIPE.
 EXIT_PIPE = 141
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised where the run is (``__main__`` installs the handler), so every
-    clean-up Ctrl-C gets runs for it too: a store's transaction rolled back, a store file
-    the run created removed, temporary files closed."""

@@ -362,10 +362,17 @@ def test_only_a_full_disk_is_blamed_on_the_disk(tmp_path):
         " space and run again (the store is as it was)"
     )
     with pytest.raises(sqlite3.Error) as other:
-        con.execute("SELECT * FROM nothing_here")
+        con.execute("SELECT x FROM t WHERE x = ?", ())
     assert str(store._error(path, other.value)) == (
-        "k.db: store error (no such table: nothing_here, SQLITE_ERROR); run again, or restore"
-        " a backup, or pass --store with another path (the store is as it was)"
+        "k.db: store error (Incorrect number of bindings supplied. The current statement uses"
+        " 1, and there are 0 supplied.); run again, or restore a backup, or pass --store with"
+        " another path (the store is as it was)"
+    )
+    with pytest.raises(sqlite3.Error) as edited:  # a store edited by hand: no use running again
+        con.execute("SELECT * FROM nothing_here")
+    assert str(store._error(path, edited.value)) == (
+        "k.db: the store is inconsistent (no such table: nothing_here); restore a backup, or"
+        " import the notes into a new store"
     )
     con.close()
 
