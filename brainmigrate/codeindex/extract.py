@@ -78,6 +78,8 @@ _WORD_START = frozenset(bytes([c]) for c in _WORD_CODES)
 #: Per language, pattern index -> the pattern's ``@def.<kind>`` capture name.
 _DEF_CAPTURE: dict[str, dict[int, str]] = {}
 _ROW_ORDER = itemgetter(0, 1, 2)
+#: A match's order: its declaration's start, its end (larger first), its pattern index.
+_MATCH_ORDER = itemgetter(0, 1, 2)
 
 _IDENT = re.compile(r"[A-Za-z_$~][\w$~]*(?:::~?[A-Za-z_$][\w$]*)*")
 #: Names kept as written: identifiers (Ruby's may end in ? ! =) and dotted or backslashed
@@ -94,9 +96,9 @@ def normalise_source(data: bytes) -> bytes:
     return data
 
 
-def digest(text: bytes) -> str:
+def digest(text: bytes, _blake2b=hashlib.blake2b, _join=b" ".join) -> str:
     """Hex blake2b (12 bytes) of ``text`` with every whitespace run folded to one space."""
-    return hashlib.blake2b(b" ".join(text.split()), digest_size=12).hexdigest()
+    return _blake2b(_join(text.split()), digest_size=12).hexdigest()
 
 
 def _clean_name(raw: str) -> tuple[str, str | None]:
@@ -278,13 +280,17 @@ def extract_file(data: bytes, language: str) -> tuple[bool, tuple[Row, ...], str
         receiver = caps.get("receiver")
         receiver = receiver[0] if receiver else None
         dnode_id = dnode.id
+        span = None
         for name_node in caps.get("name") or (None,):
             key = (dnode_id, name_node.start_byte if name_node is not None else -1)
             old = best.get(key)
-            if old is None or old[0] > pattern:
-                best[key] = (pattern, dnode, kind, name_node, body, receiver, dnode_id)
+            if old is None or old[2] > pattern:
+                if span is None:
+                    span = dnode.start_byte, dnode.end_byte
+                start, end = span
+                best[key] = (start, -end, pattern, dnode, kind, name_node, body, receiver, dnode_id)
 
-    found = sorted(best.values(), key=lambda m: (m[1].start_byte, -m[1].end_byte, m[0]))
+    found = sorted(best.values(), key=_MATCH_ORDER)
     refine = language in _REFINED
     # Stack of enclosing declarations: (start, end, qualified name, kind).
     stack: list[tuple[int, int, str, str]] = []
@@ -292,8 +298,8 @@ def extract_file(data: bytes, language: str) -> tuple[bool, tuple[Row, ...], str
     counted: dict[tuple[int, str], int] = {}
     plain = _PLAIN.match
     top_ids = {c.id for c in tops}  # their parent is the root: their start is not widened
-    for _pattern, dnode, kind, name_node, body, receiver, dnode_id in found:
-        start, end = dnode.start_byte, dnode.end_byte
+    for start, end, _pattern, dnode, kind, name_node, body, receiver, dnode_id in found:
+        end = -end
         while stack:
             top = stack[-1]
             if top[0] <= start and end <= top[1] and (top[0] != start or top[1] != end):
