@@ -338,9 +338,10 @@ class CodeIndex:
         are parsed (or cached) only. So the cost grows with the names asked, not
         with the checkout (beyond one read of the uncached files). Up to ``FEW_NAMES``
         names are searched for one by one; more (a large run of notes names thousands) are
-        matched against the set of a file's identifier-like words, in one pass a file. More
-        than ``SCAN_POOL_THRESHOLD`` uncached files are shared out to a pool of ``workers``
-        processes.
+        matched against the set of a file's identifier-like words, in one pass a file.
+        Where ``grep`` is on PATH it picks the files holding a name's bytes first, and
+        only those are read. More than ``SCAN_POOL_THRESHOLD`` files to read are shared
+        out to a pool of ``workers`` processes.
         """
         wanted = names if isinstance(names, (set, frozenset)) else set(names)
         wanted = wanted - {""} if "" in wanted else wanted
@@ -371,10 +372,24 @@ class CodeIndex:
     def _scan(
         self, todo: list[tuple[ListedFile, str]], names: set[str]
     ) -> list[tuple[cachemod.Entry | None, str]]:
-        """:func:`_scan_file` of each of ``todo``, in order. With more than
-        :data:`SCAN_POOL_THRESHOLD` files, this process and ``workers - 1`` forked ones each
-        read, test and parse a share of them."""
+        """:func:`_scan_file` of each of ``todo``, in order. Where grep is found, only the
+        files it says hold a name's bytes are read (:func:`_grep_holders`); the others
+        mention none. With more than :data:`SCAN_POOL_THRESHOLD` files to read, this
+        process and ``workers - 1`` forked ones each read, test and parse a share of them."""
         items = [(f.path, lang, f.size, f.mtime_ns) for f, lang in todo]
+        held = _grep_holders(str(self.root), [it[0] for it in items], names)
+        if held is not None:  # only these can mention a name: read and test them alone
+            picked = [i for i, it in enumerate(items) if it[0] in held]
+            found: list[tuple[cachemod.Entry | None, str]] = [(None, "")] * len(items)
+            scanned = self._scan_items([items[i] for i in picked], names)
+            for i, result in zip(picked, scanned, strict=True):
+                found[i] = result
+            return found
+        return self._scan_items(items, names)
+
+    def _scan_items(
+        self, items: list[tuple[str, str, int, int]], names: set[str]
+    ) -> list[tuple[cachemod.Entry | None, str]]:
         setup = (str(self.root), frozenset(names), self.shapes, self.max_bytes)
         processes = self._processes(len(items), SCAN_POOL_THRESHOLD)
         if processes < 2:
@@ -677,6 +692,49 @@ def _scan_chunk(
 ) -> tuple[int, list[tuple[cachemod.Entry | None, str]]]:
     k, items = task
     return k, [_scan_file(item) for item in items]
+
+
+#: Paths given to one grep run (its argument list stays far below ARG_MAX).
+GREP_BATCH = 2000
+
+
+def _grep_holders(root: str, paths: list[str], names: set[str]) -> set[str] | None:
+    """Which of ``paths`` (relative to ``root``) hold the bytes of one of ``names``, by
+    ``grep -lF``: a superset of the files :func:`_mentions` finds in them (it sees whole
+    files, substrings; a name with a line break is searched for by its lines), so
+    testing only these gives the same answer. ``None`` when grep is missing, fails or
+    cannot read a file: the caller reads every file (and says which cannot be read).
+
+    grep searches the bytes in one pass for all names, without reading them into
+    Python: 30 MB of Go for 20 names takes it 0.05 s, Python 0.33 s.
+    """
+    import shutil
+    import subprocess
+
+    grep = shutil.which("grep")
+    if grep is None or not paths or any("\0" in n for n in names):
+        return None
+    patterns = [arg for n in sorted(names) for arg in ("-e", n)]
+    env = {**os.environ, "LC_ALL": "C"}
+    held: set[str] = set()
+    for at in range(0, len(paths), GREP_BATCH):
+        batch = paths[at : at + GREP_BATCH]
+        try:
+            done = subprocess.run(
+                [grep, "-l", "-F", "--null", *patterns, "--", *batch],
+                cwd=root,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                check=False,
+            )
+        except OSError:
+            return None
+        if done.returncode not in (0, 1):  # 2: a file could not be read, or grep failed
+            return None
+        held.update(os.fsdecode(p) for p in done.stdout.split(b"\0") if p)
+    return held
 
 
 #: Up to this many names, a file is searched for each name's bytes; beyond, its words are
