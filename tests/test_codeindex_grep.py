@@ -24,6 +24,12 @@ def write(root: Path, rel: str, data: str | bytes) -> None:
         path.write_text(data, encoding="utf-8")
 
 
+@pytest.fixture(autouse=True)
+def grep_for_any_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    """grep also for the few files of these trees (it starts for more than 100)."""
+    monkeypatch.setattr(index_module, "GREP_MIN_FILES", 0)
+
+
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
     root = tmp_path / "tree"
@@ -101,3 +107,15 @@ def test_scan_pool_without_grep_matches_one_process(
 
     monkeypatch.setattr(parallel, "usable_cpus", lambda: 2)
     assert lookups(tree, tmp_path / "pool", NAMES + ["C7"]) == expected
+
+
+def test_a_small_tree_starts_no_grep(
+    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(index_module, "GREP_MIN_FILES", 100)
+
+    def no_grep(*args, **kwargs):
+        raise AssertionError("grep started for a few files")
+
+    monkeypatch.setattr(index_module, "_grep_holders", no_grep)
+    assert lookups(tree, tmp_path / "c", NAMES)[0]["Widget"]
