@@ -9,13 +9,14 @@ Imported only when a build has enough files to parse that a pool pays for its st
 fails the run with ``BrokenProcessPool`` instead of leaving it waiting forever. The
 workers ignore SIGINT: on Ctrl-C this process cancels the tasks not started, waits for the
 running ones (one task each) and re-raises ``KeyboardInterrupt``, so no process is left
-behind.
+behind. On Linux a worker whose parent is killed (SIGTERM, SIGKILL) is killed too.
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -36,8 +37,20 @@ def fork_available() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
 
 
-def _ignore_sigint() -> None:
+def _worker_setup(parent: int) -> None:
+    """In a worker: ignore SIGINT (the parent handles Ctrl-C), and on Linux be killed when
+    the parent dies (SIGKILL cannot be caught: the worker would wait for tasks forever)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:  # the parent died before that: nothing to work for
+        os._exit(1)
 
 
 def run_ordered(func: Callable[[Any], Any], tasks: Sequence[Any], processes: int) -> Iterator[Any]:
@@ -52,7 +65,10 @@ def run_ordered(func: Callable[[Any], Any], tasks: Sequence[Any], processes: int
     from multiprocessing import get_context
 
     executor = ProcessPoolExecutor(
-        max_workers=processes, mp_context=get_context("fork"), initializer=_ignore_sigint
+        max_workers=processes,
+        mp_context=get_context("fork"),
+        initializer=_worker_setup,
+        initargs=(os.getpid(),),
     )
     try:
         futures = [executor.submit(func, task) for task in tasks]
