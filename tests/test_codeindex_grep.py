@@ -119,3 +119,18 @@ def test_a_small_tree_starts_no_grep(
 
     monkeypatch.setattr(index_module, "_grep_holders", no_grep)
     assert lookups(tree, tmp_path / "c", NAMES)[0]["Widget"]
+
+
+def test_scan_pool_of_grep_picked_files_matches_one_process(
+    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if shutil.which("grep") is None:
+        pytest.skip("no grep on PATH")
+    for i in range(30):
+        write(tree, f"m{i:02}.py", f"class C{i}:\n    def m(self):\n        return Widget\n")
+    expected = lookups(tree, tmp_path / "one", NAMES + ["C7"])
+    monkeypatch.setattr(index_module, "SCAN_POOL_PICKED", 4)
+    from brainmigrate.codeindex import parallel
+
+    monkeypatch.setattr(parallel, "usable_cpus", lambda: 2)
+    assert lookups(tree, tmp_path / "pool", NAMES + ["C7"]) == expected

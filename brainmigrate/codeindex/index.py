@@ -375,8 +375,9 @@ class CodeIndex:
         """:func:`_scan_file` of each of ``todo``, in order. Of more than
         :data:`GREP_MIN_FILES` files, where grep is found, only those it says hold a
         name's bytes are read (:func:`_grep_holders`); the others mention none. With more
-        than :data:`SCAN_POOL_THRESHOLD` files to read, this process and ``workers - 1``
-        forked ones each read, test and parse a share of them."""
+        than :data:`SCAN_POOL_THRESHOLD` files to read (:data:`SCAN_POOL_PICKED` picked by
+        grep), this process and ``workers - 1`` forked ones each read, test and parse a
+        share of them."""
         items = [(f.path, lang, f.size, f.mtime_ns) for f, lang in todo]
         held = (
             _grep_holders(str(self.root), [it[0] for it in items], names)
@@ -386,17 +387,17 @@ class CodeIndex:
         if held is not None:  # only these can mention a name: read and test them alone
             picked = [i for i, it in enumerate(items) if it[0] in held]
             found: list[tuple[cachemod.Entry | None, str]] = [(None, "")] * len(items)
-            scanned = self._scan_items([items[i] for i in picked], names)
+            scanned = self._scan_items([items[i] for i in picked], names, SCAN_POOL_PICKED)
             for i, result in zip(picked, scanned, strict=True):
                 found[i] = result
             return found
-        return self._scan_items(items, names)
+        return self._scan_items(items, names, SCAN_POOL_THRESHOLD)
 
     def _scan_items(
-        self, items: list[tuple[str, str, int, int]], names: set[str]
+        self, items: list[tuple[str, str, int, int]], names: set[str], threshold: int
     ) -> list[tuple[cachemod.Entry | None, str]]:
         setup = (str(self.root), frozenset(names), self.shapes, self.max_bytes)
-        processes = self._processes(len(items), SCAN_POOL_THRESHOLD)
+        processes = self._processes(len(items), threshold)
         if processes < 2:
             return [_scan_file(item) for item in _scanning_with(setup, items)]
         import multiprocessing  # only for a large uncached root (start-up)
@@ -647,6 +648,9 @@ class CodeIndex:
 #: parsed in a process pool (reading and testing 2,000 Go files costs about as much as
 #: parsing the few that declare the names).
 SCAN_POOL_THRESHOLD = 400
+#: More files than this picked by grep (each holds a name's bytes; most are parsed, the
+#: costly part): shared out to the pool as well.
+SCAN_POOL_PICKED = 32
 #: :func:`_scan_file` outcome of a file that mentions a name in no declaration shape.
 SHAPE_SKIP = "shape"
 #: What :func:`_scan_file` needs besides the file: (root, mentions, shapes, max_bytes).
