@@ -63,6 +63,8 @@ _WIDEN_SINGLE = frozenset(
     }
 )
 
+_WIDEN_ANY = _WIDEN_ALWAYS | _WIDEN_SINGLE
+
 #: Names given to declarations whose grammar has no name node.
 _DEFAULT_NAMES = {
     ("kotlin", "companion"): "Companion",
@@ -76,9 +78,11 @@ _REFINED = frozenset({"kotlin", "swift"})
 #: First bytes no comment starts with: a declaration beginning with one has no leading comment.
 _WORD_CODES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 _WORD_START = frozenset(bytes([c]) for c in _WORD_CODES)
-#: Per language, pattern index -> the pattern's ``@def.<kind>`` capture name.
-_DEF_CAPTURE: dict[str, dict[int, str]] = {}
+#: Per language, pattern index -> the pattern's ``@def.<kind>`` capture name and kind.
+_DEF_CAPTURE: dict[str, dict[int, tuple[str, str]]] = {}
 _ROW_ORDER = itemgetter(0, 1, 2)
+#: A match's order: its declaration's start, its end (larger first), its pattern index.
+_MATCH_ORDER = itemgetter(0, 1, 2)
 
 _IDENT = re.compile(r"[A-Za-z_$~][\w$~]*(?:::~?[A-Za-z_$][\w$]*)*")
 #: Names kept as written: identifiers (Ruby's may end in ? ! =) and dotted or backslashed
@@ -117,18 +121,21 @@ def _clean_name(raw: str) -> tuple[str, str | None]:
     return raw, None
 
 
-def _widened_start(node: Node, counted: dict | None = None) -> Node:
+def _widened_start(node: Node, counted: dict | None = None, parent: Node | None = None) -> Node:
     """The outermost node over which a declaration's start is widened (see _WIDEN_*).
 
     ``counted`` keeps, per (parent, child type), how many named children of that type the
     parent has, for the next declaration under the same parent: a Go ``const ( ... )`` of
-    thousands of specs is counted once, not once a spec."""
-    while True:
+    thousands of specs is counted once, not once a spec. ``parent``: ``node.parent`` when
+    the caller has it already."""
+    if parent is None:
         parent = node.parent
+    while True:
         if parent is None:
             return node
         if parent.type in _WIDEN_ALWAYS:
             node = parent
+            parent = node.parent
             continue
         if parent.type in _WIDEN_SINGLE:
             key = (parent.id, node.type)
@@ -139,6 +146,7 @@ def _widened_start(node: Node, counted: dict | None = None) -> Node:
                     counted[key] = same
             if same == 1:
                 node = parent
+                parent = node.parent
                 continue
         return node
 
@@ -267,25 +275,30 @@ def extract_file(data: bytes, language: str) -> tuple[bool, tuple[Row, ...], str
     defs = _DEF_CAPTURE.setdefault(language, {})
     best: dict[tuple[int, int], tuple] = {}
     for pattern, caps in _matches(language, query, src, root, tops):
-        cap = defs.get(pattern)
-        if cap is None:
-            cap = defs[pattern] = next((c for c in caps if c.startswith("def.")), "")
+        known = defs.get(pattern)
+        if known is None:
+            cap = next((c for c in caps if c.startswith("def.")), "")
+            known = defs[pattern] = (cap, cap[4:])
+        cap, kind = known
         if not cap:
             continue
         dnode = caps[cap][0]
-        kind = cap[4:]
         body = caps.get("body")
         body = body[0] if body else None
         receiver = caps.get("receiver")
         receiver = receiver[0] if receiver else None
         dnode_id = dnode.id
+        span = None
         for name_node in caps.get("name") or (None,):
             key = (dnode_id, name_node.start_byte if name_node is not None else -1)
             old = best.get(key)
-            if old is None or old[0] > pattern:
-                best[key] = (pattern, dnode, kind, name_node, body, receiver, dnode_id)
+            if old is None or old[2] > pattern:
+                if span is None:
+                    span = dnode.start_byte, dnode.end_byte
+                start, end = span
+                best[key] = (start, -end, pattern, dnode, kind, name_node, body, receiver, dnode_id)
 
-    found = sorted(best.values(), key=lambda m: (m[1].start_byte, -m[1].end_byte, m[0]))
+    found = sorted(best.values(), key=_MATCH_ORDER)
     refine = language in _REFINED
     # Stack of enclosing declarations: (start, end, qualified name, kind).
     stack: list[tuple[int, int, str, str]] = []
@@ -293,8 +306,8 @@ def extract_file(data: bytes, language: str) -> tuple[bool, tuple[Row, ...], str
     counted: dict[tuple[int, str], int] = {}
     plain = _PLAIN.match
     top_ids = {c.id for c in tops}  # their parent is the root: their start is not widened
-    for _pattern, dnode, kind, name_node, body, receiver, dnode_id in found:
-        start, end = dnode.start_byte, dnode.end_byte
+    for start, end, _pattern, dnode, kind, name_node, body, receiver, dnode_id in found:
+        end = -end
         while stack:
             top = stack[-1]
             if top[0] <= start and end <= top[1] and (top[0] != start or top[1] != end):
@@ -325,7 +338,14 @@ def extract_file(data: bytes, language: str) -> tuple[bool, tuple[Row, ...], str
                 container = f"{container}.{qualifier}" if container else qualifier
             if kind == "function" and stack and stack[-1][3] in TYPE_LIKE:
                 kind = "method"
-        outer = dnode if dnode_id in top_ids else _widened_start(dnode, counted)
+        if dnode_id in top_ids:
+            outer = dnode
+        else:
+            parent = dnode.parent
+            if parent is None or parent.type not in _WIDEN_ANY:
+                outer = dnode  # (_widened_start's answer, without a second parent lookup)
+            else:
+                outer = _widened_start(dnode, counted, parent)
         if outer is dnode:
             outer_start, first_row = start, start_row
         else:

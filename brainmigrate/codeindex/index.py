@@ -86,10 +86,46 @@ def _pool_work(
     return rel, entry, reason
 
 
-def _pool_work_pickled(item: tuple[str, str, str, int, int, int]) -> bytes:
-    """:func:`_pool_work` in a worker, its result pickled without a memo (cache.dumps: the
-    pool's own pickling of the rows costs a worker as much again)."""
-    return cachemod.dumps(_pool_work(item))
+def _pool_task(items: list[tuple[str, str, str, int, int, int]]) -> bytes:
+    """:func:`_pool_work` of each of ``items`` in a worker, pickled without a memo
+    (cache.dumps: the pool's own pickling of the rows costs a worker as much again). An
+    exception of one file takes its result's place (so the first in file order is raised)."""
+    out: list = []
+    for item in items:
+        try:
+            out.append(_pool_work(item))
+        except Exception as exc:  # noqa: BLE001 - raised again by the parent, in order
+            out.append((item[0], _picklable(exc), None))
+    return cachemod.dumps(out)
+
+
+def _picklable(exc: Exception) -> Exception:
+    """``exc`` when it survives pickling, else a RuntimeError with its type and message."""
+    try:
+        pickle.loads(pickle.dumps(exc))
+    except Exception:  # noqa: BLE001 - any failure means: send text instead
+        return RuntimeError(f"{type(exc).__name__}: {exc}")
+    return exc
+
+
+def _byte_groups(sizes: list[int], count: int) -> list[list[int]]:
+    """Indices of ``sizes`` grouped into about ``count`` tasks of similar total size,
+    largest files first (a large file is a task of its own; small ones are batched, which
+    saves the per-task cost). Deterministic for the same sizes."""
+    order = sorted(range(len(sizes)), key=lambda i: (-sizes[i], i))
+    target = max(1, sum(sizes) // max(1, count))
+    groups: list[list[int]] = []
+    current: list[int] = []
+    total = 0
+    for i in order:
+        current.append(i)
+        total += sizes[i]
+        if total >= target:
+            groups.append(current)
+            current, total = [], 0
+    if current:
+        groups.append(current)
+    return groups
 
 
 class CodeIndex:
@@ -302,9 +338,10 @@ class CodeIndex:
         are parsed (or cached) only. So the cost grows with the names asked, not
         with the checkout (beyond one read of the uncached files). Up to ``FEW_NAMES``
         names are searched for one by one; more (a large run of notes names thousands) are
-        matched against the set of a file's identifier-like words, in one pass a file. More
-        than ``SCAN_POOL_THRESHOLD`` uncached files are shared out to a pool of ``workers``
-        processes.
+        matched against the set of a file's identifier-like words, in one pass a file.
+        Where ``grep`` is on PATH it picks the files holding a name's bytes first, and
+        only those are read. More than ``SCAN_POOL_THRESHOLD`` files to read are shared
+        out to a pool of ``workers`` processes.
         """
         wanted = names if isinstance(names, (set, frozenset)) else set(names)
         wanted = wanted - {""} if "" in wanted else wanted
@@ -335,30 +372,48 @@ class CodeIndex:
     def _scan(
         self, todo: list[tuple[ListedFile, str]], names: set[str]
     ) -> list[tuple[cachemod.Entry | None, str]]:
-        """:func:`_scan_file` of each of ``todo``, in order. With more than
-        :data:`SCAN_POOL_THRESHOLD` files, this process and ``workers - 1`` forked ones each
-        read, test and parse a share of them."""
+        """:func:`_scan_file` of each of ``todo``, in order. Of more than
+        :data:`GREP_MIN_FILES` files, where grep is found, only those it says hold a
+        name's bytes are read (:func:`_grep_holders`); the others mention none. With more
+        than :data:`SCAN_POOL_THRESHOLD` files to read (:data:`SCAN_POOL_PICKED` picked by
+        grep), this process and ``workers - 1`` forked ones each read, test and parse a
+        share of them."""
         items = [(f.path, lang, f.size, f.mtime_ns) for f, lang in todo]
-        setup = (str(self.root), frozenset(names), self.shapes, self.max_bytes)
-        use_pool = len(items) > SCAN_POOL_THRESHOLD and self.workers > 1
-        if use_pool:
-            import multiprocessing  # only for a large uncached root (start-up)
+        held = (
+            _grep_holders(str(self.root), [it[0] for it in items], names)
+            if len(items) > GREP_MIN_FILES
+            else None
+        )
+        if held is not None:  # only these can mention a name: read and test them alone
+            picked = [i for i, it in enumerate(items) if it[0] in held]
+            found: list[tuple[cachemod.Entry | None, str]] = [(None, "")] * len(items)
+            scanned = self._scan_items([items[i] for i in picked], names, SCAN_POOL_PICKED)
+            for i, result in zip(picked, scanned, strict=True):
+                found[i] = result
+            return found
+        return self._scan_items(items, names, SCAN_POOL_THRESHOLD)
 
-            use_pool = "fork" in multiprocessing.get_all_start_methods()
-        if not use_pool:
+    def _scan_items(
+        self, items: list[tuple[str, str, int, int]], names: set[str], threshold: int
+    ) -> list[tuple[cachemod.Entry | None, str]]:
+        setup = (str(self.root), frozenset(names), self.shapes, self.max_bytes)
+        processes = self._processes(len(items), threshold)
+        if processes < 2:
             return [_scan_file(item) for item in _scanning_with(setup, items)]
+        import multiprocessing  # only for a large uncached root (start-up)
+
         # Task k takes every n-th file from k on: the heavy files of one folder (generated
         # type tables, say) are spread over the tasks, so that the processes end together.
         # This process takes its share of the tasks: one fork fewer, and no process idles.
-        n = self.workers * 16
+        n = processes * 16
         tasks = [(k, items[k::n]) for k in range(n)]
         out: list[tuple[cachemod.Entry | None, str]] = [(None, "")] * len(items)
         ctx = multiprocessing.get_context("fork")
-        with ctx.Pool(self.workers - 1, initializer=_scan_setup, initargs=setup) as pool:
+        with ctx.Pool(processes - 1, initializer=_scan_setup, initargs=setup) as pool:
             theirs = pool.map_async(
-                _scan_chunk, [t for t in tasks if t[0] % self.workers], chunksize=1
+                _scan_chunk, [t for t in tasks if t[0] % processes], chunksize=1
             )
-            mine = [_scan_chunk(t) for t in _scanning_with(setup, tasks[:: self.workers])]
+            mine = [_scan_chunk(t) for t in _scanning_with(setup, tasks[::processes])]
             for k, results in mine + theirs.get():
                 out[k::n] = results
         return out
@@ -477,15 +532,19 @@ class CodeIndex:
             progress(hits, total)
         parsed_before = self.parse_count
         done = hits
-        for rel, entry, reason in self._parse_many(todo):
+
+        def one_done() -> None:
+            nonlocal done
+            done += 1
+            if progress is not None:
+                progress(done, total)
+
+        for rel, entry, reason in self._parse_many(todo, one_done):
             if entry is not None:
                 self._store(rel, entry)
             elif reason is not None:
                 _warn("cannot read %s: %s", rel, reason)
                 skipped.append(SkippedFile(rel, reason))
-            done += 1
-            if progress is not None:
-                progress(done, total)
         self._complete = True
         self._save_cache()
 
@@ -523,30 +582,52 @@ class CodeIndex:
         return self._last
 
     def _parse_many(
-        self, todo: list[tuple[ListedFile, str]]
-    ) -> Iterable[tuple[str, cachemod.Entry | None, str | None]]:
+        self, todo: list[tuple[ListedFile, str]], done: Callable[[], object] | None = None
+    ) -> list[tuple[str, cachemod.Entry | None, str | None]]:
+        """:func:`_pool_work` of each of ``todo``, in the order of ``todo``; ``done()`` is
+        called once a file. More than :data:`POOL_THRESHOLD` files (and more than one
+        usable CPU): in a pool of forked processes (:mod:`.parallel`)."""
         items = [
             (f.path, str(self.root / f.path), lang, f.size, f.mtime_ns, self.max_bytes)
             for f, lang in todo
         ]
-        use_pool = len(items) > POOL_THRESHOLD and self.workers > 1
-        if use_pool:
-            import multiprocessing  # only for a large build (start-up)
-
-            use_pool = "fork" in multiprocessing.get_all_start_methods()
-        if not use_pool:
+        processes = self._processes(len(items), POOL_THRESHOLD)
+        if processes < 2:
+            out = []
             for item in items:
-                yield _pool_work(item)
-            return
+                out.append(_pool_work(item))
+                if done is not None:
+                    done()
+            return out
+        from . import parallel  # only for a large build (start-up)
+
         # Compile the needed queries once here: forked workers inherit them.
         for lang in sorted({lang for _f, lang in todo}):
             parser_and_query(lang)
-        items.sort(key=lambda it: -it[3])  # big files first: better balance
-        chunk = max(1, min(32, len(items) // (self.workers * 8)))
-        ctx = multiprocessing.get_context("fork")
-        with ctx.Pool(self.workers) as pool:
-            for blob in pool.imap_unordered(_pool_work_pickled, items, chunksize=chunk):
-                yield pickle.loads(blob)
+        results: list = [None] * len(items)
+        groups = _byte_groups([it[3] for it in items], processes * 24)
+        tasks = [[items[i] for i in group] for group in groups]
+        for group, blob in zip(
+            groups, parallel.run_ordered(_pool_task, tasks, processes), strict=True
+        ):
+            for i, result in zip(group, pickle.loads(blob), strict=True):
+                results[i] = result
+                if done is not None:
+                    done()
+        for result in results:
+            if isinstance(result[1], BaseException):
+                raise result[1]  # the error the in-process way raises, at its place
+        return results
+
+    def _processes(self, count: int, threshold: int) -> int:
+        """Processes to share ``count`` files out to: 1 (this one) up to ``threshold``
+        files, else ``workers``, at most the usable CPUs, when fork is available."""
+        if count <= threshold or self.workers < 2:
+            return 1
+        from . import parallel
+
+        n = min(self.workers, parallel.usable_cpus())
+        return n if n > 1 and parallel.fork_available() else 1
 
     def summary(self) -> IndexSummary:
         """The summary of the last :meth:`build`.
@@ -567,6 +648,9 @@ class CodeIndex:
 #: parsed in a process pool (reading and testing 2,000 Go files costs about as much as
 #: parsing the few that declare the names).
 SCAN_POOL_THRESHOLD = 400
+#: More files than this picked by grep (each holds a name's bytes; most are parsed, the
+#: costly part): shared out to the pool as well.
+SCAN_POOL_PICKED = 32
 #: :func:`_scan_file` outcome of a file that mentions a name in no declaration shape.
 SHAPE_SKIP = "shape"
 #: What :func:`_scan_file` needs besides the file: (root, mentions, shapes, max_bytes).
@@ -617,6 +701,52 @@ def _scan_chunk(
 ) -> tuple[int, list[tuple[cachemod.Entry | None, str]]]:
     k, items = task
     return k, [_scan_file(item) for item in items]
+
+
+#: Paths given to one grep run (its argument list stays far below ARG_MAX).
+GREP_BATCH = 2000
+#: Up to this many files to read, Python reads and searches them (about 0.2 ms a file)
+#: rather than start grep (2-3 ms): a small tree gets no slower.
+GREP_MIN_FILES = 100
+
+
+def _grep_holders(root: str, paths: list[str], names: set[str]) -> set[str] | None:
+    """Which of ``paths`` (relative to ``root``) hold the bytes of one of ``names``, by
+    ``grep -lF``: a superset of the files :func:`_mentions` finds in them (it sees whole
+    files, substrings; a name with a line break is searched for by its lines), so
+    testing only these gives the same answer. ``None`` when grep is missing, fails or
+    cannot read a file: the caller reads every file (and says which cannot be read).
+
+    grep searches the bytes in one pass for all names, without reading them into
+    Python: 30 MB of Go for 20 names takes it 0.05 s, Python 0.33 s.
+    """
+    import shutil
+    import subprocess
+
+    grep = shutil.which("grep")
+    if grep is None or not paths or any("\0" in n for n in names):
+        return None
+    patterns = [arg for n in sorted(names) for arg in ("-e", n)]
+    env = {**os.environ, "LC_ALL": "C"}
+    held: set[str] = set()
+    for at in range(0, len(paths), GREP_BATCH):
+        batch = paths[at : at + GREP_BATCH]
+        try:
+            done = subprocess.run(
+                [grep, "-l", "-F", "--null", *patterns, "--", *batch],
+                cwd=root,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                check=False,
+            )
+        except OSError:
+            return None
+        if done.returncode not in (0, 1):  # 2: a file could not be read, or grep failed
+            return None
+        held.update(os.fsdecode(p) for p in done.stdout.split(b"\0") if p)
+    return held
 
 
 #: Up to this many names, a file is searched for each name's bytes; beyond, its words are
