@@ -390,18 +390,12 @@ def _records(count: int, start: int = 1) -> list:
     ]
 
 
-def _writer_threads() -> list:
-    import threading
-
-    return [t for t in threading.enumerate() if t.name == "brainmigrate-write"]
-
-
-def test_a_write_failing_in_its_writer_thread_leaves_the_store_as_it_was(tmp_path):
+def test_a_write_failing_after_two_batches_leaves_the_store_as_it_was(tmp_path):
     db = tmp_path / "know.db"
     store.write(db, _records(10), lambda rec: "fact queue", "2026-01-01T00:00:00Z")
     before = dump(db)
-    # rows of the third batch cannot be bound: SQLite refuses them on the writer's thread,
-    # after two batches were written in the same transaction
+    # rows of the third batch cannot be bound: SQLite refuses them after two batches were
+    # written in the same transaction
     bad = 2 * store.WRITE_BATCH + 5
 
     def words(rec):
@@ -410,21 +404,19 @@ def test_a_write_failing_in_its_writer_thread_leaves_the_store_as_it_was(tmp_pat
     with pytest.raises(store.StoreError, match="not supported"):
         store.write(db, _records(3 * store.WRITE_BATCH, start=11), words, "2026-01-02T00:00:00Z")
     assert dump(db) == before
-    assert _writer_threads() == []
 
 
-def test_ctrl_c_while_the_writer_thread_writes_leaves_the_store_as_it_was(tmp_path):
+def test_ctrl_c_between_batches_of_the_write_leaves_the_store_as_it_was(tmp_path):
     db = tmp_path / "know.db"
     store.write(db, _records(10), lambda rec: "fact queue", "2026-01-01T00:00:00Z")
     before = dump(db)
 
     def interrupted():
         yield from _records(3 * store.WRITE_BATCH, start=11)
-        raise KeyboardInterrupt  # batches are still queued or being written
+        raise KeyboardInterrupt  # after three batches were written
 
     with pytest.raises(KeyboardInterrupt):
         store.transact(db, lambda _: interrupted(), lambda rec: "w", "2026-01-02T00:00:00Z")
     assert dump(db) == before
-    assert _writer_threads() == []
     store.write(db, _records(1, start=11), lambda rec: "w", "2026-01-03T00:00:00Z")  # not locked
     assert len(dump(db)[0]) == len(before[0]) + 1

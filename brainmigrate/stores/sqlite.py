@@ -478,10 +478,7 @@ def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
                 isolation_level=None,
             )
         else:
-            # (an import's rows are written from a thread of their own: ``_Writer``)
-            con = sqlite3.connect(
-                real(path), timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
-            )
+            con = sqlite3.connect(real(path), timeout=BUSY_TIMEOUT, isolation_level=None)
         _check_schema(con, path)
     except sqlite3.DatabaseError as exc:
         raise _error(path, exc) from None
@@ -798,9 +795,7 @@ def transact(path: Path, plan: Callable[[Stored], Iterable[FactRecord]], words, 
     ``BUSY_TIMEOUT`` seconds, then "store is busy"), creates the schema in a new or empty
     file, lets ``plan(stored)`` merge against the store as it is and writes the facts it
     returns: so two imports at once run one after the other, each against what the
-    other wrote. What ``plan`` returns is iterated while the write runs on another thread
-    (``_Writer``), so it must not read ``stored`` any more.
-    ``words(rec)`` gives the stemmed words FTS5 indexes; ``now`` is the ISO time
+    other wrote. ``words(rec)`` gives the stemmed words FTS5 indexes; ``now`` is the ISO time
     of the import. Raises ``StoreError``; on any failure (or a kill) the store is left as it
     was, and a store file this run created is removed again.
     """
@@ -935,95 +930,25 @@ _INSERT_PROVENANCE = (
 )
 
 
-class _Writer:
-    """Runs a connection's statements, in the order given, on a thread of its own.
-
-    SQLite does its work (FTS5's tokenizing, the B-trees) without Python's lock held, so
-    while it writes one batch the calling thread makes the next: on two cores a large
-    import's write takes about the time of the slower of the two, not their sum. At most
-    ``depth`` pieces of work wait. ``run(fn)`` queues ``fn()``; ``close()`` waits for all
-    of it and raises the first exception any of it raised (the rest is skipped after one);
-    ``stop()`` skips what waits and lets the running statement end (one batch, tens of
-    milliseconds), for a failure or Ctrl-C in the calling thread. After either, the
-    connection is the caller's again (to commit or roll back).
-    """
-
-    def __init__(self, depth: int = 2) -> None:
-        import queue
-        import threading
-
-        self._todo: queue.Queue = queue.Queue(maxsize=depth)
-        self._error: BaseException | None = None
-        self._stopped = False
-        self._thread = threading.Thread(target=self._work, name="brainmigrate-write", daemon=True)
-        self._thread.start()
-
-    def _work(self) -> None:
-        while (fn := self._todo.get()) is not None:
-            if self._error is None and not self._stopped:
-                try:
-                    fn()
-                except BaseException as exc:  # raised again in the calling thread
-                    self._error = exc
-
-    def run(self, fn: Callable[[], object]) -> None:
-        if self._error is not None:
-            self._raise()
-        self._todo.put(fn)
-
-    def _raise(self) -> None:
-        error, self._error = self._error, None
-        self._stopped = True
-        raise error
-
-    def close(self) -> None:
-        self._todo.put(None)
-        self._thread.join()
-        if self._error is not None:
-            self._raise()
-
-    def stop(self) -> None:
-        if not self._thread.is_alive():
-            return
-        self._stopped = True
-        with contextlib.suppress(Exception):
-            while True:  # what still waits is skipped; the sentinel then finds room
-                self._todo.get_nowait()
-        self._todo.put(None)
-        self._thread.join()
-
-
 def _write(con: sqlite3.Connection, facts: Iterable[FactRecord], words, now: str) -> None:
     """Write ``facts``: new ones inserted, changed stored ones updated, provenance added.
 
     Rows are collected a batch of facts at a time and written one ``executemany`` a table,
     in the order the facts come (so each table's rows keep the order one statement a row
     gave them); a statement that must see earlier rows (an update of a stored fact, a
-    fingerprint) first writes what is collected. The statements run on a ``_Writer``
-    thread, in that order, while the rows of the next batch are made.
+    fingerprint) first writes what is collected.
     """
-    writer = _Writer()
-    try:
-        _write_rows(writer, con, facts, words, now)
-        writer.close()
-    except BaseException:
-        writer.stop()
-        raise
-
-
-def _write_rows(
-    writer: _Writer, con: sqlite3.Connection, facts: Iterable[FactRecord], words, now: str
-) -> None:
-    tables = (_INSERT_FACT, _INSERT_FTS, _INSERT_ANCHOR, _INSERT_GONE, _INSERT_PROVENANCE)
-    rows: dict[str, list[tuple]] = {sql: [] for sql in tables}
+    rows: dict[str, list[tuple]] = {
+        sql: [] for sql in (_INSERT_FACT, _INSERT_FTS, _INSERT_ANCHOR, _INSERT_GONE)
+    }
+    rows[_INSERT_PROVENANCE] = []
     held = 0
 
     def flush() -> None:
-        batches = [(sql, batch) for sql, batch in rows.items() if batch]
-        if batches:
-            writer.run(lambda: [con.executemany(sql, batch) for sql, batch in batches])
-            for sql in rows:
-                rows[sql] = []
+        for sql, batch in rows.items():
+            if batch:
+                con.executemany(sql, batch)
+                batch.clear()
 
     for rec in facts:
         values = (
@@ -1040,13 +965,9 @@ def _write_rows(
         elif rec.state() != rec.snapshot:
             changed = True
             flush()
-
-            def update(rec: FactRecord = rec, values: tuple = values) -> None:
-                con.execute(_UPDATE_FACT, (*values, now, rec.id))
-                con.execute("DELETE FROM facts_fts WHERE rowid=?", (rec.id,))
-                _forget(con, rec)
-
-            writer.run(update)
+            con.execute(_UPDATE_FACT, (*values, now, rec.id))
+            con.execute("DELETE FROM facts_fts WHERE rowid=?", (rec.id,))
+            _forget(con, rec)
         if changed:
             rows[_INSERT_FTS].append((rec.id, words(rec)))
             rows[_INSERT_ANCHOR].extend(
@@ -1066,7 +987,7 @@ def _write_rows(
         for a in rec.anchors:  # import --verify: fingerprints of new and stored anchors
             if a.fingerprinted:
                 flush()
-                writer.run(lambda fid=rec.id, a=a: set_fingerprint(con, fid, a, a))
+                set_fingerprint(con, rec.id, a, a)
         rows[_INSERT_PROVENANCE].extend(
             (rec.id, f, ln, fp, now) for f, ln, fp in rec.new_provenance
         )
