@@ -46,17 +46,6 @@ def settle() -> None:
     settled = True
 
 
-#: The store a command has committed to, once it has (``written``): an interrupt after
-#: that says the store is whole, not that it may be as it was.
-committed: str | None = None
-
-
-def written(store: str | os.PathLike) -> None:
-    """Say that the command's write to ``store`` is committed (what is left is its report)."""
-    global committed
-    committed = os.fspath(store)
-
-
 #: Set by SIGTERM (``terminate``): the interrupt being handled is a termination.
 terminated = False
 
@@ -73,10 +62,11 @@ def terminate(signum, frame) -> None:
 def interrupted() -> None:
     """Stop a run that Ctrl-C (exit 130) or SIGTERM (``terminate``, exit 143) interrupted,
     in one line. An import is one transaction, rolled back (or already committed) by the
-    time this runs; once committed (``written``), the line says so."""
+    time this runs; once committed (``sqlite.committed``), the line says so."""
     from brainmigrate.errors import EXIT_TERMINATED
 
     what = "terminated" if terminated else "interrupted"
+    committed = getattr(sys.modules.get("brainmigrate.stores.sqlite"), "committed", None)
     if committed is not None:
         say(
             f"brainmigrate: {what} after the store was written ({committed} holds the whole"
@@ -426,8 +416,11 @@ class OneLineErrors(click.Group):
     ``brainmigrate: error: <what>; see 'brainmigrate <command> --help'``."""
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
-        global committed
-        committed = None  # (a new command line, also when tests run several in one process)
+        global terminated
+        terminated = False  # (a new command line, also when tests run several in one process)
+        store = sys.modules.get("brainmigrate.stores.sqlite")
+        if store is not None:
+            store.committed = None
         try:
             rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click.exceptions.NoArgsIsHelpError as exc:
@@ -542,8 +535,6 @@ def import_cmd(
         options = read_options(s, parser, names, progress)
         paths, _ = importer.select_files(paths, s.excludes, names)
         result = importer.import_notes(paths, options, store, dry_run=dry_run, verify=verify)
-    if not dry_run:
-        written(store)
     if fmt == "json":
         emit(reports.json_chunks(result), output)
     else:  # streamed: facts and entries are read back as they are written

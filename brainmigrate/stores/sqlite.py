@@ -788,6 +788,28 @@ def check_writable(path: Path) -> None:
         raise StoreError(f"{path}: cannot write in {folder}; pass --store with a writable path")
 
 
+#: The store the last ``transact`` of this process committed to (its path as given), for
+#: an interrupt that comes after the commit: the store is then whole, not as it was.
+committed: str | None = None
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM back while the block runs (where the system allows it):
+    one that comes meanwhile is delivered, and its handler runs, when the block is done."""
+    import signal
+
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    held = {signal.SIGINT, signal.SIGTERM}
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
 def transact(path: Path, plan: Callable[[Stored], Iterable[FactRecord]], words, now: str) -> None:
     """Import into the store at ``path`` under its write lock, in one transaction.
 
@@ -813,7 +835,10 @@ def transact(path: Path, plan: Callable[[Stored], Iterable[FactRecord]], words, 
         _write(con, plan(Stored(con, path)), words, now)
         if new:  # built once over the rows written, not row by row (same transaction)
             _create_indexes(con)
-        con.execute("COMMIT")
+        global committed
+        with _signals_held():  # the commit and saying so, with no interrupt between them
+            con.execute("COMMIT")
+            committed = str(path)
     except sqlite3.Error as exc:
         _abandon(con, path, existed)
         raise _error(path, exc, writing=True) from None
