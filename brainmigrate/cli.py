@@ -34,8 +34,8 @@ class Failure(BrainmigrateError):
 
 
 #: True once a command has closed everything it opened (files written and closed, no
-#: store open): ``__main__.run`` may then end the process without the interpreter's
-#: teardown of every loaded module (``settle``).
+#: store open): ``__main__.run`` then freezes what is left (``gc.freeze``), so the
+#: interpreter's last collections at exit have nothing to walk (``settle``).
 settled = False
 
 
