@@ -400,22 +400,19 @@ class CodeIndex:
         processes = self._processes(len(items), threshold)
         if processes < 2:
             return [_scan_file(item) for item in _scanning_with(setup, items)]
-        import multiprocessing  # only for a large uncached root (start-up)
+        from . import parallel  # only for a large uncached root (start-up)
 
         # Task k takes every n-th file from k on: the heavy files of one folder (generated
         # type tables, say) are spread over the tasks, so that the processes end together.
-        # This process takes its share of the tasks: one fork fewer, and no process idles.
+        # The same pool as a build's (a worker that dies fails the lookup, never hangs it);
+        # the workers are forked while the setup is in place, so they inherit it.
         n = processes * 16
         tasks = [(k, items[k::n]) for k in range(n)]
         out: list[tuple[cachemod.Entry | None, str]] = [(None, "")] * len(items)
-        ctx = multiprocessing.get_context("fork")
-        with ctx.Pool(processes - 1, initializer=_scan_setup, initargs=setup) as pool:
-            theirs = pool.map_async(
-                _scan_chunk, [t for t in tasks if t[0] % processes], chunksize=1
-            )
-            mine = [_scan_chunk(t) for t in _scanning_with(setup, tasks[::processes])]
-            for k, results in mine + theirs.get():
-                out[k::n] = results
+        for k, results in _scanning_with(
+            setup, parallel.run_ordered(_scan_chunk, tasks, processes)
+        ):
+            out[k::n] = results
         return out
 
     def lookup(self, name: str) -> list[Declaration]:
