@@ -97,6 +97,8 @@ _SCP = re.compile(r"[^/@]+@[^/:]+:")
 _NOT_PATH_CHARS = frozenset("*${}<>")
 _ENV_VAR = re.compile(r"(?:^|/)%[A-Za-z_][A-Za-z0-9_]*%(?:/|$)")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: An identifier in any script: a letter, then letters, digits or ``_`` (``ÜberGateway``).
+_UNICODE_IDENT = re.compile(r"[^\W\d_]\w*")
 _HUMP = re.compile(r"[A-Z]+(?![a-z])|[A-Z][a-z0-9]*|[a-z0-9]+")
 _NAME_SEP = re.compile(r"::|[.#<>,]")
 _UPPER = re.compile(r"[A-Z]").search
@@ -200,7 +202,13 @@ def _interesting(raw: str) -> bool:
     if "/" in raw or "." in raw or "\\" in raw:
         return True
     upper = _UPPER(raw)
-    return upper is not None and _LOWER(raw, upper.end()) is not None
+    if upper is not None and _LOWER(raw, upper.end()) is not None:
+        return True
+    if raw.isascii():
+        return False
+    # an upper-case letter of any script with a lower-case one after it (``ÄnderungsLog``)
+    upper = next((i for i, c in enumerate(raw) if c.isupper()), None)
+    return upper is not None and any(c.islower() for c in raw[upper + 1 :])
 
 
 def _special_spans(text: str, seg: Segment, holds, out: list[Token]) -> str:
@@ -439,15 +447,37 @@ def camelcase_names(text: str) -> list[str]:
     """
     out = []
     for part in _NAME_SEP.split(text):
-        if (
-            part
-            and part[0].isupper()
+        if not part:
+            continue
+        if not part.isascii():
+            name = _unicode_name(part)
+            if name is not None:
+                out.append(name)
+        elif (
+            part[0].isupper()
             and _IDENT.fullmatch(part)
             and not part.isupper()
             and sum(len(_HUMP.findall(w)) for w in part.split("_") if w) >= 2
         ):
             out.append(part)
     return out
+
+
+def _unicode_name(part: str) -> str | None:
+    """``part`` (not ASCII) in NFC when it is a CamelCase name by the rule ASCII names
+    follow, with "upper-case", "lower-case" and "digit" as Unicode says (``ÜberGateway``,
+    ``ÄnderungsLog``, ``ЛедгерRepository``); else None. Letters without case (Han, Arabic)
+    count as lower-case, so they never start a word."""
+    import unicodedata
+
+    part = unicodedata.normalize("NFC", part)
+    if not (part[0].isupper() and _UNICODE_IDENT.fullmatch(part)) or part.isupper():
+        return None
+    shape = "".join(
+        "A" if c.isupper() or c.istitle() else "0" if c.isdigit() else "a" for c in part
+    )
+    words = sum(len(_HUMP.findall(w)) for w in shape.split("_") if w)
+    return part if words >= 2 else None
 
 
 # ------------------------------------------------------------------------------ task ids

@@ -157,10 +157,42 @@ def test_nfc_and_percent(tmp_path):
         ("paymentGateway", []),
         ("Foo2Bar", ["Foo2Bar"]),
         ("Outer.InnerThing.method", ["InnerThing"]),
+        # identifiers of any script, by the same rule (SPEC.md §Anchors 3: "an identifier")
+        ("\u00dcberGateway", ["\u00dcberGateway"]),
+        ("\u00c4nderungsLog.write", ["\u00c4nderungsLog"]),
+        (
+            "\u041b\u0435\u0434\u0433\u0435\u0440Repository",
+            ["\u041b\u0435\u0434\u0433\u0435\u0440Repository"],
+        ),
+        ("Map<String,\u00dcberRow>", ["\u00dcberRow"]),
+        ("U\u0308berGateway", ["\u00dcberGateway"]),  # NFD as typed on macOS: the NFC name
+        ("\u00dcber", []),
+        ("\u00dcBER", []),
+        ("Stra\u00dfe", []),
+        ("\u0394elta", []),
+        ("\u00dcber\u4e2d\u6587", []),  # letters without case never start a word
+        ("Foo$Bar", []),
     ],
 )
 def test_camelcase_names(token, names):
     assert camelcase_names(token) == names
+
+
+def test_names_of_any_script_are_looked_up(tmp_path):
+    """A fact naming ``\u00dcberGateway`` gets the symbol anchor a Go file declares, as an
+    ASCII name would; the token is found inside a sentence and in NFD form."""
+    root = tmp_path / "repo"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "uber.go").write_text(
+        "package pkg\n\ntype \u00dcberGateway struct {\n\tX int\n}\n\nfunc \u00c4nderungsLog() {}\n"
+    )
+    out = resolve(root, "the \u00dcberGateway retries; \u00c4nderungsLog is written")
+    assert [(a.kind, a.path, a.symbol, a.lines) for a in out.anchors] == [
+        ("symbol", "pkg/uber.go", "\u00dcberGateway", (3, 5)),
+        ("symbol", "pkg/uber.go", "\u00c4nderungsLog", (7, 7)),
+    ]
+    nfd = resolve(root, "the U\u0308berGateway retries")
+    assert [a.symbol for a in nfd.anchors] == ["\u00dcberGateway"]
 
 
 def resolve(root, *texts):
