@@ -316,10 +316,17 @@ def test_build_summary_skips_and_progress(
         "path": "bin.py",
         "reason": "binary",
     }
-    # skips are cached too; the unreadable file is tried again
-    warm = CodeIndex(plain, cache_dir=cache_dir, max_bytes=1000).build()
-    assert (warm.parsed, warm.cache_hits) == (0, 6)
+    # skips are cached too; the unreadable file is tried again. A cached skip is a skip,
+    # not a cache hit: parsed + cache hits + skipped is the 7 source files, cold and warm
+    assert summary.parsed + summary.cache_hits + len(summary.skipped) == 7
+    warm_calls: list[tuple[int, int]] = []
+    warm = CodeIndex(plain, cache_dir=cache_dir, max_bytes=1000).build(
+        progress=lambda done, total: warm_calls.append((done, total))
+    )
+    assert (warm.parsed, warm.cache_hits) == (0, 4)
     assert [s.path for s in warm.skipped] == ["big.js", "bin.py", "locked.rs"]
+    assert warm.parsed + warm.cache_hits + len(warm.skipped) == 7
+    assert warm_calls[0] == (6, 7) and warm_calls[-1] == (7, 7)
 
 
 def test_pool_build_matches_in_process_build(

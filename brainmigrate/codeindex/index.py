@@ -518,17 +518,18 @@ class CodeIndex:
         total = len(sources)
         skipped: list[SkippedFile] = []
         todo: list[tuple[ListedFile, str]] = []
-        hits = 0
+        hits = cached = 0  # cached: also the files a cached entry says were skipped
         for f, lang in sources:
             entry = self._fresh_entry(f, lang)
             if entry is None:
                 todo.append((f, lang))
             else:
-                hits += 1
+                cached += 1
+                hits += entry[6] is not None
         if progress is not None:
-            progress(hits, total)
+            progress(cached, total)
         parsed_before = self.parse_count
-        done = hits
+        done = cached
 
         def one_done() -> None:
             nonlocal done

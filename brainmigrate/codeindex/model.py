@@ -279,7 +279,9 @@ class IndexSummary:
         declarations: total declarations over all languages.
         parsed: source files parsed in this build.
         cache_hits: source files whose declarations came from the cache.
-        skipped: source files not parsed (binary, over the size limit, unreadable).
+        skipped: source files not parsed (binary, over the size limit, unreadable), whether
+            found so now or in the cache: ``parsed + cache_hits + len(skipped)`` is the
+            number of source files.
         error_files: sorted paths of files whose parse tree holds syntax errors (their
             declarations are kept).
         seconds: wall time of the build.
