@@ -262,13 +262,15 @@ def build_fact(
     text = full
     if len(full) > MAX_TEXT:
         text = cut(full)
+        line, col = _source_of(segments, full, len(text))
         diags.append(
             Diagnostic(
                 file,
-                head.number,
+                line,
                 "BM302",
                 "info",
                 f"text cut to {len(text)} of {len(full)} characters",
+                col,
             )
         )
     found = tasks.all(full)
@@ -290,6 +292,26 @@ def build_fact(
         suppress=frozenset(suppress) if suppress else NONE,
         last_line=lines[-1].number,
     )
+
+
+def _source_of(segments: Sequence[Segment], full: str, at: int) -> tuple[int, int]:
+    """The line and 1-based column, in the notes file, of the first character ``full`` (the
+    folded text of ``segments``) holds at or after index ``at`` that is not a space: where a
+    cut text's first dropped word was written. Folding only drops White_Space, so that
+    character is the n-th non-White_Space character of the segments, n counted in
+    ``full``."""
+    while at < len(full) and full[at] == " ":
+        at += 1
+    n = at - full.count(" ", 0, at)  # characters before it that are not spaces
+    for seg in segments:
+        for i, c in enumerate(seg.text):
+            if c.isspace() and c not in "\x1c\x1d\x1e\x1f":  # White_Space: what fold drops
+                continue
+            if n == 0:
+                return seg.line, seg.col + i
+            n -= 1
+    last = segments[-1]
+    return last.line, last.col + len(last.text)
 
 
 def cut(text: str, limit: int = MAX_TEXT) -> str:

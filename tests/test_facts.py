@@ -116,6 +116,25 @@ def test_cut_at_word_boundary_reads_whole_text_for_rules():
     assert [d.code for d in diags] == ["BM302"]
 
 
+def test_cut_says_where_the_first_dropped_word_was_written():
+    """BM302's line and column are those of the first word the cut drops, in the file:
+    through folded runs of spaces and tabs, on a continuation line."""
+    first = " " + "  ".join(["abcd"] * 300)  # 300 words: 1,499 characters folded
+    second = "\t" + " \t ".join(["efgh"] * 150) + " tail"
+    f, diags = fact(first, second)
+    assert f.text.endswith("efgh") and len(f.text) <= 2000
+    (d,) = diags
+    assert (d.code, d.line) == ("BM302", 2)
+    kept_on_line_2 = f.text.count("efgh")  # words kept from the continuation
+    dropped_at = second.index("efgh")
+    for _ in range(kept_on_line_2):
+        dropped_at = second.index("efgh", dropped_at + 1)
+    assert d.col == 1 + dropped_at  # the continuation's text starts at column 1
+    assert second[d.col - 1 :].startswith("efgh")
+    one_word, diags = fact(" " + "x" * 2500)  # cut inside the word: at its 2001st letter
+    assert (diags[0].line, diags[0].col) == (1, 2 + 1 + 2000)
+
+
 def test_cut_one_long_word():
     assert cut("x" * 2500) == "x" * 2000
     assert cut("ab cd", 4) == "ab"
