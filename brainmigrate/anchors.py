@@ -203,7 +203,9 @@ def git_history(root: Root) -> History | None:
     checked-out branch deleted (``git log --diff-filter=D``; with ``--no-renames`` a rename
     deletes its old path; with ``-m`` a merge commit counts, against each of its parents)
     and every path of ``HEAD`` (deleted from the work tree or the
-    index but not committed yet). Read once. None when ``root`` is no git work tree."""
+    index but not committed yet). In a shallow clone, the commits fetched are read and
+    ``unavailable`` says "a shallow clone". Read once. None when ``root`` is no git work
+    tree."""
     from brainmigrate.git import in_work_tree, run_git
 
     errors: list[str] = []
@@ -214,8 +216,9 @@ def git_history(root: Root) -> History | None:
         if state is None and in_work_tree(root.real):
             return History(unavailable=f"git refused the repository: {errors[0]}")
         return None
-    if state.split()[-1:] == [b"true"]:
-        return History(unavailable="a shallow clone")
+    # A shallow clone's history is read as far as it was fetched: HEAD's paths and what its
+    # fetched commits deleted are known; what only older commits knew reads as unresolved.
+    shallow = "a shallow clone" if state.split()[-1:] == [b"true"] else ""
     if run_git(root.path, "rev-parse", "--verify", "-q", "HEAD") is None:
         return History()  # no commit yet: no history, and nothing it could know
     log = run_git(
@@ -236,7 +239,7 @@ def git_history(root: Root) -> History | None:
     paths = {os.fsdecode(p.strip(b"\n")) for p in (log + b"\0" + head).split(b"\0")}
     paths.discard("")
     paths = {unicodedata.normalize("NFC", p) for p in paths}
-    return History(frozenset(paths), frozenset(p.split("/", 1)[0] for p in paths))
+    return History(frozenset(paths), frozenset(p.split("/", 1)[0] for p in paths), shallow)
 
 
 class PathResolver:

@@ -586,9 +586,10 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options, stems: Ste
             report("read", number + 1, len(files), read)
     resolver.finish()
     for root, why in resolver.paths.history_unavailable():
+        shallow = why == "a shallow clone"
         fix = (
             "fetch the whole history (git fetch --unshallow, or fetch-depth: 0 in actions/checkout)"
-            if why == "a shallow clone"
+            if shallow
             else "let git read it (for another owner: git config --global --add"
             " safe.directory <path>)"
         )
@@ -598,8 +599,9 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options, stems: Ste
                 None,
                 "BM104",
                 "info",
-                f"git history not available ({printable(why)}): a cited path only the history"
-                f" knows reads as unresolved, not gone; {fix}",
+                f"git history not available ({printable(why)}): a cited path only"
+                f" {'the commits not fetched know' if shallow else 'the history knows'} reads"
+                f" as unresolved, not gone; {fix}",
             )
         )
     for file, line, res in crowded:

@@ -64,9 +64,9 @@ def history_root(tmp_path):
     return root
 
 
-def shallow_clone(repo, to):
+def shallow_clone(repo, to, depth=1):
     subprocess.run(
-        ["git", "clone", "-q", "--depth", "1", f"file://{repo}", str(to)],
+        ["git", "clone", "-q", "--depth", str(depth), f"file://{repo}", str(to)],
         check=True,
         capture_output=True,
     )
@@ -102,6 +102,34 @@ def test_a_shallow_clone_says_its_history_is_not_available(history_root, tmp_pat
     [note] = [w for w in result.warnings if w.code == "BM104"]
     assert note.file == str(clone) and note.line is None and note.severity == "info"
     assert note.message.startswith("git history not available (a shallow clone)")
+
+
+def test_a_shallow_clone_reads_the_history_it_fetched(history_root, tmp_path):
+    """With two commits fetched, the deletion of ``old/flow.md`` is in the history read: the
+    path is gone. The note still says the history is cut (older paths stay unresolved)."""
+    clone = shallow_clone(history_root, tmp_path / "clone", depth=2)
+    write(tmp_path, {"notes/n.md": "+ see old/flow.md and older/x.md\n"})
+    result = dry_run(tmp_path, tmp_path / "notes/n.md", [clone])
+    assert entries(result.gone) == [(1, 7, "old/flow.md")]
+    assert entries(result.unresolved) == [(1, 23, "older/x.md")]
+    [note] = [w for w in result.warnings if w.code == "BM104"]
+    assert note.message.startswith(
+        "git history not available (a shallow clone): a cited path only the commits not"
+        " fetched know reads as unresolved, not gone"
+    )
+
+
+def test_a_shallow_clone_knows_what_head_holds(history_root, tmp_path):
+    """A depth-1 clone (actions/checkout's default) still has HEAD: a folder deleted in the
+    work tree and not committed yet (what a pre-commit hook sees) cites gone paths."""
+    clone = shallow_clone(history_root, tmp_path / "clone")
+    import shutil
+
+    shutil.rmtree(clone / "docs")
+    write(tmp_path, {"notes/n.md": "+ see docs/setup.md\n"})
+    result = dry_run(tmp_path, tmp_path / "notes/n.md", [clone])
+    assert entries(result.gone) == [(1, 7, "docs/setup.md")]
+    assert entries(result.unresolved) == []
 
 
 def test_no_history_note_when_nothing_needed_it(history_root, tmp_path):
