@@ -87,18 +87,6 @@ def _regular(abspath: str, root_real: str) -> os.stat_result | None:
     return st if stat.S_ISREG(st.st_mode) else None
 
 
-def git_toplevel(root: Path) -> str | None:
-    """The work tree's top folder when ``root`` is inside a git work tree, else ``None``.
-
-    ``None`` too when git is not installed or fails.
-    """
-    out = run_git(root, "rev-parse", "--show-toplevel", timeout=60)
-    if out is None:
-        return None
-    top = os.fsdecode(out.strip())
-    return top or None
-
-
 def _git_ignores(root: Path) -> bool:
     """True when the enclosing work tree ignores ``root`` itself (a virtualenv or a build
     folder named as a root): git would list nothing there, so the root is walked instead."""
