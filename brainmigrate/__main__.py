@@ -34,12 +34,32 @@ def run() -> None:
         if enabled:
             gc.enable()
     signal.signal(signal.SIGTERM, cli.terminate)
+    _buffered_stdout()
     try:
         cli.main()
     except SystemExit:
         if cli.settled:
             gc.freeze()
         raise
+
+
+def _buffered_stdout() -> None:
+    """Put a buffer under stdout when it has none (``python -u``, ``PYTHONUNBUFFERED``, as
+    many CI images set). Unbuffered, a report written in one piece to a pipe whose reader
+    goes away (``| head``) is cut short in silence: the kernel takes part of it, and the
+    text layer drops the rest without an error, so the command ended with its own exit code
+    instead of 141. A buffer writes all or raises. Every write is still flushed at once
+    (``click.echo`` flushes), so nothing waits in the buffer."""
+    import io
+
+    raw = getattr(sys.stdout, "buffer", None)
+    if isinstance(raw, io.FileIO):
+        sys.stdout = io.TextIOWrapper(
+            io.BufferedWriter(raw),
+            encoding=sys.stdout.encoding,
+            errors=sys.stdout.errors,
+            write_through=True,
+        )
 
 
 if __name__ == "__main__":

@@ -435,6 +435,30 @@ def test_an_unwritable_temporary_folder_is_one_line_and_writes_no_store(tmp_path
     assert not (tmp_path / "k.db").exists()
 
 
+@pytest.mark.parametrize("unbuffered", ["1", ""])
+@pytest.mark.parametrize("exit_zero", [[], ["--exit-zero"]])
+def test_a_check_report_cut_short_by_its_reader_exits_141(tmp_path, unbuffered, exit_zero):
+    """``check … | head -1``: the text report (200 KB, written in one piece) is cut short by
+    the reader, so the command exits 141 whether or not stdout is unbuffered
+    (``PYTHONUNBUFFERED``, which many CI images set), and with ``--exit-zero`` too: a CI
+    step must not take a truncated report for a whole one."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "keep.kt").write_text("x")
+    notes = tmp_path / "many.md"
+    notes.write_text("".join(f"+ fact {i} cites src/gone{i}.kt and more\n" for i in range(3000)))
+    cmd = [sys.executable, "-m", "brainmigrate", "check", str(notes), "--root", str(tmp_path)]
+    cmd += ["--isolated", "--cache-dir", str(tmp_path / "cache"), *exit_zero]
+    env = {**os.environ, "PYTHONUNBUFFERED": unbuffered}
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert proc.stdout.readline().endswith(
+        b"many.md:1:16: BM101 error cites src/gone0.kt, which no root holds\n"
+    )
+    proc.stdout.close()  # like `| head -1`
+    err = proc.stderr.read()
+    assert proc.wait(timeout=60) == 141
+    assert err == b""
+
+
 def test_a_reader_that_goes_away_stops_the_report_quietly(tmp_path):
     notes = tmp_path / "many.md"
     notes.write_text("".join(f"+ fact number {i} about the webhook retries\n" for i in range(3000)))
