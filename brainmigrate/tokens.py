@@ -466,12 +466,16 @@ def camelcase_names(text: str) -> list[str]:
 def _unicode_name(part: str) -> str | None:
     """``part`` (not ASCII) in NFC when it is a CamelCase name by the rule ASCII names
     follow, with "upper-case", "lower-case" and "digit" as Unicode says (``ÜberGateway``,
-    ``ÄnderungsLog``, ``ЛедгерRepository``); else None. Letters without case (Han, Arabic)
-    count as lower-case, so they never start a word."""
+    ``ÄnderungsLog``, ``ЛедгерRepository``); else None. A titlecase letter (``ǅ``) counts
+    as upper-case; letters without case (Han, Arabic) as lower-case, so they never start a
+    word."""
     import unicodedata
 
     part = unicodedata.normalize("NFC", part)
-    if not (part[0].isupper() and _UNICODE_IDENT.fullmatch(part)) or part.isupper():
+    first = part[0]
+    if not ((first.isupper() or first.istitle()) and _UNICODE_IDENT.fullmatch(part)):
+        return None
+    if part.isupper():
         return None
     shape = "".join(
         "A" if c.isupper() or c.istitle() else "0" if c.isdigit() else "a" for c in part

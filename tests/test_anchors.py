@@ -172,6 +172,7 @@ def test_nfc_and_percent(tmp_path):
         ("\u0394elta", []),
         ("\u00dcber\u4e2d\u6587", []),  # letters without case never start a word
         ("Foo$Bar", []),
+        ("\u01c5emalHandler", ["\u01c5emalHandler"]),  # a titlecase letter starts a word
     ],
 )
 def test_camelcase_names(token, names):
