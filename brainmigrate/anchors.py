@@ -685,8 +685,9 @@ class Resolver:
         found = index.declarations_of(wanted) if index else {}
         from brainmigrate.codeindex import resolve_symbol
 
+        aliases = getattr(index, "link_target", None)
         for name in wanted:
-            state, decls = resolve_symbol(found.get(name, []))
+            state, decls = resolve_symbol(found.get(name, []), aliases)
             if state != "none":  # most names declare nothing: those are not kept
                 self._choice[name] = (state, decls)
 

@@ -596,7 +596,7 @@ def index_cmd(root, config_file, isolated, cache_dir, names, fmt, output, no_pro
             bar.close()
     else:
         summary = idx.build()
-    data = reports.index_report(summary, {n: idx.lookup(n) for n in names})
+    data = reports.index_report(summary, {n: idx.lookup(n) for n in names}, idx.link_target)
     emit(reports.render(data, "json" if fmt == "json" else "index"), output)
 
 

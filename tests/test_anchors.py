@@ -179,6 +179,29 @@ def test_camelcase_names(token, names):
     assert camelcase_names(token) == names
 
 
+def test_a_file_and_its_symlink_alias_declare_a_name_once(tmp_path):
+    """``pg_alias.py -> pg.py``: one file under two paths, so the class is unique, at the
+    file itself; a copy (another file) still makes it ambiguous."""
+    root = tmp_path / "repo"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "pg.py").write_text("class PaymentGateway:\n    pass\n")
+    (root / "src" / "pg_alias.py").symlink_to("pg.py")
+    (root / "src" / "chain.py").symlink_to("pg_alias.py")  # a link to a link
+    out = resolve(root, "the PaymentGateway retries")
+    assert [(a.path, a.symbol, a.lines) for a in out.anchors] == [
+        ("src/pg.py", "PaymentGateway", (1, 2))
+    ]
+    assert out.citations == []
+    (root / "lib").mkdir()
+    (root / "lib" / "copy.py").write_text("class PaymentGateway:\n    pass\n")
+    (root / "lib" / "copy_alias.py").symlink_to("copy.py")
+    out = resolve(root, "the PaymentGateway retries")
+    assert out.anchors == []
+    assert [(c.state, c.candidates) for c in out.citations] == [
+        ("ambiguous", ("lib/copy.py", "src/pg.py"))
+    ]
+
+
 def test_names_of_any_script_are_looked_up(tmp_path):
     """A fact naming ``\u00dcberGateway`` gets the symbol anchor a Go file declares, as an
     ASCII name would; the token is found inside a sentence and in NFD form."""

@@ -495,6 +495,17 @@ class CodeIndex:
                 out[rel] = FileState(tuple(rows_to_declarations(entry[6], rel, lang)), entry[8])
         return out
 
+    def link_target(self, path: str) -> str | None:
+        """The root-relative path of the file ``path`` is a symbolic link to (through any
+        chain of links), or None when ``path`` is no link or points out of the root."""
+        full = os.path.join(self.root, path)
+        if not os.path.islink(full):
+            return None
+        target = os.path.relpath(os.path.realpath(full), self.root)
+        if target.startswith(".." + os.sep) or target == ".." or os.path.isabs(target):
+            return None
+        return target.replace(os.sep, "/")
+
     def has_error(self, path: str) -> bool | None:
         """Whether the parse tree of ``path`` held syntax errors; ``None`` if not parsed yet."""
         entry = self._entries.get(path)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .model import Declaration
 
 
-def resolve_symbol(decls: Sequence[Declaration]) -> tuple[str, list[Declaration]]:
+def resolve_symbol(
+    decls: Sequence[Declaration], aliases: Callable[[str], str | None] | None = None
+) -> tuple[str, list[Declaration]]:
     """Decide what a name's declarations anchor to, per SPEC §Anchors point 3.
 
     Type declarations (category ``"type"``) are looked at first; only when none exists do
@@ -18,6 +20,11 @@ def resolve_symbol(decls: Sequence[Declaration]) -> tuple[str, list[Declaration]
     * ``("ambiguous", [d1, d2, …])`` when they lie in several files: the first declaration
       of each file, sorted by path;
     * ``("none", [])`` when nothing qualifies.
+
+    ``aliases(path)`` says which file a path is a symbolic link to (a root-relative path),
+    or None when it is no link: the declarations of a link and of the file it points to
+    are one file's, so a class in ``pg.py`` and its alias ``pg_alias.py -> pg.py`` is
+    unique, at ``pg.py``. Asked only when the declarations lie in several files.
 
     Raises:
         ValueError: the declarations do not all have the same name.
@@ -32,6 +39,11 @@ def resolve_symbol(decls: Sequence[Declaration]) -> tuple[str, list[Declaration]
     first: dict[str, Declaration] = {}
     for d in sorted(chosen, key=lambda d: (d.path, d.name_line, d.lines)):
         first.setdefault(d.path, d)
+    if len(first) > 1 and aliases is not None:
+        for path in list(first):
+            target = aliases(path)
+            if target is not None and target in first:  # a link to a file also declaring it
+                del first[path]
     if len(first) == 1:
         return "unique", list(first.values())
     return "ambiguous", list(first.values())

@@ -289,15 +289,16 @@ def _view(data: dict) -> dict:
     return {"scopes": scopes, "most": most, "anchors": anchors, "text": text}
 
 
-def index_report(summary, declared: dict[str, list]) -> dict:
+def index_report(summary, declared: dict[str, list], aliases=None) -> dict:
     """The report of ``brainmigrate index``: the build summary and, per name asked, where it
-    is declared and how it would anchor (SPEC.md §Anchors 3)."""
+    is declared and how it would anchor (SPEC.md §Anchors 3; ``aliases`` as
+    ``resolve_symbol`` takes it)."""
     from brainmigrate.codeindex import resolve_symbol
 
     data = {"schema_version": SCHEMA_VERSION, **summary.to_dict()}
     data["names"] = {}
     for name, decls in declared.items():
-        state, chosen = resolve_symbol(decls) if decls else ("none", [])
+        state, chosen = resolve_symbol(decls, aliases) if decls else ("none", [])
         data["names"][name] = {
             "anchor": state,
             "declarations": [
