@@ -191,7 +191,7 @@ def stale(
             }
             suspects, unlisted = r.suspects(fresh)
             facts = list(r.anchored(suspects).values())
-        origins = r.origins([f.id for f in facts])
+        origins = r.origins([f.id for f in facts]) if facts else {}
     result = StaleResult(check_facts(facts, checkouts, origins), dry_run, 0, unlisted)
     if dry_run:
         return result

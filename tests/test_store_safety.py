@@ -571,6 +571,11 @@ READERS = (
 )
 
 
+#: ``READERS`` that read every fact's row: not ``stale``'s text report, which reads again
+#: only the facts whose files changed (what it does not read, it does not show).
+READ_EVERY_FACT = tuple(c for c in READERS if c not in ("stale", "stale --dry-run"))
+
+
 @pytest.mark.parametrize(
     ("sql", "fact", "what"),
     [
@@ -588,16 +593,16 @@ READERS = (
 )
 def test_a_blank_scope_is_refused_by_every_command(imported, tmp_path, sql, fact, what):
     db = edited(imported, tmp_path, sql)
-    for args in commands(imported, tmp_path, db, *READERS, fact=fact):
+    for args in commands(imported, tmp_path, db, *READ_EVERY_FACT, fact=fact):
         refused_by(db, args, what)
     assert not list(tmp_path.glob("out-*"))  # no export written
 
 
 def test_a_blank_scope_of_a_fact_without_anchors_is_refused_by_every_command(imported, tmp_path):
-    # stale and verify read every fact that is not superseded, anchored or not
+    # verify and stale json read every fact that is not superseded, anchored or not
     db = edited(imported, tmp_path, "UPDATE facts SET scope = '' WHERE id = 3")
     what = "fact k3: scope is '', not a scope (text that is not blank)"
-    for args in commands(imported, tmp_path, db, *READERS, fact="k3"):
+    for args in commands(imported, tmp_path, db, *READ_EVERY_FACT, fact="k3"):
         refused_by(db, args, what)
 
 
@@ -743,11 +748,15 @@ def test_a_link_to_a_fact_the_store_does_not_hold_is_refused_where_it_is_read(
         ),
     ],
 )
-def test_stale_refuses_the_same_rows_in_text_as_in_json(imported, tmp_path, sql, what):
-    # text reads again only the facts whose files changed (here none): the rows of the
-    # others are checked with one query, as json checks them row by row
+def test_stale_refuses_the_rows_it_reads(imported, tmp_path, sql, what):
+    """json reads every anchored fact and its first provenance row; text reads again only
+    the facts whose files changed (here none), and the anchors of all: each refuses what
+    it reads (what it does not read, it does not show)."""
     db = edited(imported, tmp_path, sql)
-    for args in commands(imported, tmp_path, db, "stale", "stale --dry-run", "stale json"):
+    which = ["stale json"]
+    if sql.startswith("UPDATE anchors"):  # a BLOB root or path was an internal error
+        which += ["stale", "stale --dry-run"]
+    for args in commands(imported, tmp_path, db, *which):
         refused_by(db, args, what)
 
 

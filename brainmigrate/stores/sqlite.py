@@ -1247,21 +1247,13 @@ def read_anchored(
     scope, kind, marker, text, task, status and its reason; not the merge rule's sets), in
     two plain scans.
 
-    Raises ``sqlite3.Error``, or ``Inconsistent`` for the first facts row (by id) that is
-    not superseded and that ``_anchored_fact`` refuses, or an anchors row ``_anchor_row``
-    refuses: with ``ids`` too (one query finds such a row among the others), so a read
-    of some facts refuses the store a read of all of them refuses."""
+    Raises ``sqlite3.Error``, or ``Inconsistent`` for a facts row it reads that
+    ``_anchored_fact`` refuses, or an anchors row ``_anchor_row`` refuses. Rows it does
+    not read are not checked: what is not read is not shown."""
     facts: dict[int, FactRecord] = {}
     only, args = "", []
     if ids is not None:
         only, args = " AND id IN (SELECT value FROM json_each(?))", [json.dumps(list(ids))]
-        bad = con.execute(
-            f"SELECT {_ANCHORED_COLUMNS} FROM facts WHERE status != 'superseded'"
-            f" AND NOT ({_ANCHORED_RULE}) ORDER BY id LIMIT 1",
-            _ANCHORED_ARGS,
-        ).fetchone()
-        if bad is not None:
-            _anchored_fact(bad)
     for row in con.execute(
         f"SELECT {_ANCHORED_COLUMNS} FROM facts WHERE status != 'superseded'{only}", args
     ):
@@ -1271,19 +1263,8 @@ def read_anchored(
     return {fid: rec for fid, rec in facts.items() if rec.anchors}
 
 
-#: The ``facts`` columns ``read_anchored`` reads, ``_anchored_fact`` checks, and
-#: ``_ANCHORED_RULE`` (with ``_ANCHORED_ARGS``) holds for every row ``_anchored_fact``
-#: takes: the same rule in SQL, for one query to find the first row it refuses.
+#: The ``facts`` columns ``read_anchored`` reads and ``_anchored_fact`` checks.
 _ANCHORED_COLUMNS = "id, scope, kind, marker, text, task, status, status_reason"
-_ANCHORED_RULE = (
-    "id >= 1 AND typeof(scope) = 'text' AND trim(scope, ?) != ''"
-    f" AND kind IN ({','.join('?' * len(KINDS))})"
-    f" AND marker IN ({','.join('?' * len(MARKERS))})"
-    " AND typeof(text) = 'text' AND typeof(task) IN ('text', 'null')"
-    f" AND status IN ({','.join('?' * len(STATUSES))})"
-    " AND typeof(status_reason) IN ('text', 'null')"
-)
-_ANCHORED_ARGS = (BLANKS, *KINDS, *MARKERS, *STATUSES)
 
 
 def _anchored_fact(row: tuple) -> FactRecord:
@@ -1360,30 +1341,19 @@ def _ids_of(rows: Iterable[tuple]) -> list[int]:
 
 def origins(con: sqlite3.Connection, ids: Iterable[int] | None = None) -> dict[int, tuple]:
     """Fact id -> ``(file, line)`` of the first notes line that fed it (its provenance), of
-    the facts ``ids`` (None: every fact).
-
-    Raises ``Inconsistent`` for the first of these rows, of any fact (not only of ``ids``),
-    that ``_provenance_row`` refuses: one query finds it, so a read of some facts' origins
-    refuses the store a read of all of them refuses."""
-    bad = con.execute(
-        "SELECT fact_id, file, line FROM provenance WHERE rowid IN"
-        " (SELECT min(rowid) FROM provenance GROUP BY fact_id) AND NOT"
-        " (typeof(fact_id) = 'integer' AND fact_id >= 1 AND typeof(file) = 'text'"
-        " AND typeof(line) = 'integer' AND line >= 0) ORDER BY rowid LIMIT 1"
-    ).fetchone()
-    if bad is not None:
-        _provenance_row(*bad, "")  # names what is wrong (Inconsistent)
+    the facts ``ids`` (None: every fact); each row it returns checked (``Inconsistent``)."""
     only, args = "", []
     if ids is not None:
         only, args = " WHERE fact_id IN (SELECT value FROM json_each(?))", [json.dumps(list(ids))]
-    return {
-        fid: (file, line)
-        for fid, file, line in con.execute(
-            "SELECT fact_id, file, line FROM provenance WHERE rowid IN"
-            f" (SELECT min(rowid) FROM provenance{only} GROUP BY fact_id)",
-            args,
-        )
-    }
+    out: dict[int, tuple] = {}
+    for fid, file, line in con.execute(
+        "SELECT fact_id, file, line FROM provenance WHERE rowid IN"
+        f" (SELECT min(rowid) FROM provenance{only} GROUP BY fact_id)",
+        args,
+    ):
+        fid, file, line, _ = _provenance_row(fid, file, line, "")
+        out[fid] = (file, line)
+    return out
 
 
 # ------------------------------------------------------------------ reading: export, search, show
