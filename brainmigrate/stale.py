@@ -130,7 +130,7 @@ class StaleResult:
 def _no_scope(con, scopes, path, known=None) -> str:
     """The message for a ``--scope`` that names no anchored fact: the store's scopes."""
     if known is None:
-        known = sorted({r[0] for r in con.execute("SELECT DISTINCT scope FROM facts")})
+        known = sqlite.scopes(con)
     shown = ", ".join(list(known)[:20]) + (" …" if len(known) > 20 else "")
     return (
         f"--scope {','.join(scopes)}: no anchored fact of it in {path}; give one of the"

@@ -28,7 +28,15 @@ from operator import attrgetter
 from pathlib import Path
 
 from brainmigrate.errors import BrainmigrateError
-from brainmigrate.model import FACT_FIELDS, KINDS, MARKERS, STATUSES, Anchor, FactRecord
+from brainmigrate.model import (
+    FACT_FIELDS,
+    HOWS,
+    KINDS,
+    MARKERS,
+    STATUSES,
+    Anchor,
+    FactRecord,
+)
 from brainmigrate.spill import SpillError, folder, scratch_database
 
 SCHEMA_VERSION = 2
@@ -130,6 +138,12 @@ def inconsistent(path: Path, exc: Exception) -> StoreError:
 #: The largest id SQLite keeps (a signed 64-bit integer).
 MAX_ID = 2**63 - 1
 _CREATED = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")
+#: What ``str.strip()`` strips (the characters ``str.isspace`` holds): SQL's ``trim(x, ?)``
+#: with these finds a blank text as Python does.
+BLANKS = (
+    "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004"
+    "\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
 
 
 def _shown(value) -> str:
@@ -162,6 +176,24 @@ def _text(value, where: str, column: str, null: bool = False) -> str | None:
         return None
     if not isinstance(value, str):
         raise _bad(where, column, value, "text" + (" or NULL" if null else ""))
+    return value
+
+
+def _scope(value, where: str) -> str:
+    """A fact's scope: text that is not blank (an import's ``--scope`` or ``area:NAME``,
+    SPEC.md §Notation, Scope)."""
+    if type(value) is not str or not value.strip():
+        _text(value, where, "scope")
+        raise _bad(where, "scope", value, "a scope (text that is not blank)")
+    return value
+
+
+def _time(value, where: str, column: str) -> str:
+    """A time the store records (``imported``, ``updated``): ISO UTC to the second, as an
+    import writes it (SPEC.md §Store)."""
+    if type(value) is not str or not _CREATED.fullmatch(value):
+        _text(value, where, column)
+        raise _bad(where, column, value, "a time like 2026-09-23T13:16:09Z")
     return value
 
 
@@ -263,8 +295,9 @@ class Stored:
             return
         row = self._con.execute(
             "SELECT id, scope, numbers, tasks, stems FROM facts WHERE NOT (id >= 1"
-            " AND typeof(scope) = 'text' AND typeof(numbers) = 'text'"
-            " AND typeof(tasks) = 'text' AND typeof(stems) = 'text') ORDER BY id LIMIT 1"
+            " AND typeof(scope) = 'text' AND trim(scope, ?) != '' AND typeof(numbers) = 'text'"
+            " AND typeof(tasks) = 'text' AND typeof(stems) = 'text') ORDER BY id LIMIT 1",
+            (BLANKS,),
         ).fetchone()
         if row is not None:
             _entry(row)
@@ -359,7 +392,7 @@ def _entry(row: tuple) -> tuple[int, str, frozenset[str], frozenset[str], tuple]
     where = f"fact k{_fact_id(fid)}"
     return (
         fid,
-        _text(scope, where, "scope"),
+        _scope(scope, where),
         _set(_text(numbers, where, "numbers")),
         _set(_text(tasks, where, "tasks")),
         tuple(stems.split(" ")) if _text(stems, where, "stems") else (),
@@ -662,7 +695,35 @@ def _read_facts(con: sqlite3.Connection, ids: list[int] | None = None) -> dict[i
         if rec is None:
             raise _missing(fid, "citations")
         rec.gone.append(_text(p, at, "path"))
+    _check_links(con, out, every=ids is None)
     return out
+
+
+def _check_links(con: sqlite3.Connection, facts: dict[int, FactRecord], every: bool) -> None:
+    """Raise ``Inconsistent`` for the first of ``facts`` (by id) whose ``supersedes`` or
+    ``related`` names a fact the store does not hold (SPEC.md §Store: they are fact ids);
+    ``every``: ``facts`` is the whole store. Reads nothing when no fact has a link (the
+    importer writes none)."""
+    linked = [rec for rec in facts.values() if rec.supersedes or rec.related]
+    if not linked:
+        return
+    named = {i for rec in linked for i in (*rec.supersedes, *rec.related)}
+    held = named & facts.keys()
+    if not every and named - held:
+        held |= {
+            r[0]
+            for r in con.execute(
+                "SELECT id FROM facts WHERE id IN (SELECT value FROM json_each(?))",
+                [json.dumps(sorted(named - held))],
+            )
+        }
+    for rec in linked:
+        for column in ("supersedes", "related"):
+            for i in getattr(rec, column):
+                if i not in held:
+                    raise Inconsistent(
+                        f"fact k{rec.id}: {column} names k{i}, not the id of a stored fact"
+                    )
 
 
 _KIND_SET, _MARKER_SET, _STATUS_SET = frozenset(KINDS), frozenset(MARKERS), frozenset(STATUSES)
@@ -680,6 +741,7 @@ def _fact_row(row: tuple) -> FactRecord:
         type(fid) is int
         and 1 <= fid <= MAX_ID
         and type(scope) is str
+        and scope.strip()
         and kind in _KIND_SET
         and marker in _MARKER_SET
         and status in _STATUS_SET
@@ -743,7 +805,7 @@ def _checked_fact_row(row: tuple) -> FactRecord:
     stems = _text(row[12], at, "stems")
     return FactRecord(
         id=fid,
-        scope=_text(row[1], at, "scope"),
+        scope=_scope(row[1], at),
         kind=_choice(row[2], at, "kind", KINDS),
         marker=_choice(row[3], at, "marker", MARKERS),
         text=text,
@@ -1039,20 +1101,30 @@ FINGERPRINT_COLUMNS = (
 def _anchor_row(row: tuple) -> tuple[int, Anchor]:
     """``(fact id, Anchor)`` of an anchors row (``fact_id, kind, root, path, symbol,
     line_first, line_last, how``, then the ``FINGERPRINT_COLUMNS`` in a version-2 store),
-    every column checked (``Inconsistent``)."""
+    every column checked (``Inconsistent``) against what an import, ``verify`` and
+    ``stale`` write (SPEC.md §Anchors, §Report): ``how`` one of ``HOWS``; the lines both
+    NULL or ``first <= last`` (a range written backwards is stored in order; line 0, as
+    ``:0`` gives it, is kept); a symbol anchor names its declaration, a file anchor none."""
     fid, kind, root, p, symbol, first, last, how = row[:8]
     at = "an anchors row" if type(fid) is not int else f"an anchors row of k{fid}"
     fid = _id(fid, at, "fact_id")
     first, last = _line(first, at, "line_first"), _line(last, at, "line_last")
     if (first is None) != (last is None):
         raise _bad(at, "line_first" if first is None else "line_last", None, "a line number")
+    if first is not None and first > last:
+        raise _bad(at, "line_first", first, f"a line number up to line_last ({last})")
+    kind = _choice(kind, at, "kind", ("file", "symbol"))
+    name = _text(symbol, at, "symbol", null=True) or None
+    if (kind == "symbol") != (name is not None):
+        wanted = "a declaration's name (kind is symbol)" if name is None else "'' (kind is file)"
+        raise _bad(at, "symbol", symbol, wanted)
     base = (
-        _choice(kind, at, "kind", ("file", "symbol")),
+        kind,
         _text(root, at, "root"),
         _text(p, at, "path"),
-        _text(symbol, at, "symbol", null=True) or None,
+        name,
         (first, last) if first is not None else None,
-        _text(how, at, "how"),
+        _choice(how, at, "how", HOWS),
     )
     if len(row) > 8 and row[14] is not None:
         sig, body, tkind, tcontainer, tname, commit, verified, chash = (
@@ -1173,35 +1245,49 @@ def read_anchored(
     """Every fact with an anchor that is not superseded (of ``ids`` when given), by id,
     with its anchors: what staleness reads. Only what it shows and records is read (id,
     scope, kind, marker, text, task, status and its reason; not the merge rule's sets), in
-    two plain scans."""
+    two plain scans.
+
+    Raises ``sqlite3.Error``, or ``Inconsistent`` for a facts row it reads that
+    ``_anchored_fact`` refuses, or an anchors row ``_anchor_row`` refuses. Rows it does
+    not read are not checked: what is not read is not shown."""
     facts: dict[int, FactRecord] = {}
     only, args = "", []
     if ids is not None:
         only, args = " AND id IN (SELECT value FROM json_each(?))", [json.dumps(list(ids))]
-    for fid, scope, kind, marker, text, task, status, reason in con.execute(
-        "SELECT id, scope, kind, marker, text, task, status, status_reason FROM facts"
-        f" WHERE status != 'superseded'{only}",
-        args,
+    for row in con.execute(
+        f"SELECT {_ANCHORED_COLUMNS} FROM facts WHERE status != 'superseded'{only}", args
     ):
-        fid = _fact_id(fid)
-        at = f"fact k{fid}"
-        facts[fid] = FactRecord(
-            fid,
-            _text(scope, at, "scope"),
-            _choice(kind, at, "kind", KINDS),
-            _choice(marker, at, "marker", MARKERS),
-            _text(text, at, "text"),
-            _text(task, at, "task", null=True),
-            None,
-            None,
-            _choice(status, at, "status", STATUSES),
-            _text(reason, at, "status_reason", null=True),
-            (),
-            _EMPTY,
-            _EMPTY,
-        )
+        rec = _anchored_fact(row)
+        facts[rec.id] = rec
     _anchors_of(con, facts)
     return {fid: rec for fid, rec in facts.items() if rec.anchors}
+
+
+#: The ``facts`` columns ``read_anchored`` reads and ``_anchored_fact`` checks.
+_ANCHORED_COLUMNS = "id, scope, kind, marker, text, task, status, status_reason"
+
+
+def _anchored_fact(row: tuple) -> FactRecord:
+    """A ``FactRecord`` of the ``_ANCHORED_COLUMNS`` of a facts row, each checked
+    (``Inconsistent``); the merge rule's sets are left empty."""
+    fid, scope, kind, marker, text, task, status, reason = row
+    fid = _fact_id(fid)
+    at = f"fact k{fid}"
+    return FactRecord(
+        fid,
+        _scope(scope, at),
+        _choice(kind, at, "kind", KINDS),
+        _choice(marker, at, "marker", MARKERS),
+        _text(text, at, "text"),
+        _text(task, at, "task", null=True),
+        None,
+        None,
+        _choice(status, at, "status", STATUSES),
+        _text(reason, at, "status_reason", null=True),
+        (),
+        _EMPTY,
+        _EMPTY,
+    )
 
 
 def _anchors_of(con: sqlite3.Connection, facts: dict[int, FactRecord]) -> None:
@@ -1240,22 +1326,33 @@ def _check_held(con: sqlite3.Connection, ids: set[int], table: str) -> None:
         raise _missing(gone[0], table)
 
 
+def scopes(con: sqlite3.Connection) -> list[str]:
+    """The scopes of the stored facts, sorted; raises ``Inconsistent`` for one that is not
+    a scope (``_scope``)."""
+    return sorted(
+        {_scope(r[0], "a facts row") for r in con.execute("SELECT DISTINCT scope FROM facts")}
+    )
+
+
 def _ids_of(rows: Iterable[tuple]) -> list[int]:
     """The fact ids in the first column of ``rows``, each checked (``Inconsistent``)."""
     return [_fact_id(r[0]) for r in rows]
 
 
 def origins(con: sqlite3.Connection, ids: Iterable[int] | None = None) -> dict[int, tuple]:
-    """Fact id -> ``(file, line)`` of the first notes line that fed it (its provenance)."""
+    """Fact id -> ``(file, line)`` of the first notes line that fed it (its provenance), of
+    the facts ``ids`` (None: every fact); each row it returns checked (``Inconsistent``)."""
+    only, args = "", []
+    if ids is not None:
+        only, args = " WHERE fact_id IN (SELECT value FROM json_each(?))", [json.dumps(list(ids))]
     out: dict[int, tuple] = {}
-    wanted = None if ids is None else set(ids)
     for fid, file, line in con.execute(
         "SELECT fact_id, file, line FROM provenance WHERE rowid IN"
-        " (SELECT min(rowid) FROM provenance GROUP BY fact_id)"
+        f" (SELECT min(rowid) FROM provenance{only} GROUP BY fact_id)",
+        args,
     ):
-        if wanted is None or fid in wanted:
-            fid, file, line, _ = _provenance_row(fid, file, line, "")  # checked (Inconsistent)
-            out[fid] = (file, line)
+        fid, file, line, _ = _provenance_row(fid, file, line, "")
+        out[fid] = (file, line)
     return out
 
 
@@ -1337,8 +1434,8 @@ class Reader:
             ):
                 at = f"fact k{_fact_id(fid)}"
                 out[fid] = {
-                    "imported": _text(imported, at, "imported"),
-                    "updated": _text(updated, at, "updated"),
+                    "imported": _time(imported, at, "imported"),
+                    "updated": _time(updated, at, "updated"),
                     "provenance": [],
                 }
             for fid, file, line, imported in con.execute(
@@ -1351,7 +1448,7 @@ class Reader:
                     raise _missing(fid, "provenance")
                 at = f"a provenance row of k{fid}"
                 entry["provenance"].append(
-                    {"file": file, "line": line, "imported": _text(imported, at, "imported")}
+                    {"file": file, "line": line, "imported": _time(imported, at, "imported")}
                 )
             return out
 
@@ -1473,15 +1570,8 @@ class Reader:
         return self._run(work)
 
     def scopes(self) -> list[str]:
-        """The scopes of the stored facts, sorted."""
-        return self._run(
-            lambda con: sorted(
-                {
-                    _text(r[0], "a facts row", "scope")
-                    for r in con.execute("SELECT scope FROM facts")
-                }
-            )
-        )
+        """The scopes of the stored facts, sorted (``scopes``)."""
+        return self._run(scopes)
 
     def anchored(self, ids: Iterable[int] | None = None) -> dict[int, FactRecord]:
         """Every fact with an anchor that is not superseded (``read_anchored``)."""
@@ -1489,14 +1579,22 @@ class Reader:
 
     def anchored_files(self) -> list[tuple[str, str, str]]:
         """Distinct ``(root, path, content_hash)`` of the fingerprinted anchors of facts
-        that are not superseded (a version-2 store)."""
-        return self._run(
-            lambda con: con.execute(
+        that are not superseded (a version-2 store). A value that is not text refuses the
+        store as a read of every anchored fact does (``read_anchored``), before any file
+        is looked at."""
+
+        def work(con: sqlite3.Connection) -> list[tuple[str, str, str]]:
+            files = con.execute(
                 "SELECT DISTINCT root, path, content_hash FROM anchors"
                 " WHERE content_hash IS NOT NULL"
                 " AND fact_id IN (SELECT id FROM facts WHERE status != 'superseded')"
             ).fetchall()
-        )
+            if not all(type(r) is str and type(p) is str and type(h) is str for r, p, h in files):
+                read_anchored(con, ())  # names the first row it refuses (Inconsistent)
+                raise Inconsistent("an anchors row: root, path or content_hash is not text")
+            return files
+
+        return self._run(work)
 
     def suspects(self, fresh: set[tuple[str, str, str]]) -> tuple[list[int], int]:
         """Of the anchored facts that are not superseded: the ids of those with an anchor
