@@ -204,10 +204,10 @@ def _interesting(raw: str) -> bool:
     upper = _UPPER(raw)
     if upper is not None and _LOWER(raw, upper.end()) is not None:
         return True
-    if raw.isascii():
+    if raw.isascii() or raw.lower() == raw:  # (no upper-case letter: CJK text, in C)
         return False
     # an upper-case letter of any script with a lower-case one after it (``ÄnderungsLog``)
-    upper = next((i for i, c in enumerate(raw) if c.isupper()), None)
+    upper = next((i for i, c in enumerate(raw) if c.isupper() or c.istitle()), None)
     return upper is not None and any(c.islower() for c in raw[upper + 1 :])
 
 
