@@ -82,7 +82,7 @@ def write_baseline(path: str | os.PathLike, findings: Sequence[Finding]) -> None
     }
     try:
         write_text_atomic(
-            path, json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+            path, json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n", True
         )
     except OSError as exc:
         raise BaselineError(

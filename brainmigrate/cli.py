@@ -62,18 +62,36 @@ def terminate(signum, frame) -> None:
 def interrupted() -> None:
     """Stop a run that Ctrl-C (exit 130) or SIGTERM (``terminate``, exit 143) interrupted,
     in one line. An import is one transaction, rolled back (or already committed) by the
-    time this runs; once committed (``sqlite.committed``), the line says so."""
+    time this runs; once committed (``sqlite.committed``), the line says so, and it names
+    the outputs already written whole (``fsutil.written``: reports, exports, notes files
+    ``check --fix`` rewrote, a baseline)."""
     from brainmigrate.errors import EXIT_TERMINATED
 
     what = "terminated" if terminated else "interrupted"
     committed = getattr(sys.modules.get("brainmigrate.stores.sqlite"), "committed", None)
-    if committed is not None:
+    written = getattr(sys.modules.get("brainmigrate.fsutil"), "written", None) or []
+    files = ""
+    if written:
+        shown_names = ", ".join(written[:3]) + (", …" if len(written) > 3 else "")
+        files = shown_names if len(written) == 1 else f"{len(written)} files ({shown_names})"
+    if committed is not None and files:
+        say(
+            f"brainmigrate: {what} after the store and {files} were written ({committed}"
+            " holds the whole import)"
+        )
+    elif committed is not None:
         say(
             f"brainmigrate: {what} after the store was written ({committed} holds the whole"
             " import; only the report was cut short)"
         )
+    elif files:
+        done = "were written, each whole" if len(written) > 1 else "was written whole"
+        say(f"brainmigrate: {what} after {files} {done}; the rest of the run was cut short")
     else:
-        click.echo(f"brainmigrate: {what} (a store is written whole or not at all)", err=True)
+        click.echo(
+            f"brainmigrate: {what} (a store and every output are written whole or not at all)",
+            err=True,
+        )
     sys.exit(EXIT_TERMINATED if terminated else EXIT_INTERRUPTED)
 
 
@@ -421,6 +439,9 @@ class OneLineErrors(click.Group):
         store = sys.modules.get("brainmigrate.stores.sqlite")
         if store is not None:
             store.committed = None
+        files = sys.modules.get("brainmigrate.fsutil")
+        if files is not None:
+            files.written.clear()
         try:
             rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click.exceptions.NoArgsIsHelpError as exc:

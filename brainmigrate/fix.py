@@ -28,7 +28,7 @@ from urllib.parse import quote, unquote
 
 from brainmigrate import check, importer, rules
 from brainmigrate.anchors import PathResolver, Root, is_absolute, normalize
-from brainmigrate.fsutil import printable, stage_bytes
+from brainmigrate.fsutil import printable, put_in_place, shown, signals_held, stage_bytes
 from brainmigrate.git import run_git
 from brainmigrate.hints import Move, MoveHints
 from brainmigrate.model import Segment
@@ -361,16 +361,20 @@ def apply(result: FixResult) -> None:
         if now != edit.before:
             _undo(result, edit, "changed on disk since it was read")
             continue
+        tmp = None
         try:
-            tmp = stage_bytes(os.path.dirname(edit.path), os.path.basename(edit.path), edit.after)
-            try:
-                os.chmod(tmp, mode)
-                os.replace(tmp, edit.path)
-            except BaseException:
-                if os.path.exists(tmp):
-                    os.unlink(tmp)
+            with signals_held():  # made and known together: an interrupt cannot leave it
+                tmp = stage_bytes(
+                    os.path.dirname(edit.path), os.path.basename(edit.path), edit.after
+                )
+            os.chmod(tmp, mode)
+            put_in_place(tmp, edit.path, shown(edit.display))  # recorded for an interrupt
+            tmp = None
+        except BaseException as exc:
+            if tmp is not None and os.path.exists(tmp):
+                os.unlink(tmp)
+            if not isinstance(exc, OSError):
                 raise
-        except OSError as exc:
             _undo(result, edit, f"cannot write it ({exc.strerror or exc})")
             continue
         result.written.append(edit.display)

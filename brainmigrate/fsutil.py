@@ -12,6 +12,38 @@ from pathlib import Path
 
 from brainmigrate.errors import BrainmigrateError
 
+#: What this process has written that a user asked for (an ``--output``, an export, a
+#: notes file ``check --fix`` rewrote, a baseline), as shown paths, in order: each was
+#: recorded with the signals held, in the step that put it in place, so an interrupt can
+#: say what is already written whole (``cli.interrupted``).
+written: list[str] = []
+
+
+@contextlib.contextmanager
+def signals_held():
+    """Hold SIGINT and SIGTERM back while the block runs (where the system allows it):
+    one that comes meanwhile is delivered, and its handler runs, when the block is done."""
+    import signal
+
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    held = {signal.SIGINT, signal.SIGTERM}
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+def put_in_place(tmp: str, target: str | os.PathLike, shown_as: str | None) -> None:
+    """``os.replace(tmp, target)``, and when ``shown_as`` is given, record it in ``written``
+    in the same step: an interrupt comes before both or after both."""
+    with signals_held():
+        os.replace(tmp, target)
+        if shown_as is not None:
+            written.append(shown_as)
+
 
 def user_cache_dir() -> Path:
     """The user's cache folder for brainmigrate: ``$BRAINMIGRATE_CACHE_DIR`` if set, else
@@ -150,51 +182,65 @@ def write_target(path: str | os.PathLike) -> tuple[Path, bool]:
     return (Path(os.path.realpath(target)), False) if link else (target, False)
 
 
-def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:
+def write_bytes_atomic(path: str | os.PathLike, data: bytes, output: bool = False) -> None:
     """Write ``data`` to ``path`` through a temporary file beside it and a rename (a
-    symlink's target, a device in place: ``write_target``).
+    symlink's target, a device in place: ``write_target``); with ``output`` (a file the
+    user asked for), the path is recorded in ``written`` as it lands.
 
-    Raises ``OSError`` when the folder cannot be written; ``path`` is then untouched.
+    Raises ``OSError`` when the folder cannot be written; ``path`` is then untouched. An
+    interrupt leaves no temporary file.
     """
     target, in_place = write_target(path)
+    shown_as = shown(os.fspath(path)) if output else None
     if in_place:
         with open(target, "wb") as f:
             f.write(data)
+        if shown_as is not None:
+            written.append(shown_as)
         return
-    tmp = stage_bytes(target.parent, target.name, data)
+    tmp = None
     try:
-        os.replace(tmp, target)
+        with signals_held():  # made and known together: an interrupt cannot leave it
+            tmp = stage_bytes(target.parent, target.name, data)
+        put_in_place(tmp, target, shown_as)
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
         raise
 
 
-def write_text_atomic(path: str | os.PathLike, text: str) -> None:
+def write_text_atomic(path: str | os.PathLike, text: str, output: bool = False) -> None:
     """``write_bytes_atomic`` of ``text`` in UTF-8."""
-    write_bytes_atomic(path, text.encode("utf-8"))
+    write_bytes_atomic(path, text.encode("utf-8"), output)
 
 
 def write_chunks_atomic(path: str | os.PathLike, chunks: Iterable[str]) -> None:
     """Write text ``chunks`` (UTF-8) to ``path`` as they come, through a temporary file
     beside it and a rename (a symlink's target, a device in place: ``write_target``): a
     large report is never held whole. Raises ``OSError`` (or what making a chunk raises);
-    ``path`` is then untouched and no temporary file is left."""
+    ``path`` is then untouched and no temporary file is left. The path is recorded in
+    ``written`` as it lands (an ``--output``)."""
     target, in_place = write_target(path)
+    shown_as = shown(os.fspath(path))
     if in_place:
         with open(target, "w", encoding="utf-8", newline="") as f:
             for chunk in chunks:
                 f.write(chunk)
+        written.append(shown_as)
         return
-    tmp = stage_bytes(target.parent, target.name, b"")
+    tmp = None
     try:
+        with signals_held():  # made and known together: an interrupt cannot leave it
+            tmp = stage_bytes(target.parent, target.name, b"")
         with open(tmp, "w", encoding="utf-8", newline="") as f:
             for chunk in chunks:
                 f.write(chunk)
-        os.replace(tmp, target)
+        put_in_place(tmp, target, shown_as)
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
         raise
 
 
@@ -278,7 +324,7 @@ def publish_bytes(path: Path, data: bytes) -> list[str]:
     these bytes: returns ``[]`` then, else ``[path.name]``. Raises ``OSError``."""
     if same_bytes(path, data):
         return []
-    write_bytes_atomic(path, data)
+    write_bytes_atomic(path, data, output=True)
     return [path.name]
 
 
@@ -289,26 +335,37 @@ def publish_folder(folder: Path, data: dict[str, bytes]) -> tuple[list[str], lis
     renamed into place. In an existing folder, files whose bytes would not change are not
     touched; the others are first all written as hidden temporary files (``stage_bytes``),
     then renamed over the old ones. On a failure the temporary files are removed and the
-    folder is as it was. Returns ``(written names, names of other files in the folder)``;
-    raises ``OSError``.
+    folder is as it was. The renames run with SIGINT and SIGTERM held, and the folder is
+    recorded in ``written`` with them: an interrupt leaves the old files or the new ones,
+    never a mix, and no temporary file. Returns ``(written names, names of other files in
+    the folder)``; raises ``OSError``.
     """
     mode = file_mode()
     parent = folder.parent if str(folder.parent) else Path(".")
+    shown_as = shown(os.fspath(folder))
     if not folder.exists():
         import tempfile  # writing a file, not every run's start-up
 
-        tmpdir = tempfile.mkdtemp(prefix=temp_prefix(folder.name), suffix=".tmp", dir=parent)
+        tmpdir = None
         try:
+            with signals_held():
+                tmpdir = tempfile.mkdtemp(
+                    prefix=temp_prefix(folder.name), suffix=".tmp", dir=parent
+                )
             for name, blob in data.items():
                 with open(os.path.join(tmpdir, name), "xb") as f:
                     f.write(blob)
                 os.chmod(os.path.join(tmpdir, name), mode)
             os.chmod(tmpdir, folder_mode())
-            os.rename(tmpdir, folder)
+            with signals_held():
+                os.rename(tmpdir, folder)
+                tmpdir = None
+                written.append(shown_as)
         except BaseException:
-            import shutil
+            if tmpdir is not None:
+                import shutil
 
-            shutil.rmtree(tmpdir, ignore_errors=True)
+                shutil.rmtree(tmpdir, ignore_errors=True)
             raise
         return sorted(data), []
     existing = sorted(p.name for p in folder.iterdir() if not p.name.startswith("."))
@@ -316,9 +373,14 @@ def publish_folder(folder: Path, data: dict[str, bytes]) -> tuple[list[str], lis
     temps: dict[str, str] = {}
     try:
         for name, blob in changed.items():
-            temps[name] = stage_bytes(folder, name, blob)
-        for name, tmp in temps.items():
-            os.replace(tmp, folder / name)
+            with signals_held():  # made and known together: an interrupt cannot leave it
+                temps[name] = stage_bytes(folder, name, blob)
+        with signals_held():  # all renamed, or none
+            for name, tmp in list(temps.items()):
+                os.replace(tmp, folder / name)
+                del temps[name]
+            if changed:
+                written.append(shown_as)
     except BaseException:
         for tmp in temps.values():
             with contextlib.suppress(OSError):

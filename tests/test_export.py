@@ -1237,3 +1237,36 @@ def test_a_text_that_looks_like_a_block_id_round_trips(tmp_path):
     again = tmp_path / "again.db"
     import_into(again, [out / "n.md"], [tmp_path], tmp_path / "cache", scope="area:n")
     assert facts_of(again) == facts_of(store)
+
+
+def test_an_interrupt_while_an_export_replaces_a_folder_waits_for_every_file(tmp_path):
+    """SIGINT while the files of an existing folder are renamed into place: the signal is
+    held until every file is in place, so the folder holds the new files, all of them, and
+    no temporary file; the folder is recorded as written for the interrupt's line."""
+    import signal
+
+    from brainmigrate import fsutil
+
+    folder = tmp_path / "out"
+    folder.mkdir()
+    for i in range(5):
+        (folder / f"f{i}.md").write_text("old\n")
+    real = os.replace
+    calls = []
+
+    def replace(src, dst):
+        calls.append(dst)
+        if len(calls) == 1:
+            os.kill(os.getpid(), signal.SIGINT)  # delivered once the renames are done
+        real(src, dst)
+
+    fsutil.written.clear()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(fsutil.os, "replace", replace)
+        with pytest.raises(KeyboardInterrupt):
+            fsutil.publish_folder(folder, {f"f{i}.md": b"new\n" for i in range(5)})
+    assert len(calls) == 5
+    assert {p.name: p.read_text() for p in folder.iterdir()} == {
+        f"f{i}.md": "new\n" for i in range(5)
+    }
+    assert fsutil.written == [str(folder)]

@@ -472,3 +472,25 @@ def test_a_new_name_with_a_line_break_is_shown_on_one_line_and_not_written(repo,
     assert r.exit_code == 1
     [left] = [ln for ln in r.stderr.splitlines() if " left " in ln]
     assert "\t" not in left and "cannot stand in a citation" in left
+
+
+def test_an_interrupt_after_a_file_was_fixed_names_it(repo, notes, monkeypatch):
+    """Ctrl-C after ``--fix`` rewrote a notes file: exit 130, and the line names the file
+    already written whole (the run holds no store to speak of)."""
+    from brainmigrate import fix as fixing
+
+    real = fixing.put_in_place
+
+    def then_interrupted(*args):
+        real(*args)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(fixing, "put_in_place", then_interrupted)
+    r = cli("check", "notes", "--root", "repo", "--fix", "--isolated")
+    assert r.exit_code == 130
+    assert r.stderr == (
+        "brainmigrate: interrupted after notes/team.md was written whole; the rest of the"
+        " run was cut short\n"
+    )
+    assert notes.read_bytes() == notes_bytes(repo, FIXED)
+    assert [p.name for p in notes.parent.iterdir()] == ["team.md"]  # no temporary file

@@ -46,7 +46,9 @@ def test_search_for_h_after_a_double_dash(tmp_path, monkeypatch):
 
 # ------------------------------------------------------------------------------ Ctrl-C
 
-INTERRUPTED = "brainmigrate: interrupted (a store is written whole or not at all)\n"
+INTERRUPTED = (
+    "brainmigrate: interrupted (a store and every output are written whole or not at all)\n"
+)
 
 
 def big_notes(path: Path, count: int) -> Path:

@@ -35,6 +35,33 @@ def rows(db: Path) -> list:
         con.close()
 
 
+@pytest.mark.parametrize("given", ["abc", "-5", "nan", "inf", "1e999"])
+def test_a_busy_timeout_that_is_no_number_of_seconds_is_one_line(tmp_path, given):
+    """``BRAINMIGRATE_BUSY_TIMEOUT`` is read when a store is opened: a value that is no
+    number of seconds is a one-line error naming it (it was an internal error)."""
+    a = notes(tmp_path / "a", "alpha.md", 3, "alpha")
+    db = tmp_path / "know.db"
+    subprocess.run([*IMPORT, str(a), "--store", str(db), "--root", str(tmp_path)], check=True)
+    before = db.read_bytes()
+    env = {**os.environ, "BRAINMIGRATE_BUSY_TIMEOUT": given}
+    for args in (["show", "k1", "--store", str(db)], [str(a), "--store", str(db)]):
+        cmd = (
+            [sys.executable, "-m", "brainmigrate", *args] if args[0] == "show" else [*IMPORT, *args]
+        )
+        done = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        assert (done.returncode, done.stdout) == (2, ""), args
+        assert done.stderr == (
+            f"brainmigrate: error: BRAINMIGRATE_BUSY_TIMEOUT={given!r} is not a number of"
+            " seconds (a number of 0 or more, like 30); set it to one or unset it\n"
+        )
+    assert db.read_bytes() == before
+    ok = {**os.environ, "BRAINMIGRATE_BUSY_TIMEOUT": " 0.5 "}
+    shown = subprocess.run(
+        [sys.executable, "-m", "brainmigrate", "show", "k1", "--store", str(db)], env=ok
+    )
+    assert shown.returncode == 0
+
+
 def test_two_imports_at_once_both_land(tmp_path):
     a = notes(tmp_path / "a", "alpha.md", 20_000, "alpha")
     b = notes(tmp_path / "b", "beta.md", 300, "beta")
@@ -433,7 +460,9 @@ def test_sigterm_during_a_first_import_leaves_no_store(tmp_path):
     if proc.returncode == 0:
         pytest.skip("the import ended before the signal came")
     assert proc.returncode == 143, err
-    assert err == "brainmigrate: terminated (a store is written whole or not at all)\n"
+    assert err == (
+        "brainmigrate: terminated (a store and every output are written whole or not at all)\n"
+    )
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("know.db")) == []
 
 
@@ -444,7 +473,7 @@ def test_an_interrupt_during_the_commit_comes_after_the_store_says_it_committed(
     from brainmigrate.stores import sqlite as store
 
     done = []
-    with pytest.raises(KeyboardInterrupt), store._signals_held():
+    with pytest.raises(KeyboardInterrupt), store.signals_held():
         os.kill(os.getpid(), signal.SIGINT)
         time.sleep(0.05)  # (delivered at once, were it not held)
         done.append("committed")

@@ -28,6 +28,7 @@ from operator import attrgetter
 from pathlib import Path
 
 from brainmigrate.errors import BrainmigrateError
+from brainmigrate.fsutil import signals_held
 from brainmigrate.model import (
     FACT_FIELDS,
     HOWS,
@@ -43,8 +44,27 @@ SCHEMA_VERSION = 2
 #: Versions this one reads (and upgrades when it writes).
 READS = (1, 2)
 APPLICATION = "brainmigrate"
-#: Seconds to wait for another writer before giving up with "store is busy".
-BUSY_TIMEOUT = float(os.environ.get("BRAINMIGRATE_BUSY_TIMEOUT", "30"))
+#: Seconds to wait for another writer before giving up with "store is busy", unless
+#: ``BRAINMIGRATE_BUSY_TIMEOUT`` says otherwise (``busy_timeout``).
+BUSY_TIMEOUT = 30.0
+
+
+def busy_timeout() -> float:
+    """``BRAINMIGRATE_BUSY_TIMEOUT`` (seconds, a finite number >= 0; unset or empty:
+    ``BUSY_TIMEOUT``). Raises ``StoreError`` for any other value, naming the variable."""
+    given = os.environ.get("BRAINMIGRATE_BUSY_TIMEOUT", "").strip()
+    if not given:
+        return BUSY_TIMEOUT
+    try:
+        seconds = float(given)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds < float("inf"):
+        raise StoreError(
+            f"BRAINMIGRATE_BUSY_TIMEOUT={given!r} is not a number of seconds (a number of 0"
+            " or more, like 30); set it to one or unset it"
+        )
+    return seconds
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -493,7 +513,7 @@ def _recover(path: Path) -> None:
     if not _journal(path).exists() or not os.access(path, os.W_OK):
         return
     with contextlib.suppress(sqlite3.Error):
-        con = sqlite3.connect(real(path), timeout=BUSY_TIMEOUT)
+        con = sqlite3.connect(real(path), timeout=busy_timeout())
         try:
             con.execute("PRAGMA user_version").fetchone()
         finally:
@@ -507,11 +527,11 @@ def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
             con = sqlite3.connect(
                 real(path).as_uri() + "?mode=ro",
                 uri=True,
-                timeout=BUSY_TIMEOUT,
+                timeout=busy_timeout(),
                 isolation_level=None,
             )
         else:
-            con = sqlite3.connect(real(path), timeout=BUSY_TIMEOUT, isolation_level=None)
+            con = sqlite3.connect(real(path), timeout=busy_timeout(), isolation_level=None)
         _check_schema(con, path)
     except sqlite3.DatabaseError as exc:
         raise _error(path, exc) from None
@@ -855,23 +875,6 @@ def check_writable(path: Path) -> None:
 committed: str | None = None
 
 
-@contextlib.contextmanager
-def _signals_held() -> Iterator[None]:
-    """Hold SIGINT and SIGTERM back while the block runs (where the system allows it):
-    one that comes meanwhile is delivered, and its handler runs, when the block is done."""
-    import signal
-
-    if not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    held = {signal.SIGINT, signal.SIGTERM}
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, held)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)
-
-
 def transact(path: Path, plan: Callable[[Stored], Iterable[FactRecord]], words, now: str) -> None:
     """Import into the store at ``path`` under its write lock, in one transaction.
 
@@ -898,7 +901,7 @@ def transact(path: Path, plan: Callable[[Stored], Iterable[FactRecord]], words, 
         if new:  # built once over the rows written, not row by row (same transaction)
             _create_indexes(con)
         global committed
-        with _signals_held():  # the commit and saying so, with no interrupt between them
+        with signals_held():  # the commit and saying so, with no interrupt between them
             con.execute("COMMIT")
             committed = str(path)
     except sqlite3.Error as exc:
