@@ -399,6 +399,11 @@ def check_output(path: str | os.PathLike, *, folder: bool = False) -> None:
     its store already): the name must fit, be a file (or, with ``folder``, a folder) name,
     its folder must exist and take a new file, which is tried (and removed again)."""
     text = os.fspath(path)
+    if folder and text == "-":
+        raise OutputError(
+            "--output -: this format writes a folder, not standard output; pass --output"
+            " with a folder path"
+        )
     if not folder and (not text or text.endswith(("/", os.sep))):
         raise OutputError(f"--output {text!r}: not a file name; pass a file name")
     if not folder:

@@ -722,3 +722,34 @@ def test_ctrl_c_after_the_commit_says_the_store_is_whole(tmp_path, monkeypatch):
     assert sqlite3.connect(db).execute("SELECT count(*) FROM facts").fetchone() == (29,)
     r = CliRunner().invoke(main, ["import", str(SAMPLES / "notes"), *ROOT_ARGS, "--dry-run"])
     assert r.exit_code == 0, r.stderr  # the next command line starts afresh
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["import", str(SAMPLES / "notes"), *ROOT_ARGS, "--store", "-"],
+            "--store -: a store is a file, not standard input or output; pass --store with a"
+            " file path",
+        ),
+        (
+            ["show", "k1", "--store", "-"],
+            "--store -: a store is a file, not standard input or output; pass --store with a"
+            " file path",
+        ),
+        (
+            ["export", "--store", "{db}", "--to", "brain", "--output", "-"],
+            "--output -: this format writes a folder, not standard output; pass --output with"
+            " a folder path",
+        ),
+    ],
+)
+def test_a_dash_is_no_store_and_no_folder(tmp_path, monkeypatch, args, message):
+    """``-`` is standard input or output elsewhere: as a store or an export folder it is a
+    usage error, not a file or folder named ``-``."""
+    monkeypatch.chdir(tmp_path)
+    db = tmp_path / "k.db"
+    CliRunner().invoke(main, ["import", str(SAMPLES / "notes"), *ROOT_ARGS, "--store", str(db)])
+    r = CliRunner().invoke(main, [a.replace("{db}", str(db)) for a in args])
+    assert (r.exit_code, r.stderr) == (2, f"brainmigrate: error: {message}\n")
+    assert not (tmp_path / "-").exists()

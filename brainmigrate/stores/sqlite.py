@@ -463,7 +463,13 @@ def reading(path: Path) -> Iterator[Stored]:
 
 
 def check_file(path: Path) -> None:
-    """Raise ``StoreError`` unless ``path`` is absent, empty, or an SQLite file."""
+    """Raise ``StoreError`` unless ``path`` is absent, empty, or an SQLite file; ``-``
+    (standard input or output elsewhere) is no store either."""
+    if os.fspath(path) == "-":
+        raise StoreError(
+            "--store -: a store is a file, not standard input or output; pass --store with"
+            " a file path"
+        )
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
