@@ -48,7 +48,8 @@ def one_line(value):
 
 def safe_text(value):
     """``value`` with control characters (but tab and newline) shown as U+FFFD; values that
-    are not strings pass unchanged. Every template's output goes through it."""
+    are not strings pass unchanged. Every CI template's output goes through it (the report
+    templates' through ``one_line``)."""
     return value.translate(_CONTROLS) if isinstance(value, str) else value
 
 

@@ -753,3 +753,21 @@ def test_a_dash_is_no_store_and_no_folder(tmp_path, monkeypatch, args, message):
     r = CliRunner().invoke(main, [a.replace("{db}", str(db)) for a in args])
     assert (r.exit_code, r.stderr) == (2, f"brainmigrate: error: {message}\n")
     assert not (tmp_path / "-").exists()
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown"])
+def test_a_file_name_with_a_line_break_forges_no_report_line(tmp_path, fmt):
+    """A notes file named ``a<newline>b.md`` (its scope holds the newline too): the text
+    and Markdown reports, read a line per record, show the break as U+FFFD instead of
+    starting a line ``b.md:1: …`` of their own."""
+    notes = tmp_path / "odd"
+    notes.mkdir()
+    (notes / "a\nb.md").write_text("+ x src/gone/T.kt\n\t+ y\n")
+    r = CliRunner().invoke(
+        main, ["import", str(notes), *ROOT_ARGS, "--dry-run", "--format", fmt, "--store",
+               str(tmp_path / "k.db")],
+    )  # fmt: skip
+    assert r.exit_code == 0, r.output
+    assert not any(line.startswith("b.md") for line in r.stdout.splitlines())
+    shown = "\ufffd" if fmt == "text" else " "  # (a Markdown cell folds it to a space)
+    assert f"a{shown}b.md" in r.stdout and f"area:a{shown}b" in r.stdout

@@ -15,7 +15,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from brainmigrate.model import KINDS, MARKERS, SKIP_REASONS
-from brainmigrate.shapes import report_fact, safe_text, to_json
+from brainmigrate.shapes import one_line, report_fact, to_json
 
 if TYPE_CHECKING:  # jinja2 is imported when a template is first rendered (start-up)
     import jinja2
@@ -198,7 +198,7 @@ def make_environment(loader, cache_dir=None) -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
-        finalize=safe_text,
+        finalize=one_line,
         bytecode_cache=_bytecode_cache(cache_dir or template_cache_dir()),
     )
     env.filters["count"] = lambda items: sum(1 for _ in items)  # length without a list

@@ -66,6 +66,7 @@ def busy_timeout() -> float:
         )
     return seconds
 
+
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE facts (
