@@ -1270,3 +1270,32 @@ def test_an_interrupt_while_an_export_replaces_a_folder_waits_for_every_file(tmp
         f"f{i}.md": "new\n" for i in range(5)
     }
     assert fsutil.written == [str(folder)]
+
+
+@pytest.mark.parametrize("fmt", ["brain", "jsonl"])
+def test_an_export_never_writes_over_the_notes_the_store_came_from(tmp_path, monkeypatch, fmt):
+    """``export --output notes`` where the store was imported from notes/: an export
+    keeps facts, not the headings, ``@``/``%`` lines and prose of hand-written notes, so
+    writing over them is refused before anything is written; moved away, they are not
+    in the way."""
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(SAMPLES / "notes", tmp_path / "notes")
+    before = {p.name: p.read_bytes() for p in (tmp_path / "notes").iterdir()}
+    roots = ["--root", str(SAMPLES / "roots/app")]
+    r = CliRunner().invoke(cli.main, ["import", "notes", *roots, "--store", "k.db"])
+    assert r.exit_code in (0, 1), r.output
+    out = "notes" if fmt == "brain" else "notes/docker.md"
+    first = "api-patterns.md" if fmt == "brain" else "docker.md"
+    r = CliRunner().invoke(cli.main, ["export", "--store", "k.db", "--to", fmt, "--output", out])
+    assert (r.exit_code, r.stderr) == (
+        2,
+        f"brainmigrate: error: --output {out}: {first} would be written over notes/{first},"
+        " a notes file this store was imported from (the headings, @ and % lines and prose"
+        " around its facts are not in the store); pass --output another path, or move the"
+        " notes away first\n",
+    )
+    assert {p.name: p.read_bytes() for p in (tmp_path / "notes").iterdir()} == before
+    (tmp_path / "notes").rename(tmp_path / "kept")
+    (tmp_path / "notes").mkdir()
+    r = CliRunner().invoke(cli.main, ["export", "--store", "k.db", "--to", fmt, "--output", out])
+    assert r.exit_code == 0, r.output

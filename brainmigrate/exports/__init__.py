@@ -93,6 +93,27 @@ __all__ = [
 FORMATS = ("jsonl", "brain", "knowledge", "memory")
 
 
+def _refuse_notes(store: Path, folder: Path, names, out: str) -> None:
+    """Raise ``ExportError`` when a file the export would write (``folder``/name) is a
+    notes file the store was imported from (its provenance, named as then, from this
+    folder): an export keeps the facts, not the headings, ``@`` and ``%`` lines and prose
+    around them, so writing over the notes would lose them. Before any work is written."""
+    from brainmigrate.fsutil import identity, shown
+
+    targets = {identity(folder / name): name for name in names if (folder / name).exists()}
+    if not targets:
+        return
+    for source in sqlite.fed_files(store):
+        name = targets.get(identity(source))
+        if name is not None:
+            raise ExportError(
+                f"--output {shown(out)}: {shown(name)} would be written over"
+                f" {shown(source)}, a notes file this store was imported from (the"
+                " headings, @ and % lines and prose around its facts are not in the store);"
+                " pass --output another path, or move the notes away first"
+            )
+
+
 def export(
     store: str | os.PathLike, fmt: str, output: str | os.PathLike, options: Options | None = None
 ) -> ExportResult:
@@ -131,6 +152,7 @@ def export(
             result.text = text
             return result
         result.files = [Path(out).name]
+        _refuse_notes(path, Path(out).parent, [Path(out).name], out)
         _tidy(Path(out), False, result.notes)
         result.written = publish_file(Path(out), text)
         return result
@@ -142,6 +164,7 @@ def export(
         files = memory_files(facts, options, result)
     result.files = sorted(files)
     refuse_clashes([("--output", Path(out) / name) for name in files], [("the store", path)])
+    _refuse_notes(path, Path(out), files, out)
     _tidy(Path(out), True, result.notes)
     result.written, result.others = publish(Path(out), files)
     return result

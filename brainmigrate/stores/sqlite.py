@@ -1677,6 +1677,18 @@ def _filters(scopes, areas, kinds, superseded, only) -> tuple[str, list]:
     return "".join(sql), args
 
 
+def fed_files(path: Path) -> list[str]:
+    """The notes files the store's facts were imported from (``provenance.file``, as they
+    were named then), each once, sorted. Raises ``StoreError``."""
+
+    def work(con: sqlite3.Connection) -> list[str]:
+        rows = con.execute("SELECT DISTINCT file FROM provenance")
+        return sorted({_text(r[0], "a provenance row", "file") for r in rows})
+
+    with reader(path) as r:
+        return r._run(work)
+
+
 def details(path: Path, ids: Iterable[int] | None = None) -> dict[int, dict]:
     """What ``load`` leaves out, per fact id: ``imported``, ``updated`` (ISO UTC times) and
     ``provenance``, a list of ``{"file", "line", "imported"}`` in the order it was recorded.
