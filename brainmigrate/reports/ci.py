@@ -22,7 +22,7 @@ from urllib.parse import quote
 from brainmigrate import __version__
 from brainmigrate.check import CheckResult
 from brainmigrate.digests import blake2b
-from brainmigrate.reports import environment
+from brainmigrate.reports import make_environment
 from brainmigrate.rules import LEVELS, RULES, Finding
 from brainmigrate.shapes import one_line, safe_text, to_json
 
@@ -191,7 +191,11 @@ def paint(color: bool) -> Callable[[str, str], str]:
 
 @cache
 def _env() -> jinja2.Environment:
-    env = environment()
+    """check's own environment over the report templates: its filters and ``finalize``
+    (which lets painted text through) are not the import reports' (``one_line``)."""
+    import jinja2
+
+    env = make_environment(jinja2.PackageLoader("brainmigrate.reports", "templates"))
     env.filters["md"] = _md
     env.filters["tags"] = _tags
     env.finalize = lambda value: value if isinstance(value, Painted) else safe_text(value)
