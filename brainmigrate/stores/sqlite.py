@@ -1426,6 +1426,18 @@ class Reader:
         except Inconsistent as exc:
             raise inconsistent(self._path, exc) from None
 
+    def fed_files(self) -> list[str]:
+        """The notes files the store's facts were imported from (``provenance.file``, as
+        they were named then), each once, sorted."""
+        return self._run(
+            lambda con: sorted(
+                {
+                    _text(r[0], "a provenance row", "file")
+                    for r in con.execute("SELECT DISTINCT file FROM provenance")
+                }
+            )
+        )
+
     def details(self, ids: Iterable[int] | None = None) -> dict[int, dict]:
         """See ``details``."""
         wanted = None if ids is None else [i for i in dict.fromkeys(ids) if 1 <= i <= MAX_ID]
@@ -1678,15 +1690,9 @@ def _filters(scopes, areas, kinds, superseded, only) -> tuple[str, list]:
 
 
 def fed_files(path: Path) -> list[str]:
-    """The notes files the store's facts were imported from (``provenance.file``, as they
-    were named then), each once, sorted. Raises ``StoreError``."""
-
-    def work(con: sqlite3.Connection) -> list[str]:
-        rows = con.execute("SELECT DISTINCT file FROM provenance")
-        return sorted({_text(r[0], "a provenance row", "file") for r in rows})
-
+    """``Reader.fed_files`` of the store at ``path``. Raises ``StoreError``."""
     with reader(path) as r:
-        return r._run(work)
+        return r.fed_files()
 
 
 def details(path: Path, ids: Iterable[int] | None = None) -> dict[int, dict]:
