@@ -212,8 +212,9 @@ def rule(code: str) -> Rule:
 
 @dataclass(frozen=True, slots=True, init=False, repr=False, eq=False)
 class Hint:
-    """Where a gone path may have moved: ``path`` (relative to its root) and ``how`` it is
-    known: ``git-rename``, ``same-name`` or ``similar``."""
+    """Where a gone path may have moved: ``path`` (relative to its root; a folder with a
+    trailing ``/``) and ``how`` it is known: ``git-rename``, ``same-name``,
+    ``same-folder`` (the only folder of that name) or ``similar``."""
 
     path: str
     how: str
@@ -243,6 +244,7 @@ class Hint:
 HINT_HOW = {
     "git-rename": "renamed in git history",
     "same-name": "the only file of that name",
+    "same-folder": "the only folder of that name",
     "similar": "the closest path",
 }
 
