@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from planting import gone, plant
+from planting import folder, gone, plant
 
 from brainmigrate import check, fix, importer, rules
 from brainmigrate.anchors import Root
@@ -262,3 +262,46 @@ def test_a_folder_moved_but_not_committed_is_fixed(repo, tmp_path):
     )
     # the path first cited is followed through both renames
     assert MoveHints([root]).locate("tools/legacy-import/").path == "pkg/importer"
+
+
+def test_reimport_after_a_folder_fix_updates_the_same_fact(repo, tmp_path, monkeypatch):
+    """Imported while the folder was there (a folder anchor), then gone (a gone citation),
+    then fixed: a re-import updates k1 in place, the old anchor and the gone citation
+    dropped, the new folder anchored."""
+    notes = tmp_path / "notes/a.md"
+    notes.parent.mkdir()
+    notes.write_bytes(b"+ importers live in tools/importers/legacy/ now\n")
+    opts = importer.Options(roots=["repo"])
+    db = tmp_path / "know.db"
+    plant(monkeypatch, {"tools/importers/legacy/": folder("tools/importers/legacy")})
+    importer.import_notes(["notes"], opts, db)
+    (repo / "pkg").mkdir()
+    git(repo, "mv", "tools/importers/legacy", "pkg/importer")
+    git(repo, "commit", "-qm", "four")
+    plant(monkeypatch, {"tools/importers/legacy/": gone("tools/importers/legacy")})
+    importer.import_notes(["notes"], opts, db)
+    assert rows(db) == (
+        [(1, "folder", "tools/importers/legacy")],
+        [(1, "tools/importers/legacy")],
+    )
+    done = CliRunner().invoke(main, ["check", "notes", "--root", "repo", "--fix"])
+    assert done.exit_code == 0, done.output
+    assert notes.read_bytes() == b"+ importers live in pkg/importer/ now\n"
+    plant(monkeypatch, {"pkg/importer/": folder("pkg/importer")})
+    result = importer.import_notes(["notes"], opts, db)
+    assert [(r.key, r.action(), r.text) for r in result.facts] == [
+        ("k1", "updated", "importers live in pkg/importer/ now")
+    ]
+    assert rows(db) == ([(1, "folder", "pkg/importer")], [])
+
+
+def rows(db: Path) -> tuple[list, list]:
+    import sqlite3
+
+    con = sqlite3.connect(db)
+    try:
+        anchors = con.execute("SELECT fact_id, kind, path FROM anchors ORDER BY path").fetchall()
+        gone_rows = con.execute("SELECT fact_id, path FROM citations ORDER BY path").fetchall()
+    finally:
+        con.close()
+    return anchors, gone_rows
