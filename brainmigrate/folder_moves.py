@@ -10,14 +10,27 @@ from __future__ import annotations
 
 import os
 import unicodedata
-from typing import TYPE_CHECKING
+from typing import Protocol, TypeVar
 
 from brainmigrate.anchors import Root, is_absolute, normalize
 from brainmigrate.git import run_git
 from brainmigrate.tokens import path_like
 
-if TYPE_CHECKING:  # hints imports this module
-    from brainmigrate.hints import Move
+
+class Move(Protocol):
+    """What this module reads of a ``hints.Move`` (hints is above it: it imports this)."""
+
+    @property
+    def root(self) -> Root: ...
+    @property
+    def old(self) -> str: ...
+    @property
+    def path(self) -> str: ...
+    @property
+    def how(self) -> str: ...
+
+
+M = TypeVar("M", bound=Move)
 
 
 def folder_files(folder: str | os.PathLike, rel: str) -> list[str] | None:
@@ -55,7 +68,7 @@ def same_files(root: Root, old: str, new: str) -> bool:
     return all(os.path.isfile(os.path.join(base, tail)) for tail in held)
 
 
-def certain_folder_move(move: Move, unsafe: bool) -> tuple[Move, str] | str:
+def certain_folder_move(move: M, unsafe: bool) -> tuple[M, str] | str:
     """``(move, how)`` for a folder ``move`` that ``hints`` found by its name
     (``same-folder``) when it is certain, else the reason it is not: the folder holds every
     file git last held under the old one (``same-files``); with ``unsafe``, it need not
