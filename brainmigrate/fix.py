@@ -262,7 +262,7 @@ def _replacement(
         if new is None:
             reason = f"written in a form --fix does not rewrite; it moved to {target.path}"
         elif target.kind == "folder":
-            if not new.endswith(("/", "\\")):
+            if is_folder_text(tok.text) and not is_folder_text(new):
                 new += "\\" if "\\" in tok.text else "/"  # a folder stays written as one
             if names_folder(new, tok.link, folder, target):
                 return new, how
@@ -487,8 +487,8 @@ def _token_at(text: str, line: int, col: int, subject: str) -> Token | None:
         if tok.col != col:
             continue
         cited = link_path(tok.text) if tok.link else path_like(tok.text)
-        if cited is None:
-            cited = folder_cited(tok.text)
+        if cited is None:  # a folder (tools/x/), or a path only the roots know (bin/dev)
+            cited = folder_cited(tok.text) or tok.text.replace("\\", "/")
         if cited is not None and (normalize(cited) or cited) == want:
             return tok
     return None

@@ -101,10 +101,11 @@ def folder_cited(text: str) -> str | None:
 
 
 def names_folder(new: str, link: bool, folder: str, target: Move) -> bool:
-    """Whether the folder citation ``new`` names the folder ``target.path`` of
-    ``target.root``, which holds it: read relative to the root (a path under it when
-    absolute), and a link target also relative to the notes file's ``folder``."""
-    cited = folder_cited(new)
+    """Whether the folder citation ``new`` (with its trailing ``/`` or without) names the
+    folder ``target.path`` of ``target.root``, which holds it: read relative to the root
+    (a path under it when absolute), and a link target also relative to the notes file's
+    ``folder``."""
+    cited = folder_cited(new if is_folder_text(new) else new + "/")
     if cited is None:
         return False
     root = target.root

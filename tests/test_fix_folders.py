@@ -305,3 +305,20 @@ def rows(db: Path) -> tuple[list, list]:
     finally:
         con.close()
     return anchors, gone_rows
+
+
+def test_a_folder_cited_without_its_slash_is_rewritten_without_one(repo, tmp_path):
+    """A folder the history knows, cited without a trailing ``/`` (``cd
+    tools/legacy-import``): the new path is written as the old one was."""
+    notes = tmp_path / "notes/a.md"
+    notes.parent.mkdir()
+    notes.write_bytes(b"+ cd tools/legacy-import and run it\n")
+    finding = rules.Finding(
+        "BM101", "error", "notes/a.md", 1, 6, "cites tools/legacy-import", "tools/legacy-import"
+    )
+    result = fix.plan_fixes(
+        [finding], {"notes/a.md": notes}, [Root.of(0, repo)], hints_of(repo), unsafe=False
+    )
+    assert [(f.old, f.new, f.how) for f in result.fixes] == [
+        ("tools/legacy-import", "tools/importers/legacy", "git-rename")
+    ]
