@@ -38,7 +38,7 @@ def folder_files(folder: str | os.PathLike, rel: str) -> list[str] | None:
     relative to ``rel``, sorted: in ``HEAD`` when it holds them (a folder moved but not
     yet committed), else just before the last commit that touched ``rel`` (the one that
     removed it). None outside git or when git never held a file there."""
-    spec = f"./{rel}/"
+    spec = f":(literal)./{rel}/"  # a folder named a[1] is no glob
     listed = run_git(folder, "ls-tree", "-r", "--name-only", "-z", "HEAD", "--", spec)
     if not listed:
         last = run_git(folder, "rev-list", "-n", "1", "HEAD", "--", spec)

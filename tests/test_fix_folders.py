@@ -322,3 +322,20 @@ def test_a_folder_cited_without_its_slash_is_rewritten_without_one(repo, tmp_pat
     assert [(f.old, f.new, f.how) for f in result.fixes] == [
         ("tools/legacy-import", "tools/importers/legacy", "git-rename")
     ]
+
+
+def test_a_folder_named_like_a_glob_is_read_literally(tmp_path):
+    """Next.js route folders: ``app/[slug]/`` renamed to ``app/[post]/``; a sibling
+    ``app/s/`` that the glob ``[slug]`` would match is not the folder."""
+    root = tmp_path / "web"
+    write(root, {"app/[slug]/page.tsx": "export default 1\n", "app/s/page.tsx": "x\n"})
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "one")
+    git(root, "mv", "app/[slug]", "app/[post]")
+    git(root, "commit", "-qm", "two")
+    r = Root.of(0, root)
+    assert MoveHints([r]).locate("app/[slug]/") == Move(
+        r, "app/[slug]", "app/[post]", "git-rename", "folder"
+    )
+    assert fix.rewritten("app/[slug]/", "app/[slug]", "app/[post]") == "app/[post]/"
