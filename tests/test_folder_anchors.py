@@ -372,3 +372,17 @@ def test_memory_and_brain_keep_the_facts_that_cite_folders(project):
         "+ python -m billing.jobs runs nightly",
         "+ the server writes tmp/pids/server.pid at boot",
     ]
+
+
+def test_check_dry_run_and_import_agree_on_ignored_paths_and_folders(project):
+    from brainmigrate import check
+
+    dry = dry_run(project)
+    real = importer.import_notes(["notes"], options(project), "know.db")
+    found = check.run_check(["notes"], options(project))
+    expected = [(3, 21, "tmp/pids/server.pid")]
+    for result in (dry, real):
+        assert [(e["line"], e["col"], e["path"]) for e in result.ignored] == expected
+        assert [tuple(r.anchors) for r in result.facts][0][0].kind == "folder"
+    assert [(f.line, f.col, f.subject) for f in found.findings if f.code == "BM105"] == expected
+    assert [f.code for f in found.findings] == ["BM105"]
