@@ -13,6 +13,7 @@ a BM401. For a gone path, ``hints.MoveHints`` says where the file may have gone.
 from __future__ import annotations
 
 import os
+import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -391,6 +392,12 @@ def _citation_finding(fact: ParsedFact, c: Citation, hints: MoveHints | None) ->
 #: Diagnostics whose message names lines: a finding of one that belongs to no fact has a
 #: fingerprint of the message without them, so a baseline holds it while lines above move.
 _LINED = {"BM311": "unresolved merge conflict"}
+#: The cited path in the message of a diagnostic about one (SPEC.md §Anchors, "Lines and
+#: fragments are checked"): the finding's ``subject``, as a citation finding's.
+_CITED = {
+    "BM204": re.compile(r"line \d+ is past the end of (.+) \(\d+ lines?\)"),
+    "BM205": re.compile(r"no heading #\S* in (.+)"),
+}
 
 
 def _diagnostic_finding(d: Diagnostic, fact: ParsedFact | None, scopes: dict) -> Finding:
@@ -398,6 +405,9 @@ def _diagnostic_finding(d: Diagnostic, fact: ParsedFact | None, scopes: dict) ->
     BM311 merge conflict is an error in ``check`` though the import report warns)."""
     scope = fact.scope if fact else scopes.get(d.file, "")
     text = fact.full_text if fact else _LINED.get(d.code, d.message)
+    cited = _CITED.get(d.code)
+    named = cited.fullmatch(d.message) if cited else None
+    subject = named.group(1) if named else ""
     return Finding(
         code=d.code,
         severity=RULES[d.code].severity if d.code in RULES else d.severity,
@@ -405,8 +415,9 @@ def _diagnostic_finding(d: Diagnostic, fact: ParsedFact | None, scopes: dict) ->
         line=d.line,
         col=d.col,
         message=d.message,
+        subject=subject,
         scope=scope,
         fact_line=fact.line if fact else None,
         fact_text=short_text(fact.text) if fact else "",
-        fingerprint=fingerprint(d.code, scope, text, ""),
+        fingerprint=fingerprint(d.code, scope, text, subject),
     )

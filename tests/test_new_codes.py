@@ -79,8 +79,8 @@ def test_the_new_codes_are_findings_with_the_registry_severity(project):
             "cites tmp/pids/server.pid, which git ignores (a runtime or build file)",
             "tmp/pids/server.pid",
         ),
-        ("BM204", "warning", "notes/ops.md:2:15", PAST_END, ""),
-        ("BM205", "warning", "notes/ops.md:3:15", NO_HEADING, ""),
+        ("BM204", "warning", "notes/ops.md:2:15", PAST_END, "src/app.py"),
+        ("BM205", "warning", "notes/ops.md:3:15", NO_HEADING, "docs/ops.md"),
         ("BM311", "error", "notes/ops.md:5", CONFLICT, ""),
     ]
     assert [f.code for f in result.failing] == ["BM311"]
@@ -122,8 +122,8 @@ def test_json_format(project):
         for f in data["findings"]
     ] == [
         ("BM105", "ignored-path", "info", 1, 21, "tmp/pids/server.pid", False),
-        ("BM204", "line-past-end", "warning", 2, 15, None, False),
-        ("BM205", "missing-heading", "warning", 3, 15, None, False),
+        ("BM204", "line-past-end", "warning", 2, 15, "src/app.py", False),
+        ("BM205", "missing-heading", "warning", 3, 15, "docs/ops.md", False),
         ("BM311", "merge-conflict", "error", 5, None, None, True),
     ]
     assert data["totals"]["by_code"] == {"BM105": 1, "BM204": 1, "BM205": 1, "BM311": 1}
@@ -254,3 +254,22 @@ def test_the_baseline_holds_a_merge_conflict_while_lines_above_move(project, mon
         ("BM311", 7, True),
     ]
     assert result.exit_code == 0
+
+
+@pytest.mark.parametrize(
+    ("code", "message", "subject"),
+    [
+        ("BM204", "line 12 is past the end of docs/My Notes.md (1 lines)", "docs/My Notes.md"),
+        ("BM204", "line 7 is past the end of a.py (0 lines)", "a.py"),
+        ("BM205", "no heading #setup-in-ci in docs/ci in depth.md", "docs/ci in depth.md"),
+        ("BM205", "a heading is missing", ""),
+        ("BM303", "code fence never closed", ""),
+    ],
+)
+def test_a_line_or_fragment_finding_names_its_cited_path(code, message, subject):
+    from brainmigrate.model import Diagnostic
+
+    d = Diagnostic("n.md", 3, code, "warning", message, 5)
+    f = check._diagnostic_finding(d, None, {"n.md": "area:n"})
+    assert (f.subject, f.scope, f.where) == (subject, "area:n", "n.md:3:5")
+    assert f.fingerprint == rules.fingerprint(code, "area:n", message, subject)
