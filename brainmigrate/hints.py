@@ -97,8 +97,8 @@ class MoveHints:
        ``EXT_CUTOFF``, ``MARGIN``); names that differ only in their numbers
        (``handler_v1``/``handler_v2``) never match.
 
-    A gone **folder** (a path cited with a trailing ``/``, or one whose files git last held
-    under it: ``folder_files``) moved when
+    A gone **folder** (a path cited with a trailing ``/``, or, without one, a path git's
+    history moved files out of and held files under: ``folder_files``) moved when
 
     1. ``git-rename``: every file git last held under it was renamed (followed through
        later renames) to the same path under one other folder that a root holds now
@@ -167,9 +167,7 @@ class MoveHints:
             same = index.files_named(name)
             if len(same) == 1:
                 return Move(self.roots[0], rel, same[0], "same-name")
-        last = rel.rpartition("/")[2]
-        maybe = folder_only or not (has_extension(last) or last in FILE_NAMES)
-        if maybe and (folder_only or self._held_files(self.roots[0], rel)):
+        if folder_only or self._maybe_folder(self.roots[0], rel):
             other = self._same_name_folder(rel)
             if other is not None:
                 return Move(self.roots[0], rel, other, "same-folder", "folder")
@@ -177,6 +175,16 @@ class MoveHints:
             return None
         close = self._similar(rel) if similar else None
         return Move(self.roots[0], rel, close, "similar") if close else None
+
+    def _maybe_folder(self, root: Root, rel: str) -> bool:
+        """Whether a gone path cited without a trailing ``/`` was a folder: its last segment
+        is no file name, git's history moved something out of it, and git held files
+        under it. Cheap tests first: git is asked (a history walk on a large clone) only
+        for such a path."""
+        last = rel.rpartition("/")[2]
+        if has_extension(last) or last in FILE_NAMES:
+            return False
+        return self._renamed_from(root, rel) and bool(self._held_files(root, rel))
 
     def _renamed_from(self, root: Root, rel: str) -> bool:
         """Whether git's history renamed or deleted a path under the folder ``rel`` of

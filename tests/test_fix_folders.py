@@ -119,9 +119,12 @@ def test_a_folder_renamed_in_git_is_located(repo):
 def test_a_folder_moved_by_hand_is_the_only_one_of_its_name(repo):
     root = Root.of(0, repo)
     assert hints_of(repo).locate("etl/") == Move(root, "etl", "jobs/etl", "same-folder", "folder")
-    assert (
-        hints_of(repo).hint("etl").describe() == "moved? jobs/etl/ (the only folder of that name)"
+    assert hints_of(repo).hint("etl/").describe() == (
+        "moved? jobs/etl/ (the only folder of that name)"
     )
+    # without its '/', a path git moved nothing out of is not taken for a folder: git is
+    # not asked what it held (a history walk), and no folder is hinted
+    assert hints_of(repo).locate("etl") is None
 
 
 def test_no_folder_move_when_its_files_did_not_all_go_to_one_folder(repo):
