@@ -13,6 +13,7 @@ a BM401. For a gone path, ``hints.MoveHints`` says where the file may have gone.
 from __future__ import annotations
 
 import os
+import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -252,7 +253,8 @@ def run_check(
 def collect(notes: importer.Notes, hints: MoveHints | None = None) -> list[Finding]:
     """The findings of read notes, sorted by file (command-line order), line, column, code.
 
-    One finding per gone, outside, unresolved or ambiguous citation and per diagnostic; one
+    One finding per gone, outside, unresolved, ignored (BM105, SPEC.md §Anchors "Git-ignored
+    paths") or ambiguous citation and per diagnostic; one
     BM401 per entry of a fact's ``suppress`` that waived none of its findings. ``hints``
     gives gone paths a "moved?" hint (None: no hints).
     """
@@ -359,6 +361,9 @@ def _citation_finding(fact: ParsedFact, c: Citation, hints: MoveHints | None) ->
     elif c.state == "unresolved":
         code, subject, hint = "BM103", c.name, None
         message = f"cites {c.name}, but nothing of it is in any root (no file citation?)"
+    elif c.state == "ignored":
+        code, subject, hint = "BM105", c.name, None
+        message = f"cites {c.name}, which git ignores (a runtime or build file)"
     else:
         code, subject, hint = "BM201", c.name, None
         shown = ", ".join(c.candidates[:5])
@@ -384,9 +389,25 @@ def _citation_finding(fact: ParsedFact, c: Citation, hints: MoveHints | None) ->
     )
 
 
+#: Diagnostics whose message names lines: a finding of one that belongs to no fact has a
+#: fingerprint of the message without them, so a baseline holds it while lines above move.
+_LINED = {"BM311": "unresolved merge conflict"}
+#: The cited path in the message of a diagnostic about one (SPEC.md §Anchors, "Lines and
+#: fragments are checked"): the finding's ``subject``, as a citation finding's.
+_CITED = {
+    "BM204": re.compile(r"line \d+ is past the end of (.+) \(\d+ lines?\)"),
+    "BM205": re.compile(r"no heading #\S* in (.+)"),
+}
+
+
 def _diagnostic_finding(d: Diagnostic, fact: ParsedFact | None, scopes: dict) -> Finding:
+    """A finding of the diagnostic ``d`` (the rule's severity, when the code has one: a
+    BM311 merge conflict is an error in ``check`` though the import report warns)."""
     scope = fact.scope if fact else scopes.get(d.file, "")
-    text = fact.full_text if fact else d.message
+    text = fact.full_text if fact else _LINED.get(d.code, d.message)
+    cited = _CITED.get(d.code)
+    named = cited.fullmatch(d.message) if cited else None
+    subject = named.group(1) if named else ""
     return Finding(
         code=d.code,
         severity=RULES[d.code].severity if d.code in RULES else d.severity,
@@ -394,8 +415,9 @@ def _diagnostic_finding(d: Diagnostic, fact: ParsedFact | None, scopes: dict) ->
         line=d.line,
         col=d.col,
         message=d.message,
+        subject=subject,
         scope=scope,
         fact_line=fact.line if fact else None,
         fact_text=short_text(fact.text) if fact else "",
-        fingerprint=fingerprint(d.code, scope, text, ""),
+        fingerprint=fingerprint(d.code, scope, text, subject),
     )

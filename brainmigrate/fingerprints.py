@@ -35,6 +35,8 @@ RANK = {s: i for i, s in enumerate(STATES)}
 GONE = frozenset({"declaration gone", "file gone", UNREACHABLE})
 #: Target kinds of a fingerprint that are no declaration.
 FILE, LINES = "file", "lines"
+#: The kind of an anchor checked for existence only (SPEC.md §Staleness "Folder anchor").
+FOLDER = "folder"
 _UNKNOWN = object()
 
 
@@ -99,6 +101,7 @@ class Checkouts:
         self._real: dict[str, str] = {}
         self._indexes: dict[str, object] = {}
         self._is_file: dict[tuple[str, str], bool] = {}
+        self._is_dir: dict[tuple[str, str], bool] = {}
         self._states: dict[tuple[str, str], object] = {}
         self._bytes: dict[tuple[str, str], bytes | None] = {}
         self._hashes: dict[tuple[str, str], str | None] = {}
@@ -140,6 +143,29 @@ class Checkouts:
                 ok = False
             self._is_file[key] = ok
         return self._is_file[key]
+
+    def is_dir(self, root: str, rel: str) -> bool:
+        """Whether ``root`` holds a folder at ``rel`` (never one outside the root)."""
+        key = (root, rel)
+        if key not in self._is_dir:
+            full = os.path.join(root, rel)
+            ok = False
+            try:
+                if os.path.isdir(full):
+                    real = os.path.realpath(full)
+                    base = self._real.get(root) or os.path.realpath(root)
+                    ok = real.startswith(base.rstrip(os.sep) + os.sep)
+            except (OSError, ValueError):
+                ok = False
+            self._is_dir[key] = ok
+        return self._is_dir[key]
+
+    def holds(self, root: str, anchor: Anchor) -> bool:
+        """Whether ``root`` holds what ``anchor`` points at: a folder for a folder anchor,
+        else a regular file."""
+        if anchor.kind == FOLDER:
+            return self.is_dir(root, anchor.path)
+        return self.is_file(root, anchor.path)
 
     def index(self, root: str):
         if root not in self._indexes:
@@ -301,6 +327,11 @@ class Checkouts:
         if not roots:
             where = ", ".join(self.roots) if self.roots else a.root
             return AnchorCheck(a, UNREACHABLE, f"root cannot be read: {where}")
+        if a.kind == FOLDER:  # existence only (SPEC.md §Staleness "Folder anchor")
+            for root in roots:
+                if self.is_dir(root, a.path):
+                    return AnchorCheck(a, "fresh", None, root, a.path)
+            return AnchorCheck(a, "file gone", f"folder gone: {a.path}")
         for root in roots:
             if self.is_file(root, a.path):
                 return self._at(a, root, a.path, None)
@@ -429,8 +460,23 @@ class Checkouts:
 
     def fingerprint(self, a: Anchor, root: str, rel: str, when: str) -> Anchor | None:
         """``a`` with a new fingerprint of what it points at in ``rel`` of ``root`` (its
-        path, and for a symbol its lines, follow the target); None when it is not there."""
+        path, and for a symbol its lines, follow the target); None when it is not there.
+        A folder anchor takes no digest (a folder has none): only the commit and the time
+        (SPEC.md §Staleness "Folder anchor")."""
         commit = self.commit(root)
+        if a.kind == FOLDER:
+            if not self.is_dir(root, rel):
+                return None
+            return replace(
+                a,
+                path=rel,
+                signature_digest=None,
+                body_digest=None,
+                target=None,
+                content_hash=None,
+                commit=commit,
+                verified_at=when,
+            )
         a = replace(a, content_hash=self.content_hash(root, rel))
         if a.kind == "symbol":
             d = self._declaration(a, root, rel)
@@ -532,7 +578,7 @@ def fingerprint_records(facts: Iterable[FactRecord], checkouts: Checkouts) -> No
         for a in rec.anchors:
             taken = None
             if checkouts.readable(a.root):
-                if checkouts.is_file(a.root, a.path):
+                if checkouts.holds(a.root, a):
                     taken = checkouts.fingerprint(a, a.root, a.path, when)
                 if taken is None:
                     found = checkouts.check(a)

@@ -28,6 +28,12 @@ from urllib.parse import quote, unquote
 
 from brainmigrate import check, importer, rules
 from brainmigrate.anchors import PathResolver, Root, is_absolute, normalize
+from brainmigrate.folder_moves import (
+    certain_folder_move,
+    folder_cited,
+    is_folder_text,
+    names_folder,
+)
 from brainmigrate.fsutil import printable, put_in_place, shown, signals_held, stage_bytes
 from brainmigrate.git import run_git
 from brainmigrate.hints import Move, MoveHints
@@ -95,6 +101,8 @@ HOW = {
     "git-rename": "renamed in git history",
     "same-content": "the only file of that name, content unchanged in git",
     "same-name": "the only file of that name (unsafe: content not compared)",
+    "same-files": "the only folder of that name, holding every file the old one held in git",
+    "same-folder": "the only folder of that name (unsafe: its files not compared)",
 }
 
 
@@ -230,7 +238,10 @@ def _replacement(
 ) -> tuple[str, str] | str:
     """``(new text, how)`` for the citation ``tok`` of the gone path ``subject`` in a notes
     file in ``folder``, or the reason it is left. Read as ``check`` reads it: relative to
-    the roots, and a Markdown link target also relative to the notes file's folder."""
+    the roots, and a Markdown link target also relative to the notes file's folder. A
+    citation written with a trailing ``/`` is a folder: only a folder's move applies."""
+    if is_folder_text(tok.text) and not subject.endswith("/"):
+        subject += "/"
     readings: list[tuple[str, str | None]] = [(subject, None)]
     if tok.link and not is_absolute(subject):
         base = next((b for r in resolver.roots if (b := r.relative(folder)) is not None), None)
@@ -250,6 +261,12 @@ def _replacement(
             new = _beside(tok.text, base, target.path)
         if new is None:
             reason = f"written in a form --fix does not rewrite; it moved to {target.path}"
+        elif target.kind == "folder":
+            if is_folder_text(tok.text) and not is_folder_text(new):
+                new += "\\" if "\\" in tok.text else "/"  # a folder stays written as one
+            if names_folder(new, tok.link, folder, target):
+                return new, how
+            reason = f"{new} would not name {target.path}/ in the root it was found in"
         elif not _names(resolver, new, tok.link, folder, target):
             reason = f"{new} would not name {target.path} in the root it was found in"
         else:
@@ -287,7 +304,12 @@ def certain_move(subject: str, hints: MoveHints, unsafe: bool) -> tuple[Move, st
     """``(move, how)`` for the gone path ``subject`` when its new place is certain, else
     the reason it is not: a git rename; one file of the same name whose content git says
     the old path last held (``same-content``); with ``unsafe``, one file of the same name
-    (``same-name``). A path with ``%XX`` escapes is also tried percent-decoded."""
+    (``same-name``). A path with ``%XX`` escapes is also tried percent-decoded.
+
+    A folder (``subject`` ending in ``/``, or one git held files under) is certain when
+    git renamed every file it last held into one other folder (``git-rename``), or the
+    first root's only other folder of its name holds every one of them at the same path
+    (``same-files``); with ``unsafe``, the only folder of its name (``same-folder``)."""
     tries = [subject]
     if _PERCENT.search(subject) and unquote(subject) != subject:
         tries.append(unquote(subject))
@@ -298,6 +320,12 @@ def certain_move(subject: str, hints: MoveHints, unsafe: bool) -> tuple[Move, st
             continue
         if move.how == "git-rename":
             return move, "git-rename"
+        if move.kind == "folder":
+            certain = certain_folder_move(move, unsafe)
+            if isinstance(certain, str):
+                reason = certain
+                continue
+            return certain
         if same_content(move.root, move.old, move.path):
             return move, "same-content"
         if unsafe:
@@ -331,7 +359,11 @@ def rewritten(written: str, old: str, new: str) -> str | None:
     """The citation ``written`` with its tail naming ``old`` (root-relative) replaced by
     ``new``, in the same form: what stands before the tail (``./``, an absolute root, a
     ``~`` folder) stays, ``\\`` separators stay ``\\``, a percent-escaped tail is escaped
-    again. None when no tail of ``written`` names ``old``."""
+    again; a trailing ``/`` (a folder) stays. None when no tail of ``written`` names
+    ``old``."""
+    core = written.rstrip("/\\") or written
+    end = written[len(core) :]
+    written = core
     unified = written.replace("\\", "/")
     old_nfc = unicodedata.normalize("NFC", old)
     for i in [0, *(k + 1 for k, c in enumerate(unified) if c == "/")]:
@@ -344,7 +376,7 @@ def rewritten(written: str, old: str, new: str) -> str | None:
             continue
         if "\\" in written[i:] or ("/" not in written[i:] and "\\" in written):
             repl = repl.replace("/", "\\")
-        return written[:i] + repl
+        return written[:i] + repl + end
     return None
 
 
@@ -450,11 +482,14 @@ def _decode(data: bytes) -> tuple[str, list[int]]:
 def _token_at(text: str, line: int, col: int, subject: str) -> Token | None:
     """The token of the citation at ``col`` of the line, when it still names ``subject``;
     else None."""
+    want = normalize(subject) or subject
     for tok in tokens([Segment(line, 1, text)]):
         if tok.col != col:
             continue
         cited = link_path(tok.text) if tok.link else path_like(tok.text)
-        if cited is not None and (normalize(cited) or cited) == subject:
+        if cited is None:  # a folder (tools/x/), or a path only the roots know (bin/dev)
+            cited = folder_cited(tok.text) or tok.text.replace("\\", "/")
+        if cited is not None and (normalize(cited) or cited) == want:
             return tok
     return None
 

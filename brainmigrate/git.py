@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Iterable
 
 #: Settings that make git's output what brainmigrate parses, whatever the user's config:
 #: paths unquoted, no colour, no signature lines in a log, a merge's changes listed
@@ -352,6 +353,10 @@ class RenameTrail:
         for seq, (kind, old, new) in enumerate(events):
             if kind in ("R", "D"):
                 self._removals.setdefault(old, []).append((seq, kind, new))
+
+    def removed(self) -> Iterable[str]:
+        """Every path the events renamed or deleted (in no particular order)."""
+        return self._removals.keys()
 
     def follow(self, path: str, *, from_start: bool = False) -> str | None:
         """Where the file at ``path`` went. Its trail starts at its last removal

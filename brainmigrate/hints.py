@@ -17,6 +17,7 @@ from reprlib import recursive_repr
 
 from brainmigrate.anchors import Root, is_absolute, normalize
 from brainmigrate.digests import blake2b
+from brainmigrate.folder_moves import folder_files
 from brainmigrate.fsutil import user_cache_dir, write_text_atomic
 from brainmigrate.git import (
     RenameTrail,
@@ -26,6 +27,7 @@ from brainmigrate.git import (
     worktree_events,
 )
 from brainmigrate.rules import Hint
+from brainmigrate.tokens import FILE_NAMES, has_extension
 
 #: A similar path is suggested only when the stem of its file name (before the first dot)
 #: scores at least this against the gone one (rapidfuzz ``ratio``, 0-100, case folded): a
@@ -44,40 +46,44 @@ _DIGITS = re.compile(r"[0-9]+")
 @dataclass(frozen=True, slots=True, init=False, repr=False, eq=False)
 class Move:
     """A gone path's likely new place: in ``root``, the citation meant ``old`` (relative to
-    it) and the file is now at ``path``; ``how`` as in ``Hint``."""
+    it) and the file is now at ``path``; ``how`` as in ``Hint``; ``kind`` is ``file`` or
+    ``folder`` (a folder moved: ``old`` and ``path`` without a trailing ``/``)."""
 
     root: Root
     old: str
     path: str
     how: str
+    kind: str = "file"
 
     # dataclass() would compile these on every start-up (issue 14): written out as it
     # writes them; tests/test_records.py holds them to it.
-    def __init__(self, root, old, path, how) -> None:
+    def __init__(self, root, old, path, how, kind="file") -> None:
         object.__setattr__(self, "root", root)
         object.__setattr__(self, "old", old)
         object.__setattr__(self, "path", path)
         object.__setattr__(self, "how", how)
+        object.__setattr__(self, "kind", kind)
 
     @recursive_repr()
     def __repr__(self) -> str:
         return (
             f"{self.__class__.__qualname__}(root={self.root!r}, old={self.old!r}, "
-            f"path={self.path!r}, how={self.how!r})"
+            f"path={self.path!r}, how={self.how!r}, kind={self.kind!r})"
         )
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.root, self.old, self.path, self.how) == (
+            return (self.root, self.old, self.path, self.how, self.kind) == (
                 other.root,
                 other.old,
                 other.path,
                 other.how,
+                other.kind,
             )
         return NotImplemented
 
     def __hash__(self) -> int:
-        return hash((self.root, self.old, self.path, self.how))
+        return hash((self.root, self.old, self.path, self.how, self.kind))
 
 
 class MoveHints:
@@ -90,6 +96,14 @@ class MoveHints:
     3. ``similar``: one path of the first root is clearly the closest (``STEM_CUTOFF``,
        ``EXT_CUTOFF``, ``MARGIN``); names that differ only in their numbers
        (``handler_v1``/``handler_v2``) never match.
+
+    A gone **folder** (a path cited with a trailing ``/``, or, without one, a path git's
+    history moved files out of and held files under: ``folder_files``) moved when
+
+    1. ``git-rename``: every file git last held under it was renamed (followed through
+       later renames) to the same path under one other folder that a root holds now
+       (``tools/legacy-import/run.py`` → ``tools/importers/legacy/run.py``);
+    2. ``same-folder``: the first root holds exactly one other folder of its name.
 
     Everything is lazy and made once per run: git's history per root, the first root's
     file list; answers are cached per path. ``index`` gives the first root's declaration
@@ -110,6 +124,9 @@ class MoveHints:
         self._index = None
         self._by_stem: dict[str, list[tuple[str, str]]] | None = None
         self._answers: dict[str, Hint | None] = {}
+        self._held: dict[tuple[int, str], list[str] | None] = {}
+        self._folders: dict[str, list[str]] | None = None
+        self._moved_folders: dict[int, set[str]] = {}
 
     def hint(self, cited: str) -> Hint | None:
         """The hint for the gone path ``cited`` (as a citation names it), or None."""
@@ -119,29 +136,118 @@ class MoveHints:
 
     def _hint(self, cited: str) -> Hint | None:
         move = self.locate(cited)
-        return Hint(move.path, move.how) if move else None
+        if move is None:
+            return None
+        return Hint(move.path + ("/" if move.kind == "folder" else ""), move.how)
 
     def locate(self, cited: str, *, similar: bool = True) -> Move | None:
         """Where the gone path ``cited`` may have moved, with its root and the path the
         citation meant there (``Move``), or None; ``similar=False`` stops before the
-        closest-path guess."""
+        closest-path guess. ``cited`` ending in ``/`` is a folder: only the folder rules
+        apply to it."""
         if not self.roots:
             return None
-        candidates = self._relative(cited)
+        folder_only = cited.endswith("/") and cited.strip("/") != ""
+        candidates = self._relative(cited.rstrip("/") if folder_only else cited)
+        if not folder_only:
+            for root, rel in candidates:
+                moved = self._renamed(root, rel)
+                if moved:
+                    return Move(root, rel, moved, "git-rename")
         for root, rel in candidates:
-            moved = self._renamed(root, rel)
+            moved = self._folder_renamed(root, rel) if self._renamed_from(root, rel) else None
             if moved:
-                return Move(root, rel, moved, "git-rename")
+                return Move(root, rel, moved, "git-rename", "folder")
         rel = next((r for root, r in candidates if root.index == 0), None)
         if rel is None:
             return None
-        name = rel.rpartition("/")[2]
-        index = self._first_index()
-        same = index.files_named(name)
-        if len(same) == 1:
-            return Move(self.roots[0], rel, same[0], "same-name")
+        if not folder_only:
+            name = rel.rpartition("/")[2]
+            index = self._first_index()
+            same = index.files_named(name)
+            if len(same) == 1:
+                return Move(self.roots[0], rel, same[0], "same-name")
+        if folder_only or self._maybe_folder(self.roots[0], rel):
+            other = self._same_name_folder(rel)
+            if other is not None:
+                return Move(self.roots[0], rel, other, "same-folder", "folder")
+        if folder_only:
+            return None
         close = self._similar(rel) if similar else None
         return Move(self.roots[0], rel, close, "similar") if close else None
+
+    def _maybe_folder(self, root: Root, rel: str) -> bool:
+        """Whether a gone path cited without a trailing ``/`` was a folder: its last segment
+        is no file name, git's history moved something out of it, and git held files
+        under it. Cheap tests first: git is asked (a history walk on a large clone) only
+        for such a path."""
+        last = rel.rpartition("/")[2]
+        if has_extension(last) or last in FILE_NAMES:
+            return False
+        return self._renamed_from(root, rel) and bool(self._held_files(root, rel))
+
+    def _renamed_from(self, root: Root, rel: str) -> bool:
+        """Whether git's history renamed or deleted a path under the folder ``rel`` of
+        ``root`` (the folders above every path it removed, made once per root), so that
+        git is asked what the folder held only for a folder that may have moved."""
+        if root.index not in self._trails:
+            self._follow_renames()
+        folders = self._moved_folders.get(root.index)
+        if folders is None:
+            folders = set()
+            for path in self._trails[root.index].removed():
+                folder = path.rpartition("/")[0]
+                while folder and folder not in folders:
+                    folders.add(folder)
+                    folder = folder.rpartition("/")[0]
+            self._moved_folders[root.index] = folders
+        return rel in folders
+
+    def _held_files(self, root: Root, rel: str) -> list[str] | None:
+        """``folder_files`` of ``rel`` in ``root``, asked of git once per run."""
+        key = (root.index, rel)
+        if key not in self._held:
+            self._held[key] = folder_files(root.path, rel) if rel else None
+        return self._held[key]
+
+    def _folder_renamed(self, root: Root, rel: str) -> str | None:
+        """The folder of ``root`` that every file git last held under ``rel`` was renamed
+        into, each at the same path under it, when a folder is there now; else None (one
+        of them deleted, or renamed elsewhere, or none held)."""
+        held = self._held_files(root, rel)
+        if not held:
+            return None
+        trail = self._trails.get(root.index)
+        if trail is None:
+            self._follow_renames()
+            trail = self._trails[root.index]
+        target = None
+        for tail in held:
+            new = trail.follow(f"{rel}/{tail}")
+            if new is None or not new.endswith("/" + tail):
+                return None
+            folder = new[: -len(tail) - 1]
+            if target is not None and folder != target:
+                return None
+            target = folder
+        if target is None or target == rel or not _is_dir_in(root, target):
+            return None
+        return target
+
+    def _same_name_folder(self, rel: str) -> str | None:
+        """The one folder of the first root (other than ``rel``) named like ``rel``'s last
+        segment, or None; the folders are those that hold a listed file, made once."""
+        if self._folders is None:
+            self._folders = {}
+            seen: set[str] = set()
+            for path in self._first_index().files():
+                folder = path.rpartition("/")[0]
+                while folder and folder not in seen:
+                    seen.add(folder)
+                    self._folders.setdefault(folder.rpartition("/")[2], []).append(folder)
+                    folder = folder.rpartition("/")[0]
+        others = [f for f in self._folders.get(rel.rpartition("/")[2], ()) if f != rel]
+        return others[0] if len(others) == 1 else None
 
     def _relative(self, cited: str) -> list[tuple[Root, str]]:
         """(root, path relative to it) pairs the cited path may have meant."""
@@ -348,3 +454,8 @@ def _stem_ext(name: str) -> tuple[str, str]:
 def _is_file_in(root: Root, rel: str) -> bool:
     real = os.path.realpath(os.path.join(root.real, rel))
     return root.relative(real) is not None and os.path.isfile(real)
+
+
+def _is_dir_in(root: Root, rel: str) -> bool:
+    real = os.path.realpath(os.path.join(root.real, rel))
+    return bool(root.relative(real)) and os.path.isdir(real)

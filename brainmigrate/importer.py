@@ -358,6 +358,9 @@ class RunResult:
     #: ids of every stored fact a line of the run fed (already imported lines included),
     #: ascending: what ``import --verify`` fingerprints besides what the run changed
     fed: list[int] = field(default_factory=list)
+    #: dicts, one per git-ignored citation (SPEC.md §Anchors "Git-ignored paths"): ``file``,
+    #: ``line``, ``col``, ``fact``, ``path`` (root-relative), as ``unresolved`` without lines
+    ignored: Spill | list = field(default_factory=list)
 
     @property
     def files(self) -> list[FileStats]:
@@ -681,6 +684,7 @@ def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
     next_id = stored.next_id
     facts = Keyed()  # the facts this run touched, by id
     merged, gone, outside, ambiguous, unresolved = Merged(), Spill(), Spill(), Spill(), Spill()
+    ignored = Spill()
     by_file = {st.path: st for st in notes.files}
 
     first_new = next_id
@@ -769,6 +773,8 @@ def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
                 outside.append({**entry, "path": c.name, "reason": c.reason})
             elif c.state == "unresolved":
                 unresolved.append({**entry, "path": c.name, "lines": _lines(c.lines)})
+            elif c.state == "ignored":
+                ignored.append({**entry, "path": c.name})
             else:
                 ambiguous.append(
                     {**entry, "name": c.name, "how": c.how, "candidates": list(c.candidates)}
@@ -785,6 +791,7 @@ def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
         True,
         (sorted(set(changed)), range(first_new, next_id)),
         sorted(set(fed)),
+        ignored,
     )
 
 

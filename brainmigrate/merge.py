@@ -135,10 +135,13 @@ def cited_paths(text: str) -> list[tuple[int, int, str]]:
     end, path)`` with 0-based ``[start, end)`` of the path as written (its line form and
     suffix outside) and ``path`` normalized as a gone citation records it."""
     from brainmigrate.anchors import normalize
+    from brainmigrate.folder_moves import folder_cited
 
     out = []
     for tok in tokens([Segment(1, 1, text)]):
         cited = link_path(tok.text) if tok.link else path_like(tok.text)
+        if cited is None:
+            cited = folder_cited(tok.text)  # a folder, as check --fix rewrites one
         if cited is not None:
             out.append((tok.col - 1, tok.col - 1 + len(tok.text), normalize(cited) or cited))
     return out
@@ -555,8 +558,8 @@ def add_gone(rec: FactRecord, paths: Iterable[str]) -> None:
 
 def drop_moved(rec: FactRecord, edits: list[tuple[str, str]]) -> None:
     """Forget what ``rec`` held for the paths a fixed line no longer cites: their gone
-    citations, and the file anchors they were cited as (a root-relative path, or an
-    absolute one under the anchor's root). What the line cites now is added after."""
+    citations, and the file and folder anchors they were cited as (a root-relative path,
+    or an absolute one under the anchor's root). What the line cites now is added after."""
     still = {new for _, new in edits}
     old = {p for p, _ in edits if p not in still}
     old |= {unquote(p) for p in old}
@@ -567,7 +570,7 @@ def drop_moved(rec: FactRecord, edits: list[tuple[str, str]]) -> None:
         a
         for a in rec.anchors
         if not (
-            a.kind == "file"
+            a.kind in ("file", "folder")
             and a.how == "cited"
             and (a.path in old or f"{a.root.rstrip('/')}/{a.path}" in old)
         )

@@ -30,8 +30,12 @@ SKIP_REASONS = (
 #: Fact statuses (SPEC.md §Store).
 STATUSES = ("active", "stale", "superseded")
 #: How an anchor was found, ``Anchor.how`` (SPEC.md §Report, "how"): a cited path, a bare
-#: file name, a CamelCase name. No other value is written, by any version.
-HOWS = ("cited", "bare-name", "camelcase")
+#: file name, a CamelCase name, a Python module path (§Anchors 4). No other value is
+#: written, by any version.
+HOWS = ("cited", "bare-name", "camelcase", "module")
+#: What an anchor points at, ``Anchor.kind`` (SPEC.md §Report, "kind"): a file, a folder
+#: (existence only, §Staleness "Folder anchor"), a declaration.
+ANCHOR_KINDS = ("file", "folder", "symbol")
 #: The default of a written-out ``__init__``'s parameter whose field has a
 #: ``default_factory``: left out, the field gets the factory's value, as with dataclass().
 FROM_FACTORY: Any = object()

@@ -70,9 +70,22 @@ RULES: dict[str, Rule] = {
             "A fact cites a path nothing of which any root knows (most likely no file).",
         ),
         Rule("BM104", "no-git-history", "info", "A root's git history is cut (shallow)."),
+        Rule(
+            "BM105",
+            "ignored-path",
+            "info",
+            "A fact cites a path git ignores (a runtime or build file).",
+        ),
         Rule("BM201", "ambiguous-name", "info", "A bare file name or CamelCase name is ambiguous."),
         Rule("BM202", "anchors-dropped", "info", "A fact names more than 6 names of one kind."),
         Rule("BM203", "line-out-of-range", "warning", "A line form's number passes 2^31-1."),
+        Rule("BM204", "line-past-end", "warning", "A line form points past a file's last line."),
+        Rule(
+            "BM205",
+            "missing-heading",
+            "warning",
+            "A #fragment names no heading of a Markdown file.",
+        ),
         Rule("BM301", "undated-trailer", "info", "A trailing comment of a fact is not a date."),
         Rule("BM302", "text-cut", "info", "A fact's text was cut to 2000 characters."),
         Rule("BM303", "unclosed-fence", "info", "A code fence is never closed."),
@@ -87,6 +100,9 @@ RULES: dict[str, Rule] = {
             "BM309", "fact-too-long", "warning", "A fact is longer than 1 MiB; the rest left out."
         ),
         Rule("BM310", "decoded-utf16-32", "info", "A notes file was decoded as UTF-16 or UTF-32."),
+        Rule(
+            "BM311", "merge-conflict", "error", "A notes file holds an unresolved merge conflict."
+        ),
         Rule(
             "BM401",
             "unused-suppression",
@@ -196,8 +212,9 @@ def rule(code: str) -> Rule:
 
 @dataclass(frozen=True, slots=True, init=False, repr=False, eq=False)
 class Hint:
-    """Where a gone path may have moved: ``path`` (relative to its root) and ``how`` it is
-    known: ``git-rename``, ``same-name`` or ``similar``."""
+    """Where a gone path may have moved: ``path`` (relative to its root; a folder with a
+    trailing ``/``) and ``how`` it is known: ``git-rename``, ``same-name``,
+    ``same-folder`` (the only folder of that name) or ``similar``."""
 
     path: str
     how: str
@@ -227,6 +244,7 @@ class Hint:
 HINT_HOW = {
     "git-rename": "renamed in git history",
     "same-name": "the only file of that name",
+    "same-folder": "the only folder of that name",
     "similar": "the closest path",
 }
 

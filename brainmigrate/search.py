@@ -192,6 +192,8 @@ def anchor_parts(text: str) -> tuple[str, str]:
     if not sep:
         path, symbol = (text, "") if _path_like(text) else ("", text)
     path = path.strip().replace("\\", "/").removeprefix("./")
+    if len(path) > 1:
+        path = path.rstrip("/")  # a folder as it is cited, tools/legacy-import/
     symbol = symbol.strip()
     if not [p for p in symbol.replace("::", ".").split(".") if p]:
         symbol = ""
@@ -266,7 +268,7 @@ def render_fact(fact: dict) -> str:
             out.append(f"{key}: {', '.join(fact[key])}")
     out.append(f"anchors: {len(fact['anchors'])}")
     for a in fact["anchors"]:
-        where = a["path"]
+        where = a["path"] + ("/" if a["kind"] == "folder" else "")  # as a folder is cited
         if a["lines"]:
             first, last = a["lines"]
             where += f":{first}" if first == last else f":{first}-{last}"
@@ -274,7 +276,8 @@ def render_fact(fact: dict) -> str:
         out.append(f"  {a['kind']} {what} ({a['how']}; root {a['root']})")
         if a["fingerprinted"]:
             commit = a["commit"] or "no git commit"
-            out.append(f"    fingerprinted {a['verified_at']} at {commit}")
+            what = " (a folder: its existence only)" if a["kind"] == "folder" else ""
+            out.append(f"    fingerprinted {a['verified_at']} at {commit}{what}")
         else:
             out.append("    not fingerprinted (only checked to exist)")
     if fact["gone"]:

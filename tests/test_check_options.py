@@ -242,7 +242,7 @@ def test_verbose_says_which_configuration_roots_and_codes(project):
     assert got.stderr == (
         "brainmigrate: configuration: .brainmigrate.toml\n"
         "brainmigrate: roots: repo\n"
-        "brainmigrate: codes: BM101, BM102, BM103, BM104\n"
+        "brainmigrate: codes: BM101, BM102, BM103, BM104, BM105\n"
     )
     assert cli("--verbose", "--isolated").stderr.startswith("brainmigrate: configuration: none\n")
 

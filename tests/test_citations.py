@@ -279,6 +279,7 @@ def test_check_dry_run_and_import_agree(prop_root, text, tmp_path_factory):
             "gone": entries(result.gone),
             "outside": entries(result.outside),
             "unresolved": entries(result.unresolved),
+            "ignored": entries(result.ignored),
             "ambiguous": entries(result.ambiguous, "name"),
             "warnings": [(w.line, w.col, w.code) for w in result.warnings],
             "facts": [
@@ -287,7 +288,13 @@ def test_check_dry_run_and_import_agree(prop_root, text, tmp_path_factory):
         }
 
     assert shape(dry) == shape(real)
-    by_code = {"BM101": "gone", "BM102": "outside", "BM103": "unresolved", "BM201": "ambiguous"}
+    by_code = {
+        "BM101": "gone",
+        "BM102": "outside",
+        "BM103": "unresolved",
+        "BM105": "ignored",
+        "BM201": "ambiguous",
+    }
     from_check = {k: [] for k in by_code.values()}
     for f in found.findings:
         if f.code in by_code:

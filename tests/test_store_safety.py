@@ -641,12 +641,13 @@ def test_a_blank_scope_of_a_fact_without_anchors_is_refused_by_every_command(imp
         (
             "UPDATE anchors SET how = 'magic' WHERE fact_id = 1",
             "k1",
-            "an anchors row of k1: how is 'magic', not one of cited, bare-name, camelcase",
+            "an anchors row of k1: how is 'magic', not one of cited, bare-name, camelcase, module",
         ),
         (
             "UPDATE anchors SET how = 'camelcase ' WHERE fact_id = 2",
             "k2",
-            "an anchors row of k2: how is 'camelcase ', not one of cited, bare-name, camelcase",
+            "an anchors row of k2: how is 'camelcase ', not one of cited, bare-name,"
+            " camelcase, module",
         ),
         (
             "UPDATE anchors SET line_first = 9, line_last = 3 WHERE fact_id = 1",
@@ -662,6 +663,11 @@ def test_a_blank_scope_of_a_fact_without_anchors_is_refused_by_every_command(imp
             "UPDATE anchors SET symbol = 'PaymentGateway' WHERE fact_id = 1",
             "k1",
             "an anchors row of k1: symbol is 'PaymentGateway', not '' (kind is file)",
+        ),
+        (
+            "UPDATE anchors SET kind = 'folder', symbol = 'Pay' WHERE fact_id = 1",
+            "k1",
+            "an anchors row of k1: symbol is 'Pay', not '' (kind is folder)",
         ),
     ],
 )

@@ -45,7 +45,8 @@ def knowledge_files(
 
     ``name`` is the kebab-case slug of the text and the id (``app-image-runs-on-k5``), so
     it is unique, stable across exports and safe as a file name. Anchored files are hashed
-    (SHA-256 of their bytes) when they exist as regular files inside their root.
+    (SHA-256 of their bytes) when they exist as regular files inside their root; a folder
+    anchor is written ``{root, path, kind: folder}``, without a hash.
     """
     digests: dict[tuple[str, str], str | None] = {}
     files: dict[str, str] = {}
@@ -55,6 +56,9 @@ def knowledge_files(
         prov = info.get("provenance", [])
         anchors = []
         for a in rec.anchors:
+            if a.kind == "folder":  # a folder has no content to hash: its kind says so
+                anchors.append({"root": a.root, "path": a.path, "kind": "folder"})
+                continue
             key = (a.root, a.path)
             if key not in digests:
                 digests[key] = file_digest(a.root, a.path)

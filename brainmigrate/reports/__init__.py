@@ -27,7 +27,7 @@ FORMATS = ("text", "json", "markdown", "html")
 
 COUNTS = ("lines", "fact_lines", "continuations", "blank", "skipped")
 #: The report's lists of entries a run made while merging, in report order.
-ENTRIES = ("gone", "outside", "unresolved", "ambiguous", "merged")
+ENTRIES = ("gone", "outside", "unresolved", "ignored", "ambiguous", "merged")
 
 
 def report(result, with_facts: bool = True, entries: str = "list") -> dict:
@@ -35,8 +35,8 @@ def report(result, with_facts: bool = True, entries: str = "list") -> dict:
 
     ``with_facts=False`` leaves the ``facts`` list empty (its count stays in ``totals``), for
     renderers that do not show facts one by one: the list is the report's bulk.
-    ``entries`` says how ``gone``, ``outside``, ``unresolved``, ``ambiguous`` and ``merged``
-    come: ``list``
+    ``entries`` says how ``gone``, ``outside``, ``unresolved``, ``ignored``, ``ambiguous`` and
+    ``merged`` come: ``list``
     (lists of dicts), ``none`` (empty lists, counts kept; ``json_chunks`` streams them) or
     ``stream`` (the run's own sequences, read back from their temporary files each time
     they are iterated, and ``facts`` made again on each iteration; for ``render_chunks``,
@@ -96,6 +96,7 @@ def report(result, with_facts: bool = True, entries: str = "list") -> dict:
             "gone": len(result.gone),
             "outside": len(result.outside),
             "unresolved": len(result.unresolved),
+            "ignored": len(result.ignored),
             "ambiguous": len(result.ambiguous),
             "warnings": len(result.warnings),
             "by_kind": dict(by_kind),
@@ -132,7 +133,8 @@ def _entries(items, how: str):
 def json_chunks(result) -> Iterator[str]:
     """The JSON report of ``report(result)``, as text chunks made while they are written.
 
-    The facts and the entries (gone, outside, unresolved, ambiguous, merged), the report's bulk, are
+    The facts and the entries (gone, outside, unresolved, ignored, ambiguous, merged), the
+    report's bulk, are
     made and encoded one at a time, one per line, so a large run never holds them all as
     dicts or as one string. Parses to ``report(result)``.
     """

@@ -30,6 +30,7 @@ from pathlib import Path
 from brainmigrate.errors import BrainmigrateError
 from brainmigrate.fsutil import signals_held
 from brainmigrate.model import (
+    ANCHOR_KINDS,
     FACT_FIELDS,
     HOWS,
     KINDS,
@@ -1114,7 +1115,8 @@ def _anchor_row(row: tuple) -> tuple[int, Anchor]:
     every column checked (``Inconsistent``) against what an import, ``verify`` and
     ``stale`` write (SPEC.md §Anchors, §Report): ``how`` one of ``HOWS``; the lines both
     NULL or ``first <= last`` (a range written backwards is stored in order; line 0, as
-    ``:0`` gives it, is kept); a symbol anchor names its declaration, a file anchor none."""
+    ``:0`` gives it, is kept); ``kind`` one of ``ANCHOR_KINDS``: a symbol anchor names its
+    declaration, a file or folder anchor none."""
     fid, kind, root, p, symbol, first, last, how = row[:8]
     at = "an anchors row" if type(fid) is not int else f"an anchors row of k{fid}"
     fid = _id(fid, at, "fact_id")
@@ -1123,10 +1125,10 @@ def _anchor_row(row: tuple) -> tuple[int, Anchor]:
         raise _bad(at, "line_first" if first is None else "line_last", None, "a line number")
     if first is not None and first > last:
         raise _bad(at, "line_first", first, f"a line number up to line_last ({last})")
-    kind = _choice(kind, at, "kind", ("file", "symbol"))
+    kind = _choice(kind, at, "kind", ANCHOR_KINDS)
     name = _text(symbol, at, "symbol", null=True) or None
     if (kind == "symbol") != (name is not None):
-        wanted = "a declaration's name (kind is symbol)" if name is None else "'' (kind is file)"
+        wanted = "a declaration's name (kind is symbol)" if name is None else f"'' (kind is {kind})"
         raise _bad(at, "symbol", symbol, wanted)
     base = (
         kind,
