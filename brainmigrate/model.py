@@ -26,6 +26,10 @@ SKIP_REASONS = (
     "empty",
     "orphan",
     "prose",
+    "conflict",
+    "link-definition",
+    "front-matter",
+    "table",
 )
 #: Fact statuses (SPEC.md §Store).
 STATUSES = ("active", "stale", "superseded")

@@ -205,7 +205,8 @@ def _remove(path: Path) -> None:
 
 
 # A classification: (class, lead token, index where the line's rest begins).
-# class is one of: blank fact callout context state heading fence comment indented prose.
+# class is one of: blank fact callout context state heading fence comment indented prose
+# link_definition conflict_open conflict_base conflict_sep conflict_close.
 # For a fact, lead is the marker ("!" for "!P3") and the rest is the fact's raw text.
 Classified = tuple[str, str, int]
 
@@ -234,7 +235,7 @@ class LarkClassifier:
         for tok in tokens:
             if tok.type == "PRIORITY":
                 return cls, "!", tok.start_pos + 1
-            if tok.type not in ("BULLET", "REST"):
+            if tok.type not in ("BULLET", "TASK_BOX", "REST"):
                 lead, start = str(tok), tok.end_pos
         return cls, lead, start
 
@@ -244,14 +245,19 @@ def classifier_source() -> str:
     terminals (before ``fast_classes``)."""
     t = terminals()
     return (
-        f"(?P<blank>(?:{t['BLANK']})?$)"
+        f"(?P<link_definition>{t['LINK_DEF']})"
+        f"|(?P<blank>(?:{t['BLANK']})?$)"
         f"|(?P<indented>{t['INDENT']})(?=.)"
         f"|(?P<heading>{t['HEADING']})"
         f"|(?P<fence>{t['FENCE']})"
         f"|(?P<comment>{t['COMMENT_OPEN']})"
-        f"|(?:{t['BULLET']})?(?:(?P<callout>{t['CALLOUT']})|(?P<priority>{t['PRIORITY']})"
-        f"|(?P<fact>{t['MARKER']})"
-        f"|(?P<context>{t['CONTEXT']})|(?P<state>{t['STATE']}))"
+        f"|(?P<conflict_open>{t['CONFLICT_OPEN']})"
+        f"|(?P<conflict_base>{t['CONFLICT_BASE']})"
+        f"|(?P<conflict_sep>{t['CONFLICT_SEP']})"
+        f"|(?P<conflict_close>{t['CONFLICT_CLOSE']})"
+        f"|(?:{t['BULLET']})?(?:(?P<callout>{t['CALLOUT']})"
+        f"|(?:{t['TASK_BOX']})?(?:(?P<priority>{t['PRIORITY']})|(?P<fact>{t['MARKER']})"
+        f"|(?P<context>{t['CONTEXT']})|(?P<state>{t['STATE']})))"
         f"|(?P<prose>)"
     )
 
@@ -353,6 +359,33 @@ def fold(text: str) -> str:
         return WS_RUN.sub(" ", text).strip(" ")
     # str.split() splits at exactly White_Space plus U+001C..U+001F, ruled out above.
     return " ".join(text.split())
+
+
+def link_label(label: str) -> str:
+    """A link label as labels are matched (SPEC.md §Anchors, Reference-style links):
+    case-folded, runs of Unicode White_Space folded to one space, trimmed
+    (``link_label(" ADR\t4 ")`` is ``"adr 4"``)."""
+    return fold(label).casefold()
+
+
+#: The parts of a line the grammar's ``LINK_DEF`` terminal matched: its label and its
+#: target (``angle`` without the ``<>``, else ``bare``); a title after them is left out.
+_LINK_PARTS = re.compile(
+    r"[ ]{0,3}\[(?P<label>(?:[^\[\]\\]|\\.)+)\]:[ \t]*"
+    r"(?:<(?P<angle>[^<>]*)>|(?P<bare>[^\t <][^\t ]*))"
+)
+
+
+def link_definition(text: str) -> tuple[str, str] | None:
+    """``(link_label(label), target)`` of a link reference definition line (class
+    ``link_definition``, SPEC.md §Notation): the target as written, angle brackets
+    removed, the title dropped (``[ADR-4]: <docs/a b.md> "t"`` gives ``("adr-4",
+    "docs/a b.md")``). None when ``text`` does not start like one."""
+    m = _LINK_PARTS.match(text)
+    if m is None:
+        return None
+    target = m.group("angle")
+    return link_label(m.group("label")), m.group("bare") if target is None else target
 
 
 def is_blank(text: str) -> bool:
@@ -478,7 +511,7 @@ def _decode(
     return text
 
 
-def _read(
+def read_lines(
     handle,
     offset: int,
     number: int,
@@ -487,7 +520,8 @@ def _read(
     diags: list[Diagnostic],
     encoding: str | None,
 ):
-    """Yield ``(number, text, offset_after)`` from byte ``offset`` on, decoding each line.
+    """Yield ``(number, text, offset_after)`` from byte ``offset`` of ``handle`` on, decoding
+    each line (SPEC.md §Notation, Decoding); ``number`` is the number of the line before.
 
     Problems of lines numbered ``warn_after`` or less were reported by an earlier pass.
     ``encoding`` is None for a UTF-8 file (whose BOM is dropped here), else the name of
@@ -630,11 +664,18 @@ def _scan(
     # "fact", "callout", "context" or "state": what an indented line would continue (and,
     # for a callout, a ">" line too)
     open_kind = ""
+    conflicts = Conflicts(file, diags)
     while True:
-        lines = _read(handle, offset, number, file, warned, diags, encoding)
+        lines = read_lines(handle, offset, number, file, warned, diags, encoding)
         restart = None
         for number, text, offset in lines:
             cls, lead, start = classify(text)
+            if cls in CONFLICT_CLASSES or conflicts.in_base:
+                if conflicts.take(cls, number):
+                    open_kind = ""
+                    yield Line(number, "skipped", "conflict")
+                    continue
+                cls = "prose"  # a conflict line with no conflict open
             if cls == "indented":
                 if open_kind == "fact":
                     yield Line(number, "continuation", "", "", text, 1)
@@ -662,6 +703,8 @@ def _scan(
                 yield Line(number, "skipped", cls)
             elif cls == "heading" or cls == "prose":
                 yield Line(number, "skipped", cls)
+            elif cls == "link_definition":
+                yield Line(number, "skipped", "link-definition", "", text, 1)
             elif cls == "fence":
                 yield Line(number, "skipped", "code")
                 first = number
@@ -698,8 +741,68 @@ def _scan(
                     warned = number
                     break
         if restart is None:
+            conflicts.end(number)
             return
         offset, number = restart
+
+
+#: The classes of a merge conflict's marker lines (SPEC.md §Notation, ``conflict``).
+CONFLICT_CLASSES = frozenset({"conflict_open", "conflict_base", "conflict_sep", "conflict_close"})
+
+
+class Conflicts:
+    """The unresolved merge conflicts open while a file is read (SPEC.md §Notation,
+    ``conflict``), and one BM311 warning per conflict, appended to ``diags``.
+
+    ``take(cls, number)`` is given each line whose class is in ``CONFLICT_CLASSES``, and
+    every line while ``in_base``; it says whether the line is a conflict line (skipped,
+    reason ``conflict``): a ``<<<<<<<`` line always (it opens one; conflicts nest), a
+    ``|||||||`` line and the lines after it up to ``=======`` (a diff3 merge base), the
+    ``=======`` and ``>>>>>>>`` lines, only while one is open. ``end(last)`` closes the
+    ones still open at the end of the file (line ``last``): they run to it.
+    """
+
+    __slots__ = ("diags", "file", "in_base", "opened")
+
+    def __init__(self, file: str, diags: list[Diagnostic]) -> None:
+        self.file, self.diags = file, diags
+        self.opened: list[int] = []  # the line of each open conflict's <<<<<<<
+        self.in_base = False
+
+    def take(self, cls: str, number: int) -> bool:
+        """Whether line ``number`` (of class ``cls``) is a conflict line."""
+        if cls == "conflict_open":
+            self.opened.append(number)
+            self.in_base = False
+            return True
+        if not self.opened:
+            return False
+        if cls == "conflict_close":
+            first = self.opened.pop()
+            self.in_base = False
+            self._warn(first, number, "")
+        elif cls == "conflict_sep":
+            self.in_base = False
+        elif cls == "conflict_base":
+            self.in_base = True
+        return True  # a line of the merge base, or a marker line
+
+    def end(self, last: int) -> None:
+        """Warn of every conflict still open when the file ends at line ``last``."""
+        while self.opened:
+            self._warn(self.opened.pop(), last, ", never closed")
+        self.in_base = False
+
+    def _warn(self, first: int, last: int, more: str) -> None:
+        self.diags.append(
+            Diagnostic(
+                self.file,
+                first,
+                "BM311",
+                "warning",
+                f"unresolved merge conflict (lines {first}-{last}{more}); resolve it",
+            )
+        )
 
 
 def _unclosed(file: str, number: int) -> Diagnostic:
