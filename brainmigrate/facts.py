@@ -36,6 +36,7 @@ KIND_OF_MARKER = {
     ">": "other",
     "->": "other",
     "x": "other",
+    "-": "other",  # a Markdown notes fact no brain marker starts
 }
 
 #: Default task id: an upper-case letter, upper-case letters or digits, a hyphen, digits;

@@ -443,6 +443,14 @@ class Line:
         return NotImplemented
 
 
+#: What reads a notes file's decoded lines into ``Line`` values: ``body(handle, file,
+#: diags, classify, encoding)``, ``handle`` a seekable binary file of UTF-8 (its lines read
+#: with ``read_lines``), ``encoding`` None or the name of the encoding it was transcoded from.
+Body = Callable[
+    [BinaryIO, str, list[Diagnostic], Callable[[str], "Classified"], str | None], Iterator[Line]
+]
+
+
 class NotesReadError(BrainmigrateError, OSError):
     """A notes file could not be opened or read."""
 
@@ -572,6 +580,8 @@ def scan(
     file: str,
     diags: list[Diagnostic],
     classify: Callable[[str], Classified] | None = None,
+    *,
+    body: Body | None = None,
 ) -> Iterator[Line]:
     """Yield one ``Line`` per physical line of the notes file at ``path`` (see ``scan_file``).
 
@@ -585,7 +595,7 @@ def scan(
             f"{file}: cannot read it ({exc.strerror or exc}); {_READ_FIX}"
         ) from exc
     try:
-        yield from scan_file(handle, file, diags, classify)
+        yield from scan_file(handle, file, diags, classify, body=body)
     except OSError as exc:
         raise NotesReadError(
             f"{file}: cannot read it ({exc.strerror or exc}); {_READ_FIX}"
@@ -599,6 +609,8 @@ def scan_file(
     file: str,
     diags: list[Diagnostic],
     classify: Callable[[str], Classified] | None = None,
+    *,
+    body: Body | None = None,
 ) -> Iterator[Line]:
     """Yield one ``Line`` per physical line of the notes read from ``handle``, a seekable
     binary file object positioned at its start (an open file, ``io.BytesIO``).
@@ -612,8 +624,12 @@ def scan_file(
     through an unnamed temporary file as UTF-8, so memory stays bounded; columns are in
     characters either way. Raises ``OSError`` when ``handle`` cannot be read and
     ``spill.SpillError`` when the temporary file cannot be written.
+
+    ``body`` reads the decoded lines (default: brain notation; ``markdown_notes.body`` reads
+    Markdown notes).
     """
     classify = classify or _fast()
+    body = body or _scan
     head = handle.read(4)
     for bom, codec, name in WIDE_BOMS:
         if head.startswith(bom):
@@ -622,10 +638,10 @@ def scan_file(
             )
             handle.seek(len(bom))
             with _transcoded(handle, codec) as utf8:
-                yield from _scan(utf8, file, diags, classify, name)
+                yield from body(utf8, file, diags, classify, name)
             return
     handle.seek(0)
-    yield from _scan(handle, file, diags, classify, None)
+    yield from body(handle, file, diags, classify, None)
 
 
 def _transcoded(handle: BinaryIO, codec: str) -> BinaryIO:
@@ -723,7 +739,7 @@ def _scan(
                     continue
                 if not comments_close:
                     yield Line(number, "skipped", "comment")
-                    diags.append(_unclosed(file, number))
+                    diags.append(unclosed_comment(file, number))
                     continue
                 first, resume = number, offset
                 for number, text, offset in lines:  # noqa: B007 - offset read after
@@ -735,7 +751,7 @@ def _scan(
                     # Never closed: that line alone is a comment; read on after it. The
                     # lines after it were read to the end, and their problems reported.
                     yield Line(first, "skipped", "comment")
-                    diags.append(_unclosed(file, first))
+                    diags.append(unclosed_comment(file, first))
                     comments_close = False
                     restart = (resume, first)
                     warned = number
@@ -805,7 +821,8 @@ class Conflicts:
         )
 
 
-def _unclosed(file: str, number: int) -> Diagnostic:
+def unclosed_comment(file: str, number: int) -> Diagnostic:
+    """The BM304 info of an HTML comment opened at line ``number`` and never closed."""
     return Diagnostic(file, number, "BM304", "info", "HTML comment never closed", 1)
 
 
