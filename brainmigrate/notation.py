@@ -9,7 +9,8 @@ a line with them:
   give the same answer on every golden and generated line.
 
 ``scan`` keeps the little state that spans lines (an open fact, a fence, an HTML comment
-block, a callout, a context or state line) and yields one ``Line`` per physical line, so
+block, a callout, a context or state line, a merge conflict: ``Conflicts``) and yields one
+``Line`` per physical line, so
 every line is accounted for: ``fact``, ``continuation``, ``blank`` or ``skipped`` with a
 reason. It streams: memory does not grow with the file (a UTF-16 or UTF-32 file is
 transcoded through a temporary file).
@@ -402,7 +403,8 @@ class Line:
 
     ``cls`` is ``fact``, ``continuation``, ``blank`` or ``skipped``; ``reason`` is the skip
     reason (SPEC.md §Notation); for a fact ``marker`` is its marker; for a fact or a
-    continuation ``text`` is the raw text (marker removed) and ``col`` its 1-based column.
+    continuation ``text`` is the raw text (marker removed) and ``col`` its 1-based column;
+    a skipped ``link-definition`` line keeps its whole text (``references`` reads it).
     """
 
     number: int
@@ -616,7 +618,8 @@ def scan_file(
     binary file object positioned at its start (an open file, ``io.BytesIO``).
 
     ``file`` is the name diagnostics use. Problems in the notes (invalid bytes, NUL, an
-    unclosed fence or comment) are appended to ``diags``; they never stop the scan. Lines
+    unclosed fence or comment, a merge conflict: BM311) are appended to ``diags``; they
+    never stop the scan. Lines
     end at ``\\n`` only; a ``\\r`` before it is dropped (SPEC.md §Notation, Decoding).
 
     The notes are UTF-8, and a UTF-8 BOM at byte 0 is dropped, unless they start with a

@@ -3,12 +3,15 @@ rules read as plain Markdown; which files are, and the report's ``notation``."""
 
 from __future__ import annotations
 
+import codecs
 import io
 import json
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from brainmigrate import anchors, importer, markdown_notes, notation, references, reports
 from brainmigrate.cli import main
@@ -194,6 +197,77 @@ def test_an_unclosed_fence_warns_as_in_brain_notation():
         (3, "skipped", "code"),
     ]
     assert [(d.line, d.code) for d in diags] == [(2, "BM303")]
+
+
+def test_an_unclosed_comment_is_its_line_alone_and_the_rest_is_read():
+    out, diags = lines_of("- a\n<!-- never closed\n- b\n  <!-- again\n")
+    assert [(n, c, r) for n, c, r, *_ in out] == [
+        (1, "fact", ""),
+        (2, "skipped", "comment"),
+        (3, "fact", ""),
+        (4, "skipped", "comment"),
+    ]
+    assert [(d.line, d.code) for d in diags] == [(2, "BM304"), (4, "BM304")]
+
+
+def test_a_utf16_claude_md_is_read_as_markdown_notes():
+    data = codecs.BOM_UTF16_LE + "---\nx: 1\n---\n- pool of 8\r\n".encode("utf-16-le")
+    diags: list = []
+    out = [
+        (ln.number, ln.cls, ln.reason, ln.marker, ln.text)
+        for ln in markdown_notes.scan_file(io.BytesIO(data), "CLAUDE.md", diags)
+    ]
+    assert out == [
+        (1, "skipped", "front-matter", "", ""),
+        (2, "skipped", "front-matter", "", ""),
+        (3, "skipped", "front-matter", "", ""),
+        (4, "fact", "", "-", "pool of 8"),
+    ]
+    assert [d.code for d in diags] == ["BM310"]
+
+
+PIECES = [
+    "- ",
+    "* ",
+    "+ ",
+    "1. ",
+    "[ ] ",
+    "[x] ",
+    "! ",
+    "~ ",
+    "x ",
+    "> ",
+    "| ",
+    "|---|",
+    "---",
+    "===",
+    "# ",
+    "```",
+    "<!--",
+    "-->",
+    "<<<<<<<",
+    "=======",
+    ">>>>>>>",
+    "|||||||",
+    "[a]: b",
+    "  ",
+    "\t",
+    "text",
+    "`p/q.md`",
+    "\n",
+    "\n",
+    "\n",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=40).map("".join))
+def test_markdown_notes_read_the_same_with_either_classifier(text):
+    fast, fast_diags = lines_of(text, FAST)
+    lark, lark_diags = lines_of(text, LARK)
+    assert fast == lark
+    assert fast_diags == lark_diags
+    assert len(fast) == text.count("\n") + (not text.endswith("\n") and text != "")
 
 
 @pytest.mark.parametrize(
