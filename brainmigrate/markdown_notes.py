@@ -40,13 +40,12 @@ from pathlib import Path
 from typing import BinaryIO
 
 from brainmigrate import notation
+from brainmigrate.conflicts import CONFLICT_CLASSES, Conflicts
 from brainmigrate.model import Diagnostic
 from brainmigrate.notation import (
-    CONFLICT_CLASSES,
     SEP_CLASS,
     WS_CLASS,
     Classified,
-    Conflicts,
     Line,
     fast_classes,
     is_blank,

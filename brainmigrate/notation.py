@@ -32,6 +32,7 @@ from reprlib import recursive_repr
 from typing import TYPE_CHECKING, BinaryIO
 
 from brainmigrate import spill
+from brainmigrate.conflicts import CONFLICT_CLASSES, Conflicts
 from brainmigrate.digests import sha256
 from brainmigrate.errors import BrainmigrateError
 from brainmigrate.model import Diagnostic
@@ -367,26 +368,6 @@ def link_label(label: str) -> str:
     case-folded, runs of Unicode White_Space folded to one space, trimmed
     (``link_label(" ADR\t4 ")`` is ``"adr 4"``)."""
     return fold(label).casefold()
-
-
-#: The parts of a line the grammar's ``LINK_DEF`` terminal matched: its label and its
-#: target (``angle`` without the ``<>``, else ``bare``); a title after them is left out.
-_LINK_PARTS = re.compile(
-    r"[ ]{0,3}\[(?P<label>(?:[^\[\]\\]|\\.)+)\]:[ \t]*"
-    r"(?:<(?P<angle>[^<>]*)>|(?P<bare>[^\t <][^\t ]*))"
-)
-
-
-def link_definition(text: str) -> tuple[str, str] | None:
-    """``(link_label(label), target)`` of a link reference definition line (class
-    ``link_definition``, SPEC.md §Notation): the target as written, angle brackets
-    removed, the title dropped (``[ADR-4]: <docs/a b.md> "t"`` gives ``("adr-4",
-    "docs/a b.md")``). None when ``text`` does not start like one."""
-    m = _LINK_PARTS.match(text)
-    if m is None:
-        return None
-    target = m.group("angle")
-    return link_label(m.group("label")), m.group("bare") if target is None else target
 
 
 def is_blank(text: str) -> bool:
@@ -763,65 +744,6 @@ def _scan(
             conflicts.end(number)
             return
         offset, number = restart
-
-
-#: The classes of a merge conflict's marker lines (SPEC.md §Notation, ``conflict``).
-CONFLICT_CLASSES = frozenset({"conflict_open", "conflict_base", "conflict_sep", "conflict_close"})
-
-
-class Conflicts:
-    """The unresolved merge conflicts open while a file is read (SPEC.md §Notation,
-    ``conflict``), and one BM311 warning per conflict, appended to ``diags``.
-
-    ``take(cls, number)`` is given each line whose class is in ``CONFLICT_CLASSES``, and
-    every line while ``in_base``; it says whether the line is a conflict line (skipped,
-    reason ``conflict``): a ``<<<<<<<`` line always (it opens one; conflicts nest), a
-    ``|||||||`` line and the lines after it up to ``=======`` (a diff3 merge base), the
-    ``=======`` and ``>>>>>>>`` lines, only while one is open. ``end(last)`` closes the
-    ones still open at the end of the file (line ``last``): they run to it.
-    """
-
-    __slots__ = ("diags", "file", "in_base", "opened")
-
-    def __init__(self, file: str, diags: list[Diagnostic]) -> None:
-        self.file, self.diags = file, diags
-        self.opened: list[int] = []  # the line of each open conflict's <<<<<<<
-        self.in_base = False
-
-    def take(self, cls: str, number: int) -> bool:
-        """Whether line ``number`` (of class ``cls``) is a conflict line."""
-        if cls == "conflict_open":
-            self.opened.append(number)
-            self.in_base = False
-            return True
-        if not self.opened:
-            return False
-        if cls == "conflict_close":
-            first = self.opened.pop()
-            self.in_base = False
-            self._warn(first, number, "")
-        elif cls == "conflict_sep":
-            self.in_base = False
-        elif cls == "conflict_base":
-            self.in_base = True
-        return True  # a line of the merge base, or a marker line
-
-    def end(self, last: int) -> None:
-        """Warn of every conflict still open when the file ends at line ``last``."""
-        while self.opened:
-            self._warn(self.opened.pop(), last, ", never closed")
-        self.in_base = False
-
-    def _warn(self, first: int, last: int, more: str) -> None:
-        self.diags.append(
-            Diagnostic(
-                self.file,
-                first,
-                "BM311",
-                "warning",
-                f"unresolved merge conflict (lines {first}-{last}{more}); resolve it",
-            )
-        )
 
 
 def unclosed_comment(file: str, number: int) -> Diagnostic:

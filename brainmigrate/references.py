@@ -13,10 +13,31 @@ definition) and keeps only the definitions: memory does not grow with the file.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterator, Mapping
 from types import MappingProxyType
 
-from brainmigrate.notation import WIDE_BOMS, Classified, Line, link_definition
+from brainmigrate.notation import WIDE_BOMS, Classified, Line, link_label
+
+#: The parts of a line the grammar's ``LINK_DEF`` terminal matched: its label and its
+#: target (``angle`` without the ``<>``, else ``bare``); a title after them is left out.
+_LINK_PARTS = re.compile(
+    r"[ ]{0,3}\[(?P<label>(?:[^\[\]\\]|\\.)+)\]:[ \t]*"
+    r"(?:<(?P<angle>[^<>]*)>|(?P<bare>[^\t <][^\t ]*))"
+)
+
+
+def link_definition(text: str) -> tuple[str, str] | None:
+    """``(link_label(label), target)`` of a link reference definition line (class
+    ``link_definition``, SPEC.md §Notation): the target as written, angle brackets
+    removed, the title dropped (``[ADR-4]: <docs/a b.md> "t"`` gives ``("adr-4",
+    "docs/a b.md")``). None when ``text`` does not start like one."""
+    m = _LINK_PARTS.match(text)
+    if m is None:
+        return None
+    target = m.group("angle")
+    return link_label(m.group("label")), m.group("bare") if target is None else target
+
 
 #: The definitions of a file that holds none.
 NONE: Mapping[str, str] = MappingProxyType({})

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brainmigrate import notation
+from brainmigrate import notation, references
 from brainmigrate.notation import parse_stamp, parse_stamp_lark, split_block_id, split_trailer
 
 FAST = notation.classifier("fast")
@@ -736,7 +736,7 @@ def test_a_link_definition_is_skipped_and_keeps_its_text():
     ],
 )
 def test_link_definition_parts(text, expected):
-    assert notation.link_definition(text) == expected
+    assert references.link_definition(text) == expected
 
 
 def test_link_label_folds_case_and_whitespace():
@@ -748,7 +748,7 @@ def test_link_label_folds_case_and_whitespace():
 @given(lines)
 def test_every_line_the_grammar_calls_a_link_definition_has_parts(line):
     if FAST(line)[0] == "link_definition":
-        assert notation.link_definition(line) is not None
+        assert references.link_definition(line) is not None
 
 
 @pytest.mark.parametrize(
