@@ -553,3 +553,32 @@ def test_the_report_entry_of_a_file_names_its_notation(tmp_path, monkeypatch):
         "area:agents",
         "markdown",
     )
+
+
+def test_notes_from_standard_input_named_claude_md_are_markdown_notes(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(
+        main,
+        ["import", "-", "--stdin-filename", "CLAUDE.md", "--dry-run", "--format", "json"],
+        input="- run the tests\n",
+    )
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert [(f["path"], f["notation"]) for f in report["files"]] == [("CLAUDE.md", "markdown")]
+    assert [(f["marker"], f["text"]) for f in report["facts"]] == [("-", "run the tests")]
+
+
+def test_check_fix_rewrites_a_moved_path_in_markdown_notes(tmp_path, monkeypatch):
+    write(
+        tmp_path,
+        {
+            "app/new/x.py": "x = 1\n",
+            "CLAUDE.md": "---\nd: 1\n---\n- run `app/old/x.py` first\n  then [x](app/old/x.py)\n",
+        },
+    )
+    monkeypatch.chdir(tmp_path)
+    result = invoke("check", "CLAUDE.md", "--fix", "--unsafe-fixes", "--isolated")
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "CLAUDE.md").read_text() == (
+        "---\nd: 1\n---\n- run `app/new/x.py` first\n  then [x](app/new/x.py)\n"
+    )
