@@ -582,3 +582,24 @@ def test_check_fix_rewrites_a_moved_path_in_markdown_notes(tmp_path, monkeypatch
     assert (tmp_path / "CLAUDE.md").read_text() == (
         "---\nd: 1\n---\n- run `app/new/x.py` first\n  then [x](app/new/x.py)\n"
     )
+
+
+def test_markdown_facts_are_stored_and_exported_as_brain_notation(tmp_path, monkeypatch):
+    from brainmigrate import exports
+    from brainmigrate.stores import sqlite
+
+    write(tmp_path, {"CLAUDE.md": "# Rules\n- run the tests\n- ! flaky upload\n"})
+    monkeypatch.chdir(tmp_path)
+    store = tmp_path / "know.db"
+    importer.import_notes(["CLAUDE.md"], importer.Options(), store)
+    facts = sorted(sqlite.load(store).facts.values(), key=lambda r: r.id)
+    assert [(r.marker, r.kind, r.text) for r in facts] == [
+        ("-", "other", "run the tests"),
+        ("!", "blocker", "flaky upload"),
+    ]
+    exports.export(store, "brain", tmp_path / "brain")
+    # brain notation has no "-" marker: a fact of kind other is written with "?"
+    assert (tmp_path / "brain" / "claude.md").read_text().splitlines()[-2:] == [
+        "? run the tests",
+        "! flaky upload",
+    ]
