@@ -527,7 +527,7 @@ def read_notes(
     """Read every notes file: count every line, build facts, resolve what they name.
 
     With ``stems``, each fact's stems are made (and kept with it) and counted in
-    ``Notes.frequencies``, for the merge. Raises ``InputError`` (bad path, root or task
+    ``Notes.frequencies``, for the merge. Raises ``InputError`` (bad path, root, notation or task
     pattern), ``notation.NotesReadError`` or ``spill.SpillError``.
     """
     with gc_paused():
@@ -545,6 +545,10 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options, stems: Ste
             f"--task-pattern: not a valid regular expression ({exc}); fix it"
         ) from None
     classify = notation.classifier(options.parser)
+    if options.notation not in (None, *markdown_notes.NOTATIONS):
+        raise InputError(
+            f"--notation {options.notation}: must be one of {', '.join(markdown_notes.NOTATIONS)}"
+        )
     markdown = markdown_notes.MarkdownGlobs(tuple(options.markdown))
     resolver = Resolver(roots, lambda: _name_index(roots[0], options.cache_dir))
     diags: list[Diagnostic] = [

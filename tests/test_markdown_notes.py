@@ -603,3 +603,11 @@ def test_markdown_facts_are_stored_and_exported_as_brain_notation(tmp_path, monk
         "? run the tests",
         "! flaky upload",
     ]
+
+
+def test_an_unknown_notation_is_an_input_error(tmp_path):
+    (tmp_path / "n.md").write_text("+ a\n")
+    with pytest.raises(
+        importer.InputError, match="^--notation rst: must be one of brain, markdown$"
+    ):
+        importer.read_notes([tmp_path / "n.md"], importer.Options(notation="rst"))
