@@ -90,8 +90,10 @@ def scan_file(
 
 @cache
 def _patterns() -> tuple[re.Pattern, ...]:
-    """The line patterns, composed from the grammar's ``MARKER``, ``PRIORITY`` and
-    ``TASK_BOX`` terminals (a brain marker after a list item is the grammar's marker)."""
+    """A list item's prefix (bullet or ordered item, then an optional task box: brain
+    notation's ``BULLET`` and ``TASK_BOX`` with ``+`` too, at any indentation, also at the
+    end of the line) and a brain marker after it, composed from the grammar's ``MARKER``
+    and ``PRIORITY`` terminals (so it is the grammar's marker)."""
     t = terminals()
     sep = f"(?:{SEP_CLASS}+|$)"
     item = re.compile(
