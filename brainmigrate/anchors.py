@@ -22,7 +22,7 @@ import os
 import re
 import stat
 import unicodedata
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from reprlib import recursive_repr
@@ -577,6 +577,7 @@ class Resolver:
         fact: ParsedFact,
         diags: list[Diagnostic] | None = None,
         folder: str | None = None,
+        references: Mapping[str, str] | None = None,
     ) -> Resolved:
         """Resolve cited paths and bare file names; collect CamelCase names for ``finish``.
 
@@ -586,7 +587,7 @@ class Resolver:
         """
         out = Resolved()
         seen: set[Anchor] = set()  # out.anchors as a set: a fact may cite thousands of paths
-        for tok in tokens(fact.segments, self._holds):
+        for tok in tokens(fact.segments, self._holds, references=references):
             if tok.overflow is not None and diags is not None:
                 form = tok.overflow
                 shown = form if len(form) <= 24 else form[:24] + "…"

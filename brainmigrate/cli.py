@@ -240,12 +240,14 @@ def _joined(chunks: Iterable[str], size: int = 1 << 16) -> Iterator[str]:
         yield "".join(buf)
 
 
-def read_options(settings, parser: str, names, progress):
+def read_options(settings, parser: str, names, progress, notation: str | None = None):
     """The ``importer.Options`` of the configured ``settings`` (``config.Settings`` with
-    the command line's options in place), as import and check read notes."""
-    from brainmigrate import importer
+    the command line's options in place), as import and check read notes; ``notation`` is
+    ``--notation`` (None: by the settings' ``markdown`` globs)."""
+    from brainmigrate import importer, markdown_notes
 
     settings.check_roots()
+    markdown = markdown_notes.DEFAULT_GLOBS if settings.markdown is None else settings.markdown
     return importer.Options(
         roots=settings.roots,
         scope=settings.scope,
@@ -255,6 +257,8 @@ def read_options(settings, parser: str, names, progress):
         cache_dir=settings.cache_dir,
         names=names,
         progress=progress,
+        notation=notation,
+        markdown=markdown,
     )
 
 
@@ -416,6 +420,13 @@ def notes_options(func):
                 "the report and giving their scope.",
             ),
             click.option(
+                "--notation",
+                type=click.Choice(["markdown", "brain"]),
+                help="Read every notes file as plain Markdown notes or as brain notation "
+                "(default: Markdown for the config's markdown globs, CLAUDE.md, AGENTS.md, "
+                ".cursor/rules/*.mdc …; brain for the rest).",
+            ),
+            click.option(
                 "--parser",
                 type=click.Choice(["fast", "lark"]),
                 default="fast",
@@ -522,6 +533,7 @@ def import_cmd(
     cache_dir,
     no_progress,
     stdin_filename,
+    notation,
     parser,
     store,
     dry_run,
@@ -553,7 +565,7 @@ def import_cmd(
         stdin_notes(paths, stdin_filename) as (paths, names),
         notes_progress(no_progress) as progress,
     ):
-        options = read_options(s, parser, names, progress)
+        options = read_options(s, parser, names, progress, notation)
         paths, _ = importer.select_files(paths, s.excludes, names)
         result = importer.import_notes(paths, options, store, dry_run=dry_run, verify=verify)
     if fmt == "json":
@@ -723,6 +735,7 @@ def check_cmd(
     cache_dir,
     no_progress,
     stdin_filename,
+    notation,
     parser,
     formats,
     outputs,
@@ -806,7 +819,7 @@ def check_cmd(
         stdin_notes(paths, stdin_filename) as (paths, names),
         notes_progress(no_progress or quiet) as progress,
     ):
-        options = read_options(settings, parser, names, progress)
+        options = read_options(settings, parser, names, progress, notation)
         kwargs = {
             "baseline": settings.baseline,
             "update_baseline": update_baseline,

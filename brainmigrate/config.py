@@ -22,11 +22,16 @@ baseline        baseline file                              ``--baseline``
 select          finding codes or prefixes to report        ``--select``
 extend-select   codes or prefixes added to ``select``      ``--extend-select``
 ignore          codes or prefixes not to report            ``--ignore``
+markdown        list of globs of Markdown notes files      ``--notation`` (all or none)
 ==============  =========================================  ===========================
 
 Paths in the file (``roots``, ``baseline``, ``cache-dir``) are relative to the folder of the
-file that holds them. Options given on the command line override the file. An unknown key
-or a bad value is a ``ConfigError`` naming the file and the key (the CLI exits 2).
+file that holds them. ``markdown`` names the notes files read as Markdown notes (SPEC.md
+§Notation, Markdown notes; default ``markdown_notes.DEFAULT_GLOBS``: ``CLAUDE.md``,
+``AGENTS.md``, ``**/.cursor/rules/*.mdc`` …; ``[]`` reads every file as brain notation);
+``--notation markdown|brain`` reads every file one way instead. Options given on the
+command line override the file. An unknown key or a bad value is a ``ConfigError`` naming
+the file and the key (the CLI exits 2).
 """
 
 from __future__ import annotations
@@ -53,6 +58,7 @@ KEYS = (
     "extend-select",
     "fail-on",
     "ignore",
+    "markdown",
     "plus-kind",
     "roots",
     "scope",
@@ -73,6 +79,7 @@ class Settings:
     and ``notes`` what a person should know about how it was found.
 
     ``select`` is None for every code; ``exclude`` and ``extend_exclude`` are both applied.
+    ``markdown`` is None for the default globs of Markdown notes files.
     """
 
     roots: tuple[str, ...] = ()
@@ -91,6 +98,7 @@ class Settings:
     notes: tuple[str, ...] = ()
     #: the file ``roots`` came from (None: the command line, or none given)
     roots_from: str | None = None
+    markdown: tuple[str, ...] | None = None
 
     # dataclass() would compile these on every start-up (issue 14): written out as it
     # writes them; tests/test_records.py holds them to it.
@@ -112,6 +120,7 @@ class Settings:
         ignore=(),
         notes=(),
         roots_from=None,
+        markdown=None,
     ) -> None:
         object.__setattr__(self, "roots", roots)
         object.__setattr__(self, "task_pattern", task_pattern)
@@ -128,6 +137,7 @@ class Settings:
         object.__setattr__(self, "ignore", ignore)
         object.__setattr__(self, "notes", notes)
         object.__setattr__(self, "roots_from", roots_from)
+        object.__setattr__(self, "markdown", markdown)
 
     @recursive_repr()
     def __repr__(self) -> str:
@@ -138,7 +148,8 @@ class Settings:
             f"source={self.source!r}, scope={self.scope!r}, cache_dir={self.cache_dir!r}, "
             f"extend_exclude={self.extend_exclude!r}, select={self.select!r}, "
             f"extend_select={self.extend_select!r}, ignore={self.ignore!r}, "
-            f"notes={self.notes!r}, roots_from={self.roots_from!r})"
+            f"notes={self.notes!r}, roots_from={self.roots_from!r}, "
+            f"markdown={self.markdown!r})"
         )
 
     def __eq__(self, other):
@@ -159,6 +170,7 @@ class Settings:
                 self.ignore,
                 self.notes,
                 self.roots_from,
+                self.markdown,
             ) == (
                 other.roots,
                 other.task_pattern,
@@ -175,6 +187,7 @@ class Settings:
                 other.ignore,
                 other.notes,
                 other.roots_from,
+                other.markdown,
             )
         return NotImplemented
 
@@ -196,6 +209,7 @@ class Settings:
                 self.ignore,
                 self.notes,
                 self.roots_from,
+                self.markdown,
             )
         )
 
@@ -396,6 +410,9 @@ def parse(data: dict, where: str = "configuration", base: Path | None = None) ->
         values["roots_from"] = where
         if not values["roots"]:
             raise ConfigError(f"{where}: key 'roots' is []; name at least one folder")
+    if "markdown" in data:
+        value = data["markdown"]
+        values["markdown"] = () if value == [] else _strings(value, "markdown", where)
     for key in ("exclude", "extend-exclude"):
         if key in data:
             values[key.replace("-", "_")] = _strings(data[key], key, where)

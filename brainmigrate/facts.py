@@ -36,16 +36,20 @@ KIND_OF_MARKER = {
     ">": "other",
     "->": "other",
     "x": "other",
+    "-": "other",  # a Markdown notes fact no brain marker starts
 }
 
 #: Default task id: an upper-case letter, upper-case letters or digits, a hyphen, digits;
 #: not after an ASCII letter, digit or "_", not before an ASCII letter or digit (SPEC.md
 #: §Notation): other scripts' letters may touch it (``修复了LDG-6会`` holds ``LDG-6``).
 DEFAULT_TASK_PATTERN = r"(?<![A-Za-z0-9_])[A-Z][A-Z0-9]*-[0-9]+(?![A-Za-z0-9])"
-#: Technical prefixes that are never task ids, also followed by digits (SHA3, MD5, X86, P0).
+#: Technical prefixes that are never task ids, also followed by digits (SHA3, MD5, X86, P0),
+#: and the numbers of standards, proposals and grades cited beside tickets (PSR-18,
+#: EIP-1559, SEV-1), SPEC.md §Notation, Task id.
 TASK_DENY = re.compile(
     r"(?:UTF|SHA|ISO|RFC|CVE|CWE|HTTP|TLS|SSL|AES|RSA|MD|UUID|GPT|IPV|PEP|ECMA|X|P|PBKDF"
-    r"|HMAC|BASE|UCS|IEEE|ANSI|CRC|WGS|EPSG|SRID)[0-9]*"
+    r"|HMAC|BASE|UCS|IEEE|ANSI|CRC|WGS|EPSG|SRID"
+    r"|PSR|EIP|ERC|BIP|JEP|JSR|KEP|KIP|SEV|SOC|FIPS|NIST|WCAG|OWASP|IEC)[0-9]*"
 )
 SUPERSEDED = re.compile(r"(?<![^\W_])SUPERSEDED")
 #: A trailer that waives findings of the fact: ``<!-- brainmigrate: allow-gone -->`` (gone

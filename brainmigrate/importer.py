@@ -22,7 +22,7 @@ from pathlib import Path
 from reprlib import recursive_repr
 from typing import TYPE_CHECKING
 
-from brainmigrate import notation
+from brainmigrate import markdown_notes, notation, references
 from brainmigrate.anchors import NAME_CAP, NOTHING, Resolved, Resolver, Root, copy_resolved
 from brainmigrate.digests import blake2b
 from brainmigrate.errors import BrainmigrateError
@@ -94,6 +94,9 @@ class Options:
     is called as ``progress(stage, done, total, lines)``: ``("read", files done, files,
     lines read)`` after each file and every 65536 lines, then ``("merge", 0, facts, lines)``
     before the merge and ``("write", 0, facts, lines)`` before the store is written.
+    ``notation`` (``--notation``) reads every file as ``markdown`` or ``brain`` notation;
+    None: a file that a ``markdown`` glob matches (``markdown_notes.MarkdownGlobs``) is
+    read as Markdown notes, any other as brain notation (SPEC.md §Notation).
     """
 
     roots: Sequence[str | os.PathLike] = ()
@@ -104,6 +107,8 @@ class Options:
     cache_dir: str | os.PathLike | None = None
     names: Mapping[str, str] = field(default_factory=dict)
     progress: Callable[[str, int, int, int], object] | None = field(default=None, compare=False)
+    notation: str | None = None
+    markdown: Sequence[str] = markdown_notes.DEFAULT_GLOBS
 
     # dataclass() would compile these on every start-up (issue 14): written out as it
     # writes them; tests/test_records.py holds them to it.
@@ -118,6 +123,8 @@ class Options:
         cache_dir=None,
         names=FROM_FACTORY,
         progress=None,
+        notation=None,
+        markdown=markdown_notes.DEFAULT_GLOBS,
     ) -> None:
         self.roots = roots
         self.scope = scope
@@ -127,6 +134,8 @@ class Options:
         self.cache_dir = cache_dir
         self.names = dict() if names is FROM_FACTORY else names
         self.progress = progress
+        self.notation = notation
+        self.markdown = markdown
 
     @recursive_repr()
     def __repr__(self) -> str:
@@ -134,7 +143,8 @@ class Options:
             f"{self.__class__.__qualname__}(roots={self.roots!r}, scope={self.scope!r}, "
             f"plus_kind={self.plus_kind!r}, task_pattern={self.task_pattern!r}, "
             f"parser={self.parser!r}, cache_dir={self.cache_dir!r}, names={self.names!r}, "
-            f"progress={self.progress!r})"
+            f"progress={self.progress!r}, notation={self.notation!r}, "
+            f"markdown={self.markdown!r})"
         )
 
     def __eq__(self, other):
@@ -147,6 +157,8 @@ class Options:
                 self.parser,
                 self.cache_dir,
                 self.names,
+                self.notation,
+                self.markdown,
             ) == (
                 other.roots,
                 other.scope,
@@ -155,6 +167,8 @@ class Options:
                 other.parser,
                 other.cache_dir,
                 other.names,
+                other.notation,
+                other.markdown,
             )
         return NotImplemented
 
@@ -162,7 +176,7 @@ class Options:
 @dataclass
 class FileStats:
     """Line counts of one notes file (SPEC.md §Report: lines == fact_lines + continuations
-    + blank + skipped)."""
+    + blank + skipped), and the notation it was read as (``brain`` or ``markdown``)."""
 
     path: str
     scope: str
@@ -174,6 +188,7 @@ class FileStats:
     skipped_by_reason: Counter = field(default_factory=Counter)
     merged: int = 0
     gone: int = 0
+    notation: str = "brain"
 
     # dataclass() would compile these on every start-up (issue 14): written out as it
     # writes them; tests/test_records.py holds them to it.
@@ -189,6 +204,7 @@ class FileStats:
         skipped_by_reason=FROM_FACTORY,
         merged=0,
         gone=0,
+        notation="brain",
     ) -> None:
         self.path = path
         self.scope = scope
@@ -202,6 +218,7 @@ class FileStats:
         )
         self.merged = merged
         self.gone = gone
+        self.notation = notation
 
     @recursive_repr()
     def __repr__(self) -> str:
@@ -210,7 +227,7 @@ class FileStats:
             f"lines={self.lines!r}, fact_lines={self.fact_lines!r}, "
             f"continuations={self.continuations!r}, blank={self.blank!r}, "
             f"skipped={self.skipped!r}, skipped_by_reason={self.skipped_by_reason!r}, "
-            f"merged={self.merged!r}, gone={self.gone!r})"
+            f"merged={self.merged!r}, gone={self.gone!r}, notation={self.notation!r})"
         )
 
     def __eq__(self, other):
@@ -226,6 +243,7 @@ class FileStats:
                 self.skipped_by_reason,
                 self.merged,
                 self.gone,
+                self.notation,
             ) == (
                 other.path,
                 other.scope,
@@ -237,6 +255,7 @@ class FileStats:
                 other.skipped_by_reason,
                 other.merged,
                 other.gone,
+                other.notation,
             )
         return NotImplemented
 
@@ -380,8 +399,8 @@ def notes_files(
     skipped: list[str] | None = None,
     names: Mapping[str, str] | None = None,
 ) -> list[tuple[str, Path]]:
-    """The notes files ``paths`` name, in order: a file as given, a folder's ``*.md`` files
-    (recursively, sorted, ``.git`` skipped, symlinked folders not followed).
+    """The notes files ``paths`` name, in order: a file as given, a folder's ``*.md`` and
+    ``*.mdc`` files (recursively, sorted, ``.git`` skipped, symlinked folders not followed).
 
     Returns ``(display name, path)`` pairs, each file once. A ``*.md`` entry of a folder
     that is not a regular file (a FIFO, a device, a dangling link) is left out and its name
@@ -464,7 +483,8 @@ def _walk(folder: Path):
     for dirpath, dirnames, filenames in os.walk(folder):
         dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
         for name in filenames:
-            if name.lower().endswith(".md"):  # NOTES.MD too, as on macOS and Windows
+            # NOTES.MD too, as on macOS and Windows; Cursor's rules (SPEC.md §Notation)
+            if name.lower().endswith((".md", ".mdc")):
                 yield Path(dirpath, name)
 
 
@@ -510,7 +530,7 @@ def read_notes(
     """Read every notes file: count every line, build facts, resolve what they name.
 
     With ``stems``, each fact's stems are made (and kept with it) and counted in
-    ``Notes.frequencies``, for the merge. Raises ``InputError`` (bad path, root or task
+    ``Notes.frequencies``, for the merge. Raises ``InputError`` (bad path, root, notation or task
     pattern), ``notation.NotesReadError`` or ``spill.SpillError``.
     """
     with gc_paused():
@@ -528,6 +548,11 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options, stems: Ste
             f"--task-pattern: not a valid regular expression ({exc}); fix it"
         ) from None
     classify = notation.classifier(options.parser)
+    if options.notation not in (None, *markdown_notes.NOTATIONS):
+        raise InputError(
+            f"--notation {options.notation}: must be one of {', '.join(markdown_notes.NOTATIONS)}"
+        )
+    markdown = markdown_notes.MarkdownGlobs(tuple(options.markdown))
     resolver = Resolver(roots, lambda: _name_index(roots[0], options.cache_dir))
     diags: list[Diagnostic] = [
         Diagnostic(name, None, "BM307", "warning", "not a regular file; skipped") for name in odd
@@ -545,14 +570,18 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options, stems: Ste
         scope = scope_for(source, options.scope)
         plus = plus_kind_for(source, options.plus_kind)
         st = FileStats(display, scope)
+        st.notation = markdown_notes.notation_of(source.as_posix(), options.notation, markdown)
+        scan = markdown_notes.scan if st.notation == "markdown" else notation.scan
+        # Definitions may follow their use: read first, from the whole file (references).
+        refs = references.of_file(path, display, scan, classify)
         # Resolved, so a notes file reached through a symlink still lies inside its root.
         folder = os.path.dirname(os.path.realpath(source))
         reasons = st.skipped_by_reason
         grouper = Grouper(MAX_FACT_CHARS)
 
-        def flush(group, display=display, scope=scope, plus=plus, folder=folder):
+        def flush(group, display=display, scope=scope, plus=plus, folder=folder, refs=refs):
             fact = group_fact(display, group, scope, plus, tasks, diags, MAX_FACT_CHARS)
-            res = resolver.scan(fact, diags, folder)
+            res = resolver.scan(fact, diags, folder, references=refs)
             fact = fact.without_segments()
             _dropped(fact.file, fact.line, res.notes, diags)
             if len({t.text for t in res.camel}) > NAME_CAP:
@@ -563,7 +592,7 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options, stems: Ste
                 df.update(fact_stems)
             facts.append((fact, None if res is NOTHING else res, fact_stems), len(fact.full_text))
 
-        for ln in notation.scan(path, display, diags, classify):
+        for ln in scan(path, display, diags, classify):
             st.lines += 1
             if report is not None and not st.lines & 0xFFFF:
                 report("read", number, len(files), read + st.lines)

@@ -13,8 +13,12 @@ from typing import Any
 
 #: Kinds the store keeps, in report order (SPEC.md §Notation, "Markers").
 KINDS = ("decision", "pattern", "blocker", "environment", "other")
-#: Markers in report order (SPEC.md §Notation).
-MARKERS = ("+", "!", "~", "=", "?", ">", "->", "x")
+#: Markers in report order (SPEC.md §Notation), and last ``-``: a Markdown notes fact that
+#: no brain marker starts (``- pool of 8``; kind ``other``, SPEC.md §Notation, Markdown
+#: notes).
+MARKERS = ("+", "!", "~", "=", "?", ">", "->", "x", "-")
+#: The markers of brain notation: every marker but ``-``.
+BRAIN_MARKERS = MARKERS[:-1]
 #: Reasons a line is skipped (SPEC.md §Notation, classes "skipped" and "other").
 SKIP_REASONS = (
     "context",
@@ -26,6 +30,10 @@ SKIP_REASONS = (
     "empty",
     "orphan",
     "prose",
+    "conflict",
+    "link-definition",
+    "front-matter",
+    "table",
 )
 #: Fact statuses (SPEC.md §Store).
 STATUSES = ("active", "stale", "superseded")

@@ -9,7 +9,8 @@ a line with them:
   give the same answer on every golden and generated line.
 
 ``scan`` keeps the little state that spans lines (an open fact, a fence, an HTML comment
-block, a callout, a context or state line) and yields one ``Line`` per physical line, so
+block, a callout, a context or state line, a merge conflict: ``Conflicts``) and yields one
+``Line`` per physical line, so
 every line is accounted for: ``fact``, ``continuation``, ``blank`` or ``skipped`` with a
 reason. It streams: memory does not grow with the file (a UTF-16 or UTF-32 file is
 transcoded through a temporary file).
@@ -31,6 +32,7 @@ from reprlib import recursive_repr
 from typing import TYPE_CHECKING, BinaryIO
 
 from brainmigrate import spill
+from brainmigrate.conflicts import CONFLICT_CLASSES, Conflicts
 from brainmigrate.digests import sha256
 from brainmigrate.errors import BrainmigrateError
 from brainmigrate.model import Diagnostic
@@ -205,7 +207,8 @@ def _remove(path: Path) -> None:
 
 
 # A classification: (class, lead token, index where the line's rest begins).
-# class is one of: blank fact callout context state heading fence comment indented prose.
+# class is one of: blank fact callout context state heading fence comment indented prose
+# link_definition conflict_open conflict_base conflict_sep conflict_close.
 # For a fact, lead is the marker ("!" for "!P3") and the rest is the fact's raw text.
 Classified = tuple[str, str, int]
 
@@ -234,7 +237,7 @@ class LarkClassifier:
         for tok in tokens:
             if tok.type == "PRIORITY":
                 return cls, "!", tok.start_pos + 1
-            if tok.type not in ("BULLET", "REST"):
+            if tok.type not in ("BULLET", "TASK_BOX", "REST"):
                 lead, start = str(tok), tok.end_pos
         return cls, lead, start
 
@@ -244,14 +247,19 @@ def classifier_source() -> str:
     terminals (before ``fast_classes``)."""
     t = terminals()
     return (
-        f"(?P<blank>(?:{t['BLANK']})?$)"
+        f"(?P<link_definition>{t['LINK_DEF']})"
+        f"|(?P<blank>(?:{t['BLANK']})?$)"
         f"|(?P<indented>{t['INDENT']})(?=.)"
         f"|(?P<heading>{t['HEADING']})"
         f"|(?P<fence>{t['FENCE']})"
         f"|(?P<comment>{t['COMMENT_OPEN']})"
-        f"|(?:{t['BULLET']})?(?:(?P<callout>{t['CALLOUT']})|(?P<priority>{t['PRIORITY']})"
-        f"|(?P<fact>{t['MARKER']})"
-        f"|(?P<context>{t['CONTEXT']})|(?P<state>{t['STATE']}))"
+        f"|(?P<conflict_open>{t['CONFLICT_OPEN']})"
+        f"|(?P<conflict_base>{t['CONFLICT_BASE']})"
+        f"|(?P<conflict_sep>{t['CONFLICT_SEP']})"
+        f"|(?P<conflict_close>{t['CONFLICT_CLOSE']})"
+        f"|(?:{t['BULLET']})?(?:(?P<callout>{t['CALLOUT']})"
+        f"|(?:{t['TASK_BOX']})?(?:(?P<priority>{t['PRIORITY']})|(?P<fact>{t['MARKER']})"
+        f"|(?P<context>{t['CONTEXT']})|(?P<state>{t['STATE']})))"
         f"|(?P<prose>)"
     )
 
@@ -355,6 +363,13 @@ def fold(text: str) -> str:
     return " ".join(text.split())
 
 
+def link_label(label: str) -> str:
+    """A link label as labels are matched (SPEC.md §Anchors, Reference-style links):
+    case-folded, runs of Unicode White_Space folded to one space, trimmed
+    (``link_label(" ADR\t4 ")`` is ``"adr 4"``)."""
+    return fold(label).casefold()
+
+
 def is_blank(text: str) -> bool:
     """True when ``text`` is empty or only Unicode White_Space."""
     return not text.strip(_WS_STRIP)
@@ -369,7 +384,8 @@ class Line:
 
     ``cls`` is ``fact``, ``continuation``, ``blank`` or ``skipped``; ``reason`` is the skip
     reason (SPEC.md §Notation); for a fact ``marker`` is its marker; for a fact or a
-    continuation ``text`` is the raw text (marker removed) and ``col`` its 1-based column.
+    continuation ``text`` is the raw text (marker removed) and ``col`` its 1-based column;
+    a skipped ``link-definition`` line keeps its whole text (``references`` reads it).
     """
 
     number: int
@@ -408,6 +424,14 @@ class Line:
                 other.col,
             )
         return NotImplemented
+
+
+#: What reads a notes file's decoded lines into ``Line`` values: ``body(handle, file,
+#: diags, classify, encoding)``, ``handle`` a seekable binary file of UTF-8 (its lines read
+#: with ``read_lines``), ``encoding`` None or the name of the encoding it was transcoded from.
+Body = Callable[
+    [BinaryIO, str, list[Diagnostic], Callable[[str], "Classified"], str | None], Iterator[Line]
+]
 
 
 class NotesReadError(BrainmigrateError, OSError):
@@ -478,7 +502,7 @@ def _decode(
     return text
 
 
-def _read(
+def read_lines(
     handle,
     offset: int,
     number: int,
@@ -487,7 +511,8 @@ def _read(
     diags: list[Diagnostic],
     encoding: str | None,
 ):
-    """Yield ``(number, text, offset_after)`` from byte ``offset`` on, decoding each line.
+    """Yield ``(number, text, offset_after)`` from byte ``offset`` of ``handle`` on, decoding
+    each line (SPEC.md §Notation, Decoding); ``number`` is the number of the line before.
 
     Problems of lines numbered ``warn_after`` or less were reported by an earlier pass.
     ``encoding`` is None for a UTF-8 file (whose BOM is dropped here), else the name of
@@ -538,6 +563,8 @@ def scan(
     file: str,
     diags: list[Diagnostic],
     classify: Callable[[str], Classified] | None = None,
+    *,
+    body: Body | None = None,
 ) -> Iterator[Line]:
     """Yield one ``Line`` per physical line of the notes file at ``path`` (see ``scan_file``).
 
@@ -551,7 +578,7 @@ def scan(
             f"{file}: cannot read it ({exc.strerror or exc}); {_READ_FIX}"
         ) from exc
     try:
-        yield from scan_file(handle, file, diags, classify)
+        yield from scan_file(handle, file, diags, classify, body=body)
     except OSError as exc:
         raise NotesReadError(
             f"{file}: cannot read it ({exc.strerror or exc}); {_READ_FIX}"
@@ -565,12 +592,15 @@ def scan_file(
     file: str,
     diags: list[Diagnostic],
     classify: Callable[[str], Classified] | None = None,
+    *,
+    body: Body | None = None,
 ) -> Iterator[Line]:
     """Yield one ``Line`` per physical line of the notes read from ``handle``, a seekable
     binary file object positioned at its start (an open file, ``io.BytesIO``).
 
     ``file`` is the name diagnostics use. Problems in the notes (invalid bytes, NUL, an
-    unclosed fence or comment) are appended to ``diags``; they never stop the scan. Lines
+    unclosed fence or comment, a merge conflict: BM311) are appended to ``diags``; they
+    never stop the scan. Lines
     end at ``\\n`` only; a ``\\r`` before it is dropped (SPEC.md §Notation, Decoding).
 
     The notes are UTF-8, and a UTF-8 BOM at byte 0 is dropped, unless they start with a
@@ -578,8 +608,12 @@ def scan_file(
     through an unnamed temporary file as UTF-8, so memory stays bounded; columns are in
     characters either way. Raises ``OSError`` when ``handle`` cannot be read and
     ``spill.SpillError`` when the temporary file cannot be written.
+
+    ``body`` reads the decoded lines (default: brain notation; ``markdown_notes.body`` reads
+    Markdown notes).
     """
     classify = classify or _fast()
+    body = body or _scan
     head = handle.read(4)
     for bom, codec, name in WIDE_BOMS:
         if head.startswith(bom):
@@ -588,10 +622,10 @@ def scan_file(
             )
             handle.seek(len(bom))
             with _transcoded(handle, codec) as utf8:
-                yield from _scan(utf8, file, diags, classify, name)
+                yield from body(utf8, file, diags, classify, name)
             return
     handle.seek(0)
-    yield from _scan(handle, file, diags, classify, None)
+    yield from body(handle, file, diags, classify, None)
 
 
 def _transcoded(handle: BinaryIO, codec: str) -> BinaryIO:
@@ -630,11 +664,18 @@ def _scan(
     # "fact", "callout", "context" or "state": what an indented line would continue (and,
     # for a callout, a ">" line too)
     open_kind = ""
+    conflicts = Conflicts(file, diags)
     while True:
-        lines = _read(handle, offset, number, file, warned, diags, encoding)
+        lines = read_lines(handle, offset, number, file, warned, diags, encoding)
         restart = None
         for number, text, offset in lines:
             cls, lead, start = classify(text)
+            if cls in CONFLICT_CLASSES or conflicts.in_base:
+                if conflicts.take(cls, number):
+                    open_kind = ""
+                    yield Line(number, "skipped", "conflict")
+                    continue
+                cls = "prose"  # a conflict line with no conflict open
             if cls == "indented":
                 if open_kind == "fact":
                     yield Line(number, "continuation", "", "", text, 1)
@@ -662,6 +703,8 @@ def _scan(
                 yield Line(number, "skipped", cls)
             elif cls == "heading" or cls == "prose":
                 yield Line(number, "skipped", cls)
+            elif cls == "link_definition":
+                yield Line(number, "skipped", "link-definition", "", text, 1)
             elif cls == "fence":
                 yield Line(number, "skipped", "code")
                 first = number
@@ -680,7 +723,7 @@ def _scan(
                     continue
                 if not comments_close:
                     yield Line(number, "skipped", "comment")
-                    diags.append(_unclosed(file, number))
+                    diags.append(unclosed_comment(file, number))
                     continue
                 first, resume = number, offset
                 for number, text, offset in lines:  # noqa: B007 - offset read after
@@ -692,17 +735,19 @@ def _scan(
                     # Never closed: that line alone is a comment; read on after it. The
                     # lines after it were read to the end, and their problems reported.
                     yield Line(first, "skipped", "comment")
-                    diags.append(_unclosed(file, first))
+                    diags.append(unclosed_comment(file, first))
                     comments_close = False
                     restart = (resume, first)
                     warned = number
                     break
         if restart is None:
+            conflicts.end(number)
             return
         offset, number = restart
 
 
-def _unclosed(file: str, number: int) -> Diagnostic:
+def unclosed_comment(file: str, number: int) -> Diagnostic:
+    """The BM304 info of an HTML comment opened at line ``number`` and never closed."""
     return Diagnostic(file, number, "BM304", "info", "HTML comment never closed", 1)
 
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from reprlib import recursive_repr
 
@@ -175,7 +175,9 @@ class Token:
 
 
 def tokens(
-    segments: Iterable[Segment], holds: Callable[[str], bool] | None = None
+    segments: Iterable[Segment],
+    holds: Callable[[str], bool] | None = None,
+    references: Mapping[str, str] | None = None,
 ) -> Iterator[Token]:
     """Split a fact's segments into tokens (SPEC.md §Anchors), in order of position.
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brainmigrate import notation
+from brainmigrate import notation, references
 from brainmigrate.notation import parse_stamp, parse_stamp_lark, split_block_id, split_trailer
 
 FAST = notation.classifier("fast")
@@ -31,6 +31,17 @@ ALPHABET = list("+!~=?>x-*@%#`~<>!P0123456789 \t\r\x0b\x0c[]()/.:aZ") + [
     "[!note]",
     "]",
     "^",
+    "1.",
+    "12)",
+    "[ ]",
+    "[x]",
+    "[X]",
+    "]:",
+    "<<<<<<<",
+    "=======",
+    ">>>>>>>",
+    "|||||||",
+    '"',
 ]
 lines = st.lists(st.sampled_from(ALPHABET), max_size=12).map("".join)
 
@@ -68,6 +79,47 @@ def test_fast_and_lark_classifiers_agree(line):
         ("> [!] x", ("fact", ">", 1)),
         ("> [note] x", ("fact", ">", 1)),
         ("+ [!note] x", ("fact", "+", 1)),
+        # ordered list items and task boxes before a marker, "@" or "%"
+        ("1. ! flaky upload", ("fact", "!", 4)),
+        ("123456789) ~ nine digits", ("fact", "~", 12)),
+        ("1234567890. ~ ten digits", ("prose", "", 0)),
+        ("1.5 GB", ("prose", "", 0)),
+        ("- [ ] ~ decide the pool size", ("fact", "~", 7)),
+        ("- [x] x shipped", ("fact", "x", 7)),
+        ("* [X] !P3 flaky", ("fact", "!", 7)),
+        ("[ ] + boxed, no bullet", ("fact", "+", 5)),
+        ("2. [x] -> handoff", ("fact", "->", 9)),
+        ("- [x] done", ("prose", "", 0)),
+        ("- [] ~ no box", ("prose", "", 0)),
+        ("- [ ]~ glued", ("prose", "", 0)),
+        ("3. @ context", ("context", "@", 4)),
+        ("- [ ] % state", ("state", "%", 7)),
+        # merge conflicts (whether one is open is scan's business)
+        ("<<<<<<< HEAD", ("conflict_open", "<<<<<<<", 7)),
+        ("<<<<<<<", ("conflict_open", "<<<<<<<", 7)),
+        ("<<<<<<<< eight", ("prose", "", 0)),
+        ("||||||| merged common ancestors", ("conflict_base", "|||||||", 7)),
+        ("=======", ("conflict_sep", "=======", 7)),
+        ("======= x", ("prose", "", 0)),
+        (">>>>>>> feature/x", ("conflict_close", ">>>>>>>", 7)),
+        # link reference definitions
+        (
+            "[adr-4]: docs/adr/0004-cache.md",
+            ("link_definition", "[adr-4]: docs/adr/0004-cache.md", 31),
+        ),
+        (
+            '   [A b]: <docs/My File.md> "title"',
+            ("link_definition", '   [A b]: <docs/My File.md> "title"', 35),
+        ),
+        ("[x]: y 'z'", ("link_definition", "[x]: y 'z'", 10)),
+        ("[x]: y (z)", ("link_definition", "[x]: y (z)", 10)),
+        ("[x]:y", ("link_definition", "[x]:y", 5)),
+        ("[x]: y z", ("prose", "", 0)),
+        ("[x]:", ("prose", "", 0)),
+        ("[ ]: y", ("prose", "", 0)),
+        ("[^1]: a footnote", ("prose", "", 0)),
+        ("    [x]: four spaces", ("indented", "    ", 4)),
+        ("- [x]: y", ("prose", "", 0)),
     ],
 )
 def test_classify(line, expected):
@@ -542,3 +594,188 @@ def test_fast_classes_leave_the_classifier_and_the_stamp_as_composed():
                 assert (a and (a.span(), a.lastgroup, a.groupdict())) == (
                     b and (b.span(), b.lastgroup, b.groupdict())
                 ), repr(line)
+
+
+def lines_of(data: bytes, classify=FAST) -> tuple[list, list]:
+    diags: list = []
+    out = [
+        (ln.number, ln.cls, ln.reason, ln.marker, ln.text)
+        for ln in notation.scan_file(io.BytesIO(data), "n.md", diags, classify)
+    ]
+    return out, diags
+
+
+CONFLICT = (
+    b"+ before\n"
+    b"<<<<<<< HEAD\n"
+    b"+ pool of 8\n"
+    b"  continued\n"
+    b"=======\n"
+    b"+ pool of 16\n"
+    b">>>>>>> feature/pool\n"
+    b"  orphan after the close\n"
+)
+
+
+@pytest.mark.parametrize("classify", [FAST, LARK], ids=["fast", "lark"])
+def test_a_merge_conflict_skips_its_marker_lines_and_reads_both_sides(classify):
+    out, diags = lines_of(CONFLICT, classify)
+    assert out == [
+        (1, "fact", "", "+", " before"),
+        (2, "skipped", "conflict", "", ""),
+        (3, "fact", "", "+", " pool of 8"),
+        (4, "continuation", "", "", "  continued"),
+        (5, "skipped", "conflict", "", ""),
+        (6, "fact", "", "+", " pool of 16"),
+        (7, "skipped", "conflict", "", ""),
+        (8, "skipped", "orphan", "", ""),
+    ]
+    assert [d.to_dict() for d in diags] == [
+        {
+            "file": "n.md",
+            "line": 2,
+            "code": "BM311",
+            "severity": "warning",
+            "message": "unresolved merge conflict (lines 2-7); resolve it",
+            "col": None,
+        }
+    ]
+
+
+def test_the_merge_base_of_a_diff3_conflict_is_skipped():
+    out, diags = lines_of(
+        b"<<<<<<< ours\n"
+        b"~ pool of 8\n"
+        b"||||||| base\n"
+        b"~ pool of 4\n"
+        b"```\n"
+        b"\n"
+        b"=======\n"
+        b"~ pool of 16\n"
+        b">>>>>>> theirs\n"
+        b"```\n"
+        b"+ in the fence\n"
+    )
+    assert out == [
+        (1, "skipped", "conflict", "", ""),
+        (2, "fact", "", "~", " pool of 8"),
+        (3, "skipped", "conflict", "", ""),
+        (4, "skipped", "conflict", "", ""),
+        (5, "skipped", "conflict", "", ""),
+        (6, "skipped", "conflict", "", ""),
+        (7, "skipped", "conflict", "", ""),
+        (8, "fact", "", "~", " pool of 16"),
+        (9, "skipped", "conflict", "", ""),
+        (10, "skipped", "code", "", ""),
+        (11, "skipped", "code", "", ""),
+    ]
+    assert [(d.line, d.code, d.message) for d in diags] == [
+        (1, "BM311", "unresolved merge conflict (lines 1-9); resolve it"),
+        (10, "BM303", "code fence never closed"),
+    ]
+
+
+def test_an_unclosed_conflict_runs_to_the_end_of_the_file_and_says_so():
+    out, diags = lines_of(b"+ a\n<<<<<<< HEAD\n+ b\n=======\n+ c\n")
+    assert [(n, c, r) for n, c, r, _, _ in out] == [
+        (1, "fact", ""),
+        (2, "skipped", "conflict"),
+        (3, "fact", ""),
+        (4, "skipped", "conflict"),
+        (5, "fact", ""),
+    ]
+    assert [(d.line, d.code, d.severity, d.message) for d in diags] == [
+        (
+            2,
+            "BM311",
+            "warning",
+            "unresolved merge conflict (lines 2-5, never closed); resolve it",
+        )
+    ]
+
+
+def test_conflict_markers_with_no_conflict_open_are_prose():
+    out, diags = lines_of(b"Title\n=======\n>>>>>>> x\n||||||| y\n+ fact\n")
+    assert [(n, c, r) for n, c, r, _, _ in out] == [
+        (1, "skipped", "prose"),
+        (2, "skipped", "prose"),
+        (3, "skipped", "prose"),
+        (4, "skipped", "prose"),
+        (5, "fact", ""),
+    ]
+    assert diags == []
+
+
+def test_nested_conflicts_are_one_warning_each():
+    _, diags = lines_of(b"<<<<<<< a\n<<<<<<< b\n=======\n>>>>>>> b\n=======\n>>>>>>> a\n")
+    assert sorted((d.line, d.message) for d in diags) == [
+        (1, "unresolved merge conflict (lines 1-6); resolve it"),
+        (2, "unresolved merge conflict (lines 2-4); resolve it"),
+    ]
+
+
+def test_a_link_definition_is_skipped_and_keeps_its_text():
+    out, diags = lines_of(b"+ see [the ADR][adr-4]\n[adr-4]: docs/adr/0004-cache.md\n  [b]: x\n")
+    assert out == [
+        (1, "fact", "", "+", " see [the ADR][adr-4]"),
+        (2, "skipped", "link-definition", "", "[adr-4]: docs/adr/0004-cache.md"),
+        (3, "skipped", "link-definition", "", "  [b]: x"),
+    ]
+    assert diags == []
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("[adr-4]: docs/adr/0004-cache.md", ("adr-4", "docs/adr/0004-cache.md")),
+        ('[ADR  4]: <docs/My File.md> "the title"', ("adr 4", "docs/My File.md")),
+        ("   [Run\tBook]:runbooks/cold.md (title)", ("run book", "runbooks/cold.md")),
+        ("[a\\]b]: <>", ("a\\]b", "")),
+        ("[Straße]: x.md", ("strasse", "x.md")),
+        ("no definition", None),
+    ],
+)
+def test_link_definition_parts(text, expected):
+    assert references.link_definition(text) == expected
+
+
+def test_link_label_folds_case_and_whitespace():
+    assert notation.link_label("  ADR\u2003\t 4 ") == "adr 4"
+    assert notation.link_label("Foo Bar") == notation.link_label("foo   BAR")
+
+
+@settings(max_examples=2000, deadline=None)
+@given(lines)
+def test_every_line_the_grammar_calls_a_link_definition_has_parts(line):
+    if FAST(line)[0] == "link_definition":
+        assert references.link_definition(line) is not None
+
+
+@pytest.mark.parametrize(
+    "text, task",
+    [
+        ("+ PSR-18 client", None),
+        ("+ EIP-1559 fees", None),
+        ("+ SEV-1 outage", None),
+        ("+ SEV1-2 outage", None),
+        ("+ ERC-20, BIP-32, JEP-400, JSR-310, KEP-753, KIP-500, SOC-2", None),
+        ("+ FIPS-140, NIST-800, WCAG-21, OWASP-10, IEC-62304", None),
+        ("+ SEV-1 outage TER-167", "TER-167"),
+        ("+ TER-167 fixed", "TER-167"),
+        ("+ PSRX-1 is a ticket prefix", "PSRX-1"),
+    ],
+)
+def test_standards_and_grades_are_no_task_ids(text, task):
+    facts, _ = facts_of(text.encode())
+    assert facts[0].task == task
+
+
+def test_a_fact_after_an_ordered_item_or_a_task_box():
+    facts, _ = facts_of(
+        b"1. ! flaky upload\n- [ ] ~ decide the pool size\n- [x] x shipped\n- [x] done\n"
+    )
+    assert [(f.line, f.marker, f.kind, f.text) for f in facts] == [
+        (1, "!", "blocker", "flaky upload"),
+        (2, "~", "decision", "decide the pool size"),
+        (3, "x", "other", "shipped"),
+    ]

@@ -754,7 +754,7 @@ def test_a_link_to_a_fact_the_store_does_not_hold_is_refused_where_it_is_read(
         ),
         (
             "UPDATE facts SET marker = '*' WHERE id = 2",
-            "fact k2: marker is '*', not one of +, !, ~, =, ?, >, ->, x",
+            "fact k2: marker is '*', not one of +, !, ~, =, ?, >, ->, x, -",
         ),
         (
             "UPDATE facts SET text = CAST(text AS BLOB) WHERE id = 1",

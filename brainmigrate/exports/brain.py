@@ -31,7 +31,7 @@ from brainmigrate.fsutil import (
     printable,
 )
 from brainmigrate.merge import Key, MergeIndex, Stems, numbers
-from brainmigrate.model import KINDS, MARKERS, FactRecord
+from brainmigrate.model import BRAIN_MARKERS, KINDS, FactRecord
 from brainmigrate.notation import Line, classifier, fold, split_trailer
 
 #: What fills a brain line past the 2000-character cut (no space, letter or digit: it
@@ -202,7 +202,7 @@ def brain_line(rec: FactRecord, plus: str, tasks: TaskIds) -> tuple[str, str, st
 
 
 def _marker(rec: FactRecord, plus: str) -> str | None:
-    if rec.marker in MARKERS and KIND_OF_MARKER.get(rec.marker, plus) == rec.kind:
+    if rec.marker in BRAIN_MARKERS and KIND_OF_MARKER.get(rec.marker, plus) == rec.kind:
         return rec.marker
     if rec.kind == plus:
         return "+"

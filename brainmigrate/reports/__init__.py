@@ -44,14 +44,15 @@ def report(result, with_facts: bool = True, entries: str = "list") -> dict:
 
     Counts ``by_kind``, ``by_marker``, ``superseded`` and ``citing_gone`` are over the facts
     after merging; per file and in total ``lines == fact_lines + continuations + blank +
-    skipped``.
+    skipped``. Each ``files`` entry says the ``notation`` its file was read as (``brain`` or
+    ``markdown``, SPEC.md §Notation, Markdown notes).
     """
     roots = {r.label: r.index for r in result.roots}
     files = []
     totals = dict.fromkeys(COUNTS, 0)
     skipped = Counter({r: 0 for r in SKIP_REASONS})
     for st in result.files:
-        entry = {"path": st.path, "scope": st.scope}
+        entry = {"path": st.path, "scope": st.scope, "notation": st.notation}
         for key in COUNTS:
             entry[key] = getattr(st, key)
             totals[key] += entry[key]

@@ -1,0 +1,374 @@
+"""Read Markdown notes: plain Markdown that no marker starts (SPEC.md §Notation, Markdown
+notes), such as ``CLAUDE.md``, ``AGENTS.md`` and Cursor's ``.cursor/rules/*.mdc``.
+
+``scan`` yields the same ``notation.Line`` stream that ``notation.scan`` yields for brain
+notation, one ``Line`` per physical line, so facts, anchors and the merge read both alike:
+
+* skipped as in brain notation: ``heading``, ``code``, ``comment``, ``conflict`` and
+  ``link-definition``; ``front-matter`` (a first line ``---`` through the next line
+  ``---``) and ``table`` (a table's delimiter row, ``|---|:--:|``);
+* a fact line: a list item (``-``, ``*`` or ``+``, or ``1.``/``1)``, at any indentation,
+  with an optional task box), a table row, a blockquote line, or the first line of a
+  paragraph;
+* a continuation: a non-blank line right after a fact line or its continuation that is
+  itself no list item, table row, blockquote line or skipped line.
+
+A fact records the marker ``-`` (``model.MARKERS``; kind ``other``) unless a brain marker
+follows the list marker and the task box (``- ! flaky upload`` records ``!``, a blocker);
+``@`` and ``%`` are not special. Where SPEC.md is silent, this module decides (README,
+"Markdown notes"):
+
+* headings, fences and HTML comments count at any indentation (a fence inside a list item
+  is code, not the item's text); a closing fence too;
+* a paragraph's first line directly followed by a Setext underline (``===`` or ``---``)
+  is a heading, and so is the underline;
+* a thematic break (``---``, ``***``, ``___``), a list item or a blockquote line with no
+  text are skipped as ``empty``; a blockquote line that holds only an alert (``> [!NOTE]``)
+  as ``callout``;
+* after a delimiter row, each line holding ``|`` is a table row until one does not;
+* a blockquote line's text drops every leading ``>`` (``> > nested`` gives ``nested``);
+* front matter that is never closed is no front matter: its first line is a thematic
+  break.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from functools import cache
+from pathlib import Path
+from typing import BinaryIO
+
+from brainmigrate import notation
+from brainmigrate.conflicts import CONFLICT_CLASSES, Conflicts
+from brainmigrate.model import Diagnostic
+from brainmigrate.notation import (
+    SEP_CLASS,
+    WS_CLASS,
+    Classified,
+    Line,
+    fast_classes,
+    is_blank,
+    read_lines,
+    split_block_id,
+    split_trailer,
+    terminals,
+    unclosed_comment,
+)
+
+#: The marker a Markdown fact records when no brain marker follows its list marker.
+NO_MARKER = "-"
+#: What the report says a file was read as (SPEC.md §Report, ``notation``).
+NOTATIONS = ("brain", "markdown")
+
+
+def scan(
+    path: str | Path,
+    file: str,
+    diags: list[Diagnostic],
+    classify: Callable[[str], Classified] | None = None,
+) -> Iterator[Line]:
+    """Yield one ``Line`` per physical line of the Markdown notes file at ``path``.
+
+    Decoding, errors raised and diagnostics as ``notation.scan`` (an unclosed fence BM303,
+    an unclosed comment BM304, a merge conflict BM311). ``classify`` is the brain notation's
+    line classifier (``fast`` or ``lark``): headings, fences, comments, conflicts and link
+    definitions are recognised by it, as in brain notation.
+    """
+    return notation.scan(path, file, diags, classify, body=body)
+
+
+def scan_file(
+    handle: BinaryIO,
+    file: str,
+    diags: list[Diagnostic],
+    classify: Callable[[str], Classified] | None = None,
+) -> Iterator[Line]:
+    """``scan`` of the notes read from ``handle`` (see ``notation.scan_file``)."""
+    return notation.scan_file(handle, file, diags, classify, body=body)
+
+
+@cache
+def _patterns() -> tuple[re.Pattern, ...]:
+    """A list item's prefix (bullet or ordered item, then an optional task box: brain
+    notation's ``BULLET`` and ``TASK_BOX`` with ``+`` too, at any indentation, also at the
+    end of the line) and a brain marker after it, composed from the grammar's ``MARKER``
+    and ``PRIORITY`` terminals (so it is the grammar's marker)."""
+    t = terminals()
+    sep = f"(?:{SEP_CLASS}+|$)"
+    item = re.compile(
+        rf"[ \t]*(?:[-*+]|[0-9]{{1,9}}[.)]){sep}(?:\[[ xX]\]{sep})?",
+    )
+    marker = re.compile(fast_classes(f"(?P<priority>{t['PRIORITY']})|(?:{t['MARKER']})"))
+    return item, marker
+
+
+_THEMATIC = re.compile(r"[ ]{0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*")
+_SETEXT = re.compile(r"[ ]{0,3}(?:=+|-+)[ \t]*")
+_DELIMITER = re.compile(r"[ \t]*(?=[^|]*\|)\|?(?:[ \t]*:?-+:?[ \t]*\|)*[ \t]*:?-+:?[ \t]*\|?[ \t]*")
+_QUOTE = re.compile(r"[ \t]*>(?:[ \t]*>)*[ \t]?")
+_ALERT = re.compile(r"[ \t]*\[![\w-]+\][ \t]*")
+_FRONT = re.compile(f"---{WS_CLASS}*")
+
+
+def _has_text(rest: str) -> bool:
+    """Whether ``rest`` holds text once its trailer and block id are gone (SPEC.md
+    §Notation: a marker with no text, or only a comment, is ``empty``)."""
+    body = split_trailer(rest)[0] if "-->" in rest else rest
+    if "^" in body:
+        body = split_block_id(body)
+    return not is_blank(body)
+
+
+def body(
+    handle: BinaryIO,
+    file: str,
+    diags: list[Diagnostic],
+    classify: Callable[[str], Classified],
+    encoding: str | None,
+) -> Iterator[Line]:
+    """Read the decoded lines of ``handle`` as Markdown notes (a ``notation.Body``)."""
+    item_re, marker_re = _patterns()
+    offset = number = warned = 0
+    comments_close = True  # False once a comment was seen to run to the end of the file
+    is_open = False  # a fact line or its continuation was the last line
+    table = False  # after a delimiter row, until a line without "|"
+    held: Line | None = None  # a paragraph's first line, until the next line is seen
+    conflicts = Conflicts(file, diags)
+    while True:
+        lines = read_lines(handle, offset, number, file, warned, diags, encoding)
+        restart = None
+        for number, text, offset in lines:
+            cls, lead, start = classify(text)
+            if cls in CONFLICT_CLASSES or conflicts.in_base:
+                if conflicts.take(cls, number):
+                    if held is not None:
+                        yield held
+                        held = None
+                    is_open = table = False
+                    yield Line(number, "skipped", "conflict")
+                    continue
+                cls = "prose"  # a conflict line with no conflict open
+            if held is not None:
+                if _SETEXT.fullmatch(text):
+                    yield Line(held.number, "skipped", "heading")
+                    yield Line(number, "skipped", "heading")
+                    held = None
+                    is_open = False
+                    continue
+                yield held
+                held = None
+            if number == 1 and _FRONT.fullmatch(text):
+                first, resume = number, offset
+                for number, text, offset in lines:  # noqa: B007 - offset read after
+                    if _FRONT.fullmatch(text):
+                        for n in range(first, number + 1):
+                            yield Line(n, "skipped", "front-matter")
+                        break
+                else:
+                    # Never closed: no front matter; its first line is a thematic break.
+                    yield Line(first, "skipped", "empty")
+                    restart = (resume, first)
+                    warned = number
+                    break
+                continue
+            if cls == "blank":
+                is_open = table = False
+                yield Line(number, "blank")
+                continue
+            if cls == "link_definition":
+                is_open = table = False
+                yield Line(number, "skipped", "link-definition", "", text, 1)
+                continue
+            stripped = text.lstrip(" \t")
+            if len(stripped) != len(text):
+                cls, lead, start = classify(stripped)
+                start += len(text) - len(stripped)
+            if cls == "heading":
+                is_open = table = False
+                yield Line(number, "skipped", "heading")
+                continue
+            if cls == "fence":
+                is_open = table = False
+                yield Line(number, "skipped", "code")
+                first = number
+                closing = re.compile(f"[ \t]*{re.escape(lead[0])}{{{len(lead)},}}{WS_CLASS}*$")
+                for number, text, offset in lines:  # noqa: B007 - offset read after
+                    yield Line(number, "skipped", "code")
+                    if closing.match(text):
+                        break
+                else:
+                    diags.append(
+                        Diagnostic(file, first, "BM303", "info", "code fence never closed", 1)
+                    )
+                continue
+            if cls == "comment":
+                is_open = table = False
+                if text.find("-->", start) >= 0:
+                    yield Line(number, "skipped", "comment")
+                    continue
+                if not comments_close:
+                    yield Line(number, "skipped", "comment")
+                    diags.append(unclosed_comment(file, number))
+                    continue
+                first, resume = number, offset
+                for number, text, offset in lines:  # noqa: B007 - offset read after
+                    if "-->" in text:
+                        for n in range(first, number + 1):
+                            yield Line(n, "skipped", "comment")
+                        break
+                else:
+                    yield Line(first, "skipped", "comment")
+                    diags.append(unclosed_comment(file, first))
+                    comments_close = False
+                    restart = (resume, first)
+                    warned = number
+                    break
+                continue
+            if "|" in text and _DELIMITER.fullmatch(text):
+                is_open, table = False, True
+                yield Line(number, "skipped", "table")
+                continue
+            if _THEMATIC.fullmatch(text):
+                is_open = table = False
+                yield Line(number, "skipped", "empty")
+                continue
+            m = item_re.match(text)
+            if m is not None:
+                table = False
+                at = m.end()
+                rest = text[at:]
+                mark = marker_re.match(rest)
+                if mark is not None and _has_text(rest[mark.end() :]):
+                    if mark.group("priority"):  # "!P3": a blocker whose text is "P3 …"
+                        lead, at = "!", at + mark.start() + 1
+                    else:
+                        lead, at = mark.group(0), at + mark.end()
+                    is_open = True
+                    yield Line(number, "fact", "", lead, text[at:], at + 1)
+                elif _has_text(rest):
+                    is_open = True
+                    yield Line(number, "fact", "", NO_MARKER, rest, at + 1)
+                else:
+                    is_open = False
+                    yield Line(number, "skipped", "empty")
+                continue
+            if stripped[:1] == "|" or (table and "|" in text):
+                is_open = table = True
+                yield Line(number, "fact", "", NO_MARKER, stripped, len(text) - len(stripped) + 1)
+                continue
+            table = False
+            q = _QUOTE.match(text)
+            if q is not None:
+                rest = text[q.end() :]
+                if _ALERT.fullmatch(rest):
+                    is_open = False
+                    yield Line(number, "skipped", "callout")
+                elif _has_text(rest):
+                    is_open = True
+                    yield Line(number, "fact", "", NO_MARKER, rest, q.end() + 1)
+                else:
+                    is_open = False
+                    yield Line(number, "skipped", "empty")
+                continue
+            if is_open:
+                yield Line(number, "continuation", "", "", text, 1)
+                continue
+            if not _has_text(stripped):  # only a comment, a block id
+                yield Line(number, "skipped", "empty")
+                continue
+            is_open = True
+            held = Line(number, "fact", "", NO_MARKER, stripped, len(text) - len(stripped) + 1)
+        if held is not None:
+            yield held
+            held = None
+        if restart is None:
+            conflicts.end(number)
+            return
+        offset, number = restart
+
+
+# ------------------------------------------------------------------ which files are Markdown
+
+#: The ``markdown`` globs of the configuration when it names none (SPEC.md §Notation,
+#: Markdown notes); a bare name matches at any depth.
+DEFAULT_GLOBS = (
+    "CLAUDE.md",
+    "AGENTS.md",
+    "GEMINI.md",
+    "MEMORY.md",
+    ".cursorrules",
+    ".windsurfrules",
+    "**/.cursor/rules/*.mdc",
+    "**/.clinerules/**",
+    ".github/copilot-instructions.md",
+    ".github/instructions/*.md",
+)
+
+
+def glob_regex(glob: str) -> str:
+    """A ``markdown`` glob as a regular expression over a POSIX path: ``**/`` is any number
+    of folders (none too), ``**`` anything, ``*`` anything but ``/``, ``?`` one character
+    but ``/``, ``[...]`` a class; every other character stands for itself."""
+    out, i = [], 0
+    while i < len(glob):
+        c = glob[i]
+        if glob.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+            continue
+        if glob.startswith("**", i):
+            out.append(".*")
+            i += 2
+            continue
+        if c == "*":
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "[" and (end := glob.find("]", i + 2)) > 0:
+            inside = glob[i + 1 : end]
+            neg = inside[:1] in ("!", "^")
+            body = re.escape(inside[1:] if neg else inside).replace("\\-", "-")
+            out.append(f"[{'^' if neg else ''}{body}]")
+            i = end + 1
+            continue
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return "".join(out)
+
+
+class MarkdownGlobs:
+    """Which notes files are read as Markdown notes: those a glob matches (SPEC.md
+    §Notation, Markdown notes). A glob is matched against the file's path (POSIX, ``./``
+    dropped) and each tail of it that starts at a folder, so ``CLAUDE.md`` matches at any
+    depth and ``.github/instructions/*.md`` under any folder. Compiled once; a call is one
+    regular expression match per tail of the path."""
+
+    __slots__ = ("globs", "_regex")
+
+    def __init__(self, globs: tuple[str, ...] | list[str] = DEFAULT_GLOBS) -> None:
+        self.globs = tuple(globs)
+        joined = "|".join(f"(?:{glob_regex(g.removeprefix('./'))})" for g in self.globs)
+        self._regex = re.compile(joined) if self.globs else None
+
+    def __call__(self, path: str) -> bool:
+        """Whether notes file ``path`` is Markdown notes."""
+        if self._regex is None:
+            return False
+        path = path.replace("\\", "/")
+        while path.startswith("./"):
+            path = path[2:]
+        full = self._regex.fullmatch
+        if full(path):
+            return True
+        return any(c == "/" and full(path, i + 1) for i, c in enumerate(path))
+
+
+def notation_of(path: str, notation: str | None, markdown: MarkdownGlobs) -> str:
+    """``"markdown"`` or ``"brain"``: how notes file ``path`` is read. ``notation`` is the
+    ``--notation`` given (``markdown`` or ``brain``: every file so), else None (by the
+    ``markdown`` globs)."""
+    if notation is not None:
+        return notation
+    return "markdown" if markdown(path) else "brain"
