@@ -479,6 +479,13 @@ def make_roots(roots: Sequence[str | os.PathLike]) -> list[Root]:
     return out
 
 
+def _cache_dir(cache_dir) -> Path:
+    """Where the run keeps its caches: ``--cache-dir``, else the user's cache folder."""
+    from brainmigrate.fsutil import user_cache_dir
+
+    return Path(cache_dir) if cache_dir else user_cache_dir()
+
+
 def _name_index(root: Root, cache_dir):
     from brainmigrate.codeindex import CodeIndex
 
@@ -525,7 +532,9 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options, stems: Ste
             f"--task-pattern: not a valid regular expression ({exc}); fix it"
         ) from None
     classify = notation.classifier(options.parser)
-    resolver = Resolver(roots, lambda: _name_index(roots[0], options.cache_dir))
+    resolver = Resolver(
+        roots, lambda: _name_index(roots[0], options.cache_dir), _cache_dir(options.cache_dir)
+    )
     diags: list[Diagnostic] = [
         Diagnostic(name, None, "BM307", "warning", "not a regular file; skipped") for name in odd
     ]
