@@ -20,7 +20,6 @@ searched once.
 from __future__ import annotations
 
 import os
-import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -29,6 +28,15 @@ from typing import Protocol
 from urllib.parse import unquote
 
 from brainmigrate import roottables
+from brainmigrate.citing import (
+    MARKDOWN,
+    NO_FACT,
+    FactText,
+    cited_shape,
+    fragment_of,
+    module_candidate,
+    names_heading,
+)
 from brainmigrate.fsutil import printable
 from brainmigrate.knowledge import History, default_listing, git_history
 from brainmigrate.model import (
@@ -74,36 +82,6 @@ __all__ = [
 #: At most this many anchors per fact from bare file names, and as many from CamelCase
 #: names (SPEC.md §Anchors).
 NAME_CAP = 6
-#: Markdown files, whose ``#fragment`` names a heading (SPEC.md §Anchors 1).
-MARKDOWN = (".md", ".markdown", ".mdx")
-
-_NOT_PATH = frozenset("*${}<>")
-_SCP = re.compile(r"[^/@]+@[^/:]+:")
-_ENV_VAR = re.compile(r"(?:^|/)%[A-Za-z_][A-Za-z0-9_]*%(?:/|$)")
-#: Two or more lower-case identifiers joined by ``.`` (SPEC.md §Anchors 4).
-_MODULE = re.compile(r"[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)+")
-_MODULE_WORD = re.compile(r"(?:^|[\s(`'\"])(?:-m|import|from)[ \t]+[`'\"]?\Z")
-_MODULE_KEY = re.compile(r"MODULE|SETTINGS", re.IGNORECASE)
-
-
-def cited_shape(text: str) -> tuple[str, str] | None:
-    """``(posix, kind)`` when token text ``text`` has the shape of a cited path (SPEC.md
-    §Anchors 1): kind ``"file"`` (a last segment with an extension, or a listed file
-    name), ``"folder"`` (ending in ``/``) or ``"maybe"`` (any other token with ``/``: a
-    citation only when a root knows it). None for URLs, globs, variables and tokens
-    without ``/``."""
-    text = text.replace("\\", "/")
-    if "/" not in text or _NOT_PATH.intersection(text) or text.strip("/") == "":
-        return None
-    if text.startswith("www.") or "://" in text or _SCP.match(text):
-        return None
-    if "%" in text and _ENV_VAR.search(text):
-        return None
-    if path_like(text) is not None:
-        return text, "file"
-    return text, "folder" if text.endswith("/") else "maybe"
-
-
 # ------------------------------------------------------------------------------ names
 
 
@@ -252,7 +230,7 @@ class Resolver:
         """
         out = Resolved()
         seen: set[Anchor] = set()  # out.anchors as a set: a fact may cite thousands of paths
-        ctx = _Context(fact, diags, folder)
+        ctx = FactText(fact, diags, folder)
         for tok in tokens(fact.segments, self._holds):
             if tok.overflow is not None and diags is not None:
                 form = tok.overflow
@@ -283,7 +261,9 @@ class Resolver:
                 elif (tok.link or ctx.ticked(tok)) and self._folder_name(out, tok, seen, folder):
                     continue
             if "." in text:
-                self._module_token(out, tok, seen, ctx)
+                module = module_candidate(tok, ctx)
+                if module is not None:
+                    self._module(module[0], module[1], tok, out, seen, ctx.folder)
             for name in camelcase_names(tok.whole or tok.text):
                 out.camel.append(Token(name, tok.line, tok.col, None))
                 if name not in self._choice:
@@ -296,7 +276,7 @@ class Resolver:
 
     # --- cited paths ------------------------------------------------------------------
 
-    def _cited(self, tok: Token, ctx: _Context) -> tuple[str, str] | None:
+    def _cited(self, tok: Token, ctx: FactText) -> tuple[str, str] | None:
         """``(path as written, kind)`` when ``tok`` has a cited path's shape: the one place
         a token becomes a path. A leading ``@`` the token layer stripped is put back (an
         alias, a workspace package, or a Claude Code import)."""
@@ -346,7 +326,7 @@ class Resolver:
             name = found[1] if len(found) > 1 else normalize(cited) or cited
             out.citations.append(Citation(state, name, tok.line, tok.col, lines=tok.lines))
 
-    def _check(self, tok: Token, index: int, rel: str, ctx: _Context) -> None:
+    def _check(self, tok: Token, index: int, rel: str, ctx: FactText) -> None:
         """Warn a line form past the end of the file (BM204) and a ``#fragment`` naming no
         heading of a Markdown file (BM205), per SPEC.md §Anchors 1 "Lines and fragments are
         checked"."""
@@ -359,10 +339,10 @@ class Resolver:
                 ctx.warn(
                     tok, "BM204", f"line {tok.lines[0]} is past the end of {shown} ({count} lines)"
                 )
-        fragment = _fragment(tok)
+        fragment = fragment_of(tok)
         if fragment and rel.lower().endswith(MARKDOWN):
             anchors = k.heading_anchors(nfc)
-            if anchors is not None and not _names_heading(fragment, anchors):
+            if anchors is not None and not names_heading(fragment, anchors):
                 ctx.warn(tok, "BM205", f"no heading #{printable(fragment)} in {shown}")
 
     def _own_url(self, out: Resolved, tok: Token, seen: set[Anchor], ctx) -> bool:
@@ -453,26 +433,6 @@ class Resolver:
 
     # --- module paths -----------------------------------------------------------------
 
-    def _module_token(self, out: Resolved, tok: Token, seen, ctx: _Context) -> None:
-        """A module path in ``tok``: the whole token in a module context (after ``-m``,
-        ``import``, ``from``, or as the value of a ``…MODULE``/``…SETTINGS`` option or
-        variable), else its leading lower-case dotted name."""
-        text = tok.text
-        context = False
-        if "=" in text:
-            key, _, text = text.partition("=")
-            context = bool(_MODULE_KEY.search(key))
-            if not context:
-                return
-        else:
-            context = bool(_MODULE_WORD.search(ctx.before(tok)))
-        m = _MODULE.match(text)
-        if m is None:
-            return
-        if context and not (m.end() == len(text) or text[m.end()] == ":"):
-            return
-        self._module(m.group(), context, tok, out, seen, ctx.folder)
-
     def _module(
         self, name: str, context: bool, tok: Token, out: Resolved, seen, folder: str | None
     ) -> bool:
@@ -491,7 +451,7 @@ class Resolver:
         for n in range(len(parts), 1, -1) if not context else (len(parts),):
             found = self._module_file(parts[:n], folder)
             if found is not None:
-                self._record(out, tok, found[2], found, seen, _NO_CONTEXT, "module")
+                self._record(out, tok, found[2], found, seen, NO_FACT, "module")
                 return True
         if not context:
             return False
@@ -576,69 +536,3 @@ class Resolver:
 
 
 _UNDECLARED = ("none", ())
-
-
-class _Context:
-    """What ``Resolver.scan`` knows of the fact it reads: its text around a token, the
-    notes file's folder, where its diagnostics go."""
-
-    __slots__ = ("diags", "fact", "folder", "_lines")
-
-    def __init__(self, fact: ParsedFact | None, diags, folder: str | None) -> None:
-        self.fact = fact
-        self.diags = diags
-        self.folder = folder
-        self._lines = None
-
-    def before(self, tok: Token) -> str:
-        """The text of ``tok``'s segment before it (up to 40 characters)."""
-        if self.fact is None:
-            return ""
-        if self._lines is None:
-            self._lines = {}
-            for seg in self.fact.segments:
-                self._lines.setdefault(seg.line, []).append(seg)
-        for seg in self._lines.get(tok.line, ()):
-            at = tok.col - seg.col
-            if 0 <= at <= len(seg.text):
-                return seg.text[max(0, at - 40) : at]
-        return ""
-
-    def ticked(self, tok: Token) -> bool:
-        """Whether ``tok`` was written in backticks."""
-        tick = getattr(tok, "tick", None)
-        if tick is not None:
-            return bool(tick)
-        return self.before(tok).endswith("`")
-
-    def warn(self, tok: Token, code: str, message: str) -> None:
-        if self.diags is not None and self.fact is not None:
-            self.diags.append(
-                Diagnostic(self.fact.file, tok.line, code, "warning", message, tok.col)
-            )
-
-
-_NO_CONTEXT = _Context(None, None, None)
-
-
-def _fragment(tok: Token) -> str:
-    """The ``#fragment`` written after ``tok``'s path (percent-decoded), or ''."""
-    fragment = getattr(tok, "fragment", None)
-    if fragment is None:
-        whole = tok.whole or ""
-        rest = whole[len(tok.text) :] if whole.startswith(tok.text) else ""
-        if not rest.startswith("#"):
-            return ""
-        fragment = rest[1:].split("?", 1)[0]
-    return unquote(fragment) if "%" in fragment else fragment
-
-
-def _names_heading(fragment: str, anchors: frozenset[str]) -> bool:
-    """Whether ``fragment`` names one of a Markdown file's ``anchors`` (GitHub also
-    answers to the ``user-content-`` prefix; case is not told apart)."""
-    if fragment in anchors:
-        return True
-    low = fragment.lower().removeprefix("user-content-")
-    if low in anchors or roottables.slug(low) in anchors:
-        return True
-    return low in {a.lower() for a in anchors}

@@ -141,6 +141,18 @@ class Checkouts:
             self._is_file[key] = ok
         return self._is_file[key]
 
+    def is_folder(self, root: str, rel: str) -> bool:
+        """Whether ``root`` holds a folder at ``rel`` (never one outside the root)."""
+        full = os.path.join(root, rel)
+        try:
+            if not os.path.isdir(full):
+                return False
+            real = os.path.realpath(full)
+            base = self._real.get(root) or os.path.realpath(root)
+        except (OSError, ValueError):
+            return False
+        return real.startswith(base.rstrip(os.sep) + os.sep)
+
     def index(self, root: str):
         if root not in self._indexes:
             from brainmigrate.codeindex import CodeIndex
@@ -301,6 +313,11 @@ class Checkouts:
         if not roots:
             where = ", ".join(self.roots) if self.roots else a.root
             return AnchorCheck(a, UNREACHABLE, f"root cannot be read: {where}")
+        if a.kind == "folder":  # existence only (SPEC.md §Staleness "Folder anchor")
+            for root in roots:
+                if self.is_folder(root, a.path):
+                    return AnchorCheck(a, "fresh", None, root, a.path)
+            return AnchorCheck(a, "file gone", f"folder gone: {a.path}")
         for root in roots:
             if self.is_file(root, a.path):
                 return self._at(a, root, a.path, None)
@@ -431,6 +448,10 @@ class Checkouts:
         """``a`` with a new fingerprint of what it points at in ``rel`` of ``root`` (its
         path, and for a symbol its lines, follow the target); None when it is not there."""
         commit = self.commit(root)
+        if a.kind == "folder":  # existence only: no digest
+            if not self.is_folder(root, rel):
+                return None
+            return replace(a, path=rel, commit=commit, verified_at=when)
         a = replace(a, content_hash=self.content_hash(root, rel))
         if a.kind == "symbol":
             d = self._declaration(a, root, rel)
@@ -532,7 +553,7 @@ def fingerprint_records(facts: Iterable[FactRecord], checkouts: Checkouts) -> No
         for a in rec.anchors:
             taken = None
             if checkouts.readable(a.root):
-                if checkouts.is_file(a.root, a.path):
+                if checkouts.is_file(a.root, a.path) or a.kind == "folder":
                     taken = checkouts.fingerprint(a, a.root, a.path, when)
                 if taken is None:
                     found = checkouts.check(a)

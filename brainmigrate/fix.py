@@ -270,17 +270,16 @@ def _beside(written: str, base: str, new: str) -> str:
 
 
 def _names(resolver: PathResolver, new: str, link: bool, folder: str, target) -> bool:
-    """Whether ``check`` reads the citation ``new`` as the file ``target`` names: looked
-    up in the roots, and a link target that no root holds so also beside the notes."""
+    """Whether ``check`` reads the citation ``new`` as the file ``target`` names: in the
+    roots and the readings relative to the notes ``folder`` (``PathResolver.resolve``)."""
     cited = link_path(new) if link else path_like(new)
     if cited is None:
         return False
-    hit = resolver.lookup(cited, link=link)
-    if hit[0] != "found" and link:
-        beside = resolver.lookup_beside(cited, folder)
-        if beside is not None and (beside[0] == "found" or hit[0] == "outside"):
-            hit = beside
-    return hit[0] == "found" and hit[1] == target.root.index and _same(hit[2], target.path)
+    near = link or cited.startswith(("./", "../"))
+    hit = resolver.resolve(cited, folder, near=near, link=link)
+    if hit is None or hit[0] != "found":
+        return False
+    return hit[1] == target.root.index and _same(hit[2], target.path)
 
 
 def certain_move(subject: str, hints: MoveHints, unsafe: bool) -> tuple[Move, str] | str:

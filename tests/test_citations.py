@@ -220,8 +220,18 @@ ROOT_FILES = {
     "app/Ledger.kt": "class Ledger {\n  fun post() {}\n}\nclass PaymentGateway\n",
     "app/util/Ledger.kt": "class LedgerRow\n",
     "lib/Bar.py": "class LedgerStore:\n    pass\n",
+    "bin/dev": "#!/bin/sh\n",
+    ".gitignore": "tmp/\n",
 }
 PIECES = [
+    "docs/",
+    "`app/util/`",
+    "bin/dev",
+    "bin/gone/",
+    "and/or",
+    "tmp/pids/server.pid",
+    "docs/runbook.md#nowhere",
+    "app/Ledger.kt:400",
     "docs/runbook.md",
     "docs/runbook.md#rollback",
     "docs/gone.md?plain=1",

@@ -456,3 +456,40 @@ def test_import_reads_the_new_kinds_from_a_nested_notes_file(monorepo, tmp_path)
         (1, [("file", "apps/web/src/lib/navigation.ts"), ("folder", "apps/web/editors")]),
         (2, [("folder", "src"), ("folder", "apps/api")]),
     ]
+
+
+# ------------------------------------------------------------------------------ stored
+
+
+def test_a_folder_anchor_is_stored_and_read_again_for_existence_only(tmp_path):
+    """SPEC.md §Staleness "Folder anchor": fresh while a root holds the folder, else
+    ``STALE: folder gone: path`` (state ``file gone``); verify takes no digest of it."""
+    from click.testing import CliRunner
+
+    from brainmigrate.cli import main
+    from brainmigrate.stores import sqlite as store
+
+    root = tmp_path / "root"
+    write(root, {"app/util/a.kt": "x\n", "notes.md": "+ helpers live in app/util/\n"})
+    db = tmp_path / "k.db"
+    args = ["--store", str(db), "--root", str(root)]
+    runner = CliRunner()
+    done = runner.invoke(main, ["import", str(root / "notes.md"), *args])
+    assert done.exit_code == 0, done.output
+    with store.reader(db) as r:
+        [fact] = r.fetch([1]).values()
+    assert [(a.kind, a.path, a.symbol, a.lines) for a in fact.anchors] == [
+        ("folder", "app/util", None, None)
+    ]
+    fresh = runner.invoke(main, ["stale", *args])
+    assert (fresh.exit_code, fresh.output) == (0, "OK: checked 1, stale 0, unreachable 0\n")
+    verified = runner.invoke(main, ["verify", "--all", *args])
+    assert verified.exit_code == 0, verified.output
+    with store.reader(db) as r:
+        [fact] = r.fetch([1]).values()
+    assert fact.anchors[0].body_digest is None and fact.anchors[0].verified_at is not None
+    (root / "app/util/a.kt").unlink()
+    (root / "app/util").rmdir()
+    gone = runner.invoke(main, ["stale", *args])
+    assert gone.exit_code == 1
+    assert "STALE: folder gone: app/util" in gone.output

@@ -1123,7 +1123,7 @@ def _anchor_row(row: tuple) -> tuple[int, Anchor]:
         raise _bad(at, "line_first" if first is None else "line_last", None, "a line number")
     if first is not None and first > last:
         raise _bad(at, "line_first", first, f"a line number up to line_last ({last})")
-    kind = _choice(kind, at, "kind", ("file", "symbol"))
+    kind = _choice(kind, at, "kind", ("file", "folder", "symbol"))
     name = _text(symbol, at, "symbol", null=True) or None
     if (kind == "symbol") != (name is not None):
         wanted = "a declaration's name (kind is symbol)" if name is None else "'' (kind is file)"
