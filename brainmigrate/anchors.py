@@ -256,7 +256,7 @@ class Resolver:
                 if has_extension(text) or text in FILE_NAMES:
                     files = self._files_named(text)
                     if files:
-                        self._bare(out, tok, files, seen, folder)
+                        self._bare(out, tok, files, seen, ctx)
                         continue
                 elif (tok.link or ctx.ticked(tok)) and self._folder_name(out, tok, seen, folder):
                     continue
@@ -369,11 +369,11 @@ class Resolver:
     def _files_named(self, name: str) -> list[str]:
         return self.paths.knowledge[0].named(name) if self.roots else []
 
-    def _bare(self, out, tok: Token, files: list[str], seen, folder: str | None) -> None:
+    def _bare(self, out, tok: Token, files: list[str], seen, ctx: FactText) -> None:
         """A bare file name: its one file, else the one nearest the notes file (its own
         folder, then each folder above it up to the first root's top), else ambiguous."""
         if len(files) > 1:
-            near = self._nearest(files, folder)
+            near = self._nearest(files, ctx.folder)
             if near is None:
                 out.citations.append(
                     Citation(
@@ -390,7 +390,8 @@ class Resolver:
         anchor = Anchor(
             "file", self.roots[0].label, printable(files[0]), None, tok.lines, "bare-name"
         )
-        self._add_named(out, anchor, seen)
+        if (self._add_named(out, anchor, seen) or anchor in seen) and ctx.diags is not None:
+            self._check(tok, 0, files[0], ctx)  # each citation's lines and fragment
 
     def _nearest(self, files: list[str], folder: str | None) -> str | None:
         base = self.roots[0].relative(folder) if folder is not None else None
@@ -405,15 +406,17 @@ class Resolver:
                 return None
             level = level.rpartition("/")[0]
 
-    def _add_named(self, out: Resolved, anchor: Anchor, seen: set[Anchor]) -> None:
+    def _add_named(self, out: Resolved, anchor: Anchor, seen: set[Anchor]) -> bool:
+        """Add an anchor of a bare name, at most ``NAME_CAP`` per fact; whether it was."""
         if anchor in seen:
-            return
+            return False
         if out.bare_count >= NAME_CAP:
             out.bare_dropped += 1
-            return
+            return False
         out.bare_count += 1
         seen.add(anchor)
         out.anchors.append(anchor)
+        return True
 
     def _folder_name(self, out: Resolved, tok: Token, seen, folder: str | None) -> bool:
         """A backticked or linked name without ``/`` or extension that a root holds as a

@@ -493,3 +493,19 @@ def test_a_folder_anchor_is_stored_and_read_again_for_existence_only(tmp_path):
     gone = runner.invoke(main, ["stale", *args])
     assert gone.exit_code == 1
     assert "STALE: folder gone: app/util" in gone.output
+
+
+def test_a_bare_name_with_a_line_past_the_end_or_a_missing_heading(monorepo):
+    write(monorepo, {"docs/guide.md": "# Guide\n"})
+    text = "package.json:9 guide.md#guide guide.md#nope shared.ts"
+    anchors, citations, diags = scan([monorepo], text, monorepo / "apps/web/CLAUDE.md")
+    assert anchors == [
+        ("file", "apps/web/package.json", (9, 9), "bare-name"),
+        ("file", "docs/guide.md", None, "bare-name"),
+    ]
+    # src/shared.ts and apps/web/src/shared.ts: neither in a folder on the way up
+    assert citations == [("ambiguous", "shared.ts", at(text, "shared"))]
+    assert diags == [
+        ("BM204", "line 9 is past the end of apps/web/package.json (1 lines)", 3),
+        ("BM205", "no heading #nope in docs/guide.md", at(text, "guide.md#nope")),
+    ]

@@ -119,7 +119,7 @@ def test_a_blob_text(project):
     "sql, what",
     [
         ("UPDATE anchors SET path = CAST(path AS BLOB)", "path is a BLOB, not text"),
-        ("UPDATE anchors SET kind = 'weird'", "kind is 'weird', not one of file, symbol"),
+        ("UPDATE anchors SET kind = 'weird'", "kind is 'weird', not one of file, folder, symbol"),
         ("UPDATE anchors SET line_first = -5, line_last = -5", "line_first is -5, not a line"),
     ],
 )
