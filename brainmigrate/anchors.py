@@ -225,13 +225,18 @@ class Resolver:
         passes 2^31-1 is no line form: the path keeps no lines and ``diags`` gets a BM203
         warning; a line past the end of the file gets BM204, a ``#fragment`` naming no
         heading of a Markdown file BM205 (both warnings; the anchor is kept).
-        ``references`` (the notes file's link reference definitions) is read by the token
-        layer.
+        ``references`` (the notes file's link reference definitions, label normalized by
+        ``notation.link_label`` → target as written) is passed on to the token layer.
         """
         out = Resolved()
         seen: set[Anchor] = set()  # out.anchors as a set: a fact may cite thousands of paths
         ctx = FactText(fact, diags, folder)
-        for tok in tokens(fact.segments, self._holds):
+        found = (
+            tokens(fact.segments, self._holds)
+            if references is None
+            else tokens(fact.segments, self._holds, references=references)
+        )
+        for tok in found:
             if tok.overflow is not None and diags is not None:
                 form = tok.overflow
                 shown = form if len(form) <= 24 else form[:24] + "…"

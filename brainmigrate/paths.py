@@ -325,7 +325,10 @@ class PathResolver:
             return ("found", index, rel, "folder")
         # Not listed: a symlink on the way, a folder of untracked files, a file git ignores.
         root = self.roots[index]
-        real = os.path.realpath(os.path.join(root.real, rel))
+        try:
+            real = os.path.realpath(os.path.join(root.real, rel))
+        except (OSError, ValueError):  # a NUL in the text: no file system holds it
+            return None
         if root.relative(real) is None:
             return ("outside", "a symlink points out of the root")
         if k.ignored(rel, kind == "folder"):

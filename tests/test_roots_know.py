@@ -509,3 +509,10 @@ def test_a_bare_name_with_a_line_past_the_end_or_a_missing_heading(monorepo):
         ("BM204", "line 9 is past the end of apps/web/package.json (1 lines)", 3),
         ("BM205", "no heading #nope in docs/guide.md", at(text, "guide.md#nope")),
     ]
+
+
+def test_a_path_no_file_system_can_hold_is_judged_without_a_traceback(app):
+    paths = PathResolver([Root.of(0, app)])
+    assert paths.resolve("bin/a\0b.py") == ("gone", "bin/a\0b.py")
+    assert paths.resolve("zz/a\0b", kind="maybe") is None
+    assert paths.resolve("x" * 5000 + "/a.py") == ("unresolved", "x" * 5000 + "/a.py")
