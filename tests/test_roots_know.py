@@ -516,3 +516,29 @@ def test_a_path_no_file_system_can_hold_is_judged_without_a_traceback(app):
     assert paths.resolve("bin/a\0b.py") == ("gone", "bin/a\0b.py")
     assert paths.resolve("zz/a\0b", kind="maybe") is None
     assert paths.resolve("x" * 5000 + "/a.py") == ("unresolved", "x" * 5000 + "/a.py")
+
+
+def test_an_alias_with_several_targets_reads_the_first_a_root_holds(tmp_path):
+    root = tmp_path / "r"
+    write(
+        root,
+        {
+            "jsconfig.json": '{"compilerOptions": {"paths": {"~/*": ["gen/*", "lib/*"]}}}',
+            "lib/a.js": "x\n",
+            "gen/b.js": "x\n",
+        },
+    )
+    paths = PathResolver([Root.of(0, root)])
+    assert paths.resolve("~/a.js") == ("found", 0, "lib/a.js", "file")
+    assert paths.resolve("~/b.js") == ("found", 0, "gen/b.js", "file")
+    assert paths.resolve("~/c.js") == ("gone", "~/c.js")  # judged under gen/c.js
+
+
+def test_a_folder_of_the_second_root_and_an_absolute_path_under_it(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    write(a, {"src/x.py": "x"})
+    write(b, {"deploy/k8s/app.yaml": "x"})
+    paths = PathResolver([Root.of(0, a), Root.of(1, b)])
+    assert paths.resolve("deploy/k8s/") == ("found", 1, "deploy/k8s", "folder")
+    assert paths.resolve(f"{b}/deploy/") == ("found", 1, "deploy", "folder")
+    assert paths.resolve(f"{b}/src/x.py") == ("gone", f"{b}/src/x.py")  # b only
