@@ -205,6 +205,8 @@ class PathResolver:
                 return again
         inside = [r for r in readings if r[1]]
         if not inside:
+            if any(r[1] == "" for r in readings):
+                return None  # a root's own top (``./``, the checkout's folder): no citation
             return outside or _CLIMBS
         for reading in inside:
             if self._ignored(reading, kind):
@@ -357,7 +359,7 @@ class PathResolver:
         if hit is not None:
             return hit
         if not rel:
-            return ("gone", name) if gone else _NO_ROOT
+            return None  # the root's own folder: nothing to anchor, nothing gone
         if self.knowledge[index].ignored(rel, kind == "folder"):
             return ("ignored", rel)
         if kind == "maybe":
@@ -388,15 +390,14 @@ class PathResolver:
         best = None
         for i, k in enumerate(self.knowledge):
             names = k.folder_names()
-            for j in range(len(segs) - 2, -1, -1):
+            for j in range(len(segs) - 1, -1, -1):
                 if segs[j].lower() in names:
                     if best is None or j > best[0]:
                         best = (j, i)
                     break
         if best is not None:
             rel = normalize("/".join(segs[best[0] + 1 :]))
-            if rel:
-                return self._in_root(best[1], rel, kind, name, link, False)
+            return self._in_root(best[1], rel, kind, name, link, False) if rel else None
         return _NO_ROOT
 
     def _alias(self, path: str, kind: str, name: str, link: bool) -> Lookup | None:

@@ -542,3 +542,14 @@ def test_a_folder_of_the_second_root_and_an_absolute_path_under_it(tmp_path):
     assert paths.resolve("deploy/k8s/") == ("found", 1, "deploy/k8s", "folder")
     assert paths.resolve(f"{b}/deploy/") == ("found", 1, "deploy", "folder")
     assert paths.resolve(f"{b}/src/x.py") == ("gone", f"{b}/src/x.py")  # b only
+
+
+def test_the_roots_own_folder_is_no_citation(app, tmp_path):
+    paths = PathResolver([Root.of(0, app)])
+    assert paths.resolve(f"{app}/") is None
+    assert paths.resolve(f"{app}", kind="maybe") is None
+    assert paths.resolve("./", kind="folder") is None
+    assert paths.resolve("D:/dev/shelfwise/", kind="folder") is None
+    anchors, citations, _ = scan([app], f"the checkout is {app}/ and {app}/bin/dev")
+    assert anchors == [("file", "bin/dev", None, "cited")]
+    assert citations == []
