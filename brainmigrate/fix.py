@@ -125,7 +125,8 @@ def run_fix(
     kept, _ = importer.select_files(paths, exclude, options.names)
     files = dict(importer.notes_files(kept, names=options.names))
     hints = MoveHints(roots, options.cache_dir)
-    result = plan_fixes(first.findings, files, roots, hints, unsafe=unsafe)
+    cache = importer.cache_folder(options.cache_dir)
+    result = plan_fixes(first.findings, files, roots, hints, unsafe=unsafe, cache_dir=cache)
     if write:
         apply(result)
         result.check = check.run_check(
@@ -147,12 +148,14 @@ def plan_fixes(
     hints: MoveHints,
     *,
     unsafe: bool = False,
+    cache_dir: str | os.PathLike | None = None,
 ) -> FixResult:
     """The fixes of the gone citations (BM101, not suppressed) among ``findings``:
     ``files`` maps a finding's file (display name) to the notes file. Reads the notes
-    files and git; writes nothing."""
+    files and git (each root's history from ``cache_dir`` when the check kept it there);
+    writes nothing."""
     out = FixResult()
-    resolver = PathResolver(roots)
+    resolver = PathResolver(roots, cache_dir=cache_dir)
     by_file: dict[str, list[rules.Finding]] = {}
     for f in findings:
         if f.code == "BM101" and not f.suppressed and f.line is not None and f.col is not None:

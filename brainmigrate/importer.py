@@ -479,7 +479,7 @@ def make_roots(roots: Sequence[str | os.PathLike]) -> list[Root]:
     return out
 
 
-def _cache_dir(cache_dir) -> Path:
+def cache_folder(cache_dir) -> Path:
     """Where the run keeps its caches: ``--cache-dir``, else the user's cache folder."""
     from brainmigrate.fsutil import user_cache_dir
 
@@ -533,7 +533,7 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options, stems: Ste
         ) from None
     classify = notation.classifier(options.parser)
     resolver = Resolver(
-        roots, lambda: _name_index(roots[0], options.cache_dir), _cache_dir(options.cache_dir)
+        roots, lambda: _name_index(roots[0], options.cache_dir), cache_folder(options.cache_dir)
     )
     diags: list[Diagnostic] = [
         Diagnostic(name, None, "BM307", "warning", "not a regular file; skipped") for name in odd

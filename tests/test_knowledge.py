@@ -268,3 +268,65 @@ def test_a_listing_is_taken_once(tmp_path):
 
 def test_folders_of():
     assert knowledge.folders_of(["a/b/c.py", "a/d.py", "e"]) == {"a", "a/b"}
+
+
+def test_ignore_rules_agree_with_git_check_ignore(tmp_path):
+    """Paths no root lists are ignored exactly when ``git check-ignore`` says so."""
+    root = tmp_path / "r"
+    write(
+        root,
+        {
+            ".gitignore": (
+                "*.log\n!important.log\n/build\nnode_modules/\ndocs/**/tmp\n"
+                "cache/*\n!cache/keep.txt\n# a comment\n\\#hash.txt\n*.py[co]\n"
+            ),
+            "sub/.gitignore": "*.tmp\n/local/\n",
+            "src/a.py": "x",
+        },
+    )
+    run(root, "init", "-q")
+    run(root, "add", "-A")
+    run(root, "commit", "-qm", "one")
+    k = RootKnowledge(Root.of(0, root))
+    paths = [
+        "x.log",
+        "deep/x.log",
+        "important.log",
+        "build/out.js",
+        "src/build/out.js",
+        "node_modules/a/b.js",
+        "web/node_modules/a.js",
+        "docs/a/b/tmp/x.md",
+        "docs/tmp/x.md",
+        "cache/x.bin",
+        "cache/keep.txt",
+        "#hash.txt",
+        "src/b.pyc",
+        "sub/a.tmp",
+        "a.tmp",
+        "sub/local/x.md",
+        "local/x.md",
+        "src/new.py",
+    ]
+    said = subprocess.run(
+        ["git", "check-ignore", "--stdin"],
+        cwd=root,
+        input="\n".join(paths) + "\n",
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    assert [p for p in paths if k.ignored(p)] == said
+    assert said == [
+        "x.log",
+        "deep/x.log",
+        "build/out.js",
+        "node_modules/a/b.js",
+        "web/node_modules/a.js",
+        "docs/a/b/tmp/x.md",
+        "docs/tmp/x.md",
+        "cache/x.bin",
+        "#hash.txt",
+        "src/b.pyc",
+        "sub/a.tmp",
+        "sub/local/x.md",
+    ]
