@@ -133,7 +133,8 @@ def run_fix(
     kept, _ = importer.select_files(paths, exclude, options.names)
     files = dict(importer.notes_files(kept, names=options.names))
     hints = MoveHints(roots, options.cache_dir)
-    result = plan_fixes(first.findings, files, roots, hints, unsafe=unsafe)
+    cache = importer.cache_folder(options.cache_dir)
+    result = plan_fixes(first.findings, files, roots, hints, unsafe=unsafe, cache_dir=cache)
     if write:
         apply(result)
         result.check = check.run_check(
@@ -155,12 +156,14 @@ def plan_fixes(
     hints: MoveHints,
     *,
     unsafe: bool = False,
+    cache_dir: str | os.PathLike | None = None,
 ) -> FixResult:
     """The fixes of the gone citations (BM101, not suppressed) among ``findings``:
     ``files`` maps a finding's file (display name) to the notes file. Reads the notes
-    files and git; writes nothing."""
+    files and git (each root's history from ``cache_dir`` when the check kept it there);
+    writes nothing."""
     out = FixResult()
-    resolver = PathResolver(roots)
+    resolver = PathResolver(roots, cache_dir=cache_dir)
     by_file: dict[str, list[rules.Finding]] = {}
     for f in findings:
         if f.code == "BM101" and not f.suppressed and f.line is not None and f.col is not None:
@@ -287,17 +290,16 @@ def _beside(written: str, base: str, new: str) -> str:
 
 
 def _names(resolver: PathResolver, new: str, link: bool, folder: str, target) -> bool:
-    """Whether ``check`` reads the citation ``new`` as the file ``target`` names: looked
-    up in the roots, and a link target that no root holds so also beside the notes."""
+    """Whether ``check`` reads the citation ``new`` as the file ``target`` names: in the
+    roots and the readings relative to the notes ``folder`` (``PathResolver.resolve``)."""
     cited = link_path(new) if link else path_like(new)
     if cited is None:
         return False
-    hit = resolver.lookup(cited, link=link)
-    if hit[0] != "found" and link:
-        beside = resolver.lookup_beside(cited, folder)
-        if beside is not None and (beside[0] == "found" or hit[0] == "outside"):
-            hit = beside
-    return hit[0] == "found" and hit[1] == target.root.index and _same(hit[2], target.path)
+    near = link or cited.startswith(("./", "../"))
+    hit = resolver.resolve(cited, folder, near=near, link=link)
+    if hit is None or hit[0] != "found":
+        return False
+    return hit[1] == target.root.index and _same(hit[2], target.path)
 
 
 def certain_move(subject: str, hints: MoveHints, unsafe: bool) -> tuple[Move, str] | str:

@@ -502,6 +502,13 @@ def make_roots(roots: Sequence[str | os.PathLike]) -> list[Root]:
     return out
 
 
+def cache_folder(cache_dir) -> Path:
+    """Where the run keeps its caches: ``--cache-dir``, else the user's cache folder."""
+    from brainmigrate.fsutil import user_cache_dir
+
+    return Path(cache_dir) if cache_dir else user_cache_dir()
+
+
 def _name_index(root: Root, cache_dir):
     from brainmigrate.codeindex import CodeIndex
 
@@ -553,7 +560,9 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options, stems: Ste
             f"--notation {options.notation}: must be one of {', '.join(markdown_notes.NOTATIONS)}"
         )
     markdown = markdown_notes.MarkdownGlobs(tuple(options.markdown))
-    resolver = Resolver(roots, lambda: _name_index(roots[0], options.cache_dir))
+    resolver = Resolver(
+        roots, lambda: _name_index(roots[0], options.cache_dir), cache_folder(options.cache_dir)
+    )
     diags: list[Diagnostic] = [
         Diagnostic(name, None, "BM307", "warning", "not a regular file; skipped") for name in odd
     ]

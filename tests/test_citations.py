@@ -165,7 +165,11 @@ def test_check_finds_the_rows_of_the_issue_at_their_line_and_column(tmp_path):
     root = tmp_path / "root"
     write(
         root,
-        {"docs/runbook.md": "x", "docs/setup.md": "x", "app/Ledger.kt": "class Ledger\n"},
+        {
+            "docs/runbook.md": "x",
+            "docs/setup.md": "x",
+            "app/Ledger.kt": "class Ledger\n" + "\n" * 24,  # lines 10-20 are in it
+        },
     )
     write(
         tmp_path,
@@ -195,7 +199,7 @@ def test_check_finds_the_rows_of_the_issue_at_their_line_and_column(tmp_path):
 
 def test_a_line_number_no_column_holds_is_imported_as_the_dry_run_says(tmp_path):
     root = tmp_path / "root"
-    write(root, {"app/Foo.kt": "class Foo\n"})
+    write(root, {"app/Foo.kt": "class Foo\n\n\n"})  # line 3 is in it
     write(tmp_path, {"notes/n.md": "+ big app/Foo.kt:9223372036854775808 and app/Foo.kt#L3\n"})
     options = importer.Options(roots=[str(root)], cache_dir=tmp_path / "cache")
     dry = importer.import_notes([str(tmp_path / "notes")], options, tmp_path / "k.db", True)
@@ -216,8 +220,18 @@ ROOT_FILES = {
     "app/Ledger.kt": "class Ledger {\n  fun post() {}\n}\nclass PaymentGateway\n",
     "app/util/Ledger.kt": "class LedgerRow\n",
     "lib/Bar.py": "class LedgerStore:\n    pass\n",
+    "bin/dev": "#!/bin/sh\n",
+    ".gitignore": "tmp/\n",
 }
 PIECES = [
+    "docs/",
+    "`app/util/`",
+    "bin/dev",
+    "bin/gone/",
+    "and/or",
+    "tmp/pids/server.pid",
+    "docs/runbook.md#nowhere",
+    "app/Ledger.kt:400",
     "docs/runbook.md",
     "docs/runbook.md#rollback",
     "docs/gone.md?plain=1",

@@ -175,6 +175,8 @@ def test_the_html_report_lists_ignored_paths(project):
 
 def test_reports_without_ignored_paths_say_nothing_of_them(project, monkeypatch):
     plant(monkeypatch, {})
+    kept = [ln for ln in NOTES.splitlines(keepends=True) if "tmp/pids" not in ln]
+    (project / "notes/tools.md").write_text("".join(kept))
     data = report(dry_run(project))
     assert data["ignored"] == [] and data["totals"]["ignored"] == 0
     for fmt in ("text", "markdown", "html"):

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from brainmigrate import anchors, check, hints, importer, reports, spill
+from brainmigrate import check, hints, importer, knowledge, reports, spill
 from brainmigrate import exports as export
 from brainmigrate.reports import ci
 from brainmigrate.stores import sqlite
@@ -35,7 +35,7 @@ def _no_git_history(monkeypatch):
     """The golden roots live in this project's own work tree: its history (whole in one
     clone, cut in another) must not decide gone against unresolved here. History has its
     own tests (tests/test_citations.py)."""
-    monkeypatch.setattr(anchors, "git_history", lambda root: None)
+    monkeypatch.setattr(knowledge, "git_history", lambda root, cache_dir=None: None)
 
 
 def run_case(name: str, parser: str, tmp_path: Path) -> dict:

@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from brainmigrate import anchors
+from brainmigrate import knowledge
 from brainmigrate.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
@@ -48,7 +48,7 @@ def outputs(tmp_path_factory) -> dict[str, str]:
         shutil.copytree(REPO / "samples" / "roots" / root, tmp / root)
     mp = pytest.MonkeyPatch()
     # the copies are not in a git checkout; history must not come from this one either
-    mp.setattr(anchors, "git_history", lambda root: None)
+    mp.setattr(knowledge, "git_history", lambda root, cache_dir=None: None)
     mp.chdir(tmp)
     mp.setenv("BRAINMIGRATE_CACHE_DIR", str(tmp / "cache"))
     runner = CliRunner()

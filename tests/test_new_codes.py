@@ -3,8 +3,9 @@ is a BM105 info finding; BM204 (line past the end), BM205 (missing heading) and 
 (merge conflict, an error in ``check``) diagnostics are findings with the registry's
 severity; suppression and the baseline work on them as on the other codes.
 
-The values are planted (``planting``): what the resolver and the notes reader make of
-text is their tests' business; here it is what ``check`` does with them.
+The values come from the real resolver and notes reader, on a small root with a
+``.gitignore``: what they make of other text is their tests' business; here it is what
+``check`` does with these.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from planting import diagnostic, ignored, plant
 
 from brainmigrate import check, importer, rules
 from brainmigrate.cli import main
@@ -41,23 +41,15 @@ CONFLICT = "unresolved merge conflict (lines 5-9); resolve it"
 @pytest.fixture
 def project(tmp_path, monkeypatch) -> Path:
     """A root ``repo/`` with ``src/app.py`` and ``docs/ops.md``, notes ``notes/ops.md``;
-    the values the resolver would give the notes are planted (the reader itself warns
-    of the merge conflict)."""
+    ``repo/.gitignore`` ignores ``tmp/``."""
     (tmp_path / "repo/src").mkdir(parents=True)
     (tmp_path / "repo/src/app.py").write_text("a = 1\nb = 2\nc = 3\n")
     (tmp_path / "repo/docs").mkdir()
     (tmp_path / "repo/docs/ops.md").write_text("# Ops\n")
+    (tmp_path / "repo/.gitignore").write_text("tmp/\n")
     (tmp_path / "notes").mkdir()
     (tmp_path / "notes/ops.md").write_text(NOTES)
     monkeypatch.chdir(tmp_path)
-    plant(
-        monkeypatch,
-        {
-            "tmp/pids/server.pid": ignored("tmp/pids/server.pid"),
-            "src/app.py:90": diagnostic("BM204", "warning", PAST_END),
-            "docs/ops.md#rollback-steps": diagnostic("BM205", "warning", NO_HEADING),
-        },
-    )
     return tmp_path
 
 
@@ -237,14 +229,6 @@ def test_the_baseline_holds_a_merge_conflict_while_lines_above_move(project, mon
     assert sorted(e["code"] for e in held["entries"]) == ["BM105", "BM204", "BM205", "BM311"]
     # two lines more above every finding: the conflict is now at lines 7-11
     (project / "notes/ops.md").write_text("# Ops\n\n" + NOTES)
-    plant(
-        monkeypatch,
-        {
-            "tmp/pids/server.pid": ignored("tmp/pids/server.pid"),
-            "src/app.py:90": diagnostic("BM204", "warning", PAST_END),
-            "docs/ops.md#rollback-steps": diagnostic("BM205", "warning", NO_HEADING),
-        },
-    )
     result = result_of(baseline="bl.json")
     assert [(f.code, f.line, f.baselined) for f in result.findings] == [
         ("BM105", 3, True),

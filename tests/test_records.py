@@ -12,7 +12,18 @@ import pickle
 
 import pytest
 
-from brainmigrate import anchors, check, config, hints, importer, model, notation, rules, tokens
+from brainmigrate import (
+    anchors,
+    check,
+    config,
+    hints,
+    importer,
+    knowledge,
+    model,
+    notation,
+    rules,
+    tokens,
+)
 from brainmigrate.codeindex import listing
 from brainmigrate.codeindex import model as index_model
 
@@ -33,7 +44,7 @@ WRITTEN_OUT = [
     notation.Line,
     tokens.Token,
     anchors.Root,
-    anchors.History,
+    knowledge.History,
     anchors.Resolved,
     hints.Move,
     importer.Options,

@@ -1,0 +1,543 @@
+"""Cited paths against the ``--root`` checkouts (SPEC.md §Anchors 1): found (a file or a
+folder anchor), gone, unresolved, ignored or outside.
+
+Every question is asked of the roots' ``RootKnowledge`` (sets and dicts built once per run),
+so a token costs a few set hits. Only a path the listing lacks is looked at on disk, and
+only after its real path is checked to lie under its root: nothing outside a root is ever
+read, and a symlink leading out is ``outside``. Results are cached per run.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import unicodedata
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from reprlib import recursive_repr
+from urllib.parse import unquote
+
+from brainmigrate.fsutil import printable
+from brainmigrate.knowledge import History, RootKnowledge
+
+__all__ = ["GONE", "UNRESOLVED", "PathResolver", "Root", "is_absolute", "normalize"]
+
+_DRIVE = re.compile(r"/?([A-Za-z]):/")
+_PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
+#: Longer relative paths are held by no root (Linux's PATH_MAX, in characters).
+_PATH_MAX = 4096
+_MISSING = object()
+
+
+def is_absolute(path: str) -> bool:
+    """Paths starting with ``/``, ``~``, a drive letter (``C:/``) or ``//host``."""
+    return path.startswith(("/", "~")) or bool(_DRIVE.match(path))
+
+
+def normalize(path: str) -> str | None:
+    """Drop ``./`` and empty segments and pop a segment for each ``..``.
+
+    Returns the POSIX path (absolute ones keep their lead), or None when ``..`` climbs
+    past the top of a relative path.
+    """
+    lead = ""
+    if path.startswith("//"):
+        return path  # //host/share: never under a root
+    if path.startswith("/"):
+        lead = "/"
+    out: list[str] = []
+    for seg in path.split("/"):
+        if seg in ("", "."):
+            continue
+        if seg == "..":
+            if out:
+                out.pop()
+            elif not lead:
+                return None
+            continue
+        out.append(seg)
+    return lead + "/".join(out)
+
+
+@dataclass(slots=True, init=False, repr=False, eq=False)
+class Root:
+    """A checkout: ``path`` as an absolute path and ``real`` with symlinks resolved."""
+
+    index: int
+    path: str
+    real: str
+
+    # dataclass() would compile these on every start-up (issue 14): written out as it
+    # writes them; tests/test_records.py holds them to it.
+    def __init__(self, index, path, real) -> None:
+        self.index = index
+        self.path = path
+        self.real = real
+
+    @recursive_repr()
+    def __repr__(self) -> str:
+        return (
+            f"{self.__class__.__qualname__}(index={self.index!r}, path={self.path!r}, "
+            f"real={self.real!r})"
+        )
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.index, self.path, self.real) == (other.index, other.path, other.real)
+        return NotImplemented
+
+    @classmethod
+    def of(cls, index: int, folder: str | os.PathLike) -> Root:
+        absolute = os.path.abspath(os.fspath(folder))
+        return cls(index, absolute, os.path.realpath(absolute))
+
+    @property
+    def label(self) -> str:
+        """The root's path as text every output and the store can hold."""
+        return printable(self.path)
+
+    def relative(self, absolute: str) -> str | None:
+        """``absolute`` relative to this root, or None when it lies outside."""
+        for base in (self.path, self.real):
+            if absolute == base:
+                return ""
+            if absolute.startswith(base.rstrip("/") + "/"):
+                return absolute[len(base.rstrip("/")) + 1 :]
+        return None
+
+
+# A lookup result: ("found", root index, rel path[, "file" | "folder"]) | ("outside", reason)
+# | ("gone"[, name]) | ("unresolved"[, name]) | ("ignored", rel path)
+Lookup = tuple
+GONE: Lookup = ("gone",)
+UNRESOLVED: Lookup = ("unresolved",)
+_CLIMBS = ("outside", "'..' climbs above the root")
+_NO_ROOT = ("outside", "absolute path under no root")
+
+#: A reading of a cited path: the root it is read in (None: each root in order) and the
+#: root-relative path (None: it leaves every root).
+Reading = tuple
+
+
+class PathResolver:
+    """Looks cited paths up in the roots, per SPEC.md §Anchors 1; never reads outside a root.
+
+    ``resolve`` is the whole rule; ``lookup``, ``lookup_beside`` and ``holds`` are its
+    narrower forms. ``listing`` lists the first root (``(way, paths)``; default
+    ``knowledge.default_listing``, shared with its name index by ``Resolver``);
+    ``cache_dir`` keeps each root's git history across runs. Results are cached.
+    """
+
+    def __init__(
+        self,
+        roots: Sequence[Root],
+        listing: Callable[[], tuple[str, Iterable[str]]] | None = None,
+        cache_dir: str | os.PathLike | None = None,
+    ) -> None:
+        self.roots = list(roots)
+        self.knowledge = [
+            RootKnowledge(r, listing if i == 0 else None, cache_dir)
+            for i, r in enumerate(self.roots)
+        ]
+        self._cache: dict[tuple, Lookup | None] = {}
+        self._at_cache: dict[tuple[int, str, str], Lookup | None] = {}
+        self._tops: dict[str, bool] = {}
+
+    # --- the rule ---------------------------------------------------------------------
+
+    def resolve(
+        self,
+        cited: str,
+        folder: str | None = None,
+        *,
+        near: bool = False,
+        kind: str = "file",
+        link: bool = False,
+    ) -> Lookup | None:
+        """Where cited path ``cited`` (POSIX, as written: ``@``, ``~``, ``./`` kept) is.
+
+        ``folder`` is the notes file's own folder (absolute); ``near`` reads it relative
+        to that folder first (``./``, ``../`` and link targets), else the roots' tops come
+        first. ``kind`` is ``"file"``, ``"folder"`` (a path ending in ``/``) or
+        ``"maybe"`` (a path whose last segment has no extension: a citation only when a root
+        holds it or a git history held it). ``link`` (a Markdown link target): gone, never
+        unresolved.
+
+        Returns ``("found", root_index, rel, "file" | "folder")``, ``("gone", name)``,
+        ``("unresolved", name)`` (``name`` the path as written, normalized),
+        ``("ignored", rel)``, ``("outside", reason)``, or None when it is no citation (a
+        ``maybe`` nothing knows; a token starting ``@`` whose first segment no root holds).
+        """
+        key = (cited, folder, near, kind, link)
+        hit = self._cache.get(key, _MISSING)
+        if hit is _MISSING:
+            hit = self._resolve(cited, folder, near, kind, link)
+            self._cache[key] = hit
+        return hit  # type: ignore[return-value]
+
+    def _resolve(self, cited, folder, near, kind, link) -> Lookup | None:
+        path = unicodedata.normalize("NFC", cited) if not cited.isascii() else cited
+        if path.endswith("/") and len(path) > 1:
+            kind = "folder"
+        name = normalize(path) or path
+        aliased = self._alias(path, kind, name, link)
+        if aliased is not None:
+            return aliased
+        if path.startswith("@"):
+            packaged = self._package(path, kind, name, link)
+            if packaged is not None:
+                return packaged
+            path = path[1:]
+            if not self._top(path.split("/", 1)[0]):
+                return None  # a dependency's file (@types/node/index.d.ts): no citation
+            name = normalize(path) or path
+        if is_absolute(path):
+            return self._absolute(path, kind, name, link)
+        readings = self._readings(path, folder, near)
+        found, outside = self._first_found(readings, kind)
+        if found is not None:
+            return found
+        decoded = unquote(path) if _PERCENT.search(path) else path
+        if decoded != path:
+            again, _ = self._first_found(self._readings(decoded, folder, near), kind)
+            if again is not None:
+                return again
+        inside = [r for r in readings if r[1]]
+        if not inside:
+            if any(r[1] == "" for r in readings):
+                return None  # a root's own top (``./``, the checkout's folder): no citation
+            return outside or _CLIMBS
+        for reading in inside:
+            if self._ignored(reading, kind):
+                return ("ignored", reading[1])
+        if kind == "maybe":
+            for reading in inside:
+                if any(k.held(reading[1]) for k in self.knowledge):
+                    return ("gone", name)
+            return None
+        judged = next((r for r in inside if self._first_known(r)), None)
+        if judged is not None:
+            hit = self._find(judged, kind)
+            if hit is not None and hit[0] == "outside":
+                return hit
+            return ("gone", name)
+        hit = self._find(inside[0], kind)
+        if hit is not None and hit[0] == "outside":
+            return hit
+        known = any(self._known(r) for r in inside)
+        if not known and decoded != path:
+            known = any(self._known(r) for r in self._readings(decoded, folder, near) if r[1])
+        return ("gone" if known or link else "unresolved", name)
+
+    def _readings(self, path: str, folder: str | None, near: bool) -> list[Reading]:
+        """The readings of relative ``path``: the roots' tops, and the notes ``folder``
+        and each folder above it up to its root's top (``near``: those first). Each is
+        ``(root or None, rel or None, first)``: ``first`` is where the path's first
+        segment lands in that reading."""
+        segs = path.split("/")
+        lead = next((i for i, s in enumerate(segs) if s not in ("", ".", "..")), len(segs) - 1)
+        head = "/".join(segs[: lead + 1])
+        rel = normalize(path)
+        top: Reading = (None, rel, normalize(head) if rel else None)
+        beside: list[Reading] = []
+        owner = None
+        if folder is not None:
+            owner = next((r for r in self.roots if r.relative(folder) is not None), None)
+        if owner is not None:
+            level = owner.relative(folder) or ""
+            while level:
+                rel = normalize(f"{level}/{path}")
+                if rel is None:
+                    target = normalize(f"{owner.real}/{level}/{path}")
+                    other = next((r for r in self.roots if r.relative(target)), None)
+                    if other is None:
+                        beside.append((None, None, None))
+                    else:
+                        first = other.relative(normalize(f"{owner.real}/{level}/{head}"))
+                        beside.append((other, other.relative(target), first))
+                else:
+                    beside.append((owner, rel, normalize(f"{level}/{head}")))
+                level = level.rpartition("/")[0]
+        readings = [*beside, top] if near else [top, *beside]
+        out: list[Reading] = []
+        seen = set()
+        for r in readings:
+            key = (r[0].index if r[0] is not None else None, r[1])
+            if key not in seen:
+                seen.add(key)
+                out.append(r)
+        return out
+
+    def _first_known(self, reading: Reading) -> bool:
+        """Whether a root (the reading's own, or any) holds the file or folder the
+        reading's first segment lands on."""
+        root, _, first = reading
+        if not first:
+            return False
+        if "/" not in first:
+            return self._top(first)
+        ks = self.knowledge if root is None else [self.knowledge[root.index]]
+        return any(first in k.folders or first in k.files for k in ks)
+
+    def _first_found(self, readings: list[Reading], kind: str) -> tuple[Lookup | None, Lookup]:
+        """The first reading a root holds, and the first ``outside`` met on the way."""
+        outside = None
+        for reading in readings:
+            if not reading[1]:
+                continue
+            hit = self._find(reading, kind)
+            if hit is None:
+                continue
+            if hit[0] == "found":
+                return hit, outside
+            outside = outside or hit
+        return None, outside
+
+    def _find(self, reading: Reading, kind: str) -> Lookup | None:
+        root, rel = reading[0], reading[1]
+        if root is not None:
+            return self._at(root.index, rel, kind)
+        outside = None
+        for i in range(len(self.roots)):
+            hit = self._at(i, rel, kind)
+            if hit is not None:
+                if hit[0] == "found":
+                    return hit
+                outside = outside or hit
+        return outside
+
+    def _at(self, index: int, rel: str, kind: str) -> Lookup | None:
+        """Found in root ``index`` (a file, or a folder), outside (a symlink on the way
+        points out), or None."""
+        key = (index, rel, kind)
+        hit = self._at_cache.get(key, _MISSING)
+        if hit is _MISSING:
+            hit = self._at_disk(index, rel, kind)
+            self._at_cache[key] = hit
+        return hit  # type: ignore[return-value]
+
+    def _at_disk(self, index: int, rel: str, kind: str) -> Lookup | None:
+        k = self.knowledge[index]
+        if len(rel) > _PATH_MAX:
+            return None  # no file system holds it (and resolving it would be quadratic)
+        if kind != "folder" and rel in k.files:
+            return ("found", index, k.actual(rel), "file")
+        if rel in k.folders:
+            return ("found", index, rel, "folder")
+        # Not listed: a symlink on the way, a folder of untracked files, a file git ignores.
+        root = self.roots[index]
+        try:
+            real = os.path.realpath(os.path.join(root.real, rel))
+        except (OSError, ValueError):  # a NUL in the text: no file system holds it
+            return None
+        if root.relative(real) is None:
+            return ("outside", "a symlink points out of the root")
+        if k.ignored(rel, kind == "folder"):
+            return None
+        try:
+            mode = os.stat(real).st_mode
+        except (OSError, ValueError):
+            return None
+        if stat.S_ISREG(mode) and kind != "folder":
+            return ("found", index, rel, "file")
+        if stat.S_ISDIR(mode) and kind != "file":
+            return ("found", index, rel, "folder")
+        return None
+
+    def _ignored(self, reading: Reading, kind: str) -> bool:
+        root, rel = reading[0], reading[1]
+        folder = kind == "folder"
+        if root is not None:
+            return self.knowledge[root.index].ignored(rel, folder)
+        return any(k.ignored(rel, folder) for k in self.knowledge)
+
+    def _in_root(self, index: int, rel: str, kind: str, name: str, link: bool, gone: bool):
+        """``rel`` read in root ``index`` only: found, outside, ignored, else gone (when
+        ``gone``, or something of it is known) or unresolved."""
+        hit = self._at(index, rel, kind) if rel else None
+        if hit is not None:
+            return hit
+        if not rel:
+            return None  # the root's own folder: nothing to anchor, nothing gone
+        if self.knowledge[index].ignored(rel, kind == "folder"):
+            return ("ignored", rel)
+        if kind == "maybe":
+            return ("gone", name) if self.knowledge[index].held(rel) else None
+        first = rel.split("/", 1)[0]
+        known = self._known((self.roots[index], rel, first))
+        return ("gone" if gone or link or known else "unresolved", name)
+
+    def _absolute(self, path: str, kind: str, name: str, link: bool) -> Lookup | None:
+        """An absolute path: under a root, read in that root only; else read after the
+        last segment naming a root's folder or its remote's repository; else outside."""
+        if path.startswith("~"):
+            path = os.path.expanduser(path)
+            if path.startswith("~"):
+                return ("outside", "home folder unknown")
+        if path.startswith("//"):
+            return _NO_ROOT
+        drive = _DRIVE.match(path)
+        if drive:
+            segs = [s for s in path[drive.end() :].split("/") if s]
+        else:
+            norm = normalize(path)
+            for root in self.roots:
+                rel = root.relative(norm)
+                if rel is not None:
+                    return self._in_root(root.index, rel, kind, name, link, True)
+            segs = norm.split("/")[1:]
+        best = None
+        for i, k in enumerate(self.knowledge):
+            names = k.folder_names()
+            for j in range(len(segs) - 1, -1, -1):
+                if segs[j].lower() in names:
+                    if best is None or j > best[0]:
+                        best = (j, i)
+                    break
+        if best is not None:
+            rel = normalize("/".join(segs[best[0] + 1 :]))
+            return self._in_root(best[1], rel, kind, name, link, False) if rel else None
+        return _NO_ROOT
+
+    def _alias(self, path: str, kind: str, name: str, link: bool) -> Lookup | None:
+        """``path`` read through a ``tsconfig``/``jsconfig`` alias of a root: the first
+        target a root holds, else judged under the first target; None when no alias
+        matches."""
+        for i, k in enumerate(self.knowledge):
+            aliases = k.aliases() if k.files else ()
+            for prefix, suffix, targets in aliases:
+                if not path.startswith(prefix) or not path.endswith(suffix):
+                    continue
+                middle = path[len(prefix) : len(path) - len(suffix)]
+                rels = [normalize(head + middle + tail) for head, tail in targets]
+                rels = [r for r in rels if r]
+                for rel in rels:
+                    hit = self._at(i, rel, kind)
+                    if hit is not None and hit[0] == "found":
+                        return hit
+                if rels:
+                    return self._in_root(i, rels[0], kind, name, link, False)
+        return None
+
+    def _package(self, path: str, kind: str, name: str, link: bool) -> Lookup | None:
+        """``@scope/name/rest`` read under the folder of the workspace package
+        ``@scope/name``; None when no root holds that package."""
+        parts = path.split("/", 2)
+        if len(parts) < 3:
+            return None
+        package = f"{parts[0]}/{parts[1]}"
+        for i, k in enumerate(self.knowledge):
+            where = k.packages().get(package)
+            if where is not None:
+                rel = normalize(f"{where}/{parts[2]}" if where else parts[2])
+                if rel:
+                    return self._in_root(i, rel, kind, name, link, False)
+        return None
+
+    def resolve_in(self, index: int, rel: str, kind: str = "file") -> Lookup | None:
+        """Root-relative ``rel`` read in root ``index`` only (a link into the root's own
+        repository): as ``resolve``, with something of it known to that root or not."""
+        path = unicodedata.normalize("NFC", rel)
+        if path.endswith("/"):
+            kind = "folder"
+        norm = normalize(path)
+        if not norm:
+            return None
+        hit = self._in_root(index, norm, kind, norm, False, False)
+        if hit is not None and hit[0] != "found" and _PERCENT.search(norm):
+            again = self._at(index, normalize(unquote(norm)) or norm, kind)
+            if again is not None and again[0] == "found":
+                return again
+        return hit
+
+    # --- what is known ----------------------------------------------------------------
+
+    def _known(self, reading: Reading) -> bool:
+        """Whether something of a reading no root holds is known to a root (gone, not
+        unresolved): the file or folder its first segment lands on, a file of its name,
+        or the git history (the path, or anything under its first segment); cheapest test
+        first, the git history last."""
+        root, rel, first = reading
+        if not rel:
+            return False
+        if self._first_known(reading):
+            return True
+        last = rel.rsplit("/", 1)[-1]
+        if any(k.named(last) for k in self.knowledge):
+            return True
+        ks = self.knowledge if root is None else [self.knowledge[root.index]]
+        for k in ks:
+            h = k.history()
+            if h is not None and (rel in h.paths or first in h.folders or first in h.paths):
+                return True
+        return False
+
+    def _top(self, name: str) -> bool:
+        """Whether a root holds a file or folder ``name`` at its top."""
+        hit = self._tops.get(name)
+        if hit is None:
+            hit = any(name in k.tops for k in self.knowledge)
+            if not hit and "/" not in name and name not in ("", ".", ".."):
+                hit = any(os.path.lexists(os.path.join(r.real, name)) for r in self.roots)
+            self._tops[name] = hit
+        return hit
+
+    # --- narrower forms ---------------------------------------------------------------
+
+    def lookup(self, cited: str, link: bool = False) -> Lookup:
+        """Where ``cited`` is, read relative to the roots' tops: ``("found", root_index,
+        rel)``, ``("outside", reason)``, ``("gone",)``, ``("unresolved",)`` or
+        ``("ignored", rel)``; a Markdown link target (``link``) is gone, never
+        unresolved."""
+        hit = self.resolve(cited, link=link)
+        if hit is None:
+            return UNRESOLVED
+        if hit[0] == "found":
+            return hit[:3]
+        if hit[0] in ("gone", "unresolved"):
+            return GONE if hit[0] == "gone" else UNRESOLVED
+        return hit
+
+    def holds(self, cited: str) -> bool:
+        """Whether a root holds a regular file at ``cited`` (no gone/unresolved verdict, so
+        nothing but the path is looked at)."""
+        path = unicodedata.normalize("NFC", cited)
+        if is_absolute(path) or path.startswith("@"):
+            hit = self.resolve(cited)
+            return hit is not None and hit[0] == "found" and hit[3] == "file"
+        rel = normalize(path)
+        if not rel:
+            return False
+        hit = self._find((None, rel, None), "file")
+        return hit is not None and hit[0] == "found" and hit[3] == "file"
+
+    def lookup_beside(self, cited: str, folder: str) -> Lookup | None:
+        """``cited`` relative to ``folder`` (a notes file's own folder, absolute) only, when
+        that folder lies inside a root: found, outside (it leaves every root) or gone; None
+        when ``folder`` lies in no root."""
+        if is_absolute(cited) or not any(r.relative(folder) is not None for r in self.roots):
+            return None
+        target = normalize(folder + "/" + unicodedata.normalize("NFC", cited))
+        hit: Lookup = _CLIMBS
+        for root in self.roots:
+            rel = root.relative(target) if target else None
+            if rel:
+                found = self._at(root.index, rel, "file")
+                hit = found[:3] if found is not None and found[0] == "found" else found or GONE
+                if hit[0] == "found":
+                    break
+        return hit
+
+    def histories(self) -> list[History | None]:
+        """Each root's git history (None: no git work tree), read once on first need."""
+        return [k.history() for k in self.knowledge]
+
+    def history_unavailable(self) -> list[tuple[Root, str]]:
+        """The roots whose history was needed and could not be read whole, with why."""
+        out = []
+        for root, k in zip(self.roots, self.knowledge, strict=True):
+            h = k._history if k._history_read else None
+            if h is not None and h.unavailable:
+                out.append((root, h.unavailable))
+        return out

@@ -1,0 +1,555 @@
+"""What the roots know comes first (SPEC.md §Anchors 1, 2, 4): folders and extensionless
+files, readings relative to the notes file, absolute checkout paths, links into the root's
+own repository, aliases and workspace packages, git-ignored paths, the nearest bare name,
+module paths, and lines and fragments checked."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from brainmigrate import importer
+from brainmigrate.anchors import PathResolver, Resolver, Root
+from brainmigrate.codeindex import CodeIndex
+from brainmigrate.facts import TaskIds, build_fact
+from brainmigrate.notation import Line
+
+GIT = ["git", "-c", "user.email=t@example.org", "-c", "user.name=t"]
+GIT += ["-c", "init.defaultBranch=main"]
+
+
+def git(cwd, *args):
+    subprocess.run([*GIT, *args], cwd=cwd, check=True, capture_output=True)
+
+
+def write(base, files: dict[str, str]):
+    for rel, text in files.items():
+        path = base / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def commit_all(root, message="c"):
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", message)
+
+
+def at(text, sub):
+    """The column ``sub`` starts at in ``text`` written as ``scan`` writes it."""
+    return text.index(sub) + 3
+
+
+def scan(roots, text, notes=None, cache=None):
+    """``text`` as one fact of notes file ``notes`` (a path, default: outside every root)
+    resolved against ``roots``: (anchors, citations, diagnostics), each as tuples."""
+    made = [Root.of(i, r) for i, r in enumerate(roots)]
+    index_cache = (cache or roots[0].parent / "cache") / "index"
+    res = Resolver(made, lambda: CodeIndex(made[0].path, cache_dir=index_cache), cache)
+    lines = [Line(1, "fact", marker="+", text=" " + text, col=2)]
+    fact = build_fact("n.md", lines, "area:n", "environment", TaskIds(), [])
+    diags = []
+    out = res.scan(fact, diags, str(notes.parent) if notes is not None else None)
+    res.finish()
+    out = res.complete(out)
+    return (
+        [(a.kind, a.path, a.lines, a.how) for a in out.anchors],
+        [(c.state, c.name, c.col) for c in out.citations],
+        [(d.code, d.message, d.col) for d in diags],
+    )
+
+
+# ------------------------------------------------------------------------------ folders
+
+
+@pytest.fixture
+def app(tmp_path):
+    """A git work tree with scripts, folders, a history and ignored runtime files."""
+    root = tmp_path / "shelfwise"
+    write(
+        root,
+        {
+            "bin/dev": "#!/bin/sh\n",
+            "bin/seed-demo": "#!/bin/sh\n",
+            ".husky/pre-push": "npm test\n",
+            "tools/legacy-import/run.py": "print()\n",
+            "pkg/ui/popup/index.ts": "export {}\n",
+            "app/Http/X.php": "<?php\n",
+            "src/x.py": "one\ntwo\n",
+            "docs/runbook.md": "# Runbook\n\n## Rollback steps\n",
+            ".gitignore": "tmp/\nlog/\n/dist/\n",
+        },
+    )
+    git(root, "init", "-q")
+    commit_all(root, "one")
+    git(root, "rm", "-q", "bin/seed-demo")
+    git(root, "rm", "-q", "-r", "tools/legacy-import")
+    write(root, {"tools/keep.txt": "x"})
+    commit_all(root, "two")
+    write(root, {"tmp/pids/server.pid": "42\n"})
+    return root
+
+
+def test_folders_and_extensionless_files_a_root_holds_are_anchors(app):
+    anchors, citations, _ = scan(
+        [app], "run bin/dev and .husky/pre-push; see pkg/ui/popup and tools/ and `bin/`"
+    )
+    assert anchors == [
+        ("file", "bin/dev", None, "cited"),
+        ("file", ".husky/pre-push", None, "cited"),
+        ("folder", "pkg/ui/popup", None, "cited"),
+        ("folder", "tools", None, "cited"),
+        ("folder", "bin", None, "cited"),
+    ]
+    assert citations == []
+
+
+def test_what_only_the_history_held_is_gone_and_the_rest_no_citation(app):
+    anchors, citations, _ = scan(
+        [app],
+        "bin/seed-demo, tools/legacy-import/ and and/or origin/main text/html 11/29/2026",
+    )
+    assert anchors == []
+    assert citations == [("gone", "bin/seed-demo", 3), ("gone", "tools/legacy-import", 18)]
+
+
+def test_a_folder_no_root_holds_is_gone_or_unresolved_as_a_file_is(app):
+    text = "docs/adr/ and bin/old/ and vendor/thing/"
+    _, citations, _ = scan([app], text)
+    assert citations == [
+        ("gone", "docs/adr", 3),  # its first folder is there
+        ("gone", "bin/old", at(text, "bin/old")),
+        ("unresolved", "vendor/thing", at(text, "vendor")),
+    ]
+
+
+def test_a_maybe_token_is_looked_up_without_walking_the_tree(app):
+    paths = PathResolver([Root.of(0, app)])
+    assert paths.resolve("bin/dev", kind="maybe") == ("found", 0, "bin/dev", "file")
+    assert paths.resolve("pkg/ui", kind="maybe") == ("found", 0, "pkg/ui", "folder")
+    assert paths.resolve("tools/legacy-import", kind="maybe") == ("gone", "tools/legacy-import")
+    assert paths.resolve("and/or", kind="maybe") is None
+    assert paths.resolve("tools/legacy-import/", kind="folder") == ("gone", "tools/legacy-import")
+    assert paths.resolve("tools/", kind="folder") == ("found", 0, "tools", "folder")
+
+
+# ------------------------------------------------------------------------------ ignored
+
+
+def test_git_ignored_paths_are_ignored_whether_or_not_they_exist(app):
+    text = "pid in tmp/pids/server.pid, logs in log/development.log, built dist/app.js"
+    anchors, citations, _ = scan([app], text)
+    assert anchors == []
+    assert citations == [
+        ("ignored", "tmp/pids/server.pid", at(text, "tmp/")),
+        ("ignored", "log/development.log", at(text, "log/")),
+        ("ignored", "dist/app.js", at(text, "dist/")),
+    ]
+
+
+def test_an_ignored_folder_and_a_tracked_file_under_an_ignore_rule(app):
+    write(app, {"log/keep.md": "x"})
+    git(app, "add", "-f", "log/keep.md")
+    anchors, citations, _ = scan([app], "log/keep.md and tmp/ and log/other.md")
+    assert anchors == [("file", "log/keep.md", None, "cited")]
+    assert citations == [("ignored", "tmp", 19), ("ignored", "log/other.md", 28)]
+
+
+# ------------------------------------------------------------------------------ readings
+
+
+@pytest.fixture
+def monorepo(tmp_path):
+    root = tmp_path / "mono"
+    write(
+        root,
+        {
+            "apps/web/CLAUDE.md": "+ notes\n",
+            "apps/web/src/lib/navigation.ts": "export {}\n",
+            "apps/web/package.json": '{"name": "web"}',
+            "apps/api/package.json": '{"name": "api"}',
+            "package.json": '{"name": "mono"}',
+            "src/x.py": "x\n",
+            "src/shared.ts": "root copy\n",
+            "apps/web/src/shared.ts": "package copy\n",
+            ".claude/notes/n.md": "+ notes\n",
+            "app-shared/index.ts": "x\n",
+            "apps/web/editors/a.ts": "x\n",
+        },
+    )
+    return root
+
+
+def test_a_package_notes_file_reads_package_relative_paths(monorepo):
+    notes = monorepo / "apps/web/CLAUDE.md"
+    anchors, citations, _ = scan([monorepo], "see src/lib/navigation.ts", notes)
+    assert anchors == [("file", "apps/web/src/lib/navigation.ts", None, "cited")]
+    assert citations == []
+
+
+def test_a_plain_path_reads_the_roots_top_first_and_dot_slash_the_notes_folder(monorepo):
+    notes = monorepo / "apps/web/CLAUDE.md"
+    anchors, _, _ = scan([monorepo], "src/shared.ts and ./src/shared.ts", notes)
+    assert anchors == [
+        ("file", "src/shared.ts", None, "cited"),
+        ("file", "apps/web/src/shared.ts", None, "cited"),
+    ]
+
+
+def test_dot_dot_from_a_nested_notes_folder(monorepo):
+    notes = monorepo / ".claude/notes/n.md"
+    anchors, citations, _ = scan([monorepo], "../../src/x.py and ../../../up.py", notes)
+    assert anchors == [("file", "src/x.py", None, "cited")]
+    assert citations == [("outside", "../../../up.py", 22)]
+
+
+def test_a_path_no_reading_finds_is_judged_under_the_first_with_a_known_first_segment(
+    monorepo,
+):
+    notes = monorepo / "apps/web/CLAUDE.md"
+    # "lib" is held by no root's top, but "src" of apps/web is: gone, named as written
+    text = "src/lib/gone.ts and nothing/here.ts and ./nothing/else.ts"
+    _, citations, _ = scan([monorepo], text, notes)
+    assert citations == [
+        ("gone", "src/lib/gone.ts", 3),
+        ("unresolved", "nothing/here.ts", at(text, "nothing/here")),
+        ("unresolved", "nothing/else.ts", at(text, "./nothing")),
+    ]
+
+
+def test_the_nearest_of_several_files_of_one_name_wins(monorepo):
+    notes = monorepo / "apps/web/CLAUDE.md"
+    anchors, citations, _ = scan([monorepo], "package.json", notes)
+    assert anchors == [("file", "apps/web/package.json", None, "bare-name")]
+    anchors, citations, _ = scan([monorepo], "package.json", monorepo / "CLAUDE.md")
+    assert anchors == [("file", "package.json", None, "bare-name")]
+    anchors, citations, _ = scan([monorepo], "package.json")  # notes outside the root
+    assert anchors == []
+    assert citations == [("ambiguous", "package.json", 3)]
+
+
+def test_listed_file_names_are_bare_names(tmp_path):
+    write(tmp_path / "r", {"Makefile": "all:\n", "docker/Dockerfile": "FROM x\n"})
+    anchors, _, _ = scan([tmp_path / "r"], "run Makefile then Dockerfile")
+    assert anchors == [
+        ("file", "Makefile", None, "bare-name"),
+        ("file", "docker/Dockerfile", None, "bare-name"),
+    ]
+
+
+def test_a_backticked_folder_name_is_a_folder_anchor(monorepo):
+    """The token layer marks backtick spans and link targets; a name without ``/`` and
+    without an extension held as a folder at a root's top or in the notes file's folder
+    is a folder anchor."""
+    from brainmigrate.anchors import Resolved
+    from brainmigrate.tokens import Token
+
+    res = Resolver([Root.of(0, monorepo)])
+    folder = str(monorepo / "apps/web")
+    out = Resolved()
+    for name in ("app-shared", "editors", "nothing", "apps"):
+        res._folder_name(out, Token(name, 1, 1), set(), folder)
+    assert [(a.kind, a.path, a.how) for a in out.anchors] == [
+        ("folder", "app-shared", "bare-name"),
+        ("folder", "apps/web/editors", "bare-name"),
+        ("folder", "apps", "bare-name"),
+    ]
+
+
+# ------------------------------------------------------------------------------ absolute
+
+
+def test_absolute_paths_into_the_authors_own_checkout(app, tmp_path):
+    anchors, citations, _ = scan(
+        [app],
+        "D:/dev/shelfwise/app/Http/X.php and /D:/dev/shelfwise/src/x.py and"
+        " C:/Users/me/elsewhere/x.php and /home/me/shelfwise/app/Http/Gone.php",
+    )
+    assert anchors == [
+        ("file", "app/Http/X.php", None, "cited"),
+        ("file", "src/x.py", None, "cited"),
+    ]
+    assert citations == [
+        ("outside", "C:/Users/me/elsewhere/x.php", 70),
+        ("gone", "/home/me/shelfwise/app/Http/Gone.php", 102),
+    ]
+
+
+def test_an_absolute_path_names_a_checkout_by_its_remotes_repository_name(app):
+    git(app, "remote", "add", "origin", "git@github.com:acme/Shelf-API.git")
+    anchors, _, _ = scan([app], "D:\\work\\shelf-api\\app\\Http\\X.php")
+    assert anchors == [("file", "app/Http/X.php", None, "cited")]
+
+
+# ------------------------------------------------------------------------------ own repo
+
+
+def test_links_into_the_roots_own_repository(app):
+    git(app, "remote", "add", "origin", "https://github.com/o/r.git")
+    anchors, citations, _ = scan(
+        [app],
+        "https://github.com/o/r/blob/main/src/x.py#L2"
+        " https://github.com/O/R/tree/v1/pkg/ui"
+        " https://raw.githubusercontent.com/o/r/0a1b/bin/dev"
+        " https://github.com/o/r/blob/main/src/gone.py"
+        " https://github.com/other/r/blob/main/src/x.py"
+        " https://github.com/o/r/issues/3",
+    )
+    assert anchors == [
+        ("file", "src/x.py", (2, 2), "cited"),
+        ("folder", "pkg/ui", None, "cited"),
+        ("file", "bin/dev", None, "cited"),
+    ]
+    assert citations == [("gone", "src/gone.py", 137)]
+
+
+# ------------------------------------------------------------------------------ aliases
+
+
+@pytest.fixture
+def web(tmp_path):
+    root = tmp_path / "tallyfin"
+    write(
+        root,
+        {
+            "tsconfig.json": """{
+              // the app's aliases
+              "compilerOptions": {
+                "baseUrl": ".",
+                "paths": { "@/*": ["./src/*"], },
+              },
+            }""",
+            "src/lib/date.ts": "export {}\n",
+            "packages/tokens/package.json": '{"name": "@tallyfin/tokens"}',
+            "packages/tokens/src/colors.ts": "export {}\n",
+            "node_modules/@types/node/package.json": '{"name": "@types/node"}',
+            "docs/x.md": "x",
+        },
+    )
+    return root
+
+
+def test_aliases_and_workspace_packages(web):
+    text = (
+        "@/lib/date.ts @tallyfin/tokens/src/colors.ts @/lib/gone.ts"
+        " @tallyfin/tokens/src/gone.ts @types/node/index.d.ts @docs/x.md @nope/x.md"
+    )
+    anchors, citations, _ = scan([web], text)
+    assert anchors == [
+        ("file", "src/lib/date.ts", None, "cited"),
+        ("file", "packages/tokens/src/colors.ts", None, "cited"),
+        ("file", "docs/x.md", None, "cited"),
+    ]
+    assert citations == [
+        ("gone", "@/lib/gone.ts", at(text, "/lib/gone")),
+        ("gone", "@tallyfin/tokens/src/gone.ts", at(text, "tallyfin/tokens/src/gone")),
+    ]
+
+
+# ------------------------------------------------------------------------------ modules
+
+
+@pytest.fixture
+def pyroot(tmp_path):
+    root = tmp_path / "py"
+    write(
+        root,
+        {
+            "parsers/__init__.py": "",
+            "parsers/jobs/__init__.py": "",
+            "parsers/jobs/reindex.py": "def main(): pass\n",
+            "billing/__init__.py": "",
+            "billing/models.py": "class Invoice: pass\n",
+            "config/settings/test.py": "X = 1\n",
+            "app/__init__.py": "",
+        },
+    )
+    git(root, "init", "-q")
+    write(root, {"parsers/jobs/old.py": "x"})
+    commit_all(root, "one")
+    git(root, "rm", "-q", "parsers/jobs/old.py")
+    commit_all(root, "two")
+    return root
+
+
+def test_module_paths_in_a_module_context(pyroot):
+    text = (
+        "python -m parsers.jobs.reindex; DJANGO_SETTINGS_MODULE=config.settings.test;"
+        " python -m parsers.jobs.old; from parsers.jobs.missing import x;"
+        " import nothing.here"
+    )
+    anchors, citations, _ = scan([pyroot], text)
+    assert anchors == [
+        ("file", "parsers/jobs/reindex.py", None, "module"),
+        ("file", "config/settings/test.py", None, "module"),
+    ]
+    assert citations == [
+        ("gone", "parsers/jobs/old.py", at(text, "parsers.jobs.old")),  # the history held it
+        ("gone", "parsers/jobs/missing.py", at(text, "parsers.jobs.missing")),  # package held
+    ]
+
+
+def test_module_paths_elsewhere_anchor_the_longest_held_prefix(pyroot):
+    anchors, citations, _ = scan(
+        [pyroot], "billing.models.Invoice.total and parsers.jobs:main and app.state.db"
+    )
+    assert anchors == [
+        ("file", "billing/models.py", None, "module"),
+        ("file", "parsers/jobs/__init__.py", None, "module"),
+    ]
+    assert citations == []
+
+
+def test_a_module_candidate_passed_in(pyroot):
+    """``Resolver._module`` takes the candidates the token layer finds."""
+    from brainmigrate.anchors import Resolved
+    from brainmigrate.tokens import Token
+
+    res = Resolver([Root.of(0, pyroot)])
+    out = Resolved()
+    tok = Token("parsers.jobs.reindex", 1, 5)
+    assert res._module("parsers.jobs.reindex", True, tok, out, set(), None)
+    assert [(a.path, a.how) for a in out.anchors] == [("parsers/jobs/reindex.py", "module")]
+    out = Resolved()
+    assert not res._module("nothing.here", True, tok, out, set(), None)
+    assert res._module("billing.gone", True, tok, out, set(), None)
+    assert [(c.state, c.name, c.how) for c in out.citations] == [
+        ("gone", "billing/gone.py", "module")
+    ]
+
+
+# ------------------------------------------------------------------------------ checked
+
+
+def test_a_line_past_the_end_and_a_missing_heading_are_warned(app):
+    text = (
+        "src/x.py:2 src/x.py:3 src/x.py#L9-L12 docs/runbook.md#rollback-steps"
+        " docs/runbook.md#runbook docs/runbook.md#nope [x](docs/runbook.md#Rollback-Steps)"
+    )
+    anchors, citations, diags = scan([app], text)
+    assert [a[1] for a in anchors] == ["src/x.py", "docs/runbook.md"]
+    assert citations == []
+    assert diags == [
+        ("BM204", "line 3 is past the end of src/x.py (2 lines)", 14),
+        ("BM204", "line 9 is past the end of src/x.py (2 lines)", 25),
+        ("BM205", "no heading #nope in docs/runbook.md", at(text, "docs/runbook.md#nope")),
+    ]
+
+
+# ------------------------------------------------------------------------------ import
+
+
+def test_import_reads_the_new_kinds_from_a_nested_notes_file(monorepo, tmp_path):
+    write(
+        monorepo,
+        {
+            "apps/web/CLAUDE.md": (
+                "+ see src/lib/navigation.ts and the editors/ folder\n"
+                "+ scripts live in ../../src/ and apps/api/\n"
+            )
+        },
+    )
+    options = importer.Options(roots=[str(monorepo)], cache_dir=tmp_path / "cache")
+    notes = importer.read_notes([str(monorepo / "apps/web/CLAUDE.md")], options)
+    facts = [(f.line, [(a.kind, a.path) for a in r.anchors]) for f, r in notes.facts]
+    assert facts == [
+        (1, [("file", "apps/web/src/lib/navigation.ts"), ("folder", "apps/web/editors")]),
+        (2, [("folder", "src"), ("folder", "apps/api")]),
+    ]
+
+
+# ------------------------------------------------------------------------------ stored
+
+
+def test_a_folder_anchor_is_stored_and_read_again_for_existence_only(tmp_path):
+    """SPEC.md §Staleness "Folder anchor": fresh while a root holds the folder, else
+    ``STALE: folder gone: path`` (state ``file gone``); verify takes no digest of it."""
+    from click.testing import CliRunner
+
+    from brainmigrate.cli import main
+    from brainmigrate.stores import sqlite as store
+
+    root = tmp_path / "root"
+    write(root, {"app/util/a.kt": "x\n", "notes.md": "+ helpers live in app/util/\n"})
+    db = tmp_path / "k.db"
+    args = ["--store", str(db), "--root", str(root)]
+    runner = CliRunner()
+    done = runner.invoke(main, ["import", str(root / "notes.md"), *args])
+    assert done.exit_code == 0, done.output
+    with store.reader(db) as r:
+        [fact] = r.fetch([1]).values()
+    assert [(a.kind, a.path, a.symbol, a.lines) for a in fact.anchors] == [
+        ("folder", "app/util", None, None)
+    ]
+    fresh = runner.invoke(main, ["stale", *args])
+    assert (fresh.exit_code, fresh.output) == (0, "OK: checked 1, stale 0, unreachable 0\n")
+    verified = runner.invoke(main, ["verify", "--all", *args])
+    assert verified.exit_code == 0, verified.output
+    with store.reader(db) as r:
+        [fact] = r.fetch([1]).values()
+    assert fact.anchors[0].body_digest is None and fact.anchors[0].verified_at is not None
+    (root / "app/util/a.kt").unlink()
+    (root / "app/util").rmdir()
+    gone = runner.invoke(main, ["stale", *args])
+    assert gone.exit_code == 1
+    assert "STALE: folder gone: app/util" in gone.output
+
+
+def test_a_bare_name_with_a_line_past_the_end_or_a_missing_heading(monorepo):
+    write(monorepo, {"docs/guide.md": "# Guide\n"})
+    text = "package.json:9 guide.md#guide guide.md#nope shared.ts"
+    anchors, citations, diags = scan([monorepo], text, monorepo / "apps/web/CLAUDE.md")
+    assert anchors == [
+        ("file", "apps/web/package.json", (9, 9), "bare-name"),
+        ("file", "docs/guide.md", None, "bare-name"),
+    ]
+    # src/shared.ts and apps/web/src/shared.ts: neither in a folder on the way up
+    assert citations == [("ambiguous", "shared.ts", at(text, "shared"))]
+    assert diags == [
+        ("BM204", "line 9 is past the end of apps/web/package.json (1 lines)", 3),
+        ("BM205", "no heading #nope in docs/guide.md", at(text, "guide.md#nope")),
+    ]
+
+
+def test_a_path_no_file_system_can_hold_is_judged_without_a_traceback(app):
+    paths = PathResolver([Root.of(0, app)])
+    assert paths.resolve("bin/a\0b.py") == ("gone", "bin/a\0b.py")
+    assert paths.resolve("zz/a\0b", kind="maybe") is None
+    assert paths.resolve("x" * 5000 + "/a.py") == ("unresolved", "x" * 5000 + "/a.py")
+
+
+def test_an_alias_with_several_targets_reads_the_first_a_root_holds(tmp_path):
+    root = tmp_path / "r"
+    write(
+        root,
+        {
+            "jsconfig.json": '{"compilerOptions": {"paths": {"~/*": ["gen/*", "lib/*"]}}}',
+            "lib/a.js": "x\n",
+            "gen/b.js": "x\n",
+        },
+    )
+    paths = PathResolver([Root.of(0, root)])
+    assert paths.resolve("~/a.js") == ("found", 0, "lib/a.js", "file")
+    assert paths.resolve("~/b.js") == ("found", 0, "gen/b.js", "file")
+    assert paths.resolve("~/c.js") == ("gone", "~/c.js")  # judged under gen/c.js
+
+
+def test_a_folder_of_the_second_root_and_an_absolute_path_under_it(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    write(a, {"src/x.py": "x"})
+    write(b, {"deploy/k8s/app.yaml": "x"})
+    paths = PathResolver([Root.of(0, a), Root.of(1, b)])
+    assert paths.resolve("deploy/k8s/") == ("found", 1, "deploy/k8s", "folder")
+    assert paths.resolve(f"{b}/deploy/") == ("found", 1, "deploy", "folder")
+    assert paths.resolve(f"{b}/src/x.py") == ("gone", f"{b}/src/x.py")  # b only
+
+
+def test_the_roots_own_folder_is_no_citation(app, tmp_path):
+    paths = PathResolver([Root.of(0, app)])
+    assert paths.resolve(f"{app}/") is None
+    assert paths.resolve(f"{app}", kind="maybe") is None
+    assert paths.resolve("./", kind="folder") is None
+    assert paths.resolve("D:/dev/shelfwise/", kind="folder") is None
+    anchors, citations, _ = scan([app], f"the checkout is {app}/ and {app}/bin/dev")
+    assert anchors == [("file", "bin/dev", None, "cited")]
+    assert citations == []
