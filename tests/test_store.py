@@ -330,6 +330,32 @@ def test_a_store_whose_provenance_names_a_missing_fact_is_refused_untouched(tmp_
     assert db.read_bytes() == before
 
 
+def test_provenance_naming_a_fact_past_the_last_one_is_refused_untouched(tmp_path):
+    """The last facts deleted, their provenance kept: the next new fact would take the id
+    a provenance row names, and its line would be merged into that new fact. Refused."""
+    run(tmp_path)
+    db = tmp_path / "know.db"
+    con = sqlite3.connect(db)
+    with con:
+        (top,) = con.execute("SELECT max(id) FROM facts").fetchone()
+        for sql in (
+            "DELETE FROM facts WHERE id >= ?",
+            "DELETE FROM anchors WHERE fact_id >= ?",
+            "DELETE FROM facts_fts WHERE rowid >= ?",
+        ):
+            con.execute(sql, (top - 1,))
+    con.close()
+    before = db.read_bytes()
+    for dry in (True, False):
+        with pytest.raises(store.StoreError) as caught:
+            run(tmp_path, dry_run=dry)
+        assert str(caught.value) == (
+            f"{db}: the store is inconsistent (fact k{top - 1} is missing, but provenance"
+            " rows name it); restore a backup, or import the notes into a new store"
+        )
+    assert db.read_bytes() == before
+
+
 def test_prefetched_store_reads_answer_as_one_by_one(tmp_path):
     """``Stored.prefetch`` (a batch of lines read at once) gives what ``known``, ``fed`` and
     ``fact`` give line by line, also for a fingerprint that fed two facts (the first wins)

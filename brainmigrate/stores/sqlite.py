@@ -370,14 +370,21 @@ class Stored:
         return rec
 
     def known(self, fp: str) -> int | None:
+        """The stored fact the line of fingerprint ``fp`` fed before, or None. Raises
+        ``StoreError`` when that fact is past the store's last one (a provenance row naming a
+        deleted fact, which a new fact of this run would otherwise take the id of)."""
         if fp in self._asked:
-            return self._known.get(fp)
-        if self._con is None:
+            fid = self._known.get(fp)
+        elif self._con is None:
             return None
-        row = self._con.execute(
-            "SELECT fact_id FROM provenance WHERE fingerprint=? ORDER BY rowid LIMIT 1", (fp,)
-        ).fetchone()
-        return _id(row[0], "a provenance row", "fact_id") if row else None
+        else:
+            row = self._con.execute(
+                "SELECT fact_id FROM provenance WHERE fingerprint=? ORDER BY rowid LIMIT 1", (fp,)
+            ).fetchone()
+            fid = _id(row[0], "a provenance row", "fact_id") if row else None
+        if fid is not None and fid >= self.next_id:
+            raise inconsistent(self._path, _missing(fid, "provenance"))
+        return fid
 
     def fed_lines(self, files: Container[str]) -> dict[tuple[str, int], list[int]]:
         """``(file, line) -> [fact ids]`` of the provenance rows of the notes files
