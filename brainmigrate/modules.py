@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
+from brainmigrate.lineforms import DASHES
 from brainmigrate.model import Segment
 from brainmigrate.notation import WS_CHARS
 from brainmigrate.tokens import ARROWS, CF_CHARS, CJK_PUNCT, strip_edges
@@ -27,7 +28,7 @@ CONTEXT_WORDS = frozenset({"-m", "import", "from"})
 #: An option or variable whose name holds one of these (without case) gives its value a
 #: module context (``DJANGO_SETTINGS_MODULE=config.settings.test``, ``--settings=x.y``).
 CONTEXT_NAMES = ("MODULE", "SETTINGS")
-_LINE_FORM = re.compile(r"[0-9]+(?:[-\u2013\u2014\u2212][0-9]+)?")
+_LINE_FORM = re.compile(f"[0-9]+(?:[{DASHES}][0-9]+)?")
 
 
 class ModuleCandidate(NamedTuple):

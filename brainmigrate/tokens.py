@@ -47,6 +47,14 @@ from brainmigrate.cited import (
     link_path,
     path_like,
 )
+from brainmigrate.lineforms import (
+    DASHES,
+    LINE_FORM,
+    MAX_LINE_NUMBER,
+    line_form_starts,
+    lines_of,
+    suffix_start,
+)
 from brainmigrate.links import (
     URL_START,
     file_url_path,
@@ -60,6 +68,7 @@ from brainmigrate.names import camelcase_names
 from brainmigrate.notation import WS_CHARS, WS_CLASS
 
 __all__ = [
+    "DASHES",
     "FILE_NAMES",
     "MAX_LINE_NUMBER",
     "Token",
@@ -76,10 +85,6 @@ __all__ = [
     "strip_edges",
     "tokens",
 ]
-
-#: The largest line number a line form holds (a store column's and every reader's limit);
-#: a larger one is not a line form (SPEC.md §Anchors; warned as BM203).
-MAX_LINE_NUMBER = 2**31 - 1
 
 #: Unicode category Cf (format characters), as of Python 3.11's Unicode 14.0;
 #: tests/test_tokens.py checks it against ``unicodedata``.
@@ -131,15 +136,6 @@ _SPANS = re.compile(
 _LEAD = "([\"'<!@*`\u201c\u2018\u00ab"
 _TRAIL = ")]>\"'.,;:!?*`\u2026\u201d\u2019\u00bb"
 _BAZEL = re.compile(r"(?:@[\w.\-]*)?//")
-#: The dash of a line range: ``-``, or an en dash, an em dash or a minus sign (SPEC.md
-#: §Anchors, "Line forms": ``x.py:18–74``).
-DASHES = "-\u2013\u2014\u2212"
-_DASH = re.compile(f"[{DASHES}]")
-_LINE_FORM = re.compile(
-    f":(?P<a>[0-9]+)(?:[{DASHES}](?P<b>[0-9]+))?(?::[0-9]+)?"
-    f"(?P<more>(?:,[0-9]+(?:[{DASHES}][0-9]+)?)*)"
-    f"|#L(?P<c>[0-9]+)(?:C[0-9]+)?(?:[{DASHES}]L?(?P<d>[0-9]+)(?:C[0-9]+)?)?"
-)
 _UPPER = re.compile(r"[A-Z]").search
 _LOWER = re.compile(r"[a-z]").search
 
@@ -441,16 +437,16 @@ def _shape(
                 slash = text.find("/", scheme.end())
                 floor = slash if slash >= 0 else len(text)
     lines = overflow = None
-    for start in _line_form_starts(text, floor):
-        m = _LINE_FORM.fullmatch(text, start)
+    for start in line_form_starts(text, floor):
+        m = LINE_FORM.fullmatch(text, start)
         if m:
-            lines = _lines_of(m)
+            lines = lines_of(m)
             if lines is None:
                 overflow = text[start:]
             text = _strip_tail(text[:start])
             break
     whole = fragment = None
-    cut = _suffix_start(text)
+    cut = suffix_start(text)
     if cut is not None:
         whole, text = text, text[:cut]
         sharp = whole.find("#", cut)
@@ -483,61 +479,6 @@ def _strip_tail(text: str) -> str:
         else:
             break
     return text[:end]
-
-
-def _line_form_starts(text: str, floor: int = 0) -> list[int]:
-    """Where a line form could begin: the last two ``:`` at or after ``floor`` and the last
-    ``#L`` (linear)."""
-    starts = []
-    colon = text.rfind(":", floor)
-    if colon > 0:
-        starts.append(colon)
-        before = text.rfind(":", floor, colon)
-        if before > 0:
-            starts.insert(0, before)
-    hash_l = text.rfind("#L")
-    if hash_l > 0:
-        starts.append(hash_l)
-    return starts
-
-
-def _lines_of(m: re.Match) -> tuple[int, int] | None:
-    """``(first, last)`` of a line form; None when a number passes ``MAX_LINE_NUMBER``."""
-    if m.group("c") is not None:
-        numbers = [m.group("c"), m.group("d") or m.group("c")]
-    else:
-        numbers = [m.group("a"), m.group("b") or m.group("a")]
-        for part in filter(None, (m.group("more") or "").split(",")):
-            numbers.extend(_DASH.split(part))
-    if any(len(n) > 10 or int(n) > MAX_LINE_NUMBER for n in numbers):
-        return None
-    values = [int(n) for n in numbers]
-    return min(values), max(values)  # a range written backwards (:92-88) is still 88-92
-
-
-def _suffix_start(text: str) -> int | None:
-    """Where a ``#fragment``, ``?query`` or ``::name`` begins after a file's extension (or a
-    listed file name), or None. One pass; the last segment's extension is tracked as it
-    goes, so the cost is linear however many ``#`` a token holds."""
-    if "#" not in text and "?" not in text and "::" not in text:
-        return None
-    seg = 0  # where the current segment starts
-    ext = -1  # characters of a valid extension so far; -1: none (no dot, or broken)
-    for i, c in enumerate(text):
-        if c == "#" or c == "?" or (c == ":" and text.startswith("::", i)):
-            if ext > 0 or (i - seg <= 12 and text[seg:i] in FILE_NAMES):
-                return i
-            ext = -1
-        elif c == "/" or c == "\\":
-            seg, ext = i + 1, -1
-        elif c == ".":
-            ext = 0
-        elif ext >= 0:
-            if c.isascii() and (c.isalpha() or (ext > 0 and c.isdigit())):
-                ext += 1
-            else:
-                ext = -1
-    return None
 
 
 # ------------------------------------------------------------------------------ task ids

@@ -319,3 +319,21 @@ def test_a_folder_citation_consumes_its_text_but_a_maybe_does_not():
     url = "https://github.com/o/r/blob/main/docs/TER-9.md#L3"
     assert consumed(url) == [(0, len(url))]
     assert consumed("https://jira.example.org/browse/TER-9") == []
+
+
+@pytest.mark.parametrize(
+    "text, tasks",
+    [
+        ('<a href="runbooks/TER-9 cold.md">x</a> for TER-3', ["TER-3"]),
+        ("see mdc:docs/TER-9.md and TER-4", ["TER-4"]),
+        ("tools/TER-9/ and feature/TER-12", ["TER-12"]),
+        ("https://github.com/o/r/blob/main/docs/TER-9.md#L3 TER-5", ["TER-5"]),
+        ("x.py:12–20 and x.py#L3–L9 TER-6", ["TER-6"]),
+        ("https://jira.example.org/browse/TER-7", ["TER-7"]),
+        ("file:///srv/TER-8.md:3 a.ts->src/TER-2.ts", []),
+    ],
+)
+def test_no_task_id_is_read_in_the_new_path_forms(text, tasks):
+    from brainmigrate.facts import TaskIds
+
+    assert TaskIds().all(text) == tasks
