@@ -414,9 +414,10 @@ def _shape(
     else:
         stripped = raw.lstrip(_LEAD)
         lead = len(raw) - len(stripped)
-        tick = lead > 0 and raw[lead - 1] == "`"
-        col += lead
-    if stripped.startswith("mdc:"):
+        if lead:
+            col += lead
+            tick = raw[lead - 1] == "`"
+    if "mdc:" in stripped and stripped.startswith("mdc:"):
         stripped, col, link = stripped[4:], col + 4, True
     text = stripped if whole_span else _strip_tail(stripped)
     if not text:
@@ -427,7 +428,7 @@ def _shape(
     url = False
     floor = 0
     if ":" in text:
-        at = file_url_path(text) if text[:5].lower() == "file:" else None
+        at = file_url_path(text) if text[0] in "fF" and text[:5].lower() == "file:" else None
         if at is not None:
             text, col = text[at:], col + at
         elif "://" in text:
@@ -446,7 +447,7 @@ def _shape(
             text = _strip_tail(text[:start])
             break
     whole = fragment = None
-    cut = suffix_start(text)
+    cut = suffix_start(text) if "#" in text or "?" in text or "::" in text else None
     if cut is not None:
         whole, text = text, text[:cut]
         sharp = whole.find("#", cut)
