@@ -243,8 +243,9 @@ def tokens(
 ) -> Iterator[Token]:
     """Split a fact's segments into tokens (SPEC.md §Anchors), in order of position.
 
-    ``holds(path)`` says whether a root holds a file at a cited path; a backtick span that
-    holds whitespace is one token only when it does (without ``holds``, never).
+    ``holds(text)`` says whether a root holds a file at a cited path; a backtick span that
+    holds whitespace is one token only when its text is a ``cited_path`` (of any kind) and
+    ``holds`` says so (without ``holds``, never).
     ``references`` maps the notes file's link labels (normalized by ``notation.link_label``)
     to their definitions' targets: each reference-style link that cites one is a link
     token whose text is the target (line form and suffix split off as for any link target)
@@ -253,7 +254,7 @@ def tokens(
     for seg in segments:
         text = seg.text
         refs = reference_links(text, references) if references else ()
-        if not refs and not _interesting(text) and "`" not in text and "](" not in text:
+        if not (refs or _interesting(text) or "`" in text or "](" in text or may_hold_html(text)):
             continue
         spans: list[Token] = []
         if "[[" in text or "](<" in text or "`" in text or may_hold_html(text):
@@ -323,7 +324,7 @@ def _special_spans(text: str, seg: Segment, holds, out: list[Token]) -> str:
                 continue
             start, end = m.start("code"), m.end("code")
             tok = next(_shape(text[start:end], seg.line, seg.col + start, False), None)
-            if tok is None or path_like(tok.text) is None or not holds(tok.text):
+            if tok is None or cited_path(tok.text) is None or not holds(tok.text):
                 continue
             blank = ((m.start(), m.end()),)
             link, tick = False, True

@@ -337,3 +337,28 @@ def test_no_task_id_is_read_in_the_new_path_forms(text, tasks):
     from brainmigrate.facts import TaskIds
 
     assert TaskIds().all(text) == tasks
+
+
+def test_a_single_name_href_is_a_link_token():
+    got = [(t.text, t.col) for t in all_of('<a href="editors">the editors</a>') if t.link]
+    assert got == [("editors", 10)]
+
+
+def test_holds_decides_a_spaced_backtick_span_of_any_cited_kind():
+    asked = []
+
+    def holds(text):
+        asked.append(text)
+        return text in ("docs/Design Notes/", "bin/run me")
+
+    text = "`docs/Design Notes/` `bin/run me` `not a path` `docs/Old Notes/`"
+    got = [(t.text, t.tick) for t in tokens.tokens([Segment(1, 1, text)], holds=holds)]
+    assert got == [
+        ("docs/Design Notes/", True),
+        ("bin/run me", True),
+        ("not", False),
+        ("path", False),
+        ("docs/Old", False),  # no root holds it: split at its space
+        ("Notes/", False),
+    ]
+    assert asked == ["docs/Design Notes/", "bin/run me", "docs/Old Notes/"]
