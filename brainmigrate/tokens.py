@@ -160,6 +160,10 @@ class Token:
     is a whole backtick span's content (`` `app-shared` ``, SPEC.md §Anchors 2);
     ``fragment`` the ``#fragment`` a dropped suffix held, without ``#`` (``rollback-steps``
     of ``docs/x.md#rollback-steps``; None when there was none; a line form is no fragment).
+    ``at`` says a leading ``@`` was stripped (``@docs/x.md``, ``@/lib/date.ts`` whose
+    ``text`` is ``/lib/date.ts``, ``@tallyfin/tokens/src/colors.ts``): the resolver reads
+    ``"@" + text`` through aliases and workspace packages (SPEC.md §Anchors 1). An
+    ``mdc:`` target is a link target, never ``at``.
 
     For every token but a reference-style link's, ``text`` is the line's text at ``col``
     as written (``fix`` rewrites it there). A reference's ``text`` is its definition's
@@ -177,6 +181,7 @@ class Token:
     url: bool = False
     tick: bool = False
     fragment: str | None = None
+    at: bool = False
 
     # dataclass() would compile these on every start-up (issue 14): written out as it
     # writes them; tests/test_records.py holds them to it.
@@ -193,6 +198,7 @@ class Token:
         url=False,
         tick=False,
         fragment=None,
+        at=False,
     ) -> None:
         self.text = text
         self.line = line
@@ -205,6 +211,7 @@ class Token:
         self.url = url
         self.tick = tick
         self.fragment = fragment
+        self.at = at
 
     @recursive_repr()
     def __repr__(self) -> str:
@@ -212,7 +219,8 @@ class Token:
             f"{self.__class__.__qualname__}(text={self.text!r}, line={self.line!r}, "
             f"col={self.col!r}, lines={self.lines!r}, whole={self.whole!r}, "
             f"link={self.link!r}, end={self.end!r}, overflow={self.overflow!r}, "
-            f"url={self.url!r}, tick={self.tick!r}, fragment={self.fragment!r})"
+            f"url={self.url!r}, tick={self.tick!r}, fragment={self.fragment!r}, "
+            f"at={self.at!r})"
         )
 
     def _fields(self) -> tuple:
@@ -228,6 +236,7 @@ class Token:
             self.url,
             self.tick,
             self.fragment,
+            self.at,
         )
 
     def __eq__(self, other):
@@ -410,6 +419,7 @@ def _shape(
     after its host (``https://host:8080`` holds no line 8080)."""
     if "//" in raw and ":" in raw and _BAZEL.match(raw.lstrip(_LEAD.replace("@", ""))):
         return  # a Bazel label (//pkg:target, @repo//pkg:target): no path, no name
+    at = False
     if whole_span:
         stripped = raw
     else:
@@ -418,8 +428,9 @@ def _shape(
         if lead:
             col += lead
             tick = raw[lead - 1] == "`"
+            at = "@" in raw[:lead]
     if "mdc:" in stripped and stripped.startswith("mdc:"):
-        stripped, col, link = stripped[4:], col + 4, True
+        stripped, col, link, at = stripped[4:], col + 4, True, False
     text = stripped if whole_span else _strip_tail(stripped)
     if not text:
         return
@@ -429,9 +440,9 @@ def _shape(
     url = False
     floor = 0
     if ":" in text:
-        at = file_url_path(text) if text[0] in "fF" and text[:5].lower() == "file:" else None
-        if at is not None:
-            text, col = text[at:], col + at
+        path = file_url_path(text) if text[0] in "fF" and text[:5].lower() == "file:" else None
+        if path is not None:
+            text, col = text[path:], col + path
         elif "://" in text:
             scheme = URL_START.match(text)
             if scheme is not None:
@@ -455,7 +466,7 @@ def _shape(
         if sharp >= 0 and sharp + 1 < len(whole):
             fragment = whole[sharp + 1 :]
     if text:
-        yield Token(text, line, col, lines, whole, link, end, overflow, url, tick, fragment)
+        yield Token(text, line, col, lines, whole, link, end, overflow, url, tick, fragment, at)
 
 
 def strip_edges(raw: str) -> tuple[int, str]:

@@ -172,6 +172,7 @@ def check(form: str, rel: str, root: Path, kind: str) -> None:
         assert tok.link, (form, text)
     if form == "backticks":
         assert tok.tick, (form, text)
+    assert tok.at == (form == "at-import"), (form, text)
 
 
 def test_the_tree_is_big_enough(tree):

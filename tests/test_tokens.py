@@ -362,3 +362,19 @@ def test_holds_decides_a_spaced_backtick_span_of_any_cited_kind():
         ("Notes/", False),
     ]
     assert asked == ["docs/Design Notes/", "bin/run me", "docs/Old Notes/"]
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("@docs/x.md", ("docs/x.md", 2, True)),
+        ("(@/lib/date.ts)", ("/lib/date.ts", 3, True)),
+        ("**@tallyfin/tokens/src/colors.ts**", ("tallyfin/tokens/src/colors.ts", 4, True)),
+        ("`@types/node/index.d.ts`", ("types/node/index.d.ts", 3, True)),
+        ("docs/x.md", ("docs/x.md", 1, False)),
+        ("a@b/x.md", ("a@b/x.md", 1, False)),
+    ],
+)
+def test_a_stripped_leading_at_is_kept_as_a_flag(text, expected):
+    tok = one(text)
+    assert (tok.text, tok.col, tok.at) == expected
