@@ -11,6 +11,8 @@ import re
 from collections.abc import Mapping
 from typing import NamedTuple
 
+from brainmigrate import notation
+
 # ------------------------------------------------------------------------------ HTML
 
 #: A tag's start: ``<`` and a tag name (``<a``, ``<img``, ``<source``).
@@ -92,12 +94,12 @@ def _link_label(label: str) -> str:
 
 
 def link_label(label: str) -> str:
-    """``notation.link_label`` when the notation module provides it, else ``_link_label``
-    (the same rule)."""
-    from brainmigrate import notation
+    """A link label normalized as definitions are: ``notation.link_label`` when the
+    notation module provides it, else ``_link_label`` (the same rule)."""
+    return _LABEL_RULE(label)
 
-    rule = getattr(notation, "link_label", None)
-    return rule(label) if rule is not None else _link_label(label)
+
+_LABEL_RULE = getattr(notation, "link_label", None) or _link_label
 
 
 def reference_links(text: str, references: Mapping[str, str]) -> list[tuple[int, int, str]]:

@@ -144,3 +144,12 @@ def test_reference_links_spans():
         ("[a]", "x.md"),
         ("[b c]", "y.md"),
     ]
+
+
+def test_labels_are_normalized_by_the_notation_rule_when_there_is_one():
+    from brainmigrate import links, notation
+
+    rule = getattr(notation, "link_label", None) or links._link_label
+    assert links._LABEL_RULE is rule
+    for label in ("  ADR\t 4 ", "Straße", "a\u3000b"):
+        assert links.link_label(label) == links._link_label(label)
