@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import functools
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from reprlib import recursive_repr
@@ -263,6 +264,8 @@ def tokens(
     for seg in segments:
         text = seg.text
         refs = reference_links(text, references) if references else ()
+        if refs and "`" in text:
+            refs = _outside_code(text, refs)
         if not (refs or _interesting(text) or "`" in text or "](" in text or may_hold_html(text)):
             continue
         spans: list[Token] = []
@@ -277,6 +280,20 @@ def tokens(
             out.extend(spans)
             out.sort(key=lambda t: t.col)
         yield from out
+
+
+def _outside_code(text: str, refs: list) -> list:
+    """``refs`` but those inside a backtick span (code: ``arr[i]`` is no reference)."""
+    code = [m.span("tick") for m in _SPANS.finditer(text) if m.group("tick")]
+    if not code:
+        return refs
+    starts = [a for a, _ in code]
+    out = []
+    for ref in refs:
+        at = bisect_right(starts, ref[0]) - 1
+        if at < 0 or ref[0] >= code[at][1]:
+            out.append(ref)
+    return out
 
 
 def _interesting(raw: str) -> bool:

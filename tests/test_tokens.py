@@ -220,6 +220,13 @@ def test_what_is_no_reference(text):
     assert [t.text for t in got if t.text in ("docs/guide.md", "docs/f.md")] == []
 
 
+def test_a_reference_inside_a_backtick_span_is_code():
+    assert toks("`arr[guide]` and [guide]", references=REFS) == [
+        ("arr[guide", 2, None),  # (a trailing "]" is no part of a token)
+        ("docs/guide.md", 18, None),
+    ]
+
+
 def test_a_shortcut_reference_in_text_without_anything_else_is_found():
     # a segment no path, dot or CamelCase name is in is still read for references
     assert toks("see [guide] now", references=REFS) == [("docs/guide.md", 5, None)]
