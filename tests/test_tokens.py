@@ -5,10 +5,14 @@ link-ish sources, and the shapes the resolver reads (``url``, ``tick``, ``fragme
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from brainmigrate import tokens
 from brainmigrate.cited import cited_link, cited_path, link_path, path_like
+from brainmigrate.links import remote_parts, repo_url_parts
 from brainmigrate.model import Segment
+from brainmigrate.modules import module_candidates
 from brainmigrate.tokens import Token, consumed, span_regions
 
 
@@ -385,3 +389,39 @@ def test_holds_decides_a_spaced_backtick_span_of_any_cited_kind():
 def test_a_stripped_leading_at_is_kept_as_a_flag(text, expected):
     tok = one(text)
     assert (tok.text, tok.col, tok.at) == expected
+
+
+# ------------------------------------------------------------------------------ properties
+
+PIECES = st.sampled_from(
+    [
+        "a", "B", "src/", "x.py", ".md", "/", "\\", ":", "12", "-", "\u2013", "#L", "#", "?",
+        "::", "`", "[", "]", "(", ")", "<", ">", '"', "'", "'s", "\u2019", "@", "mdc:",
+        "file://", "file:///", "D:/", "https://", "github.com/o/r/blob/main/", "->", "\u2192",
+        "=", "href=", "<a ", "src='", "[[", "]]", "|", "*", "$", "%X%", "//", " ", "\u3000",
+        "\u89c1", "\u200b", "e.g.", "-m ", "import ", "a.b",
+    ]
+)  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(PIECES, max_size=24).map("".join))
+def test_a_token_is_the_text_at_its_column(text):
+    # fix rewrites a citation at its column: every token but a reference's is the line's
+    # text there, as written, and ends where what it consumed ends
+    for tok in tokens.tokens([Segment(1, 1, text)], holds=lambda p: True):
+        assert text[tok.col - 1 : tok.col - 1 + len(tok.text)] == tok.text, tok
+        assert tok.end >= tok.col + len(tok.text), tok
+        assert tok.end - 1 <= len(text), tok
+        cited_path(tok.text), cited_link(tok.text), repo_url_parts(tok.text)
+    consumed(text), span_regions(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(PIECES, max_size=24).map("".join))
+def test_references_and_modules_take_any_text(text):
+    for tok in tokens.tokens([Segment(1, 1, text)], references={"a": text, "b": "x.md"}):
+        assert tok.col >= 1 and tok.end > tok.col, tok
+    for cand in module_candidates([Segment(1, 1, text)]):
+        assert text[cand.col - 1 :].startswith(cand.name), cand
+    remote_parts(text)
