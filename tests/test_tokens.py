@@ -43,6 +43,7 @@ def one(text, **kw):
         ("a.ts=>b.ts", [("a.ts", 1, None), ("b.ts", 7, None)]),
         ("old/a.py-->new/a.py:3", [("old/a.py", 1, None), ("new/a.py", 12, (3, 3))]),
         ("src/x.py->", [("src/x.py", 1, None)]),
+        ("a/x.md==>b/y.md", [("a/x.md", 1, None), ("b/y.md", 10, None)]),
     ],
 )
 def test_arrows_split_tokens_as_whitespace_does(text, expected):
