@@ -84,6 +84,8 @@ _WS_RUN = re.compile(r"\s+")
 #: A bracketed text and an optional second bracket: ``[text]``, ``[text][label]``,
 #: ``[text][]``. Brackets do not nest (a ``[`` or ``]`` ends the text).
 _REFERENCE = re.compile(r"\[([^\[\]\n]*)\](?:\[([^\[\]\n]*)\])?")
+#: A backtick span (as tokens.py reads one): no reference is read inside it.
+_CODE = re.compile(r"`[^`\n]+`")
 
 
 def _link_label(label: str) -> str:
@@ -113,14 +115,21 @@ def reference_links(text: str, references: Mapping[str, str]) -> list[tuple[int,
     the other two their text; a shortcut counts only when its label is defined and it is
     not followed by ``(`` (an inline link), ``[`` or ``:`` (a definition). A bracket right
     after ``[`` or ``\\`` or right before ``]`` (``[[wiki]]``, ``\\[x]``) and a footnote
-    ``[^1]`` are no references. Labels no definition holds cite nothing. Linear.
+    ``[^1]`` are no references, nor is a bracket inside a backtick span (code). Labels no
+    definition holds cite nothing. Linear.
     """
     out: list[tuple[int, int, str]] = []
     if not references or "[" not in text:
         return out
     n = len(text)
+    code = [m.span() for m in _CODE.finditer(text)] if "`" in text else []
+    at = 0  # the first code span that may hold the next match (matches come in order)
     for m in _REFERENCE.finditer(text):
         start, end = m.span()
+        while at < len(code) and code[at][1] <= start:
+            at += 1
+        if at < len(code) and code[at][0] < start:
+            continue  # inside a backtick span: code, no link
         if start > 0 and text[start - 1] in "[\\":
             continue
         if end < n and text[end] == "]":

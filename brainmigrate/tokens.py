@@ -35,11 +35,11 @@ from __future__ import annotations
 
 import functools
 import re
-from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from reprlib import recursive_repr
 
+from brainmigrate.charclasses import ARROWS, CF_CHARS, CJK_LETTERS, CJK_PUNCT, MEETS
 from brainmigrate.cited import (
     FILE_NAMES,
     cited_link,
@@ -87,27 +87,6 @@ __all__ = [
     "tokens",
 ]
 
-#: Unicode category Cf (format characters), as of Python 3.11's Unicode 14.0;
-#: tests/test_tokens.py checks it against ``unicodedata``.
-CF_CHARS = (
-    "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f"
-    "\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd"
-    "\U00013430-\U00013438\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001"
-    "\U000e0020-\U000e007f"
-)
-#: CJK and full-width punctuation (``。，、：；！？（）「」【】``).
-CJK_PUNCT = "\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65"
-#: Han, Hiragana, Katakana and Hangul letters.
-CJK_LETTERS = (
-    "\u1100-\u11ff\u2e80-\u2fdf\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf"
-    "\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f"
-)
-#: The Unicode blocks Arrows, Supplemental Arrows-A and -B: they split tokens as whitespace
-#: does (SPEC.md §Anchors: `` `api/a.ts`→`api/b.ts` ``).
-ARROWS = "\u2190-\u21ff\u27f0-\u27ff\u2900-\u297f"
-#: What a CJK letter splits from: ASCII letters and digits, brackets, quotes, backticks.
-_MEETS = "A-Za-z0-9()\\[\\]{}<>\"'`\u201c\u201d\u2018\u2019\u00ab\u00bb"
-
 _CHUNK = re.compile(f"[^{WS_CHARS}\n{CF_CHARS}{CJK_PUNCT}{ARROWS}]+")
 #: ``->`` and ``=>`` inside a token split it (``a.ts->b.ts``; a longer shaft too: ``-->``).
 _ASCII_ARROW = re.compile(r"-+>|=+>")
@@ -120,7 +99,7 @@ _PAREN_SPLIT = re.compile(r"(?<=[\w>])(?=\()")
 @functools.cache
 def _script_split() -> re.Pattern:
     return re.compile(
-        f"(?<=[{CJK_LETTERS}])(?=[{_MEETS}])|(?<=[{_MEETS}])(?=[{CJK_LETTERS}])"
+        f"(?<=[{CJK_LETTERS}])(?=[{MEETS}])|(?<=[{MEETS}])(?=[{CJK_LETTERS}])"
         r"|(?<=[\w>])(?=\()"
     )
 
@@ -264,8 +243,6 @@ def tokens(
     for seg in segments:
         text = seg.text
         refs = reference_links(text, references) if references else ()
-        if refs and "`" in text:
-            refs = _outside_code(text, refs)
         if not (refs or _interesting(text) or "`" in text or "](" in text or may_hold_html(text)):
             continue
         spans: list[Token] = []
@@ -280,20 +257,6 @@ def tokens(
             out.extend(spans)
             out.sort(key=lambda t: t.col)
         yield from out
-
-
-def _outside_code(text: str, refs: list) -> list:
-    """``refs`` but those inside a backtick span (code: ``arr[i]`` is no reference)."""
-    code = [m.span("tick") for m in _SPANS.finditer(text) if m.group("tick")]
-    if not code:
-        return refs
-    starts = [a for a, _ in code]
-    out = []
-    for ref in refs:
-        at = bisect_right(starts, ref[0]) - 1
-        if at < 0 or ref[0] >= code[at][1]:
-            out.append(ref)
-    return out
 
 
 def _interesting(raw: str) -> bool:

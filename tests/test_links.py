@@ -137,13 +137,15 @@ def test_link_labels_fold_case_and_whitespace():
 
 def test_reference_links_spans():
     refs = {"a": "x.md", "b c": "y.md"}
-    text = "![img][a] and [B\tC][] and [a] [a](z.md) [a]: q [b c]"
+    text = "![img][a] and [B\tC][] and [a] [a](z.md) [a]: q [b c] `x[a]` `y` [a]"
     assert [(text[s:e], t) for s, e, t in reference_links(text, refs)] == [
         ("[img][a]", "x.md"),
         ("[B\tC][]", "y.md"),
         ("[a]", "x.md"),
         ("[b c]", "y.md"),
+        ("[a]", "x.md"),
     ]
+    assert reference_links(text, refs)[-1][0] == len(text) - 3
 
 
 def test_labels_are_normalized_by_the_notation_rule_when_there_is_one():
