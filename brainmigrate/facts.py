@@ -17,7 +17,7 @@ from pathlib import PurePath
 from brainmigrate.fsutil import printable
 from brainmigrate.model import Diagnostic, ParsedFact, Segment
 from brainmigrate.notation import Line, fold, parse_stamp, split_block_id, split_trailer
-from brainmigrate.tokens import consumed, span_regions
+from brainmigrate.tokens import consumed, may_span, span_regions
 
 #: One empty set for every fact without task ids (each frozenset() is 216 bytes).
 NONE: frozenset[str] = frozenset()
@@ -87,7 +87,7 @@ class TaskIds:
         if self.default and "-" not in text:
             return out
         chunk: list = []  # the last chunk around a match: [left, right, consumed spans]
-        spans = span_regions(text) if "[[" in text or "](<" in text or "`" in text else ()
+        spans = span_regions(text) if may_span(text) else ()
         starts = [a for a, _ in spans]
         for m in self.regex.finditer(text):
             tid = m.group(0)

@@ -3,22 +3,30 @@
 Pure: no file system (a backtick span with spaces asks a ``holds`` callable). ``anchors``
 resolves what these functions find; ``facts`` asks them which text a cited path consumed, so
 that no task id is read inside a path (``docs/incidents/INC-2231.md``, ``#L10-20``).
+Which texts are paths, and of what kind, is ``cited``; link-ish sources (HTML, references,
+``file:`` URLs, repository URLs) are ``links``; CamelCase names ``names``; module paths
+``modules``. This module re-exports the names its callers import from it.
 
 A segment's text is split into tokens:
 
 * at whitespace, at invisible format characters (Unicode category Cf: zero-width space,
-  LRM/RLM, bidi controls, a BOM in mid-text) and at CJK and full-width punctuation;
+  LRM/RLM, bidi controls, a BOM in mid-text), at CJK and full-width punctuation and at
+  arrows (U+2190–21FF, U+27F0–27FF, U+2900–297F), and at ``->``/``=>`` inside a token;
 * where a Han, Hiragana, Katakana or Hangul letter meets an ASCII letter or digit, a
   bracket, a quote or a backtick (``见docs/setup.md``);
-* at a ``(`` right after a letter, digit or ``_`` (``Poster.post(Poster.kt:5)``);
+* at a ``(`` right after a letter, digit, ``_`` or ``>`` (``Poster.post(Poster.kt:5)``,
+  ``LedgerWriter.<init>(LedgerWriter.kt:3)``);
 * at ``](`` (a Markdown link's target is its own token, marked ``link``).
 
 These spans are one token each, spaces and all: a link target in angle brackets
 (``[x](<docs/My File.md>)``), a wiki link's target (``[[docs/flow.md|alias]]``, cut at
-``|``) and a backtick span holding whitespace when ``holds`` says a root holds a file at
-its whole text. Leading and trailing punctuation is stripped, a line form (``:88``,
-``#L10C5-L20C8``) is split off, and after a file's extension a ``#fragment``, ``?query``
-or ``::name`` is dropped.
+``|``; a ``[[`` after a character other than whitespace, ``(`` or ``!`` opens none), an
+HTML ``href``/``src`` value (a link target), and a backtick span holding whitespace when
+``holds`` says a root holds a file at its whole text. Leading and trailing punctuation, a
+possessive ``'s`` and a leading ``mdc:`` are stripped, a ``file:`` URL gives its path, a
+line form (``:88``, ``:18–74``, ``#L10C5-L20C8``) is split off, and after a file's
+extension a ``#fragment``, ``?query`` or ``::name`` is dropped. Reference-style links give
+their definitions' targets when ``tokens`` is given the file's ``references``.
 
 Every function here is linear in its input (tests/test_linear.py).
 """
@@ -31,76 +39,83 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from reprlib import recursive_repr
 
+from brainmigrate.charclasses import ARROWS, CF_CHARS, CJK_LETTERS, CJK_PUNCT, MEETS
+from brainmigrate.cited import (
+    FILE_NAMES,
+    cited_link,
+    cited_path,
+    has_extension,
+    link_path,
+    path_like,
+)
+from brainmigrate.lineforms import (
+    DASHES,
+    LINE_FORM,
+    MAX_LINE_NUMBER,
+    line_form_starts,
+    lines_of,
+    suffix_start,
+)
+from brainmigrate.links import (
+    URL_START,
+    file_url_path,
+    html_targets,
+    may_hold_html,
+    reference_links,
+    repo_url_parts,
+)
 from brainmigrate.model import Segment, pickled_as_tuple
+from brainmigrate.names import camelcase_names
 from brainmigrate.notation import WS_CHARS, WS_CLASS
 
-#: File names that are paths without an extension (SPEC.md §Anchors 1).
-FILE_NAMES = frozenset(
-    """Makefile GNUmakefile makefile Dockerfile Containerfile Jenkinsfile Vagrantfile Gemfile
-    Rakefile Procfile Pipfile Brewfile Podfile Justfile justfile LICENSE LICENCE COPYING
-    NOTICE AUTHORS CODEOWNERS README CHANGELOG CONTRIBUTING""".split()
-)
-#: The largest line number a line form holds (a store column's and every reader's limit);
-#: a larger one is not a line form (SPEC.md §Anchors; warned as BM203).
-MAX_LINE_NUMBER = 2**31 - 1
+__all__ = [
+    "DASHES",
+    "FILE_NAMES",
+    "MAX_LINE_NUMBER",
+    "Token",
+    "camelcase_names",
+    "cited_link",
+    "cited_path",
+    "consumed",
+    "consumes",
+    "has_extension",
+    "link_path",
+    "may_span",
+    "path_like",
+    "span_regions",
+    "strip_edges",
+    "tokens",
+]
 
-#: Unicode category Cf (format characters), as of Python 3.11's Unicode 14.0;
-#: tests/test_tokens.py checks it against ``unicodedata``.
-CF_CHARS = (
-    "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f"
-    "\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd"
-    "\U00013430-\U00013438\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001"
-    "\U000e0020-\U000e007f"
-)
-#: CJK and full-width punctuation (``。，、：；！？（）「」【】``).
-CJK_PUNCT = "\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65"
-#: Han, Hiragana, Katakana and Hangul letters.
-CJK_LETTERS = (
-    "\u1100-\u11ff\u2e80-\u2fdf\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf"
-    "\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f"
-)
-#: What a CJK letter splits from: ASCII letters and digits, brackets, quotes, backticks.
-_MEETS = "A-Za-z0-9()\\[\\]{}<>\"'`\u201c\u201d\u2018\u2019\u00ab\u00bb"
-
-_CHUNK = re.compile(f"[^{WS_CHARS}\n{CF_CHARS}{CJK_PUNCT}]+")
+_CHUNK = re.compile(f"[^{WS_CHARS}\n{CF_CHARS}{CJK_PUNCT}{ARROWS}]+")
+#: ``->`` and ``=>`` inside a token split it (``a.ts->b.ts``; a longer shaft too: ``-->``).
+_ASCII_ARROW = re.compile(r"-+>|=+>")
 #: Where a chunk splits: before ``(`` after a name, and at the edges between CJK letters
 #: and ASCII. Only ``(`` can split ASCII text, so the CJK pattern (6 ms to compile, for
 #: its large classes) is compiled when a chunk first holds other text (``_script_split``).
-_PAREN_SPLIT = re.compile(r"(?<=\w)(?=\()")
+_PAREN_SPLIT = re.compile(r"(?<=[\w>])(?=\()")
 
 
 @functools.cache
 def _script_split() -> re.Pattern:
     return re.compile(
-        f"(?<=[{CJK_LETTERS}])(?=[{_MEETS}])|(?<=[{_MEETS}])(?=[{CJK_LETTERS}])|(?<=\\w)(?=\\()"
+        f"(?<=[{CJK_LETTERS}])(?=[{MEETS}])|(?<=[{MEETS}])(?=[{CJK_LETTERS}])"
+        r"|(?<=[\w>])(?=\()"
     )
 
 
 _WS = re.compile(WS_CLASS)
-#: Spans that are one token with their spaces: a wiki link (target before ``|``), a link
-#: target in angle brackets, a backtick span.
+#: Spans that are one token with their spaces: a wiki link (target before ``|``; its ``[[``
+#: only after whitespace, ``(`` or ``!``, so ``app/[[...slug]]/page.tsx`` stays one path), a
+#: link target in angle brackets, a backtick span.
 _SPANS = re.compile(
-    r"(?P<wiki>!?\[\[(?P<target>[^\[\]|\n]+)(?:\|[^\[\]\n]*)?\]\])"
+    r"(?P<wiki>!?(?<![^\s(!])\[\[(?P<target>[^\[\]|\n]+)(?:\|[^\[\]\n]*)?\]\])"
     r"|\]\((?P<angle><(?P<inner>[^<>\n]+)>)"
     r"|(?P<tick>`(?P<code>[^`\n]+)`)"
 )
 _LEAD = "([\"'<!@*`\u201c\u2018\u00ab"
 _TRAIL = ")]>\"'.,;:!?*`\u2026\u201d\u2019\u00bb"
 _BAZEL = re.compile(r"(?:@[\w.\-]*)?//")
-_EXTENSION = re.compile(r"[A-Za-z][A-Za-z0-9]*")
-_LINE_FORM = re.compile(
-    r":(?P<a>[0-9]+)(?:-(?P<b>[0-9]+))?(?::[0-9]+)?(?P<more>(?:,[0-9]+(?:-[0-9]+)?)*)"
-    r"|#L(?P<c>[0-9]+)(?:C[0-9]+)?(?:-L?(?P<d>[0-9]+)(?:C[0-9]+)?)?"
-)
-_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]+:")
-_SCP = re.compile(r"[^/@]+@[^/:]+:")
-_NOT_PATH_CHARS = frozenset("*${}<>")
-_ENV_VAR = re.compile(r"(?:^|/)%[A-Za-z_][A-Za-z0-9_]*%(?:/|$)")
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-#: An identifier in any script: a letter, then letters, digits or ``_`` (``ÜberGateway``).
-_UNICODE_IDENT = re.compile(r"[^\W\d_]\w*")
-_HUMP = re.compile(r"[A-Z]+(?![a-z])|[A-Z][a-z0-9]*|[a-z0-9]+")
-_NAME_SEP = re.compile(r"::|[.#<>,]")
 _UPPER = re.compile(r"[A-Z]").search
 _LOWER = re.compile(r"[a-z]").search
 
@@ -115,8 +130,24 @@ class Token:
     ``col`` of its first character in the physical line.
 
     ``whole`` is the text before a suffix was dropped (None when nothing was), ``link`` says
-    it is a Markdown link target, ``end`` is the column after the text the token consumed
-    (path, suffix and line form), ``overflow`` a line number too large for a line form.
+    it is a link target (a Markdown link's, an ``mdc:`` target, an HTML ``href``/``src``
+    value, a reference-style link's definition), ``end`` is the column after the text the
+    token consumed (path, suffix and line form), ``overflow`` a line number too large for a
+    line form.
+
+    ``url`` says ``text`` is a URL (``scheme://…``, kept whole but for its line form and a
+    suffix after a file's extension: ``repo_url_parts`` reads it); ``tick`` that the token
+    is a whole backtick span's content (`` `app-shared` ``, SPEC.md §Anchors 2);
+    ``fragment`` the ``#fragment`` a dropped suffix held, without ``#`` (``rollback-steps``
+    of ``docs/x.md#rollback-steps``; None when there was none; a line form is no fragment).
+    ``at`` says a leading ``@`` was stripped (``@docs/x.md``, ``@/lib/date.ts`` whose
+    ``text`` is ``/lib/date.ts``, ``@tallyfin/tokens/src/colors.ts``): the resolver reads
+    ``"@" + text`` through aliases and workspace packages (SPEC.md §Anchors 1). An
+    ``mdc:`` target is a link target, never ``at``.
+
+    For every token but a reference-style link's, ``text`` is the line's text at ``col``
+    as written (``fix`` rewrites it there). A reference's ``text`` is its definition's
+    target, ``col`` and ``end`` span the reference (``[text][label]``).
     """
 
     text: str
@@ -127,11 +158,27 @@ class Token:
     link: bool = False
     end: int = 0
     overflow: str | None = None
+    url: bool = False
+    tick: bool = False
+    fragment: str | None = None
+    at: bool = False
 
     # dataclass() would compile these on every start-up (issue 14): written out as it
     # writes them; tests/test_records.py holds them to it.
     def __init__(
-        self, text, line, col, lines=None, whole=None, link=False, end=0, overflow=None
+        self,
+        text,
+        line,
+        col,
+        lines=None,
+        whole=None,
+        link=False,
+        end=0,
+        overflow=None,
+        url=False,
+        tick=False,
+        fragment=None,
+        at=False,
     ) -> None:
         self.text = text
         self.line = line
@@ -141,36 +188,40 @@ class Token:
         self.link = link
         self.end = end
         self.overflow = overflow
+        self.url = url
+        self.tick = tick
+        self.fragment = fragment
+        self.at = at
 
     @recursive_repr()
     def __repr__(self) -> str:
         return (
             f"{self.__class__.__qualname__}(text={self.text!r}, line={self.line!r}, "
             f"col={self.col!r}, lines={self.lines!r}, whole={self.whole!r}, "
-            f"link={self.link!r}, end={self.end!r}, overflow={self.overflow!r})"
+            f"link={self.link!r}, end={self.end!r}, overflow={self.overflow!r}, "
+            f"url={self.url!r}, tick={self.tick!r}, fragment={self.fragment!r}, "
+            f"at={self.at!r})"
+        )
+
+    def _fields(self) -> tuple:
+        return (
+            self.text,
+            self.line,
+            self.col,
+            self.lines,
+            self.whole,
+            self.link,
+            self.end,
+            self.overflow,
+            self.url,
+            self.tick,
+            self.fragment,
+            self.at,
         )
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (
-                self.text,
-                self.line,
-                self.col,
-                self.lines,
-                self.whole,
-                self.link,
-                self.end,
-                self.overflow,
-            ) == (
-                other.text,
-                other.line,
-                other.col,
-                other.lines,
-                other.whole,
-                other.link,
-                other.end,
-                other.overflow,
-            )
+            return self._fields() == other._fields()
         return NotImplemented
 
 
@@ -181,16 +232,26 @@ def tokens(
 ) -> Iterator[Token]:
     """Split a fact's segments into tokens (SPEC.md §Anchors), in order of position.
 
-    ``holds(path)`` says whether a root holds a file at a cited path; a backtick span that
-    holds whitespace is one token only when it does (without ``holds``, never).
+    ``holds(text)`` says whether a root holds a file at a cited path; a backtick span that
+    holds whitespace is one token only when its text is a ``cited_path`` (of any kind) and
+    ``holds`` says so (without ``holds``, never).
+    ``references`` maps the notes file's link labels (normalized by ``notation.link_label``)
+    to their definitions' targets: each reference-style link that cites one is a link
+    token whose text is the target (line form and suffix split off as for any link target)
+    at the reference's line and column (``links.reference_links``).
     """
     for seg in segments:
         text = seg.text
-        if not _interesting(text):
+        refs = reference_links(text, references) if references else ()
+        if not (refs or _interesting(text) or "`" in text or "](" in text or may_hold_html(text)):
             continue
         spans: list[Token] = []
-        if "[[" in text or "](<" in text or "`" in text:
+        if "[[" in text or "](<" in text or "`" in text or may_hold_html(text):
             text = _special_spans(text, seg, holds, spans)
+        for start, end, target in refs:
+            for tok in _shape(target.strip(), seg.line, seg.col + start, True, whole_span=True):
+                tok.col, tok.end = seg.col + start, seg.col + end
+                spans.append(tok)
         out = list(_plain(text, seg.line, seg.col))
         if spans:
             out.extend(spans)
@@ -214,9 +275,23 @@ def _interesting(raw: str) -> bool:
 
 
 def _special_spans(text: str, seg: Segment, holds, out: list[Token]) -> str:
-    """Take the one-token spans out of ``text`` (blanked, so columns stay) into ``out``."""
+    """Take the one-token spans out of ``text`` (blanked, so columns stay) into ``out``:
+    HTML ``href``/``src`` values first, then wiki links, angle-bracket link targets and
+    backtick spans with whitespace that ``holds`` says a root holds."""
+    if may_hold_html(text):
+        chars = None
+        for start, end, b0, b1 in html_targets(text):
+            _span_token(text, start, end, seg, True, False, out)
+            if chars is None:
+                chars = list(text)
+            chars[b0:b1] = " " * (b1 - b0)
+        if chars is not None:
+            text = "".join(chars)
+    if not ("[[" in text or "](<" in text or "`" in text):
+        return text
     chars = None
     for m in _SPANS.finditer(text):
+        tick = False
         if m.group("wiki"):
             start, end = m.start("target"), m.end("target")
             blank = (
@@ -238,14 +313,11 @@ def _special_spans(text: str, seg: Segment, holds, out: list[Token]) -> str:
                 continue
             start, end = m.start("code"), m.end("code")
             tok = next(_shape(text[start:end], seg.line, seg.col + start, False), None)
-            if tok is None or path_like(tok.text) is None or not holds(tok.text):
+            if tok is None or cited_path(tok.text) is None or not holds(tok.text):
                 continue
             blank = ((m.start(), m.end()),)
-            link = False
-        inner = text[start:end]
-        trimmed = inner.strip()
-        lead = len(inner) - len(inner.lstrip())
-        out.extend(_shape(trimmed, seg.line, seg.col + start + lead, link, whole_span=True))
+            link, tick = False, True
+        _span_token(text, start, end, seg, link, tick, out)
         if chars is None:
             chars = list(text)
         for a, b in ((start, end), *blank):
@@ -253,11 +325,27 @@ def _special_spans(text: str, seg: Segment, holds, out: list[Token]) -> str:
     return "".join(chars) if chars is not None else text
 
 
+def _span_token(text, start, end, seg, link, tick, out: list[Token]) -> None:
+    """The token of the one-token span ``text[start:end]``, trimmed of whitespace."""
+    inner = text[start:end]
+    trimmed = inner.strip()
+    lead = len(inner) - len(inner.lstrip())
+    out.extend(_shape(trimmed, seg.line, seg.col + start + lead, link, whole_span=True, tick=tick))
+
+
 def _plain(text: str, line: int, col: int) -> Iterator[Token]:
     for m in _CHUNK.finditer(text):
         raw = m.group()
-        if _interesting(raw):
-            yield from _chunk(raw, line, col + m.start())
+        if not (_interesting(raw) or "`" in raw or "](" in raw):
+            continue  # (a backtick span or a link target may name a folder: `editors`)
+        at = col + m.start()
+        if ">" in raw and ("->" in raw or "=>" in raw):
+            start = 0
+            for arrow in _ASCII_ARROW.finditer(raw):
+                yield from _chunk(raw[start : arrow.start()], line, at + start)
+                start = arrow.end()
+            raw, at = raw[start:], at + start
+        yield from _chunk(raw, line, at)
 
 
 def _chunk(raw: str, line: int, col: int) -> Iterator[Token]:
@@ -300,219 +388,141 @@ def _link_target(text: str) -> str:
     return text
 
 
-def _shape(raw: str, line: int, col: int, link: bool, whole_span: bool = False) -> Iterator[Token]:
-    """Strip a raw token's edges, split off its line form and suffix; yield it if left."""
+def _shape(
+    raw: str, line: int, col: int, link: bool, whole_span: bool = False, tick: bool = False
+) -> Iterator[Token]:
+    """Strip a raw token's edges, split off its line form and suffix; yield it if left.
+
+    A leading ``mdc:`` is dropped like a leading ``@`` and makes the token a link target;
+    a ``file:`` URL is the absolute path it names (``links.file_url_path``); a token
+    starting ``scheme://`` is a URL (``url``), whose ``:`` line forms are looked for only
+    after its host (``https://host:8080`` holds no line 8080)."""
     if "//" in raw and ":" in raw and _BAZEL.match(raw.lstrip(_LEAD.replace("@", ""))):
         return  # a Bazel label (//pkg:target, @repo//pkg:target): no path, no name
-    stripped = raw if whole_span else raw.lstrip(_LEAD)
-    col += len(raw) - len(stripped)
+    at = False
+    if whole_span:
+        stripped = raw
+    else:
+        stripped = raw.lstrip(_LEAD)
+        lead = len(raw) - len(stripped)
+        if lead:
+            col += lead
+            tick = raw[lead - 1] == "`"
+            at = "@" in raw[:lead]
+    if "mdc:" in stripped and stripped.startswith("mdc:"):
+        stripped, col, link, at = stripped[4:], col + 4, True, False
     text = stripped if whole_span else _strip_tail(stripped)
     if not text:
         return
+    if tick and not whole_span:
+        tick = len(text) < len(stripped) and stripped[len(text)] == "`"
     end = col + len(text)
+    url = False
+    floor = 0
+    if ":" in text:
+        path = file_url_path(text) if text[0] in "fF" and text[:5].lower() == "file:" else None
+        if path is not None:
+            text, col = text[path:], col + path
+        elif "://" in text:
+            scheme = URL_START.match(text)
+            if scheme is not None:
+                url = True
+                slash = text.find("/", scheme.end())
+                floor = slash if slash >= 0 else len(text)
     lines = overflow = None
-    for start in _line_form_starts(text):
-        m = _LINE_FORM.fullmatch(text, start)
+    for start in line_form_starts(text, floor):
+        m = LINE_FORM.fullmatch(text, start)
         if m:
-            lines = _lines_of(m)
+            lines = lines_of(m)
             if lines is None:
                 overflow = text[start:]
             text = _strip_tail(text[:start])
             break
-    whole = None
-    cut = _suffix_start(text)
+    whole = fragment = None
+    cut = suffix_start(text) if "#" in text or "?" in text or "::" in text else None
     if cut is not None:
         whole, text = text, text[:cut]
+        sharp = whole.find("#", cut)
+        if sharp >= 0 and sharp + 1 < len(whole):
+            fragment = whole[sharp + 1 :]
     if text:
-        yield Token(text, line, col, lines, whole, link, end, overflow)
+        yield Token(text, line, col, lines, whole, link, end, overflow, url, tick, fragment, at)
+
+
+def strip_edges(raw: str) -> tuple[int, str]:
+    """``(lead, text)``: ``raw`` without the leading and trailing characters that are no
+    part of a token (SPEC.md §Anchors: ``( [ " ' < ! @ *``, backticks, curly quotes
+    before; ``) ] > " ' . , ; : ! ? *``, backticks, ``…``, curly quotes, ``()`` and a
+    possessive ``'s`` after), ``lead`` the number of leading characters stripped."""
+    stripped = raw.lstrip(_LEAD)
+    return len(raw) - len(stripped), _strip_tail(stripped)
 
 
 def _strip_tail(text: str) -> str:
-    """Strip trailing punctuation and ``()`` in any order; linear in the token's length."""
+    """Strip trailing punctuation, ``()`` and a possessive ``'s``/``’s`` in any order;
+    linear in the token's length."""
     end = len(text)
     while end:
         if end >= 2 and text[end - 2] == "(" and text[end - 1] == ")":
             end -= 2
         elif text[end - 1] in _TRAIL:
             end -= 1
+        elif end >= 3 and text[end - 1] == "s" and text[end - 2] in "'\u2019":
+            end -= 2
         else:
             break
     return text[:end]
 
 
-def _line_form_starts(text: str) -> list[int]:
-    """Where a line form could begin: the last two ``:`` and the last ``#L`` (linear)."""
-    starts = []
-    colon = text.rfind(":")
-    if colon > 0:
-        starts.append(colon)
-        before = text.rfind(":", 0, colon)
-        if before > 0:
-            starts.insert(0, before)
-    hash_l = text.rfind("#L")
-    if hash_l > 0:
-        starts.append(hash_l)
-    return starts
-
-
-def _lines_of(m: re.Match) -> tuple[int, int] | None:
-    """``(first, last)`` of a line form; None when a number passes ``MAX_LINE_NUMBER``."""
-    if m.group("c") is not None:
-        numbers = [m.group("c"), m.group("d") or m.group("c")]
-    else:
-        numbers = [m.group("a"), m.group("b") or m.group("a")]
-        for part in filter(None, (m.group("more") or "").split(",")):
-            numbers.extend(part.split("-"))
-    if any(len(n) > 10 or int(n) > MAX_LINE_NUMBER for n in numbers):
-        return None
-    values = [int(n) for n in numbers]
-    return min(values), max(values)  # a range written backwards (:92-88) is still 88-92
-
-
-def _suffix_start(text: str) -> int | None:
-    """Where a ``#fragment``, ``?query`` or ``::name`` begins after a file's extension (or a
-    listed file name), or None. One pass; the last segment's extension is tracked as it
-    goes, so the cost is linear however many ``#`` a token holds."""
-    if "#" not in text and "?" not in text and "::" not in text:
-        return None
-    seg = 0  # where the current segment starts
-    ext = -1  # characters of a valid extension so far; -1: none (no dot, or broken)
-    for i, c in enumerate(text):
-        if c == "#" or c == "?" or (c == ":" and text.startswith("::", i)):
-            if ext > 0 or (i - seg <= 12 and text[seg:i] in FILE_NAMES):
-                return i
-            ext = -1
-        elif c == "/" or c == "\\":
-            seg, ext = i + 1, -1
-        elif c == ".":
-            ext = 0
-        elif ext >= 0:
-            if c.isascii() and (c.isalpha() or (ext > 0 and c.isdigit())):
-                ext += 1
-            else:
-                ext = -1
-    return None
-
-
-# ------------------------------------------------------------------------------ paths
-
-
-def path_like(text: str) -> str | None:
-    """Return the POSIX form of ``text`` if it is a cited path (SPEC.md §Anchors 1), else None.
-
-    A cited path holds ``/`` (``\\`` counts as ``/``) and its last segment has an extension
-    or is a listed file name (Makefile, Dockerfile, LICENSE ...). Not paths: URLs
-    (``scheme://``, ``www.``, ``user@host:path``), tokens with ``* $ { } < >`` (globs,
-    variables, placeholders) and tokens with a ``%NAME%`` segment (Windows variables).
-    """
-    text = text.replace("\\", "/")
-    if "/" not in text or _NOT_PATH_CHARS.intersection(text):
-        return None
-    if text.startswith("www.") or "://" in text or _SCP.match(text):
-        return None  # a URL, also inside a token (href="https://…", --url=https://…)
-    if "%" in text and _ENV_VAR.search(text):
-        return None
-    last = text[text.rfind("/") + 1 :]
-    return text if has_extension(last) or last in FILE_NAMES else None
-
-
-def link_path(text: str) -> str | None:
-    """A Markdown link target as a cited path: as ``path_like``, and also without ``/`` when
-    it names a file (``0021-ledger.md``); None for a target with a scheme (``mailto:``), an
-    e-mail address or a ``www.`` host."""
-    cited = path_like(text)
-    if cited is not None:
-        return cited
-    if "/" in text or "\\" in text or "@" in text or text.startswith("www."):
-        return None  # a folder path that is no path, an e-mail address, a host
-    if _SCHEME.match(text) or _NOT_PATH_CHARS.intersection(text):
-        return None
-    return text if has_extension(text) or text in FILE_NAMES else None
-
-
-def has_extension(name: str) -> bool:
-    """True when ``name`` ends in a dot, a letter, then letters or digits (``x.kt``)."""
-    dot = name.rfind(".")
-    return dot >= 0 and _EXTENSION.fullmatch(name, dot + 1) is not None
-
-
-# ------------------------------------------------------------------------------ names
-
-
-def camelcase_names(text: str) -> list[str]:
-    """CamelCase identifiers in a token (SPEC.md §Anchors 3).
-
-    An identifier starting upper-case, holding a lower-case letter and splitting into two or
-    more words (an upper-case run is a word); as the whole token or a part of it between
-    ``.``, ``::``, ``#`` (``crate::store::LedgerStore``, ``PaymentGateway#charge``) or a
-    type argument's ``< > ,`` (``Map<String,LedgerRow>``).
-    """
-    out = []
-    for part in _NAME_SEP.split(text):
-        if not part:
-            continue
-        if not part.isascii():
-            name = _unicode_name(part)
-            if name is not None:
-                out.append(name)
-        elif (
-            part[0].isupper()
-            and _IDENT.fullmatch(part)
-            and not part.isupper()
-            and sum(len(_HUMP.findall(w)) for w in part.split("_") if w) >= 2
-        ):
-            out.append(part)
-    return out
-
-
-def _unicode_name(part: str) -> str | None:
-    """``part`` (not ASCII) in NFC when it is a CamelCase name by the rule ASCII names
-    follow, with "upper-case", "lower-case" and "digit" as Unicode says (``ÜberGateway``,
-    ``ÄnderungsLog``, ``ЛедгерRepository``); else None. A titlecase letter (``ǅ``) counts
-    as upper-case; letters without case (Han, Arabic) as lower-case, so they never start a
-    word."""
-    import unicodedata
-
-    part = unicodedata.normalize("NFC", part)
-    first = part[0]
-    if not ((first.isupper() or first.istitle()) and _UNICODE_IDENT.fullmatch(part)):
-        return None
-    if part.isupper():
-        return None
-    shape = "".join(
-        "A" if c.isupper() or c.istitle() else "0" if c.isdigit() else "a" for c in part
-    )
-    words = sum(len(_HUMP.findall(w)) for w in shape.split("_") if w)
-    return part if words >= 2 else None
-
-
 # ------------------------------------------------------------------------------ task ids
+
+
+def consumes(tok: Token) -> bool:
+    """Whether ``tok`` is a cited path by its shape alone (so no task id is read in it): a
+    ``cited_path`` (or, for a link target, ``cited_link``) of kind ``"file"`` or
+    ``"folder"``, or a URL that ``repo_url_parts`` reads as a repository's file. A
+    ``"maybe"`` is read for task ids (``feature/TER-12`` names its task)."""
+    if tok.url:
+        return repo_url_parts(tok.text) is not None
+    cited = cited_link(tok.text) if tok.link else cited_path(tok.text)
+    return cited is not None and cited[1] != "maybe"
 
 
 def consumed(text: str) -> list[tuple[int, int]]:
     """The 0-based ``[start, end)`` spans of ``text`` that cited paths with their suffixes
     and line forms consume, in order: no task id is read there (SPEC.md §Anchors).
 
-    Syntactic: a backtick span with spaces is split as when no root holds it.
+    Syntactic (``consumes``): a backtick span with spaces is split as when no root holds
+    it; of any other token only its line form is consumed (``#L10-20`` is no task).
     """
     out = []
     for tok in tokens([Segment(1, 1, text)]):
         if tok.lines is not None or tok.overflow is not None:
             start = tok.col - 1
-            if path_like(tok.text) is None and not (tok.link and link_path(tok.text)):
+            if not consumes(tok):
                 start = tok.col - 1 + len(tok.whole or tok.text)  # only the line form
             out.append((start, tok.end - 1))
-        elif path_like(tok.text) is not None or (tok.link and link_path(tok.text)):
+        elif consumes(tok):
             out.append((tok.col - 1, tok.end - 1))
     return out
 
 
+def may_span(text: str) -> bool:
+    """Cheap pre-test for ``span_regions``: whether ``text`` can hold a one-token span."""
+    return "[[" in text or "](<" in text or "`" in text or may_hold_html(text)
+
+
 def span_regions(text: str) -> list[tuple[int, int]]:
     """The 0-based ``[start, end)`` of the one-token spans of ``text`` that are cited paths
-    (a wiki link's or an angle-bracket link's target, a backtick span with spaces), in
-    order: no task id is read there. Syntactic: a backtick span counts when its text is a
-    cited path, whether or not a root holds it."""
+    (a wiki link's or an angle-bracket link's target, a backtick span with spaces, an HTML
+    ``href``/``src`` value), in order: no task id is read there. Syntactic
+    (``consumes``): a backtick span counts when its text is a cited path, whether or not a
+    root holds it."""
     out = []
+    for start, end, _, _ in html_targets(text) if may_hold_html(text) else ():
+        tok = next(_shape(text[start:end].strip(), 1, 1, True, whole_span=True), None)
+        if tok is not None and consumes(tok):
+            out.append((start, end))
     for m in _SPANS.finditer(text):
         if m.group("wiki"):
             start, end = m.span("target")
@@ -522,7 +532,9 @@ def span_regions(text: str) -> list[tuple[int, int]]:
             start, end = m.span("code")
         else:
             continue
-        tok = next(_shape(text[start:end].strip(), 1, 1, False, whole_span=True), None)
-        if tok is not None and (path_like(tok.text) or (m.group("angle") and link_path(tok.text))):
+        link = m.group("angle") is not None
+        tok = next(_shape(text[start:end].strip(), 1, 1, link, whole_span=True), None)
+        if tok is not None and consumes(tok):
             out.append((start, end))
+    out.sort()
     return out

@@ -129,6 +129,11 @@ def kept(rec) -> tuple:
     )
 
 
+#: Cases whose anchors come through link reference definitions (SPEC.md §Anchors
+#: "Reference-style links"): a brain export keeps the facts, not the definitions.
+THROUGH_DEFINITIONS = frozenset({"class-link-definition"})
+
+
 @pytest.mark.parametrize("name", CASES)
 def test_golden_brain_round_trip(name, tmp_path, monkeypatch, update_golden):
     monkeypatch.chdir(GOLDEN)
@@ -146,6 +151,11 @@ def test_golden_brain_round_trip(name, tmp_path, monkeypatch, update_golden):
     again = tmp_path / "again.db"
     if files:
         importer.import_notes([str(p) for p in files], importer.Options(roots=ROOTS), again)
-        assert sorted(kept(r) for r in sqlite.load(again).facts.values()) == expected
+        back = sorted(kept(r) for r in sqlite.load(again).facts.values())
+        if name in THROUGH_DEFINITIONS:
+            # the facts come back whole; their anchors came through the notes file's link
+            # definitions, which are no facts and so are not exported
+            back, expected = [r[:-2] for r in back], [r[:-2] for r in expected]
+        assert back == expected
     else:
         assert expected == []

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from brainmigrate import anchors, notation
+from brainmigrate import anchors, cited, links, modules, notation, tokens
 from brainmigrate.facts import TaskIds
 from brainmigrate.merge import Stems, numbers
 from brainmigrate.model import Segment
@@ -40,6 +40,18 @@ EXTRACTORS = {
     # a fresh resolver per call: nothing cached (one token of 100k segments)
     "lookup": lambda s: anchors.PathResolver(EMPTY_ROOT).lookup(s + ".md"),
     "camelcase": anchors.camelcase_names,
+    "tokens_references": lambda s: list(
+        tokens.tokens([Segment(1, 1, s)], references={"a": "x.md", "a][": "y.md"})
+    ),
+    "cited_path": cited.cited_path,
+    "cited_link": cited.cited_link,
+    "html_targets": links.html_targets,
+    "reference_links": lambda s: links.reference_links(s, {"a": "x.md"}),
+    "repo_url_parts": lambda s: links.repo_url_parts("https://github.com/o/r/blob/" + s),
+    "remote_parts": links.remote_parts,
+    "modules": lambda s: list(modules.module_candidates([Segment(1, 1, s)])),
+    "consumed": tokens.consumed,
+    "span_regions": tokens.span_regions,
     "task_ids": TASKS.all,
     "stems": STEMS,
     "numbers": numbers,
@@ -65,6 +77,27 @@ UNITS = [
     "\\",
     "2026-",
     " <!-- ",
+    "->",
+    "=>",
+    "\u2192",
+    "'s",
+    "<a href=",
+    '<a href="',
+    "<a x=y ",
+    "[a][",
+    "[a]",
+    "][",
+    "mdc:",
+    "file://",
+    ":1\u2013",
+    "x[[",
+    "[[",
+    "https://",
+    "blob/",
+    "a.",
+    "-m a.",
+    "=a.",
+    "@",
 ]
 
 

@@ -1,0 +1,26 @@
+"""The character classes that split a fact's text into tokens (SPEC.md §Anchors, the
+token paragraph), as ``re`` class bodies (put them inside ``[...]``).
+"""
+
+from __future__ import annotations
+
+#: Unicode category Cf (format characters), as of Python 3.11's Unicode 14.0;
+#: tests/test_citations.py checks it against ``unicodedata``.
+CF_CHARS = (
+    "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f"
+    "\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd"
+    "\U00013430-\U00013438\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001"
+    "\U000e0020-\U000e007f"
+)
+#: CJK and full-width punctuation (``。，、：；！？（）「」【】``).
+CJK_PUNCT = "\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65"
+#: Han, Hiragana, Katakana and Hangul letters.
+CJK_LETTERS = (
+    "\u1100-\u11ff\u2e80-\u2fdf\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf"
+    "\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f"
+)
+#: The Unicode blocks Arrows, Supplemental Arrows-A and -B: they split tokens as whitespace
+#: does (SPEC.md §Anchors: `` `api/a.ts`→`api/b.ts` ``).
+ARROWS = "\u2190-\u21ff\u27f0-\u27ff\u2900-\u297f"
+#: What a CJK letter splits from: ASCII letters and digits, brackets, quotes, backticks.
+MEETS = "A-Za-z0-9()\\[\\]{}<>\"'`\u201c\u201d\u2018\u2019\u00ab\u00bb"

@@ -1,0 +1,121 @@
+"""Which token texts are cited paths, and of what kind (SPEC.md §Anchors 1 and 2): pure
+text, no file system. The resolver asks what the roots know about a ``"maybe"``.
+
+Every function here is linear in its input (tests/test_linear.py).
+"""
+
+from __future__ import annotations
+
+import re
+
+#: File names that are paths without an extension (SPEC.md §Anchors 1).
+FILE_NAMES = frozenset(
+    """Makefile GNUmakefile makefile Dockerfile Containerfile Jenkinsfile Vagrantfile Gemfile
+    Rakefile Procfile Pipfile Brewfile Podfile Justfile justfile LICENSE LICENCE COPYING
+    NOTICE AUTHORS CODEOWNERS README CHANGELOG CONTRIBUTING""".split()
+)
+#: The kinds ``cited_path`` and ``cited_link`` tell.
+KINDS = ("file", "folder", "maybe")
+
+_EXTENSION = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]+:")
+_SCP = re.compile(r"[^/@]+@[^/:]+:")
+_BAZEL = re.compile(r"(?:@[\w.\-]*)?//")
+_NOT_PATH_CHARS = frozenset("*${}<>")
+_ENV_VAR = re.compile(r"(?:^|/)%[A-Za-z_][A-Za-z0-9_]*%(?:/|$)")
+
+
+def has_extension(name: str) -> bool:
+    """True when ``name`` ends in a dot, a letter, then letters or digits (``x.kt``)."""
+    dot = name.rfind(".")
+    return dot >= 0 and _EXTENSION.fullmatch(name, dot + 1) is not None
+
+
+def _no_path(text: str) -> bool:
+    """The not-a-path filters of SPEC.md §Anchors 1 on a POSIX text: a URL (``scheme://``,
+    ``www.``, ``user@host:path``), ``* $ { } < >``, a ``%NAME%`` segment, a Bazel label."""
+    if _NOT_PATH_CHARS.intersection(text):
+        return True
+    if text.startswith("www.") or "://" in text or _SCP.match(text):
+        return True  # a URL, also inside a token (href="https://…", --url=https://…)
+    if "%" in text and _ENV_VAR.search(text):
+        return True
+    return ":" in text and _BAZEL.match(text) is not None
+
+
+def _names_something(posix: str) -> bool:
+    """Whether a segment other than ``.``, ``..`` and empty ones is left (``/``, ``./``
+    and ``../..`` name no file or folder of a root)."""
+    return any(part not in ("", ".", "..") for part in posix.split("/"))
+
+
+def cited_path(text: str) -> tuple[str, str] | None:
+    """``(posix, kind)`` when ``text`` is a cited path by its shape, else None (SPEC.md
+    §Anchors 1).
+
+    ``posix`` is ``text`` with ``\\`` as ``/``. ``kind`` is:
+
+    * ``"file"``: it holds ``/`` and its last segment has an extension or is a listed file
+      name (``src/x.py``, ``docker/Dockerfile``);
+    * ``"folder"``: it holds ``/`` and ends in ``/``; ``posix`` is given without the
+      trailing ``/`` (``tools/legacy-import/`` → ``tools/legacy-import``);
+    * ``"maybe"``: it holds ``/`` but its last segment has no extension (``bin/dev``,
+      ``.husky/pre-push``, ``and/or``, ``origin/main``): a cited path only when a root
+      knows it (the resolver asks).
+
+    None when it holds no ``/``, when a not-a-path filter holds (a URL, ``* $ { } < >``, a
+    ``%NAME%`` segment, a Bazel label), or when only ``.``, ``..`` and empty segments are
+    left (``/``, ``./``, ``../``).
+    """
+    text = text.replace("\\", "/")
+    if "/" not in text or _no_path(text):
+        return None
+    if text.endswith("/"):
+        posix = text.rstrip("/")
+        return (posix, "folder") if _names_something(posix) else None
+    last = text[text.rfind("/") + 1 :]
+    if has_extension(last) or last in FILE_NAMES:
+        return text, "file"
+    return (text, "maybe") if _names_something(text) else None
+
+
+def cited_link(text: str) -> tuple[str, str] | None:
+    """``(posix, kind)`` of a link target (a Markdown link's, ``mdc:``, an HTML
+    ``href``/``src`` value, a reference's definition), else None (SPEC.md §Anchors 1: a
+    link target without a scheme is a cited path even without ``/``).
+
+    As ``cited_path``, and without ``/``: ``"file"`` for a name with an extension or a
+    listed file name (``0021-ledger.md``, ``Makefile``), ``"maybe"`` for any other name
+    (``setup``, ``app-shared``: SPEC.md §Anchors 2 anchors it as a folder a root holds).
+    None for a target with a scheme (``mailto:``, ``https:``), an e-mail address, a
+    ``www.`` host, ``* $ { } < >``, an in-page ``#fragment`` or ``?query``, and ``.``/``..``.
+    """
+    cited = cited_path(text)
+    if cited is not None or "/" in text or "\\" in text:
+        return cited  # a "/" text cited_path refused stays refused
+    if not text or "@" in text or text.startswith(("www.", "#", "?")):
+        return None
+    if _SCHEME.match(text) or _NOT_PATH_CHARS.intersection(text) or text in (".", ".."):
+        return None
+    return (text, "file") if has_extension(text) or text in FILE_NAMES else (text, "maybe")
+
+
+def path_like(text: str) -> str | None:
+    """The POSIX form of ``text`` if it is a cited path of kind ``"file"`` (``cited_path``),
+    else None (SPEC.md §Anchors 1).
+
+    A cited path holds ``/`` (``\\`` counts as ``/``) and its last segment has an extension
+    or is a listed file name (Makefile, Dockerfile, LICENSE ...). Not paths: URLs
+    (``scheme://``, ``www.``, ``user@host:path``), tokens with ``* $ { } < >`` (globs,
+    variables, placeholders), tokens with a ``%NAME%`` segment (Windows variables) and
+    Bazel labels.
+    """
+    cited = cited_path(text)
+    return cited[0] if cited is not None and cited[1] == "file" else None
+
+
+def link_path(text: str) -> str | None:
+    """A link target as a cited path of kind ``"file"`` (``cited_link``), else None: as
+    ``path_like``, and also without ``/`` when it names a file (``0021-ledger.md``)."""
+    cited = cited_link(text)
+    return cited[0] if cited is not None and cited[1] == "file" else None
