@@ -32,7 +32,6 @@ from brainmigrate.citing import (
     MARKDOWN,
     NO_FACT,
     FactText,
-    cited_shape,
     fragment_of,
     module_candidate,
     names_heading,
@@ -53,8 +52,9 @@ from brainmigrate.tokens import (
     MAX_LINE_NUMBER,
     Token,
     camelcase_names,
+    cited_link,
+    cited_path,
     has_extension,
-    link_path,
     path_like,
     tokens,
 )
@@ -277,19 +277,20 @@ class Resolver:
     # --- cited paths ------------------------------------------------------------------
 
     def _cited(self, tok: Token, ctx: FactText) -> tuple[str, str] | None:
-        """``(path as written, kind)`` when ``tok`` has a cited path's shape: the one place
-        a token becomes a path. A leading ``@`` the token layer stripped is put back (an
-        alias, a workspace package, or a Claude Code import)."""
-        if tok.link:
-            cited = link_path(tok.text)
-            shape = (cited, "file") if cited is not None else cited_shape(tok.text)
-        else:
-            shape = cited_shape(tok.text)
+        """``(path as written, kind)`` when ``tok`` has a cited path's shape
+        (``tokens.cited_path``, or ``cited_link`` for a link target): the one place a token
+        becomes a path. A folder keeps its trailing ``/``. A leading ``@`` the token layer
+        stripped (``Token.at``) is put back: an alias, a workspace package, or a Claude Code
+        import."""
+        shape = cited_link(tok.text) if tok.link else cited_path(tok.text)
         if shape is None:
             return None
-        if ctx.before(tok).endswith("@") and not shape[0].startswith("@"):
-            return "@" + shape[0], shape[1]
-        return shape
+        posix, kind = shape
+        if kind == "folder":
+            posix += "/"
+        if tok.at and not posix.startswith("@"):
+            posix = "@" + posix
+        return posix, kind
 
     def _cite(
         self, out: Resolved, tok: Token, cited: str, kind: str, seen: set[Anchor], ctx

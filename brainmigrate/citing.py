@@ -1,5 +1,6 @@
-"""How a fact's text cites (SPEC.md §Anchors): the shape of a cited path, the text around
-a token, a ``#fragment`` and the headings it may name, and module-path candidates.
+"""How a fact's text cites (SPEC.md §Anchors): the text around a token, a ``#fragment``
+and the headings it may name, and module-path candidates (the shape of a cited path is
+``tokens.cited_path``'s).
 
 Pure: no file system. ``anchors.Resolver`` asks these while it resolves a fact.
 """
@@ -11,36 +12,15 @@ from urllib.parse import unquote
 
 from brainmigrate import roottables
 from brainmigrate.model import Diagnostic, ParsedFact
-from brainmigrate.tokens import Token, path_like
+from brainmigrate.tokens import Token
 
 #: Markdown files, whose ``#fragment`` names a heading (SPEC.md §Anchors 1).
 MARKDOWN = (".md", ".markdown", ".mdx")
 
-_NOT_PATH = frozenset("*${}<>")
-_SCP = re.compile(r"[^/@]+@[^/:]+:")
-_ENV_VAR = re.compile(r"(?:^|/)%[A-Za-z_][A-Za-z0-9_]*%(?:/|$)")
 #: Two or more lower-case identifiers joined by ``.`` (SPEC.md §Anchors 4).
 _MODULE = re.compile(r"[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)+")
 _MODULE_WORD = re.compile(r"(?:^|[\s(`'\"])(?:-m|import|from)[ \t]+[`'\"]?\Z")
 _MODULE_KEY = re.compile(r"MODULE|SETTINGS", re.IGNORECASE)
-
-
-def cited_shape(text: str) -> tuple[str, str] | None:
-    """``(posix, kind)`` when token text ``text`` has the shape of a cited path (SPEC.md
-    §Anchors 1): kind ``"file"`` (a last segment with an extension, or a listed file
-    name), ``"folder"`` (ending in ``/``) or ``"maybe"`` (any other token with ``/``: a
-    citation only when a root knows it). None for URLs, globs, variables and tokens
-    without ``/``."""
-    text = text.replace("\\", "/")
-    if "/" not in text or _NOT_PATH.intersection(text) or text.strip("/") == "":
-        return None
-    if text.startswith("www.") or "://" in text or _SCP.match(text):
-        return None
-    if "%" in text and _ENV_VAR.search(text):
-        return None
-    if path_like(text) is not None:
-        return text, "file"
-    return text, "folder" if text.endswith("/") else "maybe"
 
 
 class FactText:

@@ -161,8 +161,9 @@ class PathResolver:
         to that folder first (``./``, ``../`` and link targets), else the roots' tops come
         first. ``kind`` is ``"file"``, ``"folder"`` (a path ending in ``/``) or
         ``"maybe"`` (a path whose last segment has no extension: a citation only when a root
-        holds it or a git history held it). ``link`` (a Markdown link target): gone, never
-        unresolved.
+        holds it or a git history held it). ``link`` (a Markdown link target): a citation
+        whatever its shape, gone when no reading finds it, never unresolved (SPEC.md
+        §Anchors 1).
 
         Returns ``("found", root_index, rel, "file" | "folder")``, ``("gone", name)``,
         ``("unresolved", name)`` (``name`` the path as written, normalized),
@@ -211,7 +212,7 @@ class PathResolver:
         for reading in inside:
             if self._ignored(reading, kind):
                 return ("ignored", reading[1])
-        if kind == "maybe":
+        if kind == "maybe" and not link:  # a link target is a citation by its place
             for reading in inside:
                 if any(k.held(reading[1]) for k in self.knowledge):
                     return ("gone", name)

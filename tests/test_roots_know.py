@@ -553,3 +553,23 @@ def test_the_roots_own_folder_is_no_citation(app, tmp_path):
     anchors, citations, _ = scan([app], f"the checkout is {app}/ and {app}/bin/dev")
     assert anchors == [("file", "bin/dev", None, "cited")]
     assert citations == []
+
+
+def test_a_link_target_is_a_citation_whatever_its_shape(tmp_path):
+    """SPEC.md §Anchors 1: a Markdown link target without a scheme is a cited path even
+    without ``/`` or an extension, and gone when no reading finds it; a plain ``/`` token
+    without an extension stays no path unless a root knows it."""
+    root = tmp_path / "repo"
+    write(root, {"docs/setup.md": "# Setup\n", "editors/a.txt": "a\n"})
+    text = (
+        "see [setup](docs/setup) and [ed](editors) and [guide](docs/old-guide) and"
+        " [top](repo-gone); docs/old-guide and [here](#usage) and [m](mailto:a@b.c)"
+    )
+    anchors, citations, diags = scan([root], text)
+    assert anchors == [("folder", "editors", None, "cited")]
+    assert citations == [
+        ("gone", "docs/setup", at(text, "docs/setup")),
+        ("gone", "docs/old-guide", at(text, "docs/old-guide")),
+        ("gone", "repo-gone", at(text, "repo-gone")),
+    ]
+    assert diags == []
