@@ -27,7 +27,6 @@ from reprlib import recursive_repr
 from typing import Protocol
 from urllib.parse import unquote
 
-from brainmigrate import roottables
 from brainmigrate.citing import (
     MARKDOWN,
     NO_FACT,
@@ -38,6 +37,7 @@ from brainmigrate.citing import (
 )
 from brainmigrate.fsutil import printable
 from brainmigrate.knowledge import History, default_listing, git_history
+from brainmigrate.links import repo_url_parts
 from brainmigrate.model import (
     FROM_FACTORY,
     Anchor,
@@ -349,19 +349,16 @@ class Resolver:
     def _own_url(self, out: Resolved, tok: Token, seen: set[Anchor], ctx) -> bool:
         """A URL into a root's own repository (its git remotes, ``origin`` first) is a
         cited path of that root (SPEC.md §Anchors 1); other URLs stay URLs."""
-        host = roottables.url_host(tok.text)
-        if host is None:
+        url = repo_url_parts(tok.text)
+        if url is None:
             return False
+        named = (url.host, url.owner, url.repo)
+        rel = unquote(url.path) if "%" in url.path else url.path
         for i, k in enumerate(self.paths.knowledge):
-            for r_host, owner, repo in k.remotes():
-                if r_host != host:
-                    continue
-                rel = roottables.own_url_path(tok.text, owner, repo)
-                if rel is None:
-                    continue
-                found = self.paths.resolve_in(i, unquote(rel) if "%" in rel else rel)
+            if named in k.remotes():
+                found = self.paths.resolve_in(i, rel)
                 if found is not None:
-                    self._record(out, tok, rel, found, seen, ctx, "cited")
+                    self._record(out, tok, url.path, found, seen, ctx, "cited")
                     return True
         return False
 

@@ -23,6 +23,7 @@ from reprlib import recursive_repr
 
 from brainmigrate import roottables
 from brainmigrate.digests import blake2b
+from brainmigrate.links import remote_parts
 
 #: Files larger than this are not read for line counts or headings (bytes).
 MAX_READ = 16 * 1024 * 1024
@@ -304,7 +305,7 @@ class RootKnowledge:
             pairs = []
             for line in os.fsdecode(out or b"").splitlines():
                 key, _, url = line.partition(" ")
-                parts = roottables.remote_parts(url)
+                parts = remote_parts(url)
                 if parts is not None:
                     pairs.append((key != "remote.origin.url", parts))
             pairs.sort(key=lambda p: p[0])  # stable: origin first, the others in order

@@ -1,12 +1,11 @@
 """Pure readers of what a root's own files say about its paths (SPEC.md §Anchors 1).
 
-No file system here: each function takes text and returns a table.
+No file system here: each function takes text and returns a table. (A git remote's and a
+repository URL's parts are ``links.remote_parts``/``links.repo_url_parts``.)
 
 * ``aliases`` — a ``tsconfig.json``/``jsconfig.json``'s ``compilerOptions.paths`` patterns
   with one ``*``, made root-relative (``"@/*": ["./src/*"]`` → ``("@/", "", ("src/",))``);
 * ``package_name`` — the ``name`` of a ``package.json``;
-* ``remote_parts`` — ``(host, owner, repo)`` of a git remote URL;
-* ``own_url_path`` — the ``(host, owner, repo, path)`` a blob/tree/raw URL names;
 * ``heading_anchors`` — the fragments a Markdown file answers to (GitHub's heading slugs,
   ``-1``/``-2`` for repeats, ``id``/``name`` attributes, ``{#id}``).
 """
@@ -107,67 +106,6 @@ def package_name(text: str) -> str | None:
     data = loose_json(text)
     name = data.get("name") if isinstance(data, dict) else None
     return name if isinstance(name, str) and name else None
-
-
-_SCP_REMOTE = re.compile(r"(?:[^@/]+@)?(?P<host>[^:/]+):(?P<path>[^/].*)")
-_URL_REMOTE = re.compile(
-    r"[A-Za-z][A-Za-z0-9+.\-]*://(?:[^@/]+@)?(?P<host>[^/:]+)(?::\d+)?/(?P<path>.+)"
-)
-
-
-def remote_parts(remote: str) -> tuple[str, str, str] | None:
-    """``(host, owner, repo)`` of a git remote URL, lower case, without ``.git``
-    (``https://host/o/r.git``, ``git@host:o/r.git``, ``ssh://git@host:22/o/r``; a GitLab
-    owner may hold subgroups, ``g/sub``); None for a local path or an odd form."""
-    m = _URL_REMOTE.fullmatch(remote.strip()) or _SCP_REMOTE.fullmatch(remote.strip())
-    if m is None or m.group("host").lower() == "file":
-        return None
-    path = m.group("path").strip("/")
-    if path.lower().endswith(".git"):
-        path = path[:-4]
-    owner, _, repo = path.rpartition("/")
-    if not owner or not repo:
-        return None
-    return m.group("host").lower(), owner.lower(), repo.lower()
-
-
-_HTTP = re.compile(r"https?://(?P<host>[^/?#]+)/(?P<rest>[^?#]*)", re.IGNORECASE)
-
-
-def own_url_path(url: str, owner: str, repo: str) -> str | None:
-    """The path ``url`` names in repository ``owner/repo`` (both lower case): after
-    ``owner/repo/blob|tree|raw/REF/`` (GitLab: ``…/-/blob/REF/``), or for
-    ``raw.githubusercontent.com/owner/repo/REF/``; None when the URL names no file of it.
-    The host is compared by the caller (SPEC.md §Anchors 1 "Links into the root's own
-    repository")."""
-    m = _HTTP.match(url)
-    if m is None:
-        return None
-    segs = m.group("rest").split("/")
-    lead = [*owner.split("/"), repo]
-    if [s.lower() for s in segs[: len(lead)]] != lead:
-        return None
-    rest = segs[len(lead) :]
-    if m.group("host").lower() == "raw.githubusercontent.com":
-        path = rest[1:]
-    else:
-        if rest[:1] == ["-"]:
-            rest = rest[1:]
-        if len(rest) < 3 or rest[0] not in ("blob", "tree", "raw"):
-            return None
-        path = rest[2:]
-    joined = "/".join(path)
-    return joined or None
-
-
-def url_host(url: str) -> str | None:
-    """The host of an ``http(s)`` URL, lower case, without a port; GitHub's raw host is
-    read as ``github.com``."""
-    m = _HTTP.match(url)
-    if m is None:
-        return None
-    host = m.group("host").rsplit("@", 1)[-1].split(":", 1)[0].lower()
-    return "github.com" if host == "raw.githubusercontent.com" else host
 
 
 # ------------------------------------------------------------------------------ headings

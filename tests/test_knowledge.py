@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from brainmigrate import git, knowledge, roottables
+from brainmigrate import git, knowledge, links, roottables
 from brainmigrate.knowledge import RootKnowledge, git_history
 from brainmigrate.paths import Root
 
@@ -69,7 +69,7 @@ def test_aliases_of_a_tsconfig_with_comments_and_base_url():
     ],
 )
 def test_remote_parts(remote, parts):
-    assert roottables.remote_parts(remote) == parts
+    assert links.remote_parts(remote) == parts
 
 
 @pytest.mark.parametrize(
@@ -86,7 +86,9 @@ def test_remote_parts(remote, parts):
     ],
 )
 def test_own_url_path(url, path):
-    assert roottables.own_url_path(url, "o", "r") == path
+    parts = links.repo_url_parts(url)
+    own = parts is not None and (parts.owner, parts.repo) == ("o", "r")
+    assert (parts.path if own else None) == path
 
 
 def test_heading_anchors_are_githubs_slugs_and_explicit_ids():
