@@ -32,7 +32,6 @@ from brainmigrate.citing import (
     NO_FACT,
     FactText,
     fragment_of,
-    module_candidate,
     names_heading,
 )
 from brainmigrate.fsutil import printable
@@ -46,6 +45,7 @@ from brainmigrate.model import (
     ParsedFact,
     pickled_as_tuple,
 )
+from brainmigrate.modules import module_candidates
 from brainmigrate.paths import PathResolver, Root, is_absolute, normalize
 from brainmigrate.tokens import (
     FILE_NAMES,
@@ -231,6 +231,7 @@ class Resolver:
         out = Resolved()
         seen: set[Anchor] = set()  # out.anchors as a set: a fact may cite thousands of paths
         ctx = FactText(fact, diags, folder)
+        modules = None
         for tok in tokens(fact.segments, self._holds, references=references):
             if tok.overflow is not None and diags is not None:
                 form = tok.overflow
@@ -261,9 +262,17 @@ class Resolver:
                 elif (tok.link or ctx.ticked(tok)) and self._folder_name(out, tok, seen, folder):
                     continue
             if "." in text:
-                module = module_candidate(tok, ctx)
-                if module is not None:
-                    self._module(module[0], module[1], tok, out, seen, ctx.folder)
+                if modules is None:  # this fact's module candidates, made on first need
+                    modules = {}
+                    for c in module_candidates(fact.segments):
+                        modules.setdefault(c.line, []).append(c)
+                end = tok.end or tok.col + len(tok.whole or text)
+                for c in modules.get(tok.line, ()):
+                    if tok.col <= c.col < end:
+                        # ``import a.b.Name`` names the module a.b and more: no context
+                        at = Token(c.name, c.line, c.col, tok.lines)
+                        self._module(c.name, c.context and not c.attrs, at, out, seen, folder)
+                        break
             for name in camelcase_names(tok.whole or tok.text):
                 out.camel.append(Token(name, tok.line, tok.col, None))
                 if name not in self._choice:

@@ -1,13 +1,12 @@
 """How a fact's text cites (SPEC.md §Anchors): the text around a token, a ``#fragment``
-and the headings it may name, and module-path candidates (the shape of a cited path is
-``tokens.cited_path``'s).
+and the headings it may name (the shape of a cited path is ``tokens.cited_path``'s, a
+module path's candidates ``modules.module_candidates``').
 
 Pure: no file system. ``anchors.Resolver`` asks these while it resolves a fact.
 """
 
 from __future__ import annotations
 
-import re
 from urllib.parse import unquote
 
 from brainmigrate import roottables
@@ -16,11 +15,6 @@ from brainmigrate.tokens import Token
 
 #: Markdown files, whose ``#fragment`` names a heading (SPEC.md §Anchors 1).
 MARKDOWN = (".md", ".markdown", ".mdx")
-
-#: Two or more lower-case identifiers joined by ``.`` (SPEC.md §Anchors 4).
-_MODULE = re.compile(r"[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)+")
-_MODULE_WORD = re.compile(r"(?:^|[\s(`'\"])(?:-m|import|from)[ \t]+[`'\"]?\Z")
-_MODULE_KEY = re.compile(r"MODULE|SETTINGS", re.IGNORECASE)
 
 
 class FactText:
@@ -87,25 +81,3 @@ def names_heading(fragment: str, anchors: frozenset[str]) -> bool:
     if low in anchors or roottables.slug(low) in anchors:
         return True
     return low in {a.lower() for a in anchors}
-
-
-def module_candidate(tok: Token, text: FactText) -> tuple[str, bool] | None:
-    """``(name, context)`` of the module path ``tok`` may hold (SPEC.md §Anchors 4): the
-    whole token in a module context (after ``-m``, ``import`` or ``from``, or the value of
-    an option or variable whose name holds ``MODULE`` or ``SETTINGS``), else its leading
-    lower-case dotted name; None when it holds none."""
-    value = tok.text
-    context = False
-    if "=" in value:
-        key, _, value = value.partition("=")
-        if not _MODULE_KEY.search(key):
-            return None
-        context = True
-    else:
-        context = bool(_MODULE_WORD.search(text.before(tok)))
-    m = _MODULE.match(value)
-    if m is None:
-        return None
-    if context and not (m.end() == len(value) or value[m.end()] == ":"):
-        return None
-    return m.group(), context
