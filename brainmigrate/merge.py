@@ -565,7 +565,7 @@ def drop_moved(rec: FactRecord, edits: list[tuple[str, str]]) -> None:
     old |= {unquote(p) for p in old}
     if not old:
         return
-    rec.gone = [p for p in rec.gone if p not in old]
+    rec.gone = [p for p in rec.gone if p not in old and p.rstrip("/") not in old]  # a folder
     rec.anchors = [
         a
         for a in rec.anchors

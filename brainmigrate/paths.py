@@ -181,7 +181,7 @@ class PathResolver:
         path = unicodedata.normalize("NFC", cited) if not cited.isascii() else cited
         if path.endswith("/") and len(path) > 1:
             kind = "folder"
-        name = normalize(path) or path
+        name = _named(path, kind)
         aliased = self._alias(path, kind, name, link)
         if aliased is not None:
             return aliased
@@ -192,7 +192,7 @@ class PathResolver:
             path = path[1:]
             if not self._top(path.split("/", 1)[0]):
                 return None  # a dependency's file (@types/node/index.d.ts): no citation
-            name = normalize(path) or path
+            name = _named(path, kind)
         if is_absolute(path):
             return self._absolute(path, kind, name, link)
         readings = self._readings(path, folder, near)
@@ -542,3 +542,11 @@ class PathResolver:
             if h is not None and h.unavailable:
                 out.append((root, h.unavailable))
         return out
+
+
+def _named(path: str, kind: str) -> str:
+    """How a citation no root holds is named: normalized as written, a folder with its
+    trailing ``/`` (``tools/legacy-import/``), so reports and "moved?" hints tell it from
+    a file."""
+    name = normalize(path) or path
+    return name + "/" if kind == "folder" and not name.endswith("/") else name

@@ -4,8 +4,8 @@ moved by a copy and a delete (the only folder of its name, holding the same file
 the cases that are no certain move (a file of it deleted, its files split over two
 folders, a folder of that name missing a file).
 
-The gone folder citations are planted (``planting``) as the resolver gives them; the
-rewrite itself reads the notes' bytes as ``--fix`` always does.
+The gone folder citations come from the real resolver; the rewrite itself reads the
+notes' bytes as ``--fix`` always does.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from planting import folder, gone, plant
 
 from brainmigrate import check, fix, importer, rules
 from brainmigrate.anchors import Root
@@ -234,7 +233,6 @@ def test_rewritten_keeps_a_folders_trailing_slash(written, old, new, expected):
 def test_check_fix_rewrites_a_gone_folder_end_to_end(repo, tmp_path, monkeypatch):
     """Through the CLI: check hints the gone folder, --fix rewrites it, the check after
     the fix passes."""
-    plant(monkeypatch, {"tools/legacy-import/": gone("tools/legacy-import")})
     notes = tmp_path / "notes/a.md"
     notes.parent.mkdir()
     notes.write_bytes(b"+ importers live in tools/legacy-import/ now\n")
@@ -243,7 +241,7 @@ def test_check_fix_rewrites_a_gone_folder_end_to_end(repo, tmp_path, monkeypatch
         (
             "BM101",
             "notes/a.md:1:21",
-            "cites tools/legacy-import, which no root holds; moved? tools/importers/legacy/"
+            "cites tools/legacy-import/, which no root holds; moved? tools/importers/legacy/"
             " (renamed in git history)",
         )
     ]
@@ -276,21 +274,18 @@ def test_reimport_after_a_folder_fix_updates_the_same_fact(repo, tmp_path, monke
     notes.write_bytes(b"+ importers live in tools/importers/legacy/ now\n")
     opts = importer.Options(roots=["repo"])
     db = tmp_path / "know.db"
-    plant(monkeypatch, {"tools/importers/legacy/": folder("tools/importers/legacy")})
     importer.import_notes(["notes"], opts, db)
     (repo / "pkg").mkdir()
     git(repo, "mv", "tools/importers/legacy", "pkg/importer")
     git(repo, "commit", "-qm", "four")
-    plant(monkeypatch, {"tools/importers/legacy/": gone("tools/importers/legacy")})
     importer.import_notes(["notes"], opts, db)
     assert rows(db) == (
         [(1, "folder", "tools/importers/legacy")],
-        [(1, "tools/importers/legacy")],
+        [(1, "tools/importers/legacy/")],
     )
     done = CliRunner().invoke(main, ["check", "notes", "--root", "repo", "--fix"])
     assert done.exit_code == 0, done.output
     assert notes.read_bytes() == b"+ importers live in pkg/importer/ now\n"
-    plant(monkeypatch, {"pkg/importer/": folder("pkg/importer")})
     result = importer.import_notes(["notes"], opts, db)
     assert [(r.key, r.action(), r.text) for r in result.facts] == [
         ("k1", "updated", "importers live in pkg/importer/ now")

@@ -110,16 +110,16 @@ def test_what_only_the_history_held_is_gone_and_the_rest_no_citation(app):
         "bin/seed-demo, tools/legacy-import/ and and/or origin/main text/html 11/29/2026",
     )
     assert anchors == []
-    assert citations == [("gone", "bin/seed-demo", 3), ("gone", "tools/legacy-import", 18)]
+    assert citations == [("gone", "bin/seed-demo", 3), ("gone", "tools/legacy-import/", 18)]
 
 
 def test_a_folder_no_root_holds_is_gone_or_unresolved_as_a_file_is(app):
     text = "docs/adr/ and bin/old/ and vendor/thing/"
     _, citations, _ = scan([app], text)
     assert citations == [
-        ("gone", "docs/adr", 3),  # its first folder is there
-        ("gone", "bin/old", at(text, "bin/old")),
-        ("unresolved", "vendor/thing", at(text, "vendor")),
+        ("gone", "docs/adr/", 3),  # its first folder is there
+        ("gone", "bin/old/", at(text, "bin/old")),
+        ("unresolved", "vendor/thing/", at(text, "vendor")),
     ]
 
 
@@ -129,7 +129,7 @@ def test_a_maybe_token_is_looked_up_without_walking_the_tree(app):
     assert paths.resolve("pkg/ui", kind="maybe") == ("found", 0, "pkg/ui", "folder")
     assert paths.resolve("tools/legacy-import", kind="maybe") == ("gone", "tools/legacy-import")
     assert paths.resolve("and/or", kind="maybe") is None
-    assert paths.resolve("tools/legacy-import/", kind="folder") == ("gone", "tools/legacy-import")
+    assert paths.resolve("tools/legacy-import/", kind="folder") == ("gone", "tools/legacy-import/")
     assert paths.resolve("tools/", kind="folder") == ("found", 0, "tools", "folder")
 
 
