@@ -50,3 +50,19 @@ def test_ci_runs_the_readme_test_command():
 def test_exit_codes_documented():
     for code in ("| 0 |", "| 1 |", "| 2 |"):
         assert code in README
+
+
+def test_the_agent_notes_example_is_what_check_prints(monkeypatch):
+    """docs/check.md's worked example on samples/roots/shelf (Markdown notes, folders,
+    scripts, aliases, git-ignored files) is what ``check`` prints, line for line."""
+    from click.testing import CliRunner
+
+    text = (REPO / "docs/check.md").read_text(encoding="utf-8")
+    block = text.split("$ brainmigrate check samples/roots/shelf --root samples/roots/shelf\n")
+    expected = block[1].split("\n```", 1)[0].splitlines()
+    monkeypatch.chdir(REPO)
+    done = CliRunner().invoke(
+        main, ["check", "samples/roots/shelf", "--root", "samples/roots/shelf", "--isolated"]
+    )
+    assert done.exit_code == 1
+    assert done.output.splitlines() == expected
