@@ -191,16 +191,7 @@ def body(
             if cls == "fence":
                 is_open = table = False
                 yield Line(number, "skipped", "code")
-                first = number
-                closing = re.compile(f"[ \t]*{re.escape(lead[0])}{{{len(lead)},}}{WS_CLASS}*$")
-                for number, text, offset in lines:  # noqa: B007 - offset read after
-                    yield Line(number, "skipped", "code")
-                    if closing.match(text):
-                        break
-                else:
-                    diags.append(
-                        Diagnostic(file, first, "BM303", "info", "code fence never closed", 1)
-                    )
+                number = yield from notation.code_fence(lines, number, lead, file, diags, True)
                 continue
             if cls == "comment":
                 is_open = table = False

@@ -23,7 +23,7 @@ import contextlib
 import json
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cache
@@ -707,16 +707,7 @@ def _scan(
                 yield Line(number, "skipped", "link-definition", "", text, 1)
             elif cls == "fence":
                 yield Line(number, "skipped", "code")
-                first = number
-                closing = re.compile(f"{re.escape(lead[0])}{{{len(lead)},}}{WS_CLASS}*$")
-                for number, text, offset in lines:  # noqa: B007 - offset read after
-                    yield Line(number, "skipped", "code")
-                    if closing.match(text):
-                        break
-                else:
-                    diags.append(
-                        Diagnostic(file, first, "BM303", "info", "code fence never closed", 1)
-                    )
+                number = yield from code_fence(lines, number, lead, file, diags)
             elif cls == "comment":
                 if text.find("-->", start) >= 0:
                     yield Line(number, "skipped", "comment")
@@ -744,6 +735,31 @@ def _scan(
             conflicts.end(number)
             return
         offset, number = restart
+
+
+def code_fence(
+    lines: Iterator[tuple[int, str, int]],
+    first: int,
+    lead: str,
+    file: str,
+    diags: list[Diagnostic],
+    indented: bool = False,
+) -> Generator[Line, None, int]:
+    """The lines after a code fence opened at line ``first`` by ``lead`` (backticks or
+    tildes), read from ``lines`` (``(number, text, offset)``) through the closing fence:
+    each skipped as ``code`` (SPEC.md §Notation). A fence of the same character at least as
+    long closes it, at column 0 (``indented``: after any spaces and tabs, as Markdown notes
+    read it). Never closed, it runs to the end and ``diags`` gets a BM303 info. Returns the
+    number of the last line read."""
+    pad = "[ \t]*" if indented else ""
+    closing = re.compile(f"{pad}{re.escape(lead[0])}{{{len(lead)},}}{WS_CLASS}*$")
+    number = first
+    for number, text, _ in lines:
+        yield Line(number, "skipped", "code")
+        if closing.match(text):
+            return number
+    diags.append(Diagnostic(file, first, "BM303", "info", "code fence never closed", 1))
+    return number
 
 
 def unclosed_comment(file: str, number: int) -> Diagnostic:
