@@ -209,14 +209,16 @@ class PathResolver:
             if any(r[1] == "" for r in readings):
                 return None  # a root's own top (``./``, the checkout's folder): no citation
             return outside or _CLIMBS
+        if kind == "maybe" and not link:  # a link target is a citation by its place
+            # no path unless a history held it (SPEC.md §Anchors 1), ignored or not
+            held = [r for r in inside if any(k.held(r[1]) for k in self.knowledge)]
+            if not held:
+                return None
+            ignored = next((r for r in held if self._ignored(r, kind)), None)
+            return ("ignored", ignored[1]) if ignored is not None else ("gone", name)
         for reading in inside:
             if self._ignored(reading, kind):
                 return ("ignored", reading[1])
-        if kind == "maybe" and not link:  # a link target is a citation by its place
-            for reading in inside:
-                if any(k.held(reading[1]) for k in self.knowledge):
-                    return ("gone", name)
-            return None
         judged = next((r for r in inside if self._first_known(r)), None)
         if judged is not None:
             hit = self._find(judged, kind)
@@ -226,9 +228,11 @@ class PathResolver:
         hit = self._find(inside[0], kind)
         if hit is not None and hit[0] == "outside":
             return hit
-        known = any(self._known(r) for r in inside)
+        # no reading's first segment is held: judged under the first reading alone
+        known = self._known(inside[0])
         if not known and decoded != path:
-            known = any(self._known(r) for r in self._readings(decoded, folder, near) if r[1])
+            again = [r for r in self._readings(decoded, folder, near) if r[1]]
+            known = bool(again) and self._known(again[0])
         return ("gone" if known or link else "unresolved", name)
 
     def _readings(self, path: str, folder: str | None, near: bool) -> list[Reading]:
@@ -361,10 +365,12 @@ class PathResolver:
             return hit
         if not rel:
             return None  # the root's own folder: nothing to anchor, nothing gone
+        if kind == "maybe" and not self.knowledge[index].held(rel):
+            return None  # no path unless the history held it, ignored or not
         if self.knowledge[index].ignored(rel, kind == "folder"):
             return ("ignored", rel)
         if kind == "maybe":
-            return ("gone", name) if self.knowledge[index].held(rel) else None
+            return ("gone", name)
         first = rel.split("/", 1)[0]
         known = self._known((self.roots[index], rel, first))
         return ("gone" if gone or link or known else "unresolved", name)

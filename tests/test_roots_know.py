@@ -573,3 +573,36 @@ def test_a_link_target_is_a_citation_whatever_its_shape(tmp_path):
         ("gone", "repo-gone", at(text, "repo-gone")),
     ]
     assert diags == []
+
+
+def test_a_path_no_reading_finds_is_judged_under_its_first_reading(tmp_path):
+    """SPEC.md §Anchors 1: when no reading's first segment is held, the path is judged
+    under the first reading alone; what the history held under a later reading
+    (``docs/installation/``, read from ``docs/vocs/``) does not make it gone."""
+    root = tmp_path / "repo"
+    write(root, {"docs/installation/README.md": "old\n"})
+    git(root, "init", "-q")
+    commit_all(root, "old book")
+    git(root, "rm", "-q", "-r", "docs/installation")
+    write(root, {"docs/vocs/docs/pages/installation/index.md": "# Install\n"})
+    commit_all(root, "new book")
+    notes = root / "docs/vocs/CLAUDE.md"
+    notes.write_text("x\n")
+    text = "`installation/` and `exex/`: guides"
+    _, citations, _ = scan([root], text, notes=notes, cache=tmp_path / "cache")
+    assert citations == [
+        ("unresolved", "installation/", at(text, "installation")),
+        ("unresolved", "exex/", at(text, "exex")),
+    ]
+
+
+def test_a_path_without_extension_nothing_held_is_no_citation_even_where_git_ignores(tmp_path):
+    """SPEC.md §Anchors 1: a ``/`` token without an extension that no root holds and no
+    history held stays no path, with no report, also under an ignored folder."""
+    root = tmp_path / "repo"
+    write(root, {".gitignore": "tmp\n", "src/a.py": "a = 1\n"})
+    git(root, "init", "-q")
+    commit_all(root)
+    text = "run `git diff origin/tmp/feature` with `--user-data-dir=/tmp/vscode-userdata`"
+    anchors, citations, diags = scan([root], text, cache=tmp_path / "cache")
+    assert (anchors, citations, diags) == ([], [], [])
