@@ -225,6 +225,18 @@ class Token:
         return NotImplemented
 
 
+#: A Markdown backslash escape (``\"``, ``\|``, ``\*``) or a hard line break (a ``\`` at the
+#: end): no path separator, read as a space. A ``\`` before a letter, digit, ``.``, ``_``,
+#: ``-`` or a bracket stays one (``D:\dev\app\x.php``, ``app\[slug]\page.tsx``).
+_ESCAPE = re.compile(r"(?<!\\)\\(?=[\"'`|*<>!#]|\s|\Z)")
+#: An HTML or XML closing tag at a token's start, or an HTML void element (``<br/>``);
+#: ``<apps/>`` is a folder in angle brackets.
+_TAG = re.compile(
+    r"</[A-Za-z]|<(?:br|hr|img|input|meta|link|wbr|area|base|col|embed|source|track)/>",
+    re.IGNORECASE,
+)
+
+
 def tokens(
     segments: Iterable[Segment],
     holds: Callable[[str], bool] | None = None,
@@ -242,6 +254,8 @@ def tokens(
     """
     for seg in segments:
         text = seg.text
+        if "\\" in text:
+            text = _ESCAPE.sub(" ", text)  # same length: every column stays
         refs = reference_links(text, references) if references else ()
         if not (refs or _interesting(text) or "`" in text or "](" in text or may_hold_html(text)):
             continue
@@ -353,8 +367,12 @@ def _chunk(raw: str, line: int, col: int) -> Iterator[Token]:
     first (its parentheses are its own), the rest splits at script edges and ``(``."""
     link = raw.find("](")
     while link >= 0:
-        yield from _pieces(raw[: link + 1], line, col)
         target = _link_target(raw[link + 2 :])
+        label = raw.rfind("[", 0, link)
+        if label >= 0 and _names_target(raw[label + 1 : link], target):
+            yield from _pieces(raw[:label], line, col)  # the label shows the target
+        else:
+            yield from _pieces(raw[: link + 1], line, col)
         yield from _shape(target, line, col + link + 2, True)
         rest = link + 2 + len(target)
         raw, col = raw[rest:], col + rest
@@ -399,6 +417,8 @@ def _shape(
     after its host (``https://host:8080`` holds no line 8080)."""
     if "//" in raw and ":" in raw and _BAZEL.match(raw.lstrip(_LEAD.replace("@", ""))):
         return  # a Bazel label (//pkg:target, @repo//pkg:target): no path, no name
+    if raw[:1] == "<" and not whole_span and _TAG.match(raw):
+        return  # an HTML or XML tag (</code-snippet>, <br/>): no path
     at = False
     if whole_span:
         stripped = raw
@@ -447,6 +467,19 @@ def _shape(
             fragment = whole[sharp + 1 :]
     if text:
         yield Token(text, line, col, lines, whole, link, end, overflow, url, tick, fragment, at)
+
+
+def _names_target(label: str, target: str) -> bool:
+    """Whether a link's ``label`` (``[pkg/realtime/AGENTS.md](../../x/pkg/realtime/AGENTS.md)``)
+    only shows its target: the label, without backticks, is the target's path or a tail of
+    it at a ``/``. Such a label is no second citation."""
+    shown = label.strip("`").replace("\\", "/")
+    while shown.startswith("./"):
+        shown = shown[2:]
+    path = target.strip().strip("<>").replace("\\", "/")
+    if not shown or "/" not in shown:
+        return False
+    return path == shown or path.endswith("/" + shown)
 
 
 def strip_edges(raw: str) -> tuple[int, str]:

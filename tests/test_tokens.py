@@ -426,3 +426,38 @@ def test_references_and_modules_take_any_text(text):
     for cand in module_candidates([Segment(1, 1, text)]):
         assert text[cand.col - 1 :].startswith(cand.name), cand
     remote_parts(text)
+
+
+# ------------------------------------------------------------------------------ real notes
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        # a Markdown escape or a hard break is no path separator (jabref's AGENTS.md)
+        (
+            r"Fill every section: \"Steps to test\", \"AI usage\".",
+            [("Fill", 1, None), ("Steps", 23, None)],
+        ),
+        (
+            r"use \"org.jabref.logic.util.BackgroundTask\" and",
+            [("org.jabref.logic.util.BackgroundTask", 7, None)],
+        ),
+        ("restart.\\", [("restart", 1, None)]),
+        (r"x \| y/z and \*x\*", [("y/z", 6, None)]),
+        # a backslash before a name stays a separator of a Windows path
+        (r"D:\dev\shop\app\X.php:3", [(r"D:\dev\shop\app\X.php", 1, (3, 3))]),
+        (r"app\[slug]\page.tsx", [(r"app\[slug]\page.tsx", 1, None)]),
+        # HTML closing and empty tags are no paths; a path in angle brackets is one
+        ("</code-snippet> and <br/> and <docs/x.md>", [("docs/x.md", 32, None)]),
+        # a link label that shows its target is no second citation (pydantic-ai's notes)
+        (
+            "[pkg/realtime/AGENTS.md](../../pkg_slim/pkg/realtime/AGENTS.md).",
+            [("../../pkg_slim/pkg/realtime/AGENTS.md", 26, None)],
+        ),
+        ("[`src/x.py`](./src/x.py)", [("./src/x.py", 14, None)]),
+        ("[src/x.py](src/y.py)", [("src/x.py", 2, None), ("src/y.py", 12, None)]),
+    ],
+)
+def test_shapes_of_real_notes(text, expected):
+    assert toks(text) == expected
