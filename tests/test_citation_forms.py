@@ -19,26 +19,30 @@ links, wiki links, HTML attributes, references, backtick spans a root holds).
 ``brainmigrate/`` and ``tests/``, and three packages of the venv's site-packages
 (``click``, ``jinja2``, ``hypothesis``); its remote ``origin`` is
 ``https://github.com/acme/shop.git``. Of its tracked files (no symlink, no whitespace)
-every k-th is sampled, about 150 (185 today), and of the folders holding them about 40
-(36 today, the four at the top among them). Each file is written in 43 forms (39 for a
-file that is no test, so no ``::node``; no line forms for an empty file), each folder in
-26 (24 at the top): brain notation facts in ``notes/brain.md`` and Markdown notes (list
-items, task boxes, ordered items) in ``notes/CLAUDE.md`` beside the checkout, and
-``../../PATH`` in ``repo/docs/notes/nested.md``; the forms are backticks, Markdown links
-(also ``<…>`` targets), ``mdc:`` links, ``@path``, ``<path>``, straight and curly quotes,
-``**bold**``, ``'s`` and ``’s``, ``→`` and ``->`` between two paths, CJK glue, HTML
-``href``/``src``, ``:12``, ``:3-9``, ``:3–9``, ``#L3-L9``, ``#fragment`` (a real heading of
-a Markdown file), ``::node``, ``?plain=1``, wiki links, reference-style links with their
-definition, own-repo ``blob``/``tree`` URLs, absolute checkout paths and ``file://`` URLs,
-``D:\\dev\\repo\\PATH`` (the checkout's folder name) and ``D:\\work\\shop\\PATH``
-(its remote's repository name). One ``read_notes`` call resolves the ~8700 facts (~9100
-citations, today 8668 and 9074); each is asserted to be exactly the anchors it was written
-for (kind, path, lines) with no citation, and ``check`` to find nothing. Then the sampled
-files and every third sampled folder below the top are deleted and the deletion committed:
-the same notes give each citation of a file or folder no longer held as gone (BM101, ~8800,
-today 8814, under the name as written) and every other one still anchored. A hundred and
-six phrases that are no paths (``tests/test_not_paths.py``), each plain and backticked,
-give no anchor and no error. The whole file runs in about 4 s.
+every k-th is sampled, about 150 (185 today: 20 Markdown files, 18 test files), and of the
+folders holding them about 40 (36 today, the four at the top among them). Each file is
+written in 61 forms (60 for a file that is no test, so no ``::node``; no line forms for an
+empty file), each folder in 38 (36 at the top, where a word without ``/`` is no path):
+brain notation facts in ``notes/brain.md`` and Markdown notes (list items, task boxes,
+ordered items, blockquotes, paragraphs) in ``notes/CLAUDE.md`` beside the checkout, and
+``../../PATH``, ``[x](../../PATH)`` and plain paths in ``repo/docs/notes/nested.md``. The
+forms: backticks, Markdown links (also ``<…>`` targets), ``mdc:`` links, ``@path``,
+``<path>``, straight and curly quotes, ``**bold**``, ``'s`` and ``’s``, ``→`` and ``->``
+between two paths, CJK glue (letters, quotes, brackets, ``「」``), HTML ``href``/``src``,
+``:12``, ``:12:5``, ``:3-9``, ``:3–9``, ``:3—9``, ``:3-9,3-9``, ``#L3-L9``, ``#L3-9``,
+``#L3C1-L9C2``, a JVM stack frame, ``#fragment`` (a real heading of a Markdown file),
+``::node``, ``?plain=1``, ``…``, ``()``, wiki links, reference-style links with their
+definition, own-repo ``blob``/``tree``/raw URLs (any case, any ref), absolute checkout
+paths, ``file://`` URLs, ``./PATH``, ``D:\\dev\\repo\\PATH`` (the checkout's folder name)
+and ``D:\\work\\shop\\PATH`` (its remote's repository name). One ``read_notes`` call
+resolves the facts (12402 today, 12808 citations); each is asserted to be exactly the
+anchors it was written for (kind, path, lines) with no citation, and ``check`` to find
+nothing. Then the sampled files and every third sampled folder below the top are deleted
+and the deletion committed: the same notes give each citation of a file or folder no
+longer held as gone (BM101, 12428 today, under the name as written) and every other one
+still anchored, nothing else. A hundred and six phrases that are no paths
+(``tests/test_not_paths.py``), each plain and backticked, against the same checkout give no
+anchor and no error. The whole file runs in about 6 s.
 """
 
 from __future__ import annotations
@@ -308,10 +312,10 @@ def first_test(path: Path) -> str | None:
 @pytest.fixture(scope="module")
 def checkout(tmp_path_factory):
     """``(base, root, files, folders)``: a git work tree ``base/repo`` holding this
-    repository's ``brainmigrate/`` and ``tests/`` and site-packages' ``click/`` and
-    ``jinja2/``, remote ``origin`` at ``REMOTE``; ``files`` and ``folders`` the sample,
+    repository's ``brainmigrate/`` and ``tests/`` and the ``PACKAGES`` of site-packages,
+    remote ``origin`` at ``REMOTE``, all committed; ``files`` and ``folders`` the sample,
     root-relative POSIX paths of tracked files (no symlink, no whitespace) and of folders
-    holding them (below the top)."""
+    holding them (whose last segment has no extension)."""
     base = tmp_path_factory.mktemp("resolved")
     root = base / "repo"
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
@@ -323,7 +327,7 @@ def checkout(tmp_path_factory):
     git(root, "commit", "-qm", "the trees")
     tracked = sorted(git(root, "ls-files", "-z").split("\0")[:-1])
     held = [p for p in tracked if not spaced(p) and not (root / p).is_symlink()]
-    folders = sorted({str(Path(p).parent.as_posix()) for p in held} - {"."})
+    folders = sorted({Path(p).parent.as_posix() for p in held} - {"."})
     folders = [f for f in folders if kind_of(f) == "maybe"]
     files = held[:: max(1, len(held) // SAMPLE_FILES)]
     folders = folders[:: max(1, len(folders) // SAMPLE_FOLDERS)]
@@ -376,6 +380,24 @@ RESOLVED_FILE_FORMS = [
     ("brain-ordered", "brain", "1. ! {p} fails", None),
     ("brain-task-box", "brain", "- [x] x moved {p}", None),
     ("claude-at", "claude", "- @{p}", None),
+    ("dot-slash", "brain", "see ./{p} now", None),
+    ("line-col", "brain", "at {p}:{a}:5 it fails", "a"),
+    ("line-ranges", "brain", "see {p}:{a}-{b},{a}-{b}", "ab"),
+    ("em-dash-range", "brain", "see {p}:{a}\u2014{b}", "ab"),
+    ("github-cols", "brain", "see {p}#L{a}C1-L{b}C2", "ab"),
+    ("gitlab-lines", "brain", "see {p}#L{a}-{b}", "ab"),
+    ("cjk-bracket-glue", "brain", "\u89c1({p})\u548c", None),
+    ("fullwidth-brackets", "brain", "\u89c1\u300c{p}\u300d", None),
+    ("ellipsis", "brain", "see {p}\u2026", None),
+    ("call", "brain", "see {p}() now", None),
+    ("raw-url", "brain", "https://raw.githubusercontent.com/acme/shop/main/{p}", None),
+    ("blob-query", "brain", "https://github.com/acme/shop/blob/v1.2/{p}?plain=1#L{a}", "a"),
+    ("ssh-less-case", "brain", "https://GitHub.com/Acme/Shop/blob/main/{p}", None),
+    ("file-url-windows", "brain", "see file:///D:/dev/repo/{p}", None),
+    ("claude-quote", "claude", "> see `{p}`", None),
+    ("claude-paragraph", "claude", "The rules live in {p} and apply.", None),
+    ("claude-decision", "claude", "- ~ keep {p} small", None),
+    ("stack-frame", "brain", "at x.y.Z.run({p}:{a})", "a"),
     ("claude-item", "claude", "- see `{p}` for it", None),
     ("claude-task", "claude", "1. [ ] fix [the file]({p})", None),
 ]
@@ -407,6 +429,18 @@ RESOLVED_FOLDER_FORMS = [
     ("claude-item", "claude", "- the `{p}/` folder"),
     ("claude-task", "claude", "- [ ] tidy {p}/"),
     ("claude-link", "claude", "1. see [the folder]({p}/)"),
+    ("dot-slash", "brain", "see ./{p}/ now"),
+    ("single-quotes", "brain", "see '{p}/',"),
+    ("mdc-bare", "brain", "see mdc:{p}/"),
+    ("html-href-bare", "brain", "<a href={p}/>the folder</a>"),
+    ("tree-url-slash", "brain", "https://github.com/acme/shop/tree/main/{p}/"),
+    ("file-url", "brain", "see file://{r}/{p}/"),
+    ("windows-remote-name", "brain", "see D:\\work\\shop\\{w}\\"),
+    ("nested-link", "nested", "see [the folder](../../{p}/)"),
+    ("nested-plain", "nested", "see `{p}/`"),
+    ("brain-ordered", "brain", "1. ! {p}/ is slow"),
+    ("claude-quote", "claude", "> all of `{p}/`"),
+    ("claude-paragraph", "claude", "Helpers live in {p}/ today."),
 ]
 NOTES_FILES = {"brain": "notes/brain.md", "claude": "notes/CLAUDE.md", "nested": None}
 
@@ -495,11 +529,15 @@ GONE_AS = {
     "file-url": "{r}/{p}",
     "windows": "D:/dev/repo/{p}",
     "windows-remote-name": "D:/work/shop/{p}",
+    "file-url-windows": "D:/dev/repo/{p}",
     "nested-notes": "../../{p}",
     "nested-link": "../../{p}",
     "folder absolute": "{r}/{p}",
     "folder windows": "D:/dev/repo/{p}",
     "folder nested-notes": "../../{p}/",
+    "folder nested-link": "../../{p}/",
+    "folder file-url": "{r}/{p}",
+    "folder windows-remote-name": "D:/work/shop/{p}",
 }
 
 
