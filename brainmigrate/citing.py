@@ -30,9 +30,13 @@ def cited_shape(text: str) -> tuple[str, str] | None:
     §Anchors 1): kind ``"file"`` (a last segment with an extension, or a listed file
     name), ``"folder"`` (ending in ``/``) or ``"maybe"`` (any other token with ``/``: a
     citation only when a root knows it). None for URLs, globs, variables and tokens
-    without ``/``."""
+    without ``/``, and for a text of ``.``, ``..`` and empty segments only (``/``, ``./``,
+    ``../``, ``../..`` once its trailing dot is dropped), which names no file or folder, as
+    ``cited.cited_path`` holds."""
     text = text.replace("\\", "/")
-    if "/" not in text or _NOT_PATH.intersection(text) or text.strip("/") == "":
+    if "/" not in text or _NOT_PATH.intersection(text):
+        return None
+    if all(part in ("", ".", "..") for part in text.split("/")):
         return None
     if text.startswith("www.") or "://" in text or _SCP.match(text):
         return None
