@@ -377,13 +377,16 @@ class PathResolver:
 
     def _absolute(self, path: str, kind: str, name: str, link: bool) -> Lookup | None:
         """An absolute path: under a root, read in that root only; else read after the
-        last segment naming a root's folder or its remote's repository; else outside."""
+        last segment naming a root's folder or its remote's repository; else outside, or
+        None for a ``maybe`` (``/api/v2``: a path by its shape only when a root knows it, so
+        under no root it is no citation, SPEC.md §Anchors 1 "What the roots know")."""
+        no_root = None if kind == "maybe" else _NO_ROOT
         if path.startswith("~"):
             path = os.path.expanduser(path)
             if path.startswith("~"):
-                return ("outside", "home folder unknown")
+                return None if kind == "maybe" else ("outside", "home folder unknown")
         if path.startswith("//"):
-            return _NO_ROOT
+            return no_root
         drive = _DRIVE.match(path)
         if drive:
             segs = [s for s in path[drive.end() :].split("/") if s]
@@ -405,7 +408,7 @@ class PathResolver:
         if best is not None:
             rel = normalize("/".join(segs[best[0] + 1 :]))
             return self._in_root(best[1], rel, kind, name, link, False) if rel else None
-        return _NO_ROOT
+        return no_root
 
     def _alias(self, path: str, kind: str, name: str, link: bool) -> Lookup | None:
         """``path`` read through a ``tsconfig``/``jsconfig`` alias of a root: the first
@@ -451,7 +454,7 @@ class PathResolver:
         norm = normalize(path)
         if not norm:
             return None
-        hit = self._in_root(index, norm, kind, norm, False, False)
+        hit = self._in_root(index, norm, kind, _named(path, kind), False, False)
         if hit is not None and hit[0] != "found" and _PERCENT.search(norm):
             again = self._at(index, normalize(unquote(norm)) or norm, kind)
             if again is not None and again[0] == "found":

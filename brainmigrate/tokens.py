@@ -225,10 +225,27 @@ class Token:
         return NotImplemented
 
 
-#: A Markdown backslash escape (``\"``, ``\|``, ``\*``) or a hard line break (a ``\`` at the
-#: end): no path separator, read as a space. A ``\`` before a letter, digit, ``.``, ``_``,
-#: ``-`` or a bracket stays one (``D:\dev\app\x.php``, ``app\[slug]\page.tsx``).
-_ESCAPE = re.compile(r"(?<!\\)\\(?=[\"'`|*<>!#]|\s|\Z)")
+#: A Markdown backslash escape (``\"``, ``\|``, ``\*``): no path separator. A ``\`` before a
+#: letter, digit, ``.``, ``_``, ``-`` or a bracket stays one (``D:\dev\app\x.php``,
+#: ``app\[slug]\page.tsx``).
+_ESCAPE = re.compile(r"(?<!\\)\\(?=[\"'`|*<>!#])")
+#: A word ending in ``\`` before whitespace or the end: a hard line break, unless the word
+#: holds another ``\`` or a ``/`` (a Windows folder path, ``D:\dev\app\``).
+_BREAK = re.compile(r"(?<!\S)(\S*)\\(?=\s|\Z)")
+
+
+def _unescaped(text: str) -> str:
+    r"""``text`` with the ``\`` of each Markdown escape and hard line break read as a space
+    (``_ESCAPE``, ``_BREAK``). Same length, so every column stays; linear."""
+    text = _ESCAPE.sub(" ", text)
+    if "\\" not in text:
+        return text
+    return _BREAK.sub(
+        lambda m: m.group() if "\\" in m.group(1) or "/" in m.group(1) else m.group(1) + " ",
+        text,
+    )
+
+
 #: An HTML or XML closing tag at a token's start, or an HTML void element (``<br/>``);
 #: ``<apps/>`` is a folder in angle brackets.
 _TAG = re.compile(
@@ -255,7 +272,7 @@ def tokens(
     for seg in segments:
         text = seg.text
         if "\\" in text:
-            text = _ESCAPE.sub(" ", text)  # same length: every column stays
+            text = _unescaped(text)
         refs = reference_links(text, references) if references else ()
         if not (refs or _interesting(text) or "`" in text or "](" in text or may_hold_html(text)):
             continue

@@ -281,6 +281,41 @@ def test_an_absolute_path_names_a_checkout_by_its_remotes_repository_name(app):
     assert anchors == [("file", "app/Http/X.php", None, "cited")]
 
 
+def test_dots_and_slashes_alone_name_nothing(monorepo):
+    """``../`` and ``../..`` (whose trailing dot a token drops) hold no segment to look up:
+    no citation, from a notes file inside a root or outside every root."""
+    text = "cd ../.. then ../ and ./ and / and ./../ here"
+    for notes in (monorepo / ".claude/notes/n.md", None):
+        assert scan([monorepo], text, notes) == ([], [], [])
+    anchors, _, _ = scan([monorepo], "but ../notes/ is", monorepo / ".claude/notes/n.md")
+    assert anchors == [("folder", ".claude/notes", None, "cited")]  # a segment to look up
+
+
+def test_an_absolute_path_without_an_extension_under_no_root_is_no_citation(app):
+    """``/api/v2`` is a route, not a file: a ``maybe`` nothing knows is no citation, absolute
+    or not; with an extension, or ending in ``/``, it is outside as before."""
+    text = "GET /api/v2 and //host/share and ~nobody_x/bin and /etc/ssl/ and /etc/x.pem"
+    anchors, citations, _ = scan([app], text)
+    assert anchors == []
+    assert citations == [
+        ("outside", "/etc/ssl", at(text, "/etc/ssl")),
+        ("outside", "/etc/x.pem", at(text, "/etc/x.pem")),
+    ]
+    paths = PathResolver([Root.of(0, app)])
+    assert paths.resolve("/api/v2", kind="maybe") is None
+    assert paths.resolve("D:/srv/api/v2", kind="maybe") is None
+    assert paths.resolve("/home/me/shelfwise/bin/dev", kind="maybe") == (
+        "found",
+        0,
+        "bin/dev",
+        "file",
+    )
+    assert paths.resolve("/home/me/shelfwise/bin/seed-demo", kind="maybe") == (
+        "gone",
+        "/home/me/shelfwise/bin/seed-demo",
+    )
+
+
 # ------------------------------------------------------------------------------ own repo
 
 
