@@ -116,18 +116,21 @@ _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _ATTR_ID = re.compile(r"\{#([^\s}]+)[^}]*\}\s*\Z")
 _HTML_ID = re.compile(r"""\b(?:id|name)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
 _TAGS = re.compile(r"<[^>\n]*>")
-_LINKS = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_IMAGES = re.compile(r"!\[[^\]]*\]\([^)]*\)")
+_LINKS = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 #: A line that starts a list item, a quote or a table row: no setext heading's text.
 _BLOCK_START = re.compile(r" {0,3}(?:[-*+>|]|\d+[.)])(?:\s|\Z)")
 _SLUG_DROP = re.compile(r"[^\w\- ]")
 
 
 def slug(text: str) -> str:
-    """GitHub's slug of a heading's text: inline links read as their text, HTML tags
-    dropped, lower case, characters other than letters, digits, ``-``, ``_`` and spaces
-    removed, spaces to ``-`` (SPEC.md §Anchors 1 "Lines and fragments are checked")."""
-    text = _LINKS.sub(r"\1", _TAGS.sub("", text))
-    return _SLUG_DROP.sub("", text.strip().lower()).replace(" ", "-")
+    """GitHub's slug of a heading's text: images dropped (they hold no text, so a badge
+    after the title leaves its space: ``Choosing a task [![chat](b.svg)](url)`` is
+    ``choosing-a-task-``), inline links read as their text, HTML tags dropped, lower case,
+    characters other than letters, digits, ``-``, ``_`` and spaces removed, spaces to
+    ``-`` (SPEC.md §Anchors 1 "Lines and fragments are checked")."""
+    text = _LINKS.sub(r"\1", _IMAGES.sub("", _TAGS.sub("", text.strip())))
+    return _SLUG_DROP.sub("", text.lower()).replace(" ", "-")
 
 
 def heading_anchors(lines: Iterable[str]) -> frozenset[str]:

@@ -106,9 +106,13 @@ def test_heading_anchors_are_githubs_slugs_and_explicit_ids():
         '<a name="old-anchor"></a> and <h2 id=raw-id>',
         "- a list item",
         "---",
+        "## Choosing a task [![Join the chat](https://badges.example/x.svg)](https://chat.example)",
+        "## ![logo](logo.png) Logo",
     ]
     assert roottables.heading_anchors(lines) == frozenset(
         {
+            "choosing-a-task-",  # jabref's CONTRIBUTING.md: the badge leaves its space
+            "-logo",
             "rollback-steps",
             "rollback-steps-1",
             "rollback-steps-2",
