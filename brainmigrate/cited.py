@@ -22,6 +22,8 @@ _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]+:")
 _SCP = re.compile(r"[^/@]+@[^/:]+:")
 _BAZEL = re.compile(r"(?:@[\w.\-]*)?//")
 _NOT_PATH_CHARS = frozenset("*${}<>")
+#: A segment that is an ellipsis: a part of the path left out.
+_ELIDED = re.compile(r"(?:^|/)(?:\.{3,}|\u2026)(?:/|$)")
 _ENV_VAR = re.compile(r"(?:^|/)%[A-Za-z_][A-Za-z0-9_]*%(?:/|$)")
 
 
@@ -33,8 +35,15 @@ def has_extension(name: str) -> bool:
 
 def _no_path(text: str) -> bool:
     """The not-a-path filters of SPEC.md §Anchors 1 on a POSIX text: a URL (``scheme://``,
-    ``www.``, ``user@host:path``), ``* $ { } < >``, a ``%NAME%`` segment, a Bazel label."""
+    ``www.``, ``user@host:path``), ``* $ { } < >``, a ``%NAME%`` segment, a Bazel label.
+    Where SPEC is silent, placeholders too: a path with an elided segment (``...`` or
+    ``…``: ``webview-ui/.../validate.ts``, a glob in all but its spelling) and one starting
+    ``path/to/`` (``path/to/test.py``, the stock example)."""
     if _NOT_PATH_CHARS.intersection(text):
+        return True
+    if ("..." in text or "…" in text) and _ELIDED.search(text):
+        return True
+    if text[:8].lower() == "path/to/":
         return True
     if text.startswith("www.") or "://" in text or _SCP.match(text):
         return True  # a URL, also inside a token (href="https://…", --url=https://…)

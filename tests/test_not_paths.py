@@ -25,7 +25,8 @@ import/export GraphQL/REST SQL/NoSQL Postgres/MySQL""".split()
 NONE = """https://example.com/a/ www.example.com/x.html git@github.com:o/r.git src/**/*.ts
 ${HOME}/x.md %APPDATA%/app/x.json //pkg/api:server @repo//pkg:x <path>/x.md {a,b}/c.md
 e.g. i.e. app.state.db v1.2.3 1.2.3 foo.bar TER-12 Node.js $PATH x/$Y/z.md mailto:x@y.org
-/ ./ ../..""".split()
+/ ./ ../.. webview-ui/.../validate.ts src/…/x.py path/to/test.py path/to/file.py::test_x
+Path/To/X.kt""".split()
 
 #: SPEC.md §Anchors 1 names these as cited paths (an extension ends them) that no root
 #: knows: "file" here, unresolved at the resolver, never gone.
