@@ -213,7 +213,10 @@ class PathResolver:
             # no path unless a history held it (SPEC.md §Anchors 1), ignored or not
             held = [r for r in inside if any(k.held(r[1]) for k in self.knowledge)]
             if not held:
-                return None
+                # under an ignored folder where its first segment lands (vendor/bin/pint):
+                # ignored on every machine, installed or not; else no path
+                under = next((r for r in inside if self._under_ignored(r)), None)
+                return ("ignored", under[1]) if under is not None else None
             ignored = next((r for r in held if self._ignored(r, kind)), None)
             return ("ignored", ignored[1]) if ignored is not None else ("gone", name)
         for reading in inside:
@@ -350,6 +353,14 @@ class PathResolver:
             return ("found", index, rel, "folder")
         return None
 
+    def _under_ignored(self, reading: Reading) -> bool:
+        """Whether the folder a reading's first segment lands on is ignored (and so the
+        reading): ``vendor/bin/pint`` with ``/vendor`` ignored, not ``origin/tmp/x``."""
+        root, rel, first = reading
+        if not first or first == rel:
+            return False
+        return self._ignored((root, first, first), "folder") and self._ignored(reading, "maybe")
+
     def _ignored(self, reading: Reading, kind: str) -> bool:
         root, rel = reading[0], reading[1]
         folder = kind == "folder"
@@ -366,7 +377,9 @@ class PathResolver:
         if not rel:
             return None  # the root's own folder: nothing to anchor, nothing gone
         if kind == "maybe" and not self.knowledge[index].held(rel):
-            return None  # no path unless the history held it, ignored or not
+            # no path unless the history held it, or it lies under an ignored folder
+            reading = (self.roots[index], rel, rel.split("/", 1)[0])
+            return ("ignored", rel) if self._under_ignored(reading) else None
         if self.knowledge[index].ignored(rel, kind == "folder"):
             return ("ignored", rel)
         if kind == "maybe":

@@ -641,3 +641,18 @@ def test_a_path_without_extension_nothing_held_is_no_citation_even_where_git_ign
     text = "run `git diff origin/tmp/feature` with `--user-data-dir=/tmp/vscode-userdata`"
     anchors, citations, diags = scan([root], text, cache=tmp_path / "cache")
     assert (anchors, citations, diags) == ([], [], [])
+
+
+def test_a_path_without_extension_under_an_ignored_folder_is_ignored_on_every_machine(tmp_path):
+    """``vendor/bin/pint`` with ``/vendor`` ignored is ignored whether or not the vendor
+    folder is installed here; ``origin/tmp/feature`` (``tmp`` ignored at any depth, but its
+    first segment is no ignored folder) stays no path."""
+    root = tmp_path / "repo"
+    write(root, {".gitignore": "/vendor\ntmp\n", "src/a.py": "a = 1\n"})
+    git(root, "init", "-q")
+    commit_all(root)
+    text = "run vendor/bin/pint, not origin/tmp/feature"
+    want = ([], [("ignored", "vendor/bin/pint", at(text, "vendor"))], [])
+    assert scan([root], text, cache=tmp_path / "cache") == want
+    write(root, {"vendor/bin/pint": "#!/bin/sh\n"})  # installed: the same answer
+    assert scan([root], text, cache=tmp_path / "cache2") == want
