@@ -451,6 +451,8 @@ def _shape(
     text = stripped if whole_span else _strip_tail(stripped)
     if not text:
         return
+    if "*" in raw and not whole_span and _glob_edge(raw):
+        return  # a glob's edge (**/skills/**, src/*): the '*' was no emphasis
     if tick and not whole_span:
         tick = len(text) < len(stripped) and stripped[len(text)] == "`"
     end = col + len(text)
@@ -497,6 +499,19 @@ def _names_target(label: str, target: str) -> bool:
     if not shown or "/" not in shown:
         return False
     return path == shown or path.endswith("/" + shown)
+
+
+def _glob_edge(raw: str) -> bool:
+    """Whether ``raw``'s edge ``*`` make it a glob, not emphasis: ``*`` then ``/`` at its
+    start (``**/skills/**``), or ``/`` then more ``*`` at its end than at its start
+    (``src/*``, ``` `src/**` ```; ``**tools/**`` is a bold folder)."""
+    core = raw.strip("`")
+    head = len(core) - len(core.lstrip("*"))
+    if head and core[head : head + 1] == "/":
+        return True
+    core = core.rstrip(".,;:!?)]\"'")
+    tail = len(core) - len(core.rstrip("*"))
+    return bool(tail) and core[-tail - 1 : -tail] == "/" and tail != head
 
 
 def strip_edges(raw: str) -> tuple[int, str]:

@@ -457,6 +457,9 @@ def test_references_and_modules_take_any_text(text):
         ),
         ("[`src/x.py`](./src/x.py)", [("./src/x.py", 14, None)]),
         ("[src/x.py](src/y.py)", [("src/x.py", 2, None), ("src/y.py", 12, None)]),
+        # a glob's edge is no emphasis (coolify's AGENTS.md); bold around a path is
+        ("skills in `**/skills/**` and src/*", []),
+        ("**docs/x.md** and **`docs/y.md`**", [("docs/x.md", 3, None), ("docs/y.md", 22, None)]),
     ],
 )
 def test_shapes_of_real_notes(text, expected):
