@@ -1,8 +1,11 @@
 """The character classes that split a fact's text into tokens (SPEC.md §Anchors, the
-token paragraph), as ``re`` class bodies (put them inside ``[...]``).
+token paragraph), as ``re`` class bodies (put them inside ``[...]``), and the backslash
+escapes that are no separator (``unescaped``).
 """
 
 from __future__ import annotations
+
+import re
 
 #: Unicode category Cf (format characters), as of Python 3.11's Unicode 14.0;
 #: tests/test_citations.py checks it against ``unicodedata``.
@@ -24,3 +27,24 @@ CJK_LETTERS = (
 ARROWS = "\u2190-\u21ff\u27f0-\u27ff\u2900-\u297f"
 #: What a CJK letter splits from: ASCII letters and digits, brackets, quotes, backticks.
 MEETS = "A-Za-z0-9()\\[\\]{}<>\"'`\u201c\u201d\u2018\u2019\u00ab\u00bb"
+
+
+#: A Markdown backslash escape (``\"``, ``\|``, ``\*``): no path separator. A ``\`` before a
+#: letter, digit, ``.``, ``_``, ``-`` or a bracket stays one (``D:\dev\app\x.php``,
+#: ``app\[slug]\page.tsx``).
+_ESCAPE = re.compile(r"(?<!\\)\\(?=[\"'`|*<>!#])")
+#: A word ending in ``\`` before whitespace or the end: a hard line break, unless the word
+#: holds another ``\`` or a ``/`` (a Windows folder path, ``D:\dev\app\``).
+_BREAK = re.compile(r"(?<!\S)(\S*)\\(?=\s|\Z)")
+
+
+def unescaped(text: str) -> str:
+    r"""``text`` with the ``\`` of each Markdown escape and hard line break read as a space
+    (``_ESCAPE``, ``_BREAK``). Same length, so every column stays; linear."""
+    text = _ESCAPE.sub(" ", text)
+    if "\\" not in text:
+        return text
+    return _BREAK.sub(
+        lambda m: m.group() if "\\" in m.group(1) or "/" in m.group(1) else m.group(1) + " ",
+        text,
+    )

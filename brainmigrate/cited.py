@@ -128,3 +128,16 @@ def link_path(text: str) -> str | None:
     ``path_like``, and also without ``/`` when it names a file (``0021-ledger.md``)."""
     cited = cited_link(text)
     return cited[0] if cited is not None and cited[1] == "file" else None
+
+
+def glob_edge(raw: str) -> bool:
+    """Whether ``raw``'s edge ``*`` make it a glob, not emphasis: ``*`` then ``/`` at its
+    start (``**/skills/**``), or ``/`` then more ``*`` at its end than at its start
+    (``src/*``, ``` `src/**` ```; ``**tools/**`` is a bold folder)."""
+    core = raw.strip("`")
+    head = len(core) - len(core.lstrip("*"))
+    if head and core[head : head + 1] == "/":
+        return True
+    core = core.rstrip(".,;:!?)]\"'")
+    tail = len(core) - len(core.rstrip("*"))
+    return bool(tail) and core[-tail - 1 : -tail] == "/" and tail != head

@@ -291,3 +291,16 @@ def remote_parts(remote: str) -> tuple[str, str, str] | None:
     if not repo:
         return None
     return host, "/".join(segments[:-1]).lower(), repo
+
+
+def names_target(label: str, target: str) -> bool:
+    """Whether a link's ``label`` (``[pkg/realtime/AGENTS.md](../../x/pkg/realtime/AGENTS.md)``)
+    only shows its target: the label, without backticks, is the target's path or a tail of
+    it at a ``/``. Such a label is no second citation."""
+    shown = label.strip("`").replace("\\", "/")
+    while shown.startswith("./"):
+        shown = shown[2:]
+    path = target.strip().strip("<>").replace("\\", "/")
+    if not shown or "/" not in shown:
+        return False
+    return path == shown or path.endswith("/" + shown)

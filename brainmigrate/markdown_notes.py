@@ -160,12 +160,10 @@ def body(
                 held = None
             if number == 1 and _FRONT.fullmatch(text):
                 first, resume = number, offset
-                for number, text, offset in lines:  # noqa: B007 - offset read after
-                    if _FRONT.fullmatch(text):
-                        for n in range(first, number + 1):
-                            yield Line(n, "skipped", "front-matter")
-                        break
-                else:
+                number, closed = yield from notation.closed_block(
+                    lines, first, _FRONT.fullmatch, "front-matter"
+                )
+                if not closed:
                     # Never closed: no front matter; its first line is a thematic break.
                     yield Line(first, "skipped", "empty")
                     restart = (resume, first)
@@ -203,12 +201,10 @@ def body(
                     diags.append(unclosed_comment(file, number))
                     continue
                 first, resume = number, offset
-                for number, text, offset in lines:  # noqa: B007 - offset read after
-                    if "-->" in text:
-                        for n in range(first, number + 1):
-                            yield Line(n, "skipped", "comment")
-                        break
-                else:
+                number, closed = yield from notation.closed_block(
+                    lines, first, notation.ends_comment, "comment"
+                )
+                if not closed:
                     yield Line(first, "skipped", "comment")
                     diags.append(unclosed_comment(file, first))
                     comments_close = False

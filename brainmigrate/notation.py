@@ -717,12 +717,8 @@ def _scan(
                     diags.append(unclosed_comment(file, number))
                     continue
                 first, resume = number, offset
-                for number, text, offset in lines:  # noqa: B007 - offset read after
-                    if "-->" in text:
-                        for n in range(first, number + 1):
-                            yield Line(n, "skipped", "comment")
-                        break
-                else:
+                number, closed = yield from closed_block(lines, first, ends_comment, "comment")
+                if not closed:
                     # Never closed: that line alone is a comment; read on after it. The
                     # lines after it were read to the end, and their problems reported.
                     yield Line(first, "skipped", "comment")
@@ -760,6 +756,28 @@ def code_fence(
             return number
     diags.append(Diagnostic(file, first, "BM303", "info", "code fence never closed", 1))
     return number
+
+
+def closed_block(
+    lines: Iterator[tuple[int, str, int]], first: int, closes: Callable[[str], bool], reason: str
+) -> Generator[Line, None, tuple[int, bool]]:
+    """A block opened at line ``first`` (an HTML comment, front matter), read from ``lines``
+    (``(number, text, offset)``) up to the first line whose text ``closes`` it: then every
+    line from ``first`` through that one is skipped with ``reason``, and it returns
+    ``(that line's number, True)``. Never closed, it yields nothing and returns ``(the last
+    number read, False)``: the caller says what line ``first`` is and reads on after it."""
+    number = first
+    for number, text, _ in lines:
+        if closes(text):
+            for n in range(first, number + 1):
+                yield Line(n, "skipped", reason)
+            return number, True
+    return number, False
+
+
+def ends_comment(text: str) -> bool:
+    """Whether a line closes an HTML comment (holds ``-->``)."""
+    return "-->" in text
 
 
 def unclosed_comment(file: str, number: int) -> Diagnostic:

@@ -39,11 +39,19 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from reprlib import recursive_repr
 
-from brainmigrate.charclasses import ARROWS, CF_CHARS, CJK_LETTERS, CJK_PUNCT, MEETS
+from brainmigrate.charclasses import (
+    ARROWS,
+    CF_CHARS,
+    CJK_LETTERS,
+    CJK_PUNCT,
+    MEETS,
+    unescaped,
+)
 from brainmigrate.cited import (
     FILE_NAMES,
     cited_link,
     cited_path,
+    glob_edge,
     has_extension,
     link_path,
     path_like,
@@ -61,6 +69,7 @@ from brainmigrate.links import (
     file_url_path,
     html_targets,
     may_hold_html,
+    names_target,
     reference_links,
     repo_url_parts,
 )
@@ -225,27 +234,6 @@ class Token:
         return NotImplemented
 
 
-#: A Markdown backslash escape (``\"``, ``\|``, ``\*``): no path separator. A ``\`` before a
-#: letter, digit, ``.``, ``_``, ``-`` or a bracket stays one (``D:\dev\app\x.php``,
-#: ``app\[slug]\page.tsx``).
-_ESCAPE = re.compile(r"(?<!\\)\\(?=[\"'`|*<>!#])")
-#: A word ending in ``\`` before whitespace or the end: a hard line break, unless the word
-#: holds another ``\`` or a ``/`` (a Windows folder path, ``D:\dev\app\``).
-_BREAK = re.compile(r"(?<!\S)(\S*)\\(?=\s|\Z)")
-
-
-def _unescaped(text: str) -> str:
-    r"""``text`` with the ``\`` of each Markdown escape and hard line break read as a space
-    (``_ESCAPE``, ``_BREAK``). Same length, so every column stays; linear."""
-    text = _ESCAPE.sub(" ", text)
-    if "\\" not in text:
-        return text
-    return _BREAK.sub(
-        lambda m: m.group() if "\\" in m.group(1) or "/" in m.group(1) else m.group(1) + " ",
-        text,
-    )
-
-
 #: An HTML or XML closing tag at a token's start, or an HTML void element (``<br/>``);
 #: ``<apps/>`` is a folder in angle brackets.
 _TAG = re.compile(
@@ -272,7 +260,7 @@ def tokens(
     for seg in segments:
         text = seg.text
         if "\\" in text:
-            text = _unescaped(text)
+            text = unescaped(text)
         refs = reference_links(text, references) if references else ()
         if not (refs or _interesting(text) or "`" in text or "](" in text or may_hold_html(text)):
             continue
@@ -386,7 +374,7 @@ def _chunk(raw: str, line: int, col: int) -> Iterator[Token]:
     while link >= 0:
         target = _link_target(raw[link + 2 :])
         label = raw.rfind("[", 0, link)
-        if label >= 0 and _names_target(raw[label + 1 : link], target):
+        if label >= 0 and names_target(raw[label + 1 : link], target):
             yield from _pieces(raw[:label], line, col)  # the label shows the target
         else:
             yield from _pieces(raw[: link + 1], line, col)
@@ -451,7 +439,7 @@ def _shape(
     text = stripped if whole_span else _strip_tail(stripped)
     if not text:
         return
-    if "*" in raw and not whole_span and _glob_edge(raw):
+    if "*" in raw and not whole_span and glob_edge(raw):
         return  # a glob's edge (**/skills/**, src/*): the '*' was no emphasis
     if tick and not whole_span:
         tick = len(text) < len(stripped) and stripped[len(text)] == "`"
@@ -486,32 +474,6 @@ def _shape(
             fragment = whole[sharp + 1 :]
     if text:
         yield Token(text, line, col, lines, whole, link, end, overflow, url, tick, fragment, at)
-
-
-def _names_target(label: str, target: str) -> bool:
-    """Whether a link's ``label`` (``[pkg/realtime/AGENTS.md](../../x/pkg/realtime/AGENTS.md)``)
-    only shows its target: the label, without backticks, is the target's path or a tail of
-    it at a ``/``. Such a label is no second citation."""
-    shown = label.strip("`").replace("\\", "/")
-    while shown.startswith("./"):
-        shown = shown[2:]
-    path = target.strip().strip("<>").replace("\\", "/")
-    if not shown or "/" not in shown:
-        return False
-    return path == shown or path.endswith("/" + shown)
-
-
-def _glob_edge(raw: str) -> bool:
-    """Whether ``raw``'s edge ``*`` make it a glob, not emphasis: ``*`` then ``/`` at its
-    start (``**/skills/**``), or ``/`` then more ``*`` at its end than at its start
-    (``src/*``, ``` `src/**` ```; ``**tools/**`` is a bold folder)."""
-    core = raw.strip("`")
-    head = len(core) - len(core.lstrip("*"))
-    if head and core[head : head + 1] == "/":
-        return True
-    core = core.rstrip(".,;:!?)]\"'")
-    tail = len(core) - len(core.rstrip("*"))
-    return bool(tail) and core[-tail - 1 : -tail] == "/" and tail != head
 
 
 def strip_edges(raw: str) -> tuple[int, str]:
