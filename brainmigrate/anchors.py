@@ -366,6 +366,15 @@ class Resolver:
         for i, k in enumerate(self.paths.knowledge):
             if named in k.remotes():
                 found = self.paths.resolve_in(i, rel)
+                # a branch name with one or two "/" (feature/login): the path starts
+                # later; a path of one segment left is no evidence (docs)
+                cut, shifts = rel.find("/"), 0
+                while found is not None and found[0] != "found" and cut > 0 and shifts < 2:
+                    later = rel[cut + 1 :]
+                    again = self.paths.resolve_in(i, later) if "/" in later else None
+                    if again is not None and again[0] == "found":
+                        found = again
+                    cut, shifts = rel.find("/", cut + 1), shifts + 1
                 if found is not None:
                     self._record(out, tok, url.path, found, seen, ctx, "cited")
                     return True

@@ -22,6 +22,14 @@ _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]+:")
 _SCP = re.compile(r"[^/@]+@[^/:]+:")
 _BAZEL = re.compile(r"(?:@[\w.\-]*)?//")
 _NOT_PATH_CHARS = frozenset("*${}<>")
+#: A ``\\`` that separates the segments of a Windows path: before a letter or digit.
+_WINDOWS_SEP = re.compile(r"\\[A-Za-z0-9]")
+#: A Markdown backslash escape: ``\\`` before ASCII punctuation (``\\_``, ``\\-``, ``\\[``).
+_MD_ESCAPE = re.compile(r"\\(?=[!-/:-@\[-`{-~])")
+#: A segment starting ``:name``: a route's parameter (``users/:id/edit``), no file.
+_ROUTE_PARAM = re.compile(r"(?:^|/):[A-Za-z_]")
+#: A printf conversion that is no ``%XX`` escape: a placeholder (``%s``, ``%05d``).
+_PRINTF = re.compile(r"%(?![0-9A-Fa-f]{2})[-+ #0]*[0-9]*(?:\.[0-9]+)?[sdifuxXoeEgGc]")
 #: A segment that is an ellipsis: a part of the path left out.
 _ELIDED = re.compile(r"(?:^|/)(?:\.{3,}|\u2026)(?:/|$)")
 _ENV_VAR = re.compile(r"(?:^|/)%[A-Za-z_][A-Za-z0-9_]*%(?:/|$)")
@@ -45,6 +53,10 @@ def _no_path(text: str) -> bool:
         return True
     if text[:8].lower() == "path/to/":
         return True
+    if ":" in text and (_SCHEME.match(text) or _ROUTE_PARAM.search(text)):
+        return True  # data:image/png;base64,… ; localhost:3000/x ; src/:id.py (a route)
+    if "%" in text and _PRINTF.search(text):
+        return True  # a printf placeholder (src/%s.py); %XX escapes stay paths
     if text.startswith("www.") or "://" in text or _SCP.match(text):
         return True  # a URL, also inside a token (href="https://…", --url=https://…)
     if "%" in text and _ENV_VAR.search(text):
@@ -76,7 +88,7 @@ def cited_path(text: str) -> tuple[str, str] | None:
     ``%NAME%`` segment, a Bazel label), or when only ``.``, ``..`` and empty segments are
     left (``/``, ``./``, ``../``).
     """
-    text = text.replace("\\", "/")
+    text = posix_of(text)
     if "/" not in text or _no_path(text):
         return None
     if text.endswith("/"):
@@ -86,6 +98,21 @@ def cited_path(text: str) -> tuple[str, str] | None:
     if has_extension(last) or last in FILE_NAMES:
         return text, "file"
     return (text, "maybe") if _names_something(text) else None
+
+
+def posix_of(text: str) -> str:
+    """``text`` with ``/`` for each Windows separator ``\\`` (SPEC.md §Anchors 1). Where SPEC
+    is silent: in a text with no ``\\`` before a letter or digit (so no Windows path), a
+    ``\\`` before ASCII punctuation is a Markdown escape and is dropped (``src/my\\_file.py``
+    is ``src/my_file.py``, ``\\_\\_init\\_\\_.py`` is ``__init__.py``), and so is a last ``\\``
+    (a hard line break)."""
+    if "\\" not in text:
+        return text
+    if _WINDOWS_SEP.search(text) is None:
+        text = _MD_ESCAPE.sub("", text)
+        if text.endswith("\\"):
+            text = text[:-1]
+    return text.replace("\\", "/")
 
 
 def cited_link(text: str) -> tuple[str, str] | None:
@@ -102,8 +129,8 @@ def cited_link(text: str) -> tuple[str, str] | None:
     cited = cited_path(text)
     if cited is not None or "/" in text or "\\" in text:
         return cited  # a "/" text cited_path refused stays refused
-    if not text or "@" in text or text.startswith(("www.", "#", "?")):
-        return None
+    if not text or "@" in text or text.startswith(("www.", "#", "?", "[")):
+        return None  # ([y]: a reference's definition naming another label is no path)
     if _SCHEME.match(text) or _NOT_PATH_CHARS.intersection(text) or text in (".", ".."):
         return None
     return (text, "file") if has_extension(text) or text in FILE_NAMES else (text, "maybe")

@@ -56,14 +56,21 @@ def lines_of(m: re.Match) -> tuple[int, int] | None:
 
 def suffix_start(text: str) -> int | None:
     """Where a ``#fragment``, ``?query`` or ``::name`` begins after a file's extension (or a
-    listed file name), or None. One pass; the last segment's extension is tracked as it
-    goes, so the cost is linear however many ``#`` a token holds."""
-    if "#" not in text and "?" not in text and "::" not in text:
+    listed file name), or None. Where SPEC is silent, ``:Name`` too (``src/x.py:Foo.bar``,
+    a declaration named after its file; a line form is split off before). One pass; the
+    last segment's extension is tracked as it goes, so the cost is linear however many
+    ``#`` a token holds."""
+    if "#" not in text and "?" not in text and ":" not in text:
         return None
     seg = 0  # where the current segment starts
     ext = -1  # characters of a valid extension so far; -1: none (no dot, or broken)
     for i, c in enumerate(text):
-        if c == "#" or c == "?" or (c == ":" and text.startswith("::", i)):
+        if (
+            c == "#"
+            or c == "?"
+            or (c == ":" and text[i + 1 : i + 2].isalpha())
+            or (c == ":" and text.startswith("::", i))
+        ):
             if ext > 0 or (i - seg <= 12 and text[seg:i] in FILE_NAMES):
                 return i
             ext = -1

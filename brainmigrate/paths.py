@@ -209,6 +209,8 @@ class PathResolver:
             if any(r[1] == "" for r in readings):
                 return None  # a root's own top (``./``, the checkout's folder): no citation
             return outside or _CLIMBS
+        if not link and any(self._under_file(r) for r in inside):
+            return None  # "A/B" where A is a file (package.json/package-lock.json): two names
         if kind == "maybe" and not link:  # a link target is a citation by its place
             # no path unless a history held it (SPEC.md §Anchors 1), ignored or not
             held = [r for r in inside if any(k.held(r[1]) for k in self.knowledge)]
@@ -352,6 +354,21 @@ class PathResolver:
         if stat.S_ISDIR(mode) and kind != "file":
             return ("found", index, rel, "folder")
         return None
+
+    def _under_file(self, reading: Reading) -> bool:
+        """Whether a folder on the reading's way is a file a root holds (``README.md`` of
+        ``README.md/CLAUDE.md``): no path lies under a file. Where SPEC is silent: such a
+        token is two names joined by ``/``, no citation."""
+        root, rel = reading[0], reading[1]
+        if len(rel) > _PATH_MAX:
+            return False  # held by no root anyway; and the prefixes would cost n² here
+        ks = self.knowledge if root is None else [self.knowledge[root.index]]
+        at = rel.find("/")
+        while at > 0:
+            if any(rel[:at] in k.files for k in ks):
+                return True
+            at = rel.find("/", at + 1)
+        return False
 
     def _under_ignored(self, reading: Reading) -> bool:
         """Whether the folder a reading's first segment lands on is ignored (and so the

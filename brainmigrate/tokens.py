@@ -242,6 +242,11 @@ _TAG = re.compile(
 )
 
 
+#: A ``,``, ``;`` or ``|`` glued to what follows, but a digit (``:12-20,41-55``): a list of
+#: names, split like whitespace (``src/keep.py,src/lib/date.ts``, a table's ``a.py|b.py``).
+_JOINED = re.compile(r"[,;|](?=[^\d\s,;|])")
+
+
 def tokens(
     segments: Iterable[Segment],
     holds: Callable[[str], bool] | None = None,
@@ -364,6 +369,12 @@ def _plain(text: str, line: int, col: int) -> Iterator[Token]:
                 yield from _chunk(raw[start : arrow.start()], line, at + start)
                 start = arrow.end()
             raw, at = raw[start:], at + start
+        if ("," in raw or ";" in raw or "|" in raw) and "](" not in raw:
+            start = 0  # names joined by , ; | (src/a.py,src/b.py): one token each
+            for join in _JOINED.finditer(raw):
+                yield from _chunk(raw[start : join.start()], line, at + start)
+                start = join.end()
+            raw, at = raw[start:], at + start
         yield from _chunk(raw, line, at)
 
 
@@ -372,6 +383,10 @@ def _chunk(raw: str, line: int, col: int) -> Iterator[Token]:
     first (its parentheses are its own), the rest splits at script edges and ``(``."""
     link = raw.find("](")
     while link >= 0:
+        if (link and raw[link - 1] == "\\") or raw.count("`", 0, link) % 2:
+            # \[x\](y) is no link, and `[x](y)` is code: read as plain text
+            yield from _pieces(raw, line, col)
+            return
         target = _link_target(raw[link + 2 :])
         label = raw.rfind("[", 0, link)
         if label >= 0 and names_target(raw[label + 1 : link], target):
@@ -466,7 +481,7 @@ def _shape(
             text = _strip_tail(text[:start])
             break
     whole = fragment = None
-    cut = suffix_start(text) if "#" in text or "?" in text or "::" in text else None
+    cut = suffix_start(text) if "#" in text or "?" in text or ":" in text else None
     if cut is not None:
         whole, text = text, text[:cut]
         sharp = whole.find("#", cut)

@@ -375,7 +375,7 @@ def test_text_keeps_one_finding_on_one_line(project):
 
 
 def test_markdown_report(project):
-    (project / "notes/odd.md").write_text("+ see app/a|b_c.kt\n")
+    (project / "notes/odd.md").write_text("+ see app/a|1_c.kt\n")
     out = ci.render(result_of(), "markdown").splitlines()
     assert out[0] == "## brainmigrate check: 3 failing"
     assert out[2] == (
@@ -392,7 +392,7 @@ def test_markdown_report(project):
         "(suppressed) |"
     )
     assert out[10] == (
-        "| notes/odd.md:1:7 | BM101 | error (fails) | cites app/a\\|b\\_c.kt, which no root holds |"
+        "| notes/odd.md:1:7 | BM101 | error (fails) | cites app/a\\|1\\_c.kt, which no root holds |"
     )
 
 

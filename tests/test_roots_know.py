@@ -656,3 +656,54 @@ def test_a_path_without_extension_under_an_ignored_folder_is_ignored_on_every_ma
     assert scan([root], text, cache=tmp_path / "cache") == want
     write(root, {"vendor/bin/pint": "#!/bin/sh\n"})  # installed: the same answer
     assert scan([root], text, cache=tmp_path / "cache2") == want
+
+
+def test_shapes_a_new_user_wrote_give_no_false_alarm(tmp_path):
+    """What a trial as a new user found check failing on, every file of it held: names
+    joined by "/" under a file, Markdown escapes, names joined by "," or "|", a code
+    span's link, an escaped link, a data: URI, a declaration after its file, placeholders
+    and a reference definition naming a label."""
+    root = tmp_path / "repo"
+    write(
+        root,
+        {
+            "package.json": "{}\n",
+            "package-lock.json": "{}\n",
+            "README.md": "x\n",
+            "src/keep.py": "x = 1\n",
+            "src/my_file.py": "x = 1\n",
+            "src/lib/date.ts": "x\n",
+        },
+    )
+    git(root, "init", "-q")
+    commit_all(root)
+    text = (
+        "update package.json/package-lock.json and README.md/CLAUDE.md;"
+        r" src/my\_file.py and src/keep.py\. and src/keep.py,src/lib/date.ts and"
+        r" `[code](not/path)` and \[esc\](not/link) and"
+        " ![i](data:image/png;base64,iVBO/AA=) and src/keep.py:Foo.bar and src/%s.py"
+        " and src/:id.py"
+    )
+    anchors, citations, diags = scan([root], text, cache=tmp_path / "cache")
+    assert anchors == [
+        ("file", "src/my_file.py", None, "cited"),
+        ("file", "src/keep.py", None, "cited"),
+        ("file", "src/lib/date.ts", None, "cited"),
+    ]
+    assert (citations, diags) == ([], [])
+
+
+def test_a_blob_url_whose_branch_holds_a_slash(tmp_path):
+    """``…/blob/feature/login/src/keep.py``: SPEC.md §Anchors 1 reads REF as one segment;
+    when that path is not held, a path that starts one or two segments later and is held
+    is the citation. A deleted one stays gone under the first reading."""
+    root = tmp_path / "repo"
+    write(root, {"src/keep.py": "x = 1\n"})
+    git(root, "init", "-q")
+    git(root, "remote", "add", "origin", "git@github.com:acme/shelf.git")
+    commit_all(root)
+    url = "https://github.com/acme/shelf/blob/"
+    text = f"see {url}feature/login/src/keep.py#L1 and {url}main/src/gone.py"
+    anchors, citations, _ = scan([root], text, cache=tmp_path / "cache")
+    assert anchors == [("file", "src/keep.py", (1, 1), "cited")]
+    assert citations == [("gone", "src/gone.py", at(text, f"{url}main"))]

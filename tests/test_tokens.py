@@ -464,3 +464,11 @@ def test_references_and_modules_take_any_text(text):
 )
 def test_shapes_of_real_notes(text, expected):
     assert toks(text) == expected
+
+
+def test_a_definition_naming_another_label_is_no_link_target():
+    """``[x]: [y]`` (a reference loop a new user wrote) cites no file ``[y]``."""
+    from brainmigrate.cited import cited_link
+
+    assert cited_link("[y]") is None
+    assert cited_link("y.md") == ("y.md", "file")
