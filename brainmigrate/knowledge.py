@@ -382,7 +382,9 @@ class RootKnowledge:
         hit = self._ignored.get(key)
         if hit is None:
             hit = False
-            if rel not in self.files and (folder or rel not in self.folders):
+            if len(rel) > 4096:
+                pass  # held by no file system (Linux's PATH_MAX); its prefixes cost n²
+            elif rel not in self.files and (folder or rel not in self.folders):
                 rules = self._ignore_rules()
                 if rules.rules:
                     parts = rel.split("/")
