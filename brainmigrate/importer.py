@@ -559,7 +559,10 @@ def _read_notes(paths: Sequence[str | os.PathLike], options: Options, stems: Ste
         raise InputError(
             f"--notation {options.notation}: must be one of {', '.join(markdown_notes.NOTATIONS)}"
         )
-    markdown = markdown_notes.MarkdownGlobs(tuple(options.markdown))
+    try:
+        markdown = markdown_notes.MarkdownGlobs(tuple(options.markdown))
+    except ValueError as exc:
+        raise InputError(f"markdown: {exc}; fix the glob in the configuration") from None
     resolver = Resolver(
         roots, lambda: _name_index(roots[0], options.cache_dir), cache_folder(options.cache_dir)
     )

@@ -387,13 +387,14 @@ class RootKnowledge:
             elif rel not in self.files and (folder or rel not in self.folders):
                 rules = self._ignore_rules()
                 if rules.rules:
-                    parts = rel.split("/")
-                    for i in range(1, len(parts)):
-                        if rules.ignored("/".join(parts[:i]), True):
-                            hit = True
-                            break
-                    else:
-                        hit = rules.ignored(rel, folder)
+                    cut = rel.find("/")
+                    while cut > 0 and not hit:  # each folder above, top first, cached
+                        above = (rel[:cut], True)
+                        if above not in self._ignored:
+                            self._ignored[above] = rules.ignored(above[0], True)
+                        hit = self._ignored[above]
+                        cut = rel.find("/", cut + 1)
+                    hit = hit or rules.ignored(rel, folder)
             self._ignored[key] = hit
         return hit
 

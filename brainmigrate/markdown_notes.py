@@ -335,9 +335,17 @@ class MarkdownGlobs:
     __slots__ = ("globs", "_regex")
 
     def __init__(self, globs: tuple[str, ...] | list[str] = DEFAULT_GLOBS) -> None:
+        """Raises ``ValueError`` naming the first glob that is none (``[z-a].md``)."""
         self.globs = tuple(globs)
-        joined = "|".join(f"(?:{glob_regex(g.removeprefix('./'))})" for g in self.globs)
-        self._regex = re.compile(joined) if self.globs else None
+        parts = []
+        for g in self.globs:
+            part = glob_regex(g.removeprefix("./"))
+            try:
+                re.compile(part)
+            except re.error as exc:
+                raise ValueError(f"{g!r} is no glob ({exc})") from None
+            parts.append(f"(?:{part})")
+        self._regex = re.compile("|".join(parts)) if parts else None
 
     def __call__(self, path: str) -> bool:
         """Whether notes file ``path`` is Markdown notes."""

@@ -183,8 +183,15 @@ class PathResolver:
             kind = "folder"
         name = _named(path, kind)
         aliased = self._alias(path, kind, name, link)
-        if aliased is not None:
+        if aliased is not None and aliased[0] == "found":
             return aliased
+        plain = self._unaliased(path, folder, near, kind, link, name)
+        if aliased is not None and (plain is None or plain[0] != "found"):
+            return aliased  # the alias judges what no reading finds (@/lib/gone.ts)
+        return plain
+
+    def _unaliased(self, path, folder, near, kind, link, name) -> Lookup | None:
+        """``_resolve`` of a path no alias finds: packages, absolute paths, readings."""
         if path.startswith("@"):
             packaged = self._package(path, kind, name, link)
             if packaged is not None:
@@ -256,18 +263,21 @@ class PathResolver:
             owner = next((r for r in self.roots if r.relative(folder) is not None), None)
         if owner is not None:
             level = owner.relative(folder) or ""
-            while level:
-                rel = normalize(f"{level}/{path}")
-                if rel is None:
-                    target = normalize(f"{owner.real}/{level}/{path}")
+            while True:  # the notes file's folder, each folder above it, the root's top
+                at = f"{level}/" if level else ""
+                rel = normalize(at + path)
+                if rel is None:  # climbs above this root: into another root, or outside
+                    target = normalize(f"{owner.real}/{at}{path}")
                     other = next((r for r in self.roots if r.relative(target)), None)
                     if other is None:
                         beside.append((None, None, None))
                     else:
-                        first = other.relative(normalize(f"{owner.real}/{level}/{head}"))
+                        first = other.relative(normalize(f"{owner.real}/{at}{head}"))
                         beside.append((other, other.relative(target), first))
-                else:
-                    beside.append((owner, rel, normalize(f"{level}/{head}")))
+                elif level:
+                    beside.append((owner, rel, normalize(at + head)))
+                if not level:
+                    break
                 level = level.rpartition("/")[0]
         readings = [*beside, top] if near else [top, *beside]
         out: list[Reading] = []

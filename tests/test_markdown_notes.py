@@ -611,3 +611,17 @@ def test_an_unknown_notation_is_an_input_error(tmp_path):
         importer.InputError, match="^--notation rst: must be one of brain, markdown$"
     ):
         importer.read_notes([tmp_path / "n.md"], importer.Options(notation="rst"))
+
+
+@pytest.mark.parametrize("glob", ["[z-a].md", "[!].md"])
+def test_a_markdown_glob_that_is_no_glob_is_one_line_exit_2(tmp_path, monkeypatch, glob):
+    """A bad ``markdown`` glob in the configuration is a usage error naming it, never an
+    internal error."""
+    from brainmigrate.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text(f'[tool.brainmigrate]\nmarkdown = ["{glob}"]\n')
+    (tmp_path / "n.md").write_text("+ x\n")
+    done = CliRunner().invoke(main, ["check", "n.md"])
+    assert done.exit_code == 2
+    assert f"brainmigrate: error: markdown: {glob!r} is no glob (" in done.output

@@ -707,3 +707,39 @@ def test_a_blob_url_whose_branch_holds_a_slash(tmp_path):
     anchors, citations, _ = scan([root], text, cache=tmp_path / "cache")
     assert anchors == [("file", "src/keep.py", (1, 1), "cited")]
     assert citations == [("gone", "src/gone.py", at(text, f"{url}main"))]
+
+
+def test_an_alias_that_finds_nothing_leaves_the_path_to_its_readings(tmp_path):
+    """A ``tsconfig.json`` alias ``lib/*`` → ``src/lib/*`` with no ``src/lib/util.ts``:
+    ``lib/util.ts``, which the root holds, is that file, not gone through the alias."""
+    root = tmp_path / "repo"
+    write(
+        root,
+        {
+            "tsconfig.json": '{"compilerOptions": {"paths": {"lib/*": ["src/lib/*"]}}}',
+            "lib/util.ts": "x\n",
+            "src/lib/date.ts": "x\n",
+        },
+    )
+    text = "see lib/util.ts and lib/date.ts and lib/gone.ts"
+    anchors, citations, _ = scan([root], text, cache=tmp_path / "cache")
+    assert anchors == [
+        ("file", "lib/util.ts", None, "cited"),
+        ("file", "src/lib/date.ts", None, "cited"),
+    ]
+    assert citations == [("gone", "lib/gone.ts", at(text, "lib/gone.ts"))]
+
+
+def test_from_a_roots_top_dot_dot_reaches_a_sibling_root(tmp_path):
+    """SPEC.md §Anchors 1: read relative to the notes file's own folder, also at a root's
+    top: ``../o/b.py`` from ``one/CLAUDE.md`` is ``b.py`` of the root ``o`` beside it."""
+    one, other = tmp_path / "one", tmp_path / "o"
+    write(one, {"CLAUDE.md": "x\n"})
+    write(other, {"b.py": "x = 1\n"})
+    made = [Root.of(0, one), Root.of(1, other)]
+    res = Resolver(made, None, tmp_path / "cache")
+    lines = [Line(1, "fact", marker="+", text=" see ../o/b.py", col=2)]
+    fact = build_fact("CLAUDE.md", lines, "area:n", "environment", TaskIds(), [])
+    out = res.scan(fact, [], str(one))
+    assert [(a.root, a.path) for a in out.anchors] == [(made[1].label, "b.py")]
+    assert out.citations == []
