@@ -259,7 +259,7 @@ class Resolver:
                     if files:
                         self._bare(out, tok, files, seen, ctx)
                         continue
-                elif (tok.link or ctx.ticked(tok)) and self._folder_name(out, tok, seen, folder):
+                elif (tok.link or tok.tick) and self._folder_name(out, tok, seen, folder):
                     continue
             if "." in text:
                 if modules is None:  # this fact's module candidates, made on first need

@@ -18,37 +18,15 @@ MARKDOWN = (".md", ".markdown", ".mdx")
 
 
 class FactText:
-    """The fact ``Resolver.scan`` reads: its text around a token, the notes file's folder
-    (absolute, or None), and ``diags``, where its diagnostics go (or None)."""
+    """The fact ``Resolver.scan`` reads: the notes file's folder (absolute, or None), and
+    ``diags``, where its diagnostics go (or None)."""
 
-    __slots__ = ("diags", "fact", "folder", "_lines")
+    __slots__ = ("diags", "fact", "folder")
 
     def __init__(self, fact: ParsedFact | None, diags, folder: str | None) -> None:
         self.fact = fact
         self.diags = diags
         self.folder = folder
-        self._lines = None
-
-    def before(self, tok: Token) -> str:
-        """The text of ``tok``'s segment before it (up to 40 characters)."""
-        if self.fact is None:
-            return ""
-        if self._lines is None:
-            self._lines = {}
-            for seg in self.fact.segments:
-                self._lines.setdefault(seg.line, []).append(seg)
-        for seg in self._lines.get(tok.line, ()):
-            at = tok.col - seg.col
-            if 0 <= at <= len(seg.text):
-                return seg.text[max(0, at - 40) : at]
-        return ""
-
-    def ticked(self, tok: Token) -> bool:
-        """Whether ``tok`` was written in backticks."""
-        tick = getattr(tok, "tick", None)
-        if tick is not None:
-            return bool(tick)
-        return self.before(tok).endswith("`")
 
     def warn(self, tok: Token, code: str, message: str) -> None:
         if self.diags is not None and self.fact is not None:
@@ -62,13 +40,7 @@ NO_FACT = FactText(None, None, None)
 
 def fragment_of(tok: Token) -> str:
     """The ``#fragment`` written after ``tok``'s path (percent-decoded), or ''."""
-    fragment = getattr(tok, "fragment", None)
-    if fragment is None:
-        whole = tok.whole or ""
-        rest = whole[len(tok.text) :] if whole.startswith(tok.text) else ""
-        if not rest.startswith("#"):
-            return ""
-        fragment = rest[1:].split("?", 1)[0]
+    fragment = tok.fragment or ""
     return unquote(fragment) if "%" in fragment else fragment
 
 

@@ -411,8 +411,9 @@ class RootKnowledge:
         """How many lines listed file ``rel`` holds (a last line without a line end
         counts), or None when it cannot be read."""
         if rel not in self._lines:
-            data = _read_bytes(os.path.join(self.root.real, self.actual(rel)))
-            if data is None or rel not in self.files:
+            listed = rel in self.files  # nothing the listing lacks is opened
+            data = _read_bytes(os.path.join(self.root.real, self.actual(rel))) if listed else None
+            if data is None:
                 self._lines[rel] = None
             else:
                 n = data.count(b"\n")

@@ -80,7 +80,6 @@ def html_targets(text: str) -> list[tuple[int, int, int, int]]:
 
 # ------------------------------------------------------------------------------ references
 
-_WS_RUN = re.compile(r"\s+")
 #: A bracketed text and an optional second bracket: ``[text]``, ``[text][label]``,
 #: ``[text][]``. Brackets do not nest (a ``[`` or ``]`` ends the text).
 _REFERENCE = re.compile(r"\[([^\[\]\n]*)\](?:\[([^\[\]\n]*)\])?")
@@ -88,27 +87,11 @@ _REFERENCE = re.compile(r"\[([^\[\]\n]*)\](?:\[([^\[\]\n]*)\])?")
 _CODE = re.compile(r"`[^`\n]+`")
 
 
-def _link_label(label: str) -> str:
-    """A link label as definitions are matched (SPEC.md §Anchors, "Reference-style links"):
-    case folded, whitespace runs folded to one space, trimmed. The same rule as
-    ``notation.link_label``, used when that is not there."""
-    return _WS_RUN.sub(" ", label).strip().casefold()
-
-
-def link_label(label: str) -> str:
-    """A link label normalized as definitions are: ``notation.link_label`` when the
-    notation module provides it, else ``_link_label`` (the same rule)."""
-    return _LABEL_RULE(label)
-
-
-_LABEL_RULE = getattr(notation, "link_label", None) or _link_label
-
-
 def reference_links(text: str, references: Mapping[str, str]) -> list[tuple[int, int, str]]:
     """The reference-style links of ``text`` that cite a definition of ``references``
     (SPEC.md §Anchors, "Reference-style links").
 
-    ``references`` maps a label normalized by ``link_label`` to the definition's target as
+    ``references`` maps a label normalized by ``notation.link_label`` to the definition's target as
     written. Returns, in order, ``(start, end, target)``: ``text[start:end]`` is the whole
     reference (a full ``[text][label]``, a collapsed ``[label][]``, a shortcut ``[label]``,
     each also after ``!``, the ``!`` left out). A full reference looks up its second label,
@@ -145,7 +128,7 @@ def reference_links(text: str, references: Mapping[str, str]) -> list[tuple[int,
             label = m.group(1)
         if not label.strip() or label.lstrip().startswith("^"):
             continue
-        target = references.get(link_label(label))
+        target = references.get(notation.link_label(label))
         if target:
             out.append((start, end, target))
     return out

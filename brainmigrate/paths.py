@@ -19,7 +19,7 @@ from reprlib import recursive_repr
 from urllib.parse import unquote
 
 from brainmigrate.fsutil import printable
-from brainmigrate.knowledge import History, RootKnowledge
+from brainmigrate.knowledge import RootKnowledge
 
 __all__ = ["GONE", "UNRESOLVED", "PathResolver", "Root", "is_absolute", "normalize"]
 
@@ -123,7 +123,7 @@ Reading = tuple
 class PathResolver:
     """Looks cited paths up in the roots, per SPEC.md §Anchors 1; never reads outside a root.
 
-    ``resolve`` is the whole rule; ``lookup``, ``lookup_beside`` and ``holds`` are its
+    ``resolve`` is the whole rule; ``lookup`` and ``holds`` are its
     narrower forms. ``listing`` lists the first root (``(way, paths)``; default
     ``knowledge.default_listing``, shared with its name index by ``Resolver``);
     ``cache_dir`` keeps each root's git history across runs. Results are cached.
@@ -561,27 +561,6 @@ class PathResolver:
             return False
         hit = self._find((None, rel, None), "file")
         return hit is not None and hit[0] == "found" and hit[3] == "file"
-
-    def lookup_beside(self, cited: str, folder: str) -> Lookup | None:
-        """``cited`` relative to ``folder`` (a notes file's own folder, absolute) only, when
-        that folder lies inside a root: found, outside (it leaves every root) or gone; None
-        when ``folder`` lies in no root."""
-        if is_absolute(cited) or not any(r.relative(folder) is not None for r in self.roots):
-            return None
-        target = normalize(folder + "/" + unicodedata.normalize("NFC", cited))
-        hit: Lookup = _CLIMBS
-        for root in self.roots:
-            rel = root.relative(target) if target else None
-            if rel:
-                found = self._at(root.index, rel, "file")
-                hit = found[:3] if found is not None and found[0] == "found" else found or GONE
-                if hit[0] == "found":
-                    break
-        return hit
-
-    def histories(self) -> list[History | None]:
-        """Each root's git history (None: no git work tree), read once on first need."""
-        return [k.history() for k in self.knowledge]
 
     def history_unavailable(self) -> list[tuple[Root, str]]:
         """The roots whose history was needed and could not be read whole, with why."""

@@ -9,7 +9,6 @@ from brainmigrate.links import (
     RepoUrl,
     file_url_path,
     html_targets,
-    link_label,
     reference_links,
     remote_parts,
     repo_url_parts,
@@ -131,6 +130,8 @@ def test_html_targets_spans():
 
 
 def test_link_labels_fold_case_and_whitespace():
+    from brainmigrate.notation import link_label
+
     assert link_label("  The\u00a0 Guide\t") == "the guide"
     assert link_label("STRASSE") == link_label("Straße")
 
@@ -146,12 +147,3 @@ def test_reference_links_spans():
         ("[a]", "x.md"),
     ]
     assert reference_links(text, refs)[-1][0] == len(text) - 3
-
-
-def test_labels_are_normalized_by_the_notation_rule_when_there_is_one():
-    from brainmigrate import links, notation
-
-    rule = getattr(notation, "link_label", None) or links._link_label
-    assert links._LABEL_RULE is rule
-    for label in ("  ADR\t 4 ", "Straße", "a\u3000b"):
-        assert links.link_label(label) == links._link_label(label)
