@@ -130,35 +130,28 @@ class Checkouts:
 
     def is_file(self, root: str, rel: str) -> bool:
         """Whether ``root`` holds a regular file at ``rel`` (never one outside the root)."""
-        key = (root, rel)
-        if key not in self._is_file:
-            full = os.path.join(root, rel)
-            ok = False
-            try:
-                if os.path.isfile(full):
-                    real = os.path.realpath(full)
-                    base = self._real.get(root) or os.path.realpath(root)
-                    ok = real.startswith(base.rstrip(os.sep) + os.sep)
-            except (OSError, ValueError):
-                ok = False
-            self._is_file[key] = ok
-        return self._is_file[key]
+        return self._inside(self._is_file, os.path.isfile, root, rel)
 
     def is_dir(self, root: str, rel: str) -> bool:
         """Whether ``root`` holds a folder at ``rel`` (never one outside the root)."""
+        return self._inside(self._is_dir, os.path.isdir, root, rel)
+
+    def _inside(self, cache: dict, test, root: str, rel: str) -> bool:
+        """``test`` (``os.path.isfile`` or ``isdir``) of ``rel`` in ``root``, true only when
+        its real path lies under the root's; cached in ``cache``."""
         key = (root, rel)
-        if key not in self._is_dir:
+        if key not in cache:
             full = os.path.join(root, rel)
             ok = False
             try:
-                if os.path.isdir(full):
+                if test(full):
                     real = os.path.realpath(full)
                     base = self._real.get(root) or os.path.realpath(root)
                     ok = real.startswith(base.rstrip(os.sep) + os.sep)
             except (OSError, ValueError):
                 ok = False
-            self._is_dir[key] = ok
-        return self._is_dir[key]
+            cache[key] = ok
+        return cache[key]
 
     def holds(self, root: str, anchor: Anchor) -> bool:
         """Whether ``root`` holds what ``anchor`` points at: a folder for a folder anchor,

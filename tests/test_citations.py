@@ -12,23 +12,10 @@ import unicodedata
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from trees import git, write
 
 from brainmigrate import check, importer, tokens
 from brainmigrate.anchors import PathResolver, Root
-
-GIT = ["git", "-c", "user.email=t@example.org", "-c", "user.name=t"]
-GIT += ["-c", "init.defaultBranch=main"]
-
-
-def git(cwd, *args):
-    subprocess.run([*GIT, *args], cwd=cwd, check=True, capture_output=True)
-
-
-def write(base, files: dict[str, str]):
-    for rel, text in files.items():
-        path = base / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
 
 
 def dry_run(tmp_path, notes, roots, **kw):

@@ -5,29 +5,14 @@ module paths, and lines and fragments checked."""
 
 from __future__ import annotations
 
-import subprocess
-
 import pytest
+from trees import git, write
 
 from brainmigrate import importer
 from brainmigrate.anchors import PathResolver, Resolver, Root
 from brainmigrate.codeindex import CodeIndex
 from brainmigrate.facts import TaskIds, build_fact
 from brainmigrate.notation import Line
-
-GIT = ["git", "-c", "user.email=t@example.org", "-c", "user.name=t"]
-GIT += ["-c", "init.defaultBranch=main"]
-
-
-def git(cwd, *args):
-    subprocess.run([*GIT, *args], cwd=cwd, check=True, capture_output=True)
-
-
-def write(base, files: dict[str, str]):
-    for rel, text in files.items():
-        path = base / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
 
 
 def commit_all(root, message="c"):

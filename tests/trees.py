@@ -1,0 +1,20 @@
+"""Small trees tests build: files written at once, and git run without the user's
+configuration (a fixed author, branch ``main``)."""
+
+from __future__ import annotations
+
+import subprocess
+
+GIT = ["git", "-c", "user.email=t@example.org", "-c", "user.name=t"]
+GIT += ["-c", "init.defaultBranch=main"]
+
+
+def git(cwd, *args):
+    subprocess.run([*GIT, *args], cwd=cwd, check=True, capture_output=True)
+
+
+def write(base, files: dict[str, str]):
+    for rel, text in files.items():
+        path = base / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
