@@ -6,25 +6,12 @@ from __future__ import annotations
 import subprocess
 
 import pytest
+from trees import git as run
+from trees import write
 
 from brainmigrate import git, knowledge, links, roottables
 from brainmigrate.knowledge import RootKnowledge, git_history
 from brainmigrate.paths import Root
-
-GIT = ["git", "-c", "user.email=t@example.org", "-c", "user.name=t"]
-GIT += ["-c", "init.defaultBranch=main"]
-
-
-def run(cwd, *args):
-    subprocess.run([*GIT, *args], cwd=cwd, check=True, capture_output=True)
-
-
-def write(base, files: dict[str, str]):
-    for rel, text in files.items():
-        path = base / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-
 
 # ------------------------------------------------------------------------------ tables
 
