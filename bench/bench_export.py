@@ -24,10 +24,10 @@ from pathlib import Path
 
 from brainmigrate import exports as export
 from brainmigrate import search
-from brainmigrate.facts import KIND_OF_MARKER, SUPERSEDED, TaskIds, plus_kind_for
 from brainmigrate.importer import fts_words
-from brainmigrate.merge import Stems, numbers
+from brainmigrate.merge.rule import Stems, numbers
 from brainmigrate.model import FactRecord
+from brainmigrate.read.facts import KIND_OF_MARKER, SUPERSEDED, TaskIds, plus_kind_for
 from brainmigrate.stores import sqlite
 
 COMMON = [

@@ -27,8 +27,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus import generate  # noqa: E402
 
-from brainmigrate import importer, notation  # noqa: E402
-from brainmigrate.facts import TaskIds, build_fact  # noqa: E402
+from brainmigrate import importer
+from brainmigrate.read import notation  # noqa: E402
+from brainmigrate.read.facts import TaskIds, build_fact  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 ROOTS = [REPO / "samples/roots/app", REPO / "samples/roots/infra"]

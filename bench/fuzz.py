@@ -28,7 +28,7 @@ import traceback
 from pathlib import Path
 
 from brainmigrate import importer, reports
-from brainmigrate.merge import Stems
+from brainmigrate.merge.rule import Stems
 from brainmigrate.stores import sqlite
 
 PIECES = [

@@ -36,7 +36,6 @@ from brainmigrate.citing import (
 )
 from brainmigrate.fsutil import printable
 from brainmigrate.knowledge import History, default_listing, git_history
-from brainmigrate.links import repo_url_parts
 from brainmigrate.model import (
     FROM_FACTORY,
     Anchor,
@@ -45,9 +44,10 @@ from brainmigrate.model import (
     ParsedFact,
     pickled_as_tuple,
 )
-from brainmigrate.modules import module_candidates
 from brainmigrate.paths import PathResolver, Root, is_absolute, normalize
-from brainmigrate.tokens import (
+from brainmigrate.read.links import repo_url_parts
+from brainmigrate.read.modules import module_candidates
+from brainmigrate.read.tokens import (
     FILE_NAMES,
     MAX_LINE_NUMBER,
     Token,

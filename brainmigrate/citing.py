@@ -11,7 +11,7 @@ from urllib.parse import unquote
 
 from brainmigrate import roottables
 from brainmigrate.model import Diagnostic, ParsedFact
-from brainmigrate.tokens import Token
+from brainmigrate.read.tokens import Token
 
 #: Markdown files, whose ``#fragment`` names a heading (SPEC.md §Anchors 1).
 MARKDOWN = (".md", ".markdown", ".mdx")

@@ -244,7 +244,8 @@ def read_options(settings, parser: str, names, progress, notation: str | None = 
     """The ``importer.Options`` of the configured ``settings`` (``config.Settings`` with
     the command line's options in place), as import and check read notes; ``notation`` is
     ``--notation`` (None: by the settings' ``markdown`` globs)."""
-    from brainmigrate import importer, markdown_notes
+    from brainmigrate import importer
+    from brainmigrate.read import markdown_notes
 
     settings.check_roots()
     markdown = markdown_notes.DEFAULT_GLOBS if settings.markdown is None else settings.markdown

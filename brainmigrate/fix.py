@@ -38,9 +38,9 @@ from brainmigrate.fsutil import printable, put_in_place, shown, signals_held, st
 from brainmigrate.git import run_git
 from brainmigrate.hints import Move, MoveHints
 from brainmigrate.model import Segment
-from brainmigrate.notation import BOM, WIDE_BOMS
+from brainmigrate.read.notation import BOM, WIDE_BOMS
+from brainmigrate.read.tokens import Token, link_path, path_like, tokens
 from brainmigrate.shapes import one_line
-from brainmigrate.tokens import Token, link_path, path_like, tokens
 
 _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 #: Characters a percent-escaped path keeps as they are (RFC 3986 ``pchar`` and ``/``).

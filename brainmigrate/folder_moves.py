@@ -14,7 +14,7 @@ from typing import Protocol, TypeVar
 
 from brainmigrate.anchors import Root, is_absolute, normalize
 from brainmigrate.git import run_git
-from brainmigrate.tokens import path_like
+from brainmigrate.read.tokens import path_like
 
 
 class Move(Protocol):

@@ -26,8 +26,8 @@ from brainmigrate.git import (
     work_tree_top,
     worktree_events,
 )
+from brainmigrate.read.tokens import FILE_NAMES, has_extension
 from brainmigrate.rules import Hint
-from brainmigrate.tokens import FILE_NAMES, has_extension
 
 #: A similar path is suggested only when the stem of its file name (before the first dot)
 #: scores at least this against the gone one (rapidfuzz ``ratio``, 0-100, case folded): a

@@ -22,11 +22,13 @@ from pathlib import Path
 from reprlib import recursive_repr
 from typing import TYPE_CHECKING
 
-from brainmigrate import markdown_notes, notation, references
 from brainmigrate.anchors import NAME_CAP, NOTHING, Resolved, Resolver, Root, copy_resolved
 from brainmigrate.digests import blake2b
 from brainmigrate.errors import BrainmigrateError
-from brainmigrate.facts import (
+from brainmigrate.fsutil import printable
+from brainmigrate.model import FROM_FACTORY, Diagnostic, FactRecord, ParsedFact
+from brainmigrate.read import markdown_notes, notation, references
+from brainmigrate.read.facts import (
     MAX_FACT_CHARS,
     Grouper,
     TaskIds,
@@ -34,12 +36,10 @@ from brainmigrate.facts import (
     plus_kind_for,
     scope_for,
 )
-from brainmigrate.fsutil import printable
-from brainmigrate.model import FROM_FACTORY, Diagnostic, FactRecord, ParsedFact
 from brainmigrate.spill import Keyed, Spill
 
 if TYPE_CHECKING:  # the merge and the store are loaded by an import, not by check
-    from brainmigrate.merge import Stems
+    from brainmigrate.merge.rule import Stems
     from brainmigrate.stores import sqlite
 
 #: What notes read from standard input without ``--stdin-filename`` are scoped by.
@@ -695,7 +695,7 @@ def merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
 
 
 def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
-    from brainmigrate.merge import (
+    from brainmigrate.merge.rule import (
         Key,
         MergeIndex,
         Repeats,
@@ -936,7 +936,7 @@ def import_notes(
     Raises ``InputError``, ``notation.NotesReadError`` or ``sqlite.StoreError``; on any of
     them the store is left exactly as it was.
     """
-    from brainmigrate.merge import Stems
+    from brainmigrate.merge.rule import Stems
     from brainmigrate.stores import sqlite
 
     store_path = Path(store)

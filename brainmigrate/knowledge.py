@@ -23,7 +23,7 @@ from reprlib import recursive_repr
 
 from brainmigrate import roottables
 from brainmigrate.digests import blake2b
-from brainmigrate.links import remote_parts
+from brainmigrate.read.links import remote_parts
 
 #: Files larger than this are not read for line counts or headings (bytes).
 MAX_READ = 16 * 1024 * 1024

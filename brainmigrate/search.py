@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from brainmigrate.errors import BrainmigrateError
-from brainmigrate.merge import Stems
+from brainmigrate.merge.rule import Stems
 from brainmigrate.model import FactRecord
 from brainmigrate.shapes import fact_dict, safe_text
 from brainmigrate.stores import sqlite

@@ -16,9 +16,9 @@ from brainmigrate.anchors import (
     tokens,
 )
 from brainmigrate.codeindex import CodeIndex
-from brainmigrate.facts import TaskIds, build_fact
 from brainmigrate.model import Segment
-from brainmigrate.notation import Line
+from brainmigrate.read.facts import TaskIds, build_fact
+from brainmigrate.read.notation import Line
 
 
 def toks(text):

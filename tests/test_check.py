@@ -18,10 +18,10 @@ from hypothesis import strategies as st
 
 from brainmigrate import baseline, check, importer, rules
 from brainmigrate.cli import main
-from brainmigrate.facts import TaskIds, build_fact
 from brainmigrate.git import git_renames
 from brainmigrate.hints import MoveHints
-from brainmigrate.notation import Line
+from brainmigrate.read.facts import TaskIds, build_fact
+from brainmigrate.read.notation import Line
 
 NOTES = """\
 # Docker

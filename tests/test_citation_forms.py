@@ -61,11 +61,11 @@ from test_not_paths import MAYBE, NONE, SPEC_FILES
 
 from brainmigrate import importer
 from brainmigrate.check import run_check
-from brainmigrate.cited import cited_link, cited_path
-from brainmigrate.links import repo_url_parts
 from brainmigrate.model import Segment
-from brainmigrate.notation import WS_CHARS
-from brainmigrate.tokens import Token, tokens
+from brainmigrate.read.cited import cited_link, cited_path
+from brainmigrate.read.links import repo_url_parts
+from brainmigrate.read.notation import WS_CHARS
+from brainmigrate.read.tokens import Token, tokens
 
 REPO = Path(__file__).resolve().parents[1]
 EXTRA = {

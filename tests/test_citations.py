@@ -14,8 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from trees import git, write
 
-from brainmigrate import check, importer, tokens
+from brainmigrate import check, importer
 from brainmigrate.anchors import PathResolver, Root
+from brainmigrate.read import tokens
 
 
 def dry_run(tmp_path, notes, roots, **kw):

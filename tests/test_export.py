@@ -20,10 +20,10 @@ from hypothesis import strategies as st
 
 from brainmigrate import cli, fsutil, importer
 from brainmigrate import exports as export
-from brainmigrate.facts import KIND_OF_MARKER, SUPERSEDED, TaskIds, plus_kind_for
-from brainmigrate.merge import Stems, numbers
+from brainmigrate.merge.rule import Stems, numbers
 from brainmigrate.model import FactRecord
-from brainmigrate.notation import fold
+from brainmigrate.read.facts import KIND_OF_MARKER, SUPERSEDED, TaskIds, plus_kind_for
+from brainmigrate.read.notation import fold
 from brainmigrate.stores import sqlite
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
@@ -348,7 +348,7 @@ TEXT = st.lists(
 )
 def test_brain_round_trip_on_any_text(tmp_path_factory, items):
     """Any stored text (one fact per scope, so no two can merge) comes back the same."""
-    from brainmigrate.notation import is_blank, split_trailer
+    from brainmigrate.read.notation import is_blank, split_trailer
 
     tmp = tmp_path_factory.mktemp("prop")
     recs = []
@@ -1068,7 +1068,7 @@ def test_read_back_problems_quote_a_short_prefix():
     long = "w" * 3000  # a text no importer stores: it would be cut on the way back
     rec = _rec(2, "area:x", "other", "?", long)
     line, text, problem = export.brain_line(rec, "environment", TaskIds())
-    from brainmigrate.notation import classifier
+    from brainmigrate.read.notation import classifier
 
     got = export._read_back(line, text, rec, "x.md", "environment", TaskIds(), classifier())
     assert got == (

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from brainmigrate.facts import TaskIds, build_fact, cut, plus_kind_for, scope_for
-from brainmigrate.notation import Line
+from brainmigrate.read.facts import TaskIds, build_fact, cut, plus_kind_for, scope_for
+from brainmigrate.read.notation import Line
 
 
 def fact(*texts: str, marker: str = "+", tasks: TaskIds | None = None, plus: str = "environment"):

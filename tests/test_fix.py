@@ -23,7 +23,7 @@ from click.testing import CliRunner
 from brainmigrate import check, fix, importer
 from brainmigrate.cli import main
 from brainmigrate.hints import MoveHints
-from brainmigrate.merge import path_edits
+from brainmigrate.merge.rule import path_edits
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 

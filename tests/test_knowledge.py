@@ -9,9 +9,10 @@ import pytest
 from trees import git as run
 from trees import write
 
-from brainmigrate import git, knowledge, links, roottables
+from brainmigrate import git, knowledge, roottables
 from brainmigrate.knowledge import RootKnowledge, git_history
 from brainmigrate.paths import Root
+from brainmigrate.read import links
 
 # ------------------------------------------------------------------------------ tables
 

@@ -11,10 +11,11 @@ import time
 
 import pytest
 
-from brainmigrate import anchors, cited, links, modules, notation, tokens
-from brainmigrate.facts import TaskIds
-from brainmigrate.merge import Stems, numbers
+from brainmigrate import anchors
+from brainmigrate.merge.rule import Stems, numbers
 from brainmigrate.model import Segment
+from brainmigrate.read import cited, links, modules, notation, tokens
+from brainmigrate.read.facts import TaskIds
 
 FAST = notation.classifier("fast")
 #: An empty root outside any work tree (set by ``_empty_root``): a lookup there reads no

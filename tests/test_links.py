@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from brainmigrate.links import (
+from brainmigrate.read.links import (
     RepoUrl,
     file_url_path,
     html_targets,
@@ -130,7 +130,7 @@ def test_html_targets_spans():
 
 
 def test_link_labels_fold_case_and_whitespace():
-    from brainmigrate.notation import link_label
+    from brainmigrate.read.notation import link_label
 
     assert link_label("  The\u00a0 Guide\t") == "the guide"
     assert link_label("STRASSE") == link_label("Straße")

@@ -13,9 +13,10 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brainmigrate import anchors, importer, markdown_notes, notation, references, reports
+from brainmigrate import anchors, importer, reports
 from brainmigrate.cli import main
-from brainmigrate.markdown_notes import MarkdownGlobs
+from brainmigrate.read import markdown_notes, notation, references
+from brainmigrate.read.markdown_notes import MarkdownGlobs
 
 FAST = notation.classifier("fast")
 LARK = notation.classifier("lark")

@@ -7,7 +7,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brainmigrate.merge import (
+from brainmigrate.merge.rule import (
     Key,
     MergeIndex,
     Repeats,

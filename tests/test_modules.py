@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from brainmigrate.model import Segment
-from brainmigrate.modules import ModuleCandidate, module_candidates
+from brainmigrate.read.modules import ModuleCandidate, module_candidates
 
 
 def found(text, line=1, col=1):

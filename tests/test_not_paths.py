@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from brainmigrate.cited import cited_path
 from brainmigrate.model import Segment
-from brainmigrate.tokens import tokens
+from brainmigrate.read.cited import cited_path
+from brainmigrate.read.tokens import tokens
 
 #: Phrases with "/" whose last segment has no extension: "maybe", each one whole token.
 MAYBE = """and/or origin/main text/html 11/29/2026 v1.2/v1.3 TCP/IP I/O w/o either/or read/write

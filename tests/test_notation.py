@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brainmigrate import notation, references
-from brainmigrate.notation import parse_stamp, parse_stamp_lark, split_block_id, split_trailer
+from brainmigrate.read import notation, references
+from brainmigrate.read.notation import parse_stamp, parse_stamp_lark, split_block_id, split_trailer
 
 FAST = notation.classifier("fast")
 LARK = notation.classifier("lark")
@@ -452,7 +452,7 @@ def test_a_block_id_alone_is_the_fact_text_not_an_id():
 
 
 def facts_of(data: bytes) -> tuple[list, list]:
-    from brainmigrate.facts import TaskIds, build_fact
+    from brainmigrate.read.facts import TaskIds, build_fact
 
     diags: list = []
     facts, pending = [], []

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from brainmigrate import notation
+from brainmigrate.read import notation
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -21,11 +21,11 @@ def line_of(path: Path, needle: str) -> int:
 
 def test_notes_about_this_checkout_and_an_installed_package(tmp_path):
     notes = tmp_path / "parser.md"
-    fast_line = line_of(REPO / "brainmigrate" / "notation.py", "class FastClassifier")
+    fast_line = line_of(REPO / "brainmigrate" / "read" / "notation.py", "class FastClassifier")
     notes.write_text(
         "+ the grammar lives in grammar/notation.lark and ships in the wheel TER-1\n"
         "~ FastClassifier composes one regex from the grammar's terminals, see\n"
-        "  brainmigrate/notation.py:100-140\n"
+        "  brainmigrate/read/notation.py:100-140\n"
         "= lark's LALR parser is parsers/lalr_parser.py in the second root\n"
         "! the old parser brainmigrate/old_parser.py is gone\n"
         "+ every package has an __init__.py; cli.py is the thin shell\n",
@@ -40,9 +40,9 @@ def test_notes_about_this_checkout_and_an_installed_package(tmp_path):
     assert anchors == {
         "k1": [("grammar/notation.lark", 0, None, None, "cited")],
         "k2": [
-            ("brainmigrate/notation.py", 0, [100, 140], None, "cited"),
+            ("brainmigrate/read/notation.py", 0, [100, 140], None, "cited"),
             (
-                "brainmigrate/notation.py",
+                "brainmigrate/read/notation.py",
                 0,
                 [fast_line, _end_of_class(fast_line)],
                 "FastClassifier",
@@ -61,7 +61,7 @@ def test_notes_about_this_checkout_and_an_installed_package(tmp_path):
 
 
 def _end_of_class(first: int) -> int:
-    lines = (REPO / "brainmigrate" / "notation.py").read_text().splitlines()
+    lines = (REPO / "brainmigrate" / "read" / "notation.py").read_text().splitlines()
     last = first
     for n in range(first, len(lines)):
         text = lines[n]

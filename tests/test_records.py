@@ -20,12 +20,11 @@ from brainmigrate import (
     importer,
     knowledge,
     model,
-    notation,
     rules,
-    tokens,
 )
 from brainmigrate.codeindex import listing
 from brainmigrate.codeindex import model as index_model
+from brainmigrate.read import notation, tokens
 
 WRITTEN_OUT = [
     model.Diagnostic,

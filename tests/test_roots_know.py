@@ -11,8 +11,8 @@ from trees import git, write
 from brainmigrate import importer
 from brainmigrate.anchors import PathResolver, Resolver, Root
 from brainmigrate.codeindex import CodeIndex
-from brainmigrate.facts import TaskIds, build_fact
-from brainmigrate.notation import Line
+from brainmigrate.read.facts import TaskIds, build_fact
+from brainmigrate.read.notation import Line
 
 
 def commit_all(root, message="c"):
@@ -227,7 +227,7 @@ def test_a_backticked_folder_name_is_a_folder_anchor(monorepo):
     without an extension held as a folder at a root's top or in the notes file's folder
     is a folder anchor."""
     from brainmigrate.anchors import Resolved
-    from brainmigrate.tokens import Token
+    from brainmigrate.read.tokens import Token
 
     res = Resolver([Root.of(0, monorepo)])
     folder = str(monorepo / "apps/web")
@@ -423,7 +423,7 @@ def test_module_paths_elsewhere_anchor_the_longest_held_prefix(pyroot):
 def test_a_module_candidate_passed_in(pyroot):
     """``Resolver._module`` takes the candidates the token layer finds."""
     from brainmigrate.anchors import Resolved
-    from brainmigrate.tokens import Token
+    from brainmigrate.read.tokens import Token
 
     res = Resolver([Root.of(0, pyroot)])
     out = Resolved()

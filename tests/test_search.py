@@ -255,7 +255,7 @@ def test_task_ids_and_numbers_are_found_as_written(store):
 
 
 def test_a_store_indexed_before_task_and_number_tokens_still_finds_them(store):
-    from brainmigrate.merge import Stems
+    from brainmigrate.merge.rule import Stems
 
     con = sqlite3.connect(store)
     stems = Stems()

@@ -178,7 +178,7 @@ def env(tmp_path, monkeypatch) -> Env:
     (repo / "app").mkdir()
     (repo / "web").mkdir()
     (repo / "docs").mkdir()
-    shutil.copy(REPO / "brainmigrate" / "merge.py", repo / "pkg" / "merge.py")
+    shutil.copy(REPO / "brainmigrate" / "merge" / "rule.py", repo / "pkg" / "merge.py")
     shutil.copy(REPO / "brainmigrate" / "fsutil.py", repo / "pkg" / "fsutil.py")
     shutil.copy(KOTLIN, repo / "app" / "PaymentGateway.kt")
     (repo / "web" / "api.ts").write_text(TYPESCRIPT, encoding="utf-8")
@@ -653,8 +653,13 @@ def test_a_package_moved_wholesale_with_edits_before_and_after(tmp_path, monkeyp
     in the commits before and after; notes verified at the first commit, read at the last."""
     repo = tmp_path / "repo"
     (repo / "shop").mkdir(parents=True)
-    for name in ("merge", "spill", "config", "hints"):
-        shutil.copy(REPO / "brainmigrate" / f"{name}.py", repo / "shop" / f"{name}.py")
+    for name, source in (
+        ("merge", "merge/rule.py"),
+        ("spill", "spill.py"),
+        ("config", "config.py"),
+        ("hints", "hints.py"),
+    ):
+        shutil.copy(REPO / "brainmigrate" / source, repo / "shop" / f"{name}.py")
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", ".")
     git(repo, "commit", "-q", "-m", "shop")

@@ -14,7 +14,8 @@ from pathlib import Path
 import jinja2
 import pytest
 
-from brainmigrate import __version__, importer, notation, reports
+from brainmigrate import __version__, importer, reports
+from brainmigrate.read import notation
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "samples"
@@ -88,8 +89,8 @@ def test_script_entry_point_answers_like_click(tmp_path):
 
 def test_notes_reading_modules_do_not_import_jinja2_or_lark(tmp_path):
     code = (
-        "import sys, brainmigrate.cli, brainmigrate.check, brainmigrate.notation\n"
-        "brainmigrate.notation.classifier('fast')('+ a fact')\n"
+        "import sys, brainmigrate.cli, brainmigrate.check, brainmigrate.read.notation\n"
+        "brainmigrate.read.notation.classifier('fast')('+ a fact')\n"
         "print(sorted(m for m in ('jinja2', 'lark') if m in sys.modules))"
     )
     # the first run builds the grammar (imports lark) and caches it; the second reads it

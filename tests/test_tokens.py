@@ -8,12 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brainmigrate import tokens
-from brainmigrate.cited import cited_link, cited_path, link_path, path_like
-from brainmigrate.links import remote_parts, repo_url_parts
 from brainmigrate.model import Segment
-from brainmigrate.modules import module_candidates
-from brainmigrate.tokens import Token, consumed, span_regions
+from brainmigrate.read import tokens
+from brainmigrate.read.cited import cited_link, cited_path, link_path, path_like
+from brainmigrate.read.links import remote_parts, repo_url_parts
+from brainmigrate.read.modules import module_candidates
+from brainmigrate.read.tokens import Token, consumed, span_regions
 
 
 def all_of(text, **kw):
@@ -346,7 +346,7 @@ def test_a_folder_citation_consumes_its_text_but_a_maybe_does_not():
     ],
 )
 def test_no_task_id_is_read_in_the_new_path_forms(text, tasks):
-    from brainmigrate.facts import TaskIds
+    from brainmigrate.read.facts import TaskIds
 
     assert TaskIds().all(text) == tasks
 
@@ -468,7 +468,7 @@ def test_shapes_of_real_notes(text, expected):
 
 def test_a_definition_naming_another_label_is_no_link_target():
     """``[x]: [y]`` (a reference loop a new user wrote) cites no file ``[y]``."""
-    from brainmigrate.cited import cited_link
+    from brainmigrate.read.cited import cited_link
 
     assert cited_link("[y]") is None
     assert cited_link("y.md") == ("y.md", "file")

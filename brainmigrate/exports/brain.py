@@ -17,7 +17,12 @@ from brainmigrate.exports.common import (
     refusal,
 )
 from brainmigrate.exports.files import scope_stems
-from brainmigrate.facts import (
+from brainmigrate.fsutil import (
+    printable,
+)
+from brainmigrate.merge.rule import Key, MergeIndex, Stems, numbers
+from brainmigrate.model import BRAIN_MARKERS, KINDS, FactRecord
+from brainmigrate.read.facts import (
     KIND_OF_MARKER,
     MAX_TEXT,
     SUPERSEDED,
@@ -27,12 +32,7 @@ from brainmigrate.facts import (
     plus_kind_for,
     scope_for,
 )
-from brainmigrate.fsutil import (
-    printable,
-)
-from brainmigrate.merge import Key, MergeIndex, Stems, numbers
-from brainmigrate.model import BRAIN_MARKERS, KINDS, FactRecord
-from brainmigrate.notation import Line, classifier, fold, split_trailer
+from brainmigrate.read.notation import Line, classifier, fold, split_trailer
 
 #: What fills a brain line past the 2000-character cut (no space, letter or digit: it
 #: adds no word, number or task id, and the importer cuts it off again).

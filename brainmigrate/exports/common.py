@@ -12,7 +12,7 @@ from brainmigrate.fsutil import (
     printable,
 )
 from brainmigrate.model import FactRecord
-from brainmigrate.notation import fold
+from brainmigrate.read.notation import fold
 from brainmigrate.terms import parse_scopes
 
 #: Memory budgets in bytes (seed 004): the index and all files together.

@@ -15,7 +15,7 @@ from brainmigrate.exports.common import (
 )
 from brainmigrate.exports.files import slug
 from brainmigrate.model import KINDS, FactRecord
-from brainmigrate.notation import fold
+from brainmigrate.read.notation import fold
 
 #: Knowledge entry types (seed 000): facts about the project, about third parties, and the
 #: user's durable instructions.

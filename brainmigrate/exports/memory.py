@@ -16,7 +16,7 @@ from brainmigrate.exports.common import (
 )
 from brainmigrate.exports.files import scope_stems
 from brainmigrate.model import KINDS, FactRecord
-from brainmigrate.notation import fold
+from brainmigrate.read.notation import fold
 
 _KIND_RANK = {"blocker": 0, "decision": 1}
 

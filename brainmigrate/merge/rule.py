@@ -37,7 +37,7 @@ from urllib.parse import unquote
 import snowballstemmer
 
 from brainmigrate.model import Anchor, FactRecord, ParsedFact, Segment
-from brainmigrate.tokens import link_path, path_like, tokens
+from brainmigrate.read.tokens import link_path, path_like, tokens
 
 #: Jaccard threshold as a fraction NUM/DEN (0.85).
 NUM, DEN = 85, 100

@@ -11,11 +11,11 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
-from brainmigrate.charclasses import ARROWS, CF_CHARS, CJK_PUNCT
-from brainmigrate.lineforms import DASHES
 from brainmigrate.model import Segment
-from brainmigrate.notation import WS_CHARS
-from brainmigrate.tokens import strip_edges
+from brainmigrate.read.charclasses import ARROWS, CF_CHARS, CJK_PUNCT
+from brainmigrate.read.lineforms import DASHES
+from brainmigrate.read.notation import WS_CHARS
+from brainmigrate.read.tokens import strip_edges
 
 #: A lower-case identifier: a module path's part (SPEC.md §Anchors 4).
 _LOWER_IDENT = re.compile(r"[a-z_][a-z0-9_]*")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from brainmigrate.cited import FILE_NAMES
+from brainmigrate.read.cited import FILE_NAMES
 
 #: The largest line number a line form holds (a store column's and every reader's limit);
 #: a larger one is not a line form (SPEC.md §Anchors; warned as BM203).

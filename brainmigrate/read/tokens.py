@@ -39,7 +39,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from reprlib import recursive_repr
 
-from brainmigrate.charclasses import (
+from brainmigrate.model import Segment, pickled_as_tuple
+from brainmigrate.read.charclasses import (
     ARROWS,
     CF_CHARS,
     CJK_LETTERS,
@@ -47,7 +48,7 @@ from brainmigrate.charclasses import (
     MEETS,
     unescaped,
 )
-from brainmigrate.cited import (
+from brainmigrate.read.cited import (
     FILE_NAMES,
     cited_link,
     cited_path,
@@ -56,7 +57,7 @@ from brainmigrate.cited import (
     link_path,
     path_like,
 )
-from brainmigrate.lineforms import (
+from brainmigrate.read.lineforms import (
     DASHES,
     LINE_FORM,
     MAX_LINE_NUMBER,
@@ -64,7 +65,7 @@ from brainmigrate.lineforms import (
     lines_of,
     suffix_start,
 )
-from brainmigrate.links import (
+from brainmigrate.read.links import (
     URL_START,
     file_url_path,
     html_targets,
@@ -73,9 +74,8 @@ from brainmigrate.links import (
     reference_links,
     repo_url_parts,
 )
-from brainmigrate.model import Segment, pickled_as_tuple
-from brainmigrate.names import camelcase_names
-from brainmigrate.notation import WS_CHARS, WS_CLASS
+from brainmigrate.read.names import camelcase_names
+from brainmigrate.read.notation import WS_CHARS, WS_CLASS
 
 __all__ = [
     "DASHES",

@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from types import MappingProxyType
 
-from brainmigrate.notation import WIDE_BOMS, Classified, Line, link_label
+from brainmigrate.read.notation import WIDE_BOMS, Classified, Line, link_label
 
 #: The parts of a line the grammar's ``LINK_DEF`` terminal matched: its label and its
 #: target (``angle`` without the ``<>``, else ``bare``); a title after them is left out.

@@ -32,10 +32,10 @@ from reprlib import recursive_repr
 from typing import TYPE_CHECKING, BinaryIO
 
 from brainmigrate import spill
-from brainmigrate.conflicts import CONFLICT_CLASSES, Conflicts
 from brainmigrate.digests import sha256
 from brainmigrate.errors import BrainmigrateError
 from brainmigrate.model import Diagnostic
+from brainmigrate.read.conflicts import CONFLICT_CLASSES, Conflicts
 
 if TYPE_CHECKING:  # lark is imported when the parser is first built (start-up)
     from lark import Lark
@@ -92,8 +92,11 @@ def grammar_text() -> str:
     (an editable install or a checkout), then through ``importlib.resources`` (a package
     that is not plain files, such as a zip). Raises ``GrammarError`` when none holds it.
     """
-    here = Path(__file__).resolve().parent
-    for path in (here / "grammar" / "notation.lark", here.parent / "grammar" / "notation.lark"):
+    package = Path(__file__).resolve().parent.parent  # (this module is in ``read/``)
+    for path in (
+        package / "grammar" / "notation.lark",
+        package.parent / "grammar" / "notation.lark",
+    ):
         if path.is_file():
             return path.read_text(encoding="utf-8")
     from importlib import resources

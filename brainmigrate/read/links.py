@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping
 from typing import NamedTuple
 
-from brainmigrate import notation
+from brainmigrate.read import notation
 
 # ------------------------------------------------------------------------------ HTML
 

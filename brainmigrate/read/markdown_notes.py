@@ -39,10 +39,10 @@ from functools import cache
 from pathlib import Path
 from typing import BinaryIO
 
-from brainmigrate import notation
-from brainmigrate.conflicts import CONFLICT_CLASSES, Conflicts
 from brainmigrate.model import Diagnostic
-from brainmigrate.notation import (
+from brainmigrate.read import notation
+from brainmigrate.read.conflicts import CONFLICT_CLASSES, Conflicts
+from brainmigrate.read.notation import (
     SEP_CLASS,
     WS_CLASS,
     Classified,

@@ -1,0 +1,2 @@
+"""Merging repeats (SPEC.md §Merge): the rule that says which fact a line repeats and how
+a repeat updates it (``rule``)."""
