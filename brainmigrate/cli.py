@@ -26,6 +26,7 @@ from brainmigrate.errors import (
 )
 from brainmigrate.model import KINDS
 from brainmigrate.reports import FORMATS as REPORT_FORMATS
+from brainmigrate.runstate import state
 from brainmigrate.shapes import to_json
 
 
@@ -33,43 +34,32 @@ class Failure(BrainmigrateError):
     """A run that could not be done; the CLI prints the message and exits 2."""
 
 
-#: True once a command has closed everything it opened (files written and closed, no
-#: store open): ``__main__.run`` then freezes what is left (``gc.freeze``), so the
-#: interpreter's last collections at exit have nothing to walk (``settle``).
-settled = False
-
-
 def settle() -> None:
     """Say that this run holds nothing the interpreter's teardown would still close or
-    flush (``settled``); called just before a command's last ``sys.exit``."""
-    global settled
-    settled = True
-
-
-#: Set by SIGTERM (``terminate``): the interrupt being handled is a termination.
-terminated = False
+    flush (``state.settled``: ``__main__.run`` then freezes what is left, so the
+    interpreter's last collections at exit have nothing to walk); called just before a
+    command's last ``sys.exit``."""
+    state.settled = True
 
 
 def terminate(signum, frame) -> None:
     """The SIGTERM handler the ``brainmigrate`` command installs: stop the run where it is,
     as Ctrl-C does (a ``KeyboardInterrupt``, so every clean-up runs: a store's transaction
     rolled back, a store file the run created removed), then exit 143 (``interrupted``)."""
-    global terminated
-    terminated = True
+    state.terminated = True
     raise KeyboardInterrupt
 
 
 def interrupted() -> None:
     """Stop a run that Ctrl-C (exit 130) or SIGTERM (``terminate``, exit 143) interrupted,
     in one line. An import is one transaction, rolled back (or already committed) by the
-    time this runs; once committed (``sqlite.committed``), the line says so, and it names
-    the outputs already written whole (``fsutil.written``: reports, exports, notes files
+    time this runs; once committed (``state.committed``), the line says so, and it names
+    the outputs already written whole (``state.written``: reports, exports, notes files
     ``check --fix`` rewrote, a baseline)."""
     from brainmigrate.errors import EXIT_TERMINATED
 
-    what = "terminated" if terminated else "interrupted"
-    committed = getattr(sys.modules.get("brainmigrate.stores.sqlite"), "committed", None)
-    written = getattr(sys.modules.get("brainmigrate.fsutil"), "written", None) or []
+    what = "terminated" if state.terminated else "interrupted"
+    committed, written = state.committed, state.written
     files = ""
     if written:
         shown_names = ", ".join(written[:3]) + (", …" if len(written) > 3 else "")
@@ -92,7 +82,7 @@ def interrupted() -> None:
             f"brainmigrate: {what} (a store and every output are written whole or not at all)",
             err=True,
         )
-    sys.exit(EXIT_TERMINATED if terminated else EXIT_INTERRUPTED)
+    sys.exit(EXIT_TERMINATED if state.terminated else EXIT_INTERRUPTED)
 
 
 def say(text: str) -> None:
@@ -446,14 +436,7 @@ class OneLineErrors(click.Group):
     ``brainmigrate: error: <what>; see 'brainmigrate <command> --help'``."""
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
-        global terminated
-        terminated = False  # (a new command line, also when tests run several in one process)
-        store = sys.modules.get("brainmigrate.stores.sqlite")
-        if store is not None:
-            store.committed = None
-        files = sys.modules.get("brainmigrate.fsutil")
-        if files is not None:
-            files.written.clear()
+        state.reset()  # a new command line, also when tests run several in one process
         try:
             rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click.exceptions.NoArgsIsHelpError as exc:

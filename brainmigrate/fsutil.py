@@ -11,12 +11,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from brainmigrate.errors import BrainmigrateError
-
-#: What this process has written that a user asked for (an ``--output``, an export, a
-#: notes file ``check --fix`` rewrote, a baseline), as shown paths, in order: each was
-#: recorded with the signals held, in the step that put it in place, so an interrupt can
-#: say what is already written whole (``cli.interrupted``).
-written: list[str] = []
+from brainmigrate.runstate import state
 
 
 @contextlib.contextmanager
@@ -37,12 +32,13 @@ def signals_held():
 
 
 def put_in_place(tmp: str, target: str | os.PathLike, shown_as: str | None) -> None:
-    """``os.replace(tmp, target)``, and when ``shown_as`` is given, record it in ``written``
-    in the same step: an interrupt comes before both or after both."""
+    """``os.replace(tmp, target)``, and when ``shown_as`` is given, record it in the run
+    state (``runstate.state.written``) in the same step: an interrupt comes before both or
+    after both, so it can say what is already written whole (``cli.runtime.interrupted``)."""
     with signals_held():
         os.replace(tmp, target)
         if shown_as is not None:
-            written.append(shown_as)
+            state.written.append(shown_as)
 
 
 def user_cache_dir() -> Path:
@@ -185,7 +181,7 @@ def write_target(path: str | os.PathLike) -> tuple[Path, bool]:
 def write_bytes_atomic(path: str | os.PathLike, data: bytes, output: bool = False) -> None:
     """Write ``data`` to ``path`` through a temporary file beside it and a rename (a
     symlink's target, a device in place: ``write_target``); with ``output`` (a file the
-    user asked for), the path is recorded in ``written`` as it lands.
+    user asked for), the path is recorded in ``state.written`` as it lands.
 
     Raises ``OSError`` when the folder cannot be written; ``path`` is then untouched. An
     interrupt leaves no temporary file.
@@ -196,7 +192,7 @@ def write_bytes_atomic(path: str | os.PathLike, data: bytes, output: bool = Fals
         with open(target, "wb") as f:
             f.write(data)
         if shown_as is not None:
-            written.append(shown_as)
+            state.written.append(shown_as)
         return
     tmp = None
     try:
@@ -220,14 +216,14 @@ def write_chunks_atomic(path: str | os.PathLike, chunks: Iterable[str]) -> None:
     beside it and a rename (a symlink's target, a device in place: ``write_target``): a
     large report is never held whole. Raises ``OSError`` (or what making a chunk raises);
     ``path`` is then untouched and no temporary file is left. The path is recorded in
-    ``written`` as it lands (an ``--output``)."""
+    ``state.written`` as it lands (an ``--output``)."""
     target, in_place = write_target(path)
     shown_as = shown(os.fspath(path))
     if in_place:
         with open(target, "w", encoding="utf-8", newline="") as f:
             for chunk in chunks:
                 f.write(chunk)
-        written.append(shown_as)
+        state.written.append(shown_as)
         return
     tmp = None
     try:
@@ -336,8 +332,8 @@ def publish_folder(folder: Path, data: dict[str, bytes]) -> tuple[list[str], lis
     touched; the others are first all written as hidden temporary files (``stage_bytes``),
     then renamed over the old ones. On a failure the temporary files are removed and the
     folder is as it was. The renames run with SIGINT and SIGTERM held, and the folder is
-    recorded in ``written`` with them: an interrupt leaves the old files or the new ones,
-    never a mix, and no temporary file. Returns ``(written names, names of other files in
+    recorded in ``state.written`` with them: an interrupt leaves the old files or the new
+    ones, never a mix, and no temporary file. Returns ``(written names, names of other files in
     the folder)``; raises ``OSError``.
     """
     mode = file_mode()
@@ -360,7 +356,7 @@ def publish_folder(folder: Path, data: dict[str, bytes]) -> tuple[list[str], lis
             with signals_held():
                 os.rename(tmpdir, folder)
                 tmpdir = None
-                written.append(shown_as)
+                state.written.append(shown_as)
         except BaseException:
             if tmpdir is not None:
                 import shutil
@@ -380,7 +376,7 @@ def publish_folder(folder: Path, data: dict[str, bytes]) -> tuple[list[str], lis
                 os.replace(tmp, folder / name)
                 del temps[name]
             if changed:
-                written.append(shown_as)
+                state.written.append(shown_as)
     except BaseException:
         for tmp in temps.values():
             with contextlib.suppress(OSError):

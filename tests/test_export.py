@@ -1246,6 +1246,7 @@ def test_an_interrupt_while_an_export_replaces_a_folder_waits_for_every_file(tmp
     import signal
 
     from brainmigrate import fsutil
+    from brainmigrate.runstate import state
 
     folder = tmp_path / "out"
     folder.mkdir()
@@ -1260,7 +1261,7 @@ def test_an_interrupt_while_an_export_replaces_a_folder_waits_for_every_file(tmp
             os.kill(os.getpid(), signal.SIGINT)  # delivered once the renames are done
         real(src, dst)
 
-    fsutil.written.clear()
+    state.written.clear()
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(fsutil.os, "replace", replace)
         with pytest.raises(KeyboardInterrupt):
@@ -1269,7 +1270,7 @@ def test_an_interrupt_while_an_export_replaces_a_folder_waits_for_every_file(tmp
     assert {p.name: p.read_text() for p in folder.iterdir()} == {
         f"f{i}.md": "new\n" for i in range(5)
     }
-    assert fsutil.written == [str(folder)]
+    assert state.written == [str(folder)]
 
 
 @pytest.mark.parametrize("fmt", ["brain", "jsonl"])

@@ -27,6 +27,7 @@ from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from operator import attrgetter
 from pathlib import Path
 
+from brainmigrate import runstate
 from brainmigrate.errors import BrainmigrateError
 from brainmigrate.fsutil import signals_held
 from brainmigrate.model import (
@@ -885,11 +886,6 @@ def check_writable(path: Path) -> None:
         raise StoreError(f"{path}: cannot write in {folder}; pass --store with a writable path")
 
 
-#: The store the last ``transact`` of this process committed to (its path as given), for
-#: an interrupt that comes after the commit: the store is then whole, not as it was.
-committed: str | None = None
-
-
 def transact(path: Path, plan: Callable[[Stored], Iterable[FactRecord]], words, now: str) -> None:
     """Import into the store at ``path`` under its write lock, in one transaction.
 
@@ -915,10 +911,10 @@ def transact(path: Path, plan: Callable[[Stored], Iterable[FactRecord]], words, 
         _write(con, plan(Stored(con, path)), words, now)
         if new:  # built once over the rows written, not row by row (same transaction)
             _create_indexes(con)
-        global committed
         with signals_held():  # the commit and saying so, with no interrupt between them
             con.execute("COMMIT")
-            committed = str(path)
+            # for an interrupt after the commit: the store is then whole, not as it was
+            runstate.state.committed = str(path)
     except sqlite3.Error as exc:
         _abandon(con, path, existed)
         raise _error(path, exc, writing=True) from None
