@@ -6,9 +6,9 @@ most of a short run's start-up); every other command line goes to ``cli.main``.
 Python's cyclic garbage collector is kept from what start-up makes (modules, classes,
 functions: they live as long as the process): it is off while the command line library
 is imported, and what that made is frozen (``gc.freeze``), so later collections do not
-walk it again. A command that ends *settled* (``cli.settle``, read from ``runstate.state``)
-freezes everything before the process ends, so the interpreter's last collections at exit
-have nothing to walk. Neither changes what a run does or prints.
+walk it again. A command that ends *settled* (``cli.runtime.settle``, read from
+``runstate.state``) freezes everything before the process ends, so the interpreter's last
+collections at exit have nothing to walk. Neither changes what a run does or prints.
 """
 
 import sys
@@ -29,12 +29,13 @@ def run() -> None:
     gc.disable()
     try:
         from brainmigrate import cli
+        from brainmigrate.cli.runtime import terminate
         from brainmigrate.runstate import state
     finally:
         gc.freeze()
         if enabled:
             gc.enable()
-    signal.signal(signal.SIGTERM, cli.terminate)
+    signal.signal(signal.SIGTERM, terminate)
     _buffered_stdout()
     try:
         cli.main()

@@ -10,7 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from brainmigrate import __version__, rules
-from brainmigrate.cli import main, use_color
+from brainmigrate.cli import main
+from brainmigrate.cli.runtime import use_color
 
 NOTES = """\
 + gone app/Old.kt

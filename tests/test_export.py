@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from brainmigrate import cli, fsutil, importer
 from brainmigrate import exports as export
+from brainmigrate.cli.options import EXPORT_FORMATS
 from brainmigrate.merge.rule import Stems, numbers
 from brainmigrate.model import FactRecord
 from brainmigrate.read.facts import KIND_OF_MARKER, SUPERSEDED, TaskIds, plus_kind_for
@@ -874,7 +875,7 @@ def test_a_scope_no_fact_has_exits_2_and_writes_nothing(store, tmp_path, scopes,
 
 
 def test_cli_formats_match_the_library():
-    assert list(export.FORMATS) == cli.EXPORT_FORMATS
+    assert list(export.FORMATS) == EXPORT_FORMATS
 
 
 def test_output_is_a_file_where_a_folder_is_needed(store, tmp_path):

@@ -28,7 +28,7 @@ def test_notes_about_this_checkout_and_an_installed_package(tmp_path):
         "  brainmigrate/read/notation.py:100-140\n"
         "= lark's LALR parser is parsers/lalr_parser.py in the second root\n"
         "! the old parser brainmigrate/old_parser.py is gone\n"
-        "+ every package has an __init__.py; cli.py is the thin shell\n",
+        "+ every package has an __init__.py; __main__.py is the thin shell\n",
         encoding="utf-8",
     )
     options = importer.Options(roots=[REPO, LARK], cache_dir=tmp_path / "cache")
@@ -51,7 +51,7 @@ def test_notes_about_this_checkout_and_an_installed_package(tmp_path):
         ],
         "k3": [("parsers/lalr_parser.py", 1, None, None, "cited")],
         "k4": [],
-        "k5": [("brainmigrate/cli.py", 0, None, None, "bare-name")],
+        "k5": [("brainmigrate/__main__.py", 0, None, None, "bare-name")],
     }
     assert [(g["fact"], g["path"], g["line"], g["col"]) for g in data["gone"]] == [
         ("k4", "brainmigrate/old_parser.py", 5, 18)

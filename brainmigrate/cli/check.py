@@ -1,0 +1,303 @@
+"""``check`` (and ``check --fix``/``--diff``): read notes, report findings for CI.
+
+The command's options are one ``CheckOptions``; the steps each take it: ``_refuse_usage``
+(option combinations), ``_configure`` (settings, selection, outputs checked), ``_run``
+(``check.run_check`` or ``fix.run_fix``), ``_report`` (the reports and their exit).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import NamedTuple
+
+import click
+
+from brainmigrate.cli.options import CHECK_FORMATS, not_blank, notes_options
+from brainmigrate.cli.reading import load_settings, notes_progress, read_options, stdin_notes
+from brainmigrate.cli.runtime import emit, guarded, refuse_overwrites, say, settle, use_color
+from brainmigrate.errors import EXIT_FINDINGS, EXIT_OK
+
+
+class CheckOptions(NamedTuple):
+    """``check``'s command line as click parsed it, one field per option (named as
+    click names its value; a NamedTuple, so nothing is generated at start-up)."""
+
+    paths: tuple[str, ...]
+    config_file: str | None
+    isolated: bool
+    exclude: tuple[str, ...]
+    extend_exclude: tuple[str, ...]
+    roots: tuple[str, ...]
+    scope: str | None
+    plus_kind: str | None
+    task_pattern: str | None
+    cache_dir: str | None
+    no_progress: bool
+    stdin_filename: str | None
+    notation: str | None
+    parser: str
+    formats: tuple[str, ...]
+    outputs: tuple[str, ...]
+    fail_on: str | None
+    baseline: str | None
+    update_baseline: bool
+    exit_zero: bool
+    select: tuple[str, ...]
+    extend_select: tuple[str, ...]
+    ignore: tuple[str, ...]
+    statistics: bool
+    color: str
+    quiet: bool
+    verbose: bool
+    fix: bool
+    unsafe_fixes: bool
+    diff: bool
+
+    @property
+    def fixing(self) -> bool:
+        """``--fix`` or ``--diff``: the run plans fixes (and loads ``fix``)."""
+        return self.fix or self.diff
+
+
+def _codes_option(name: str, help: str):
+    return click.option(name, callback=not_blank, multiple=True, metavar="CODES", help=help)
+
+
+#: ``check``'s own options, after the notes options, in the order ``--help`` lists them.
+CHECK_OPTIONS = [
+    click.option(
+        "--format",
+        "formats",
+        multiple=True,
+        type=click.Choice(CHECK_FORMATS),
+        help="Report format; repeat for several reports, each paired with the --output at "
+        "the same position. Default: text.",
+    ),
+    click.option(
+        "--output",
+        "outputs",
+        multiple=True,
+        type=click.Path(),
+        help="File for the report of the --format at the same position ('-': stdout). A "
+        "format without one goes to stdout; at most one may.",
+    ),
+    click.option(
+        "--fail-on",
+        type=click.Choice(["error", "warning", "info"]),
+        help="Lowest severity that fails the check (exit 1). Default: error, or the config's.",
+    ),
+    click.option(
+        "--baseline",
+        callback=not_blank,
+        type=click.Path(),
+        help="Baseline file: findings it holds do not fail; entries no longer found are listed.",
+    ),
+    click.option(
+        "--update-baseline",
+        is_flag=True,
+        help="Write the current findings to the --baseline file, then check against it.",
+    ),
+    click.option("--exit-zero", is_flag=True, help="Exit 0 even with failing findings."),
+    _codes_option(
+        "--select",
+        "Finding codes or prefixes to report (BM1, BM203), comma-separated or repeated; "
+        "replaces the config's select. Default: every code.",
+    ),
+    _codes_option("--extend-select", "Codes or prefixes to report in addition to select."),
+    _codes_option("--ignore", "Codes or prefixes not to report (a longer selected prefix wins)."),
+    click.option("--statistics", is_flag=True, help="Show a count per finding code."),
+    click.option(
+        "--color",
+        type=click.Choice(["auto", "always", "never"]),
+        default="auto",
+        show_default=True,
+        help="Colour the text report: auto colours a terminal unless NO_COLOR is set "
+        "(FORCE_COLOR forces it).",
+    ),
+    click.option(
+        "-q", "--quiet", is_flag=True, help="Print the findings only, no counts or notes."
+    ),
+    click.option(
+        "-v", "--verbose", is_flag=True, help="Also say on stderr which configuration and roots."
+    ),
+    click.option(
+        "--fix",
+        is_flag=True,
+        help="Rewrite gone citations whose new place is certain (a git rename, or the one "
+        "file of that name with unchanged content), then check again.",
+    ),
+    click.option(
+        "--unsafe-fixes",
+        is_flag=True,
+        help="With --fix or --diff, also apply the one file of the same name without the "
+        "content proof.",
+    ),
+    click.option(
+        "--diff",
+        is_flag=True,
+        help="Print a unified diff of what --fix would change (patch -p1 applies it); write "
+        "nothing. Exit 1 when there is something to fix.",
+    ),
+]
+
+
+def check_options(func):
+    """``check``'s own options (``CHECK_OPTIONS``)."""
+    for decorator in reversed(CHECK_OPTIONS):
+        func = decorator(func)
+    return func
+
+
+@click.command("check")
+@notes_options
+@check_options
+@guarded
+def check_cmd(**given) -> None:
+    """Check notes for citations of files that no longer exist; read-only (unless
+    --fix), for CI.
+
+    Exit 0: nothing fails; 1: findings at or above --fail-on; 2: could not run. Settings
+    come from .brainmigrate.toml or [tool.brainmigrate] in pyproject.toml, found from the
+    current folder up; options given here override them.
+    """
+    opts = CheckOptions(**given)
+    _refuse_usage(opts)
+    targets, settings, selection = _configure(opts)
+    result = _run(opts, settings, selection)
+    _report(opts, targets, result)
+
+
+def _refuse_usage(opts: CheckOptions) -> None:
+    """Raise ``click.UsageError`` for options that exclude each other."""
+    if opts.unsafe_fixes and not opts.fixing:
+        raise click.UsageError("--unsafe-fixes applies with --fix or --diff: add one")
+    if opts.fixing and "-" in opts.paths:
+        raise click.UsageError("--fix and --diff rewrite notes files, not standard input ('-')")
+    if opts.diff and (opts.formats or opts.outputs or opts.update_baseline or opts.statistics):
+        raise click.UsageError(
+            "--diff prints only the diff: leave out --format, --output, --statistics and"
+            " --update-baseline"
+        )
+
+
+def _configure(opts: CheckOptions):
+    """``(targets, settings, selection)``: the reports to write (``ci.plan``: ``(format,
+    output or None)``), each output checked before any work; the configuration with the
+    options in place; the finding codes selected. Says on stderr what ``--verbose`` asks
+    for; raises ``click.UsageError`` or ``fsutil.OutputError``/``Clash`` (exit 2)."""
+    from brainmigrate import rules
+    from brainmigrate.fsutil import check_output
+    from brainmigrate.reports import ci
+
+    try:
+        targets = ci.plan(opts.formats, opts.outputs)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    for _, output in targets:
+        if output not in (None, "-"):
+            check_output(output)
+    overrides = ("roots", "scope", "task_pattern", "plus_kind", "cache_dir", "fail_on")
+    overrides += ("baseline", "exclude", "extend_exclude", "select", "extend_select", "ignore")
+    settings = load_settings(
+        opts.config_file,
+        opts.isolated,
+        quiet=opts.quiet,
+        **{name: getattr(opts, name) for name in overrides},
+    )
+    selection = rules.Selection(settings.select, settings.extend_select, settings.ignore)
+    if opts.verbose:
+        say(f"brainmigrate: configuration: {settings.source or 'none'}")
+        say(f"brainmigrate: roots: {', '.join(settings.roots or ('.',))}")
+        say(f"brainmigrate: codes: {', '.join(selection.codes()) or 'none'}")
+    if opts.update_baseline and not settings.baseline:
+        raise click.UsageError("--update-baseline needs a baseline file: add --baseline FILE")
+    written = [(f"--format {fmt.value} --output", output) for fmt, output in targets]
+    if opts.update_baseline:
+        written.insert(0, ("--baseline", str(settings.baseline)))
+    read_baseline = settings.baseline and not opts.update_baseline
+    refuse_overwrites(
+        written, notes=opts.paths, baseline=str(settings.baseline) if read_baseline else None
+    )
+    return targets, settings, selection
+
+
+def _run(opts: CheckOptions, settings, selection):
+    """The check (``check.CheckResult``) or, with ``--fix``/``--diff``, the fix
+    (``fix.FixResult``) of the notes ``opts`` name."""
+    from brainmigrate import check
+
+    with (
+        stdin_notes(opts.paths, opts.stdin_filename) as (paths, names),
+        notes_progress(opts.no_progress or opts.quiet) as progress,
+    ):
+        options = read_options(settings, opts.parser, names, progress, opts.notation)
+        kwargs = {
+            "baseline": settings.baseline,
+            "update_baseline": opts.update_baseline,
+            "exclude": settings.excludes,
+            "select": selection,
+        }
+        if not opts.fixing:
+            return check.run_check(paths, options, settings.fail_on, **kwargs)
+        from brainmigrate import fix  # a plain check does not load it
+
+        return fix.run_fix(
+            paths,
+            options,
+            settings.fail_on,
+            write=not opts.diff,
+            unsafe=opts.unsafe_fixes,
+            **kwargs,
+        )
+
+
+def _report(opts: CheckOptions, targets, result) -> None:
+    """Write the reports of ``result`` to their ``targets`` and exit: after a fix, its
+    summary on stderr (and with ``--diff`` only the diff, exit 1 when there is something
+    to fix); ``--statistics`` in place of a text report on stdout, else on stderr."""
+    from brainmigrate.reports import ci
+
+    if opts.fixing:
+        from brainmigrate import fix
+
+        for line in fix.summary(result, diff=opts.diff, quiet=opts.quiet):
+            say(line)
+        if opts.diff:
+            sys.stdout.buffer.write(fix.unified_diff(result.edits))
+            sys.stdout.flush()
+            sys.exit(EXIT_FINDINGS if result.edits and not opts.exit_zero else EXIT_OK)
+        result = result.check
+    painted = use_color(opts.color, sys.stdout)
+    reports = [
+        (ci.render(result, fmt, color=painted and output is None, quiet=opts.quiet), output)
+        for fmt, output in targets
+    ]
+    if opts.statistics:
+        table = ci.statistics(result, quiet=opts.quiet)
+        on_stdout = [i for i, (_, output) in enumerate(targets) if output is None]
+        if on_stdout and targets[on_stdout[0]][0] == ci.Format.TEXT:
+            reports[on_stdout[0]] = (table, None)
+        else:
+            click.echo(table, nl=False, err=True)
+    for text, output in reports:
+        emit(text, output, color=painted if output is None else None)
+    if any(fmt == ci.Format.GITHUB for fmt, _ in targets):
+        _step_summary(result)
+    settle()
+    sys.exit(EXIT_OK if opts.exit_zero else result.exit_code)
+
+
+def _step_summary(result) -> None:
+    """Append to ``$GITHUB_STEP_SUMMARY`` (when set) the findings the annotations leave
+    out (``ci.github_step_summary``); a file that cannot be written is a warning."""
+    from brainmigrate.reports import ci
+
+    step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    extra = ci.github_step_summary(result) if step_summary else None
+    if extra:
+        try:
+            with open(step_summary, "a", encoding="utf-8") as handle:
+                handle.write(extra)
+        except OSError as exc:
+            say(f"brainmigrate: warning: GITHUB_STEP_SUMMARY: {exc}")

@@ -1,0 +1,129 @@
+"""``import`` (notes into the store) and ``index`` (a checkout's declarations)."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from brainmigrate.cli.options import (
+    cache_option,
+    config_options,
+    dry_run_option,
+    format_option,
+    notes_options,
+    output_option,
+    progress_option,
+    root_option,
+    store_option,
+)
+from brainmigrate.cli.reading import load_settings, notes_progress, read_options, stdin_notes
+from brainmigrate.cli.runtime import emit, guarded, refuse_overwrites
+from brainmigrate.reports import FORMATS as REPORT_FORMATS
+
+
+@click.command("import")
+@notes_options
+@store_option("SQLite fact store to import into.")
+@dry_run_option("Read and report; write no store.")
+@click.option(
+    "--verify",
+    is_flag=True,
+    help="Fingerprint the anchors of the facts this import writes (see 'brainmigrate stale').",
+)
+@format_option(REPORT_FORMATS, "Report format (html: one self-contained audit page).")
+@output_option
+@guarded
+def import_cmd(
+    paths,
+    config_file,
+    isolated,
+    stdin_filename,
+    notation,
+    parser,
+    no_progress,
+    store,
+    dry_run,
+    verify,
+    fmt,
+    output,
+    **given,
+):
+    """Import notes files (or folders of *.md) into the fact store.
+
+    Settings come from .brainmigrate.toml or [tool.brainmigrate] in pyproject.toml, found
+    from the current folder up; options given here override them.
+    """
+    from brainmigrate import importer, reports
+    from brainmigrate.fsutil import check_output
+
+    refuse_overwrites([("--output", output)], store, paths, store_written=not dry_run)
+    if output not in (None, "-"):
+        check_output(output)
+    s = load_settings(config_file, isolated, **given)
+    with (
+        stdin_notes(paths, stdin_filename) as (paths, names),
+        notes_progress(no_progress) as progress,
+    ):
+        options = read_options(s, parser, names, progress, notation)
+        paths, _ = importer.select_files(paths, s.excludes, names)
+        result = importer.import_notes(paths, options, store, dry_run=dry_run, verify=verify)
+    if fmt == "json":
+        emit(reports.json_chunks(result), output)
+    else:  # streamed: facts and entries are read back as they are written
+        data = reports.report(result, fmt != "text", "stream")
+        hints = reports.gone_hints(result, s.cache_dir) if fmt == "html" else None
+        emit(reports.render_chunks(data, fmt, hints), output)
+
+
+@click.command("index")
+@root_option(
+    "Checkout to index (one folder). Default: the config's first root, else '.'.",
+    multiple=False,
+)
+@config_options
+@cache_option(
+    "Folder for the index cache (env BRAINMIGRATE_CACHE_DIR, else config cache-dir; "
+    "default ~/.cache/brainmigrate)."
+)
+@click.option("--name", "names", multiple=True, help="List where NAME is declared; repeatable.")
+@format_option(["text", "json"], "Report format.")
+@output_option
+@progress_option
+@guarded
+def index_cmd(root, config_file, isolated, cache_dir, names, fmt, output, no_progress):
+    """Index a checkout's declarations (cached) and show why a name does or does not anchor."""
+    from pathlib import Path
+
+    from brainmigrate import importer, reports
+    from brainmigrate.codeindex import CodeIndex
+    from brainmigrate.fsutil import check_output
+
+    settings = load_settings(config_file, isolated, cache_dir=cache_dir)
+    if not root:
+        settings.check_roots()
+    root = root or (settings.roots[0] if settings.roots else ".")
+    cache_dir = settings.cache_dir
+    if output not in (None, "-"):
+        check_output(output)
+    importer.make_roots([root])  # a root that is no folder: the message import gives
+    idx = CodeIndex(root, cache_dir=Path(cache_dir) if cache_dir else None)
+    refuse_overwrites([("--output", output)], cache=idx.cache_path)
+    summary = _build(idx, no_progress)
+    data = reports.index_report(summary, {n: idx.lookup(n) for n in names}, idx.link_target)
+    emit(reports.render(data, "json" if fmt == "json" else "index"), output)
+
+
+def _build(idx, no_progress: bool):
+    """``idx.build()``, with a progress line on stderr unless ``no_progress`` (or no
+    terminal); returns the build's summary."""
+    from brainmigrate import progress
+
+    if not progress.enabled(sys.stderr, not no_progress):
+        return idx.build()
+    bar = progress.Progress(sys.stderr)
+    bar.show("indexing: listing files", force=True)
+    try:
+        return idx.build(lambda done, total: bar.count("indexing", done, total))
+    finally:
+        bar.close()

@@ -1,0 +1,196 @@
+"""Every option more than one command takes, declared once: the store, roots, scope and
+kind filters, the cache folder, configuration, progress, formats and outputs, and the
+options of every command that reads notes. A command passes only its own help text where
+the meaning differs (``--store``: read, import into, record in).
+"""
+
+from __future__ import annotations
+
+import click
+
+from brainmigrate.model import KINDS
+
+#: The export formats (``brainmigrate.exports.FORMATS``; a test keeps them equal).
+EXPORT_FORMATS = ["jsonl", "brain", "knowledge", "memory"]
+
+#: ``check``'s report formats (``reports.ci.Format``).
+CHECK_FORMATS = ["text", "json", "github", "sarif", "junit", "markdown", "gitlab"]
+
+
+def not_blank(ctx, param, value):
+    """A click callback: an option given as empty or blank text (``--task-pattern ''``,
+    ``--scope '  '``) is a usage error, not a silent default. A filter ``--scope`` (a
+    comma-separated list) is blank when each of its parts is."""
+    filters = param.multiple  # export and search: lists of scopes
+    for given in value if param.multiple else (value,):
+        if given is None:
+            continue
+        parts = given.split(",") if filters else [given]
+        if not any(part.strip() for part in parts):
+            raise click.BadParameter("empty or blank; give a value or leave the option out")
+    return value
+
+
+def store_option(help: str = "SQLite fact store to read."):
+    """``--store`` (default ``know.db``), for every command that reads or writes the store;
+    ``help`` says which."""
+    return click.option(
+        "--store", default="know.db", show_default=True, type=click.Path(), help=help
+    )
+
+
+def root_option(help: str, multiple: bool = True):
+    """``--root``: checkouts (``roots``, repeatable) or, not ``multiple``, one (``root``)."""
+    return click.option(
+        "--root",
+        "roots" if multiple else "root",
+        callback=not_blank,
+        multiple=multiple,
+        type=click.Path(),
+        help=help,
+    )
+
+
+def cache_option(help: str):
+    """``--cache-dir`` (env ``BRAINMIGRATE_CACHE_DIR``), for the commands that read code."""
+    return click.option(
+        "--cache-dir",
+        callback=not_blank,
+        type=click.Path(),
+        envvar="BRAINMIGRATE_CACHE_DIR",
+        help=help,
+    )
+
+
+def scope_filter(
+    help: str = "Only facts of this scope; repeat or comma-separate; 'area' means every area:*.",
+):
+    """``--scope`` as a filter of stored facts (``scopes``; repeatable, comma lists)."""
+    return click.option("--scope", "scopes", callback=not_blank, multiple=True, help=help)
+
+
+def kind_filter(func):
+    """``--kind``: only facts of these kinds (``kinds``)."""
+    return click.option(
+        "--kind", "kinds", multiple=True, type=click.Choice(KINDS), help="Only this kind."
+    )(func)
+
+
+def format_option(choices, help: str, default: str = "text"):
+    """``--format`` (``fmt``), one of ``choices``."""
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(choices),
+        default=default,
+        show_default=True,
+        help=help,
+    )
+
+
+def output_option(func):
+    """``--output FILE`` for one report (default: stdout)."""
+    return click.option(
+        "--output", type=click.Path(), help="Write the report to FILE instead of stdout."
+    )(func)
+
+
+def dry_run_option(help: str):
+    """``--dry-run``: read and report; ``help`` says what is not written."""
+    return click.option("--dry-run", is_flag=True, help=help)
+
+
+def plus_kind_option(help: str):
+    """``--plus-kind``: the kind of ``+`` facts, as read or as exported."""
+    return click.option("--plus-kind", type=click.Choice(KINDS), help=help)
+
+
+def task_pattern_option(help: str):
+    """``--task-pattern REGEX``: the task ids, as read or as the store was imported with."""
+    return click.option("--task-pattern", metavar="REGEX", callback=not_blank, help=help)
+
+
+def config_options(func):
+    """``--config FILE`` and ``--isolated``: which configuration file a command reads."""
+    func = click.option(
+        "--isolated",
+        is_flag=True,
+        help="Read no configuration file (.brainmigrate.toml, pyproject.toml).",
+    )(func)
+    return click.option(
+        "--config",
+        "config_file",
+        type=click.Path(),
+        help="Configuration file to read instead of the one found from the current folder "
+        "up to the repository root.",
+    )(func)
+
+
+def progress_option(func):
+    """``--no-progress``: no status line on stderr (drawn only on a terminal, without CI)."""
+    return click.option(
+        "--no-progress",
+        is_flag=True,
+        help="Draw no progress line on stderr (it is drawn only on a terminal, CI unset).",
+    )(func)
+
+
+def _exclude_option(name: str, help: str):
+    return click.option(name, callback=not_blank, multiple=True, metavar="GLOB", help=help)
+
+
+#: The options of every command that reads notes, in the order ``--help`` lists them.
+NOTES_OPTIONS = [
+    click.argument("paths", nargs=-1, required=True, type=click.Path()),
+    config_options,
+    _exclude_option("--exclude", "Notes files to skip, replacing the config's exclude; repeat."),
+    _exclude_option(
+        "--extend-exclude", "Notes files to skip, added to the config's exclude; repeat."
+    ),
+    root_option(
+        "Checkout that cited paths are looked up in; repeat, first wins. "
+        "Default: the current folder."
+    ),
+    click.option(
+        "--scope",
+        callback=not_blank,
+        help="Scope of every fact (default: area:<file stem>).",
+    ),
+    plus_kind_option("Kind of '+' facts (default: environment; pattern in patterns files)."),
+    task_pattern_option("Regular expression for task ids, replacing the default (TER-167)."),
+    cache_option(
+        "Folder for the declaration index cache "
+        "(env BRAINMIGRATE_CACHE_DIR, else config cache-dir; "
+        "default ~/.cache/brainmigrate)."
+    ),
+    progress_option,
+    click.option(
+        "--stdin-filename",
+        callback=not_blank,
+        metavar="NAME",
+        help="Name of the notes read from standard input ('-' as a PATH): shown in "
+        "the report and giving their scope.",
+    ),
+    click.option(
+        "--notation",
+        type=click.Choice(["markdown", "brain"]),
+        help="Read every notes file as plain Markdown notes or as brain notation "
+        "(default: Markdown for the config's markdown globs, CLAUDE.md, AGENTS.md, "
+        ".cursor/rules/*.mdc …; brain for the rest).",
+    ),
+    click.option(
+        "--parser",
+        type=click.Choice(["fast", "lark"]),
+        default="fast",
+        show_default=True,
+        help="Line reader: the fast regex composed from the grammar, or the Lark "
+        "parser itself (same result, slower).",
+    ),
+]
+
+
+def notes_options(func):
+    """Options shared by every command that reads notes (``NOTES_OPTIONS``)."""
+    for decorator in reversed(NOTES_OPTIONS):
+        func = decorator(func)
+    return func

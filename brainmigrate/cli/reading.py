@@ -1,0 +1,96 @@
+"""How a command that reads notes sets up the read: the configured settings with the
+command line's options in place, ``importer.Options``, standard input as a notes file,
+and the progress line."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+
+import click
+
+
+def load_settings(config_file: str | None, isolated: bool, quiet: bool = False, **given):
+    """The settings of the configuration file (``config.load``) with the options given in
+    place; says on stderr which file is used when one folder holds two (not when
+    ``quiet``). Raises ``click.UsageError`` for ``--config`` with ``--isolated``."""
+    from brainmigrate import config
+
+    if config_file and isolated:
+        raise click.UsageError("--config and --isolated exclude each other; give one")
+    settings = config.load(config_file=config_file, isolated=isolated).override(**given)
+    for note in () if quiet else settings.notes:
+        click.echo(f"brainmigrate: note: {note}", err=True)
+    return settings
+
+
+def read_options(settings, parser: str, names, progress, notation: str | None = None):
+    """The ``importer.Options`` of the configured ``settings`` (``config.Settings`` with
+    the command line's options in place), as import and check read notes; ``notation`` is
+    ``--notation`` (None: by the settings' ``markdown`` globs)."""
+    from brainmigrate import importer
+    from brainmigrate.read import markdown_notes
+
+    settings.check_roots()
+    markdown = markdown_notes.DEFAULT_GLOBS if settings.markdown is None else settings.markdown
+    return importer.Options(
+        roots=settings.roots,
+        scope=settings.scope,
+        plus_kind=settings.plus_kind,
+        task_pattern=settings.task_pattern,
+        parser=parser,
+        cache_dir=settings.cache_dir,
+        names=names,
+        progress=progress,
+        notation=notation,
+        markdown=markdown,
+    )
+
+
+@contextlib.contextmanager
+def stdin_notes(paths: tuple[str, ...], stdin_filename: str | None):
+    """``(paths, names)`` with ``-`` in ``paths`` replaced by a temporary file holding
+    standard input, which ``names`` shows as ``stdin_filename`` (or ``-``); the file is
+    removed afterwards. Raises ``click.UsageError`` for ``--stdin-filename`` without
+    ``-``."""
+    if "-" not in paths:
+        if stdin_filename:
+            raise click.UsageError("--stdin-filename names the notes of '-': add - as a PATH")
+        yield paths, {}
+        return
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="brainmigrate-stdin-") as folder:
+        temp = os.path.join(folder, "stdin.md")
+        with open(temp, "wb") as handle:
+            handle.write(sys.stdin.buffer.read())
+        yield tuple(temp if p == "-" else p for p in paths), {temp: stdin_filename or "-"}
+
+
+#: What a stage of ``importer.Options.progress`` shows after reading.
+_STAGES = {"merge": "merging", "write": "writing the store:", "check": "checking"}
+
+
+@contextlib.contextmanager
+def notes_progress(no_progress: bool):
+    """A ``progress`` callback for ``importer.Options`` that draws files and lines read,
+    then the stage after reading, on stderr; None when no progress is drawn. The line is
+    cleared at the end."""
+    from brainmigrate import progress
+
+    if not progress.enabled(sys.stderr, not no_progress):
+        yield None
+        return
+    bar = progress.Progress(sys.stderr)
+
+    def report(stage: str, done: int, total: int, lines: int) -> None:
+        if stage == "read":
+            bar.count("reading notes", done, total, "files", f"{lines:,} lines")
+        else:
+            bar.show(f"{_STAGES[stage]} {total:,} fact lines ({lines:,} lines read)", force=True)
+
+    try:
+        yield report
+    finally:
+        bar.close()

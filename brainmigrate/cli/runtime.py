@@ -1,0 +1,242 @@
+"""What every command shares at run time: the run's end (settled, interrupted by Ctrl-C or
+SIGTERM), one-line errors and exit codes, output written whole, colour, and the rule that
+a run never writes over what it reads.
+
+The run state itself (what was written, which store committed, terminated, settled) is
+``runstate.state``: the writers set it, this module reads it and ``OneLineErrors``
+resets it for each command line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import sys
+from collections.abc import Iterable, Iterator
+
+import click
+
+from brainmigrate.errors import EXIT_FAULT, EXIT_INTERRUPTED, EXIT_OK, EXIT_PIPE, BrainmigrateError
+from brainmigrate.runstate import state
+
+
+class Failure(BrainmigrateError):
+    """A run that could not be done; the CLI prints the message and exits 2."""
+
+
+def settle() -> None:
+    """Say that this run holds nothing the interpreter's teardown would still close or
+    flush (``state.settled``: ``__main__.run`` then freezes what is left, so the
+    interpreter's last collections at exit have nothing to walk); called just before a
+    command's last ``sys.exit``."""
+    state.settled = True
+
+
+def terminate(signum, frame) -> None:
+    """The SIGTERM handler the ``brainmigrate`` command installs: stop the run where it is,
+    as Ctrl-C does (a ``KeyboardInterrupt``, so every clean-up runs: a store's transaction
+    rolled back, a store file the run created removed), then exit 143 (``interrupted``)."""
+    state.terminated = True
+    raise KeyboardInterrupt
+
+
+def interrupted() -> None:
+    """Stop a run that Ctrl-C (exit 130) or SIGTERM (``terminate``, exit 143) interrupted,
+    in one line. An import is one transaction, rolled back (or already committed) by the
+    time this runs; once committed (``state.committed``), the line says so, and it names
+    the outputs already written whole (``state.written``: reports, exports, notes files
+    ``check --fix`` rewrote, a baseline)."""
+    from brainmigrate.errors import EXIT_TERMINATED
+
+    what = "terminated" if state.terminated else "interrupted"
+    committed, written = state.committed, state.written
+    files = ""
+    if written:
+        shown_names = ", ".join(written[:3]) + (", …" if len(written) > 3 else "")
+        files = shown_names if len(written) == 1 else f"{len(written)} files ({shown_names})"
+    if committed is not None and files:
+        say(
+            f"brainmigrate: {what} after the store and {files} were written ({committed}"
+            " holds the whole import)"
+        )
+    elif committed is not None:
+        say(
+            f"brainmigrate: {what} after the store was written ({committed} holds the whole"
+            " import; only the report was cut short)"
+        )
+    elif files:
+        done = "were written, each whole" if len(written) > 1 else "was written whole"
+        say(f"brainmigrate: {what} after {files} {done}; the rest of the run was cut short")
+    else:
+        click.echo(
+            f"brainmigrate: {what} (a store and every output are written whole or not at all)",
+            err=True,
+        )
+    sys.exit(EXIT_TERMINATED if state.terminated else EXIT_INTERRUPTED)
+
+
+def say(text: str) -> None:
+    """Print a line to stderr; a scope, a path or a text in it shows its control
+    characters as U+FFFD (``fsutil.shown``), so it cannot drive the terminal."""
+    from brainmigrate.fsutil import shown
+
+    click.echo(shown(text), err=True)
+
+
+def guarded(func):
+    """Turn the library's errors into ``brainmigrate: error: ...`` and exit 2, never a
+    traceback (set BRAINMIGRATE_DEBUG=1 to see one for an unexpected error)."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except click.exceptions.Exit:
+            raise
+        except click.ClickException:
+            raise
+        except BrainmigrateError as exc:
+            say(f"brainmigrate: error: {exc}")
+            sys.exit(EXIT_FAULT)
+        except BrokenPipeError:
+            # the reader went away (``| head``): stop quietly, as a tool killed by SIGPIPE
+            with contextlib.suppress(OSError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(EXIT_PIPE)
+        except KeyboardInterrupt:
+            interrupted()
+        except Exception as exc:  # noqa: BLE001 - the last line of defence
+            if os.environ.get("BRAINMIGRATE_DEBUG"):
+                raise
+            click.echo(
+                f"brainmigrate: internal error: {type(exc).__name__}: {exc} "
+                "(a store is written in one transaction, whole or not at all; "
+                "BRAINMIGRATE_DEBUG=1 shows the traceback)",
+                err=True,
+            )
+            sys.exit(EXIT_FAULT)
+
+    return wrapper
+
+
+class OneLineErrors(click.Group):
+    """A command group whose usage errors are one line on stderr, exit 2:
+    ``brainmigrate: error: <what>; see 'brainmigrate <command> --help'``."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        state.reset()  # a new command line, also when tests run several in one process
+        try:
+            rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.exceptions.NoArgsIsHelpError as exc:
+            click.echo(exc.ctx.get_help() if exc.ctx else exc.format_message())
+            sys.exit(EXIT_OK)
+        except click.UsageError as exc:
+            where = f"; see '{exc.ctx.command_path} --help'" if exc.ctx else ""
+            message = " ".join(exc.format_message().split()).rstrip(".")
+            say(f"brainmigrate: error: {message}{where}")
+            sys.exit(EXIT_FAULT)
+        except click.ClickException as exc:
+            say(f"brainmigrate: error: {exc.format_message()}")
+            sys.exit(exc.exit_code)
+        except click.Abort:  # (Ctrl-C where neither method below could catch it)
+            interrupted()
+        if not standalone_mode:
+            return rv
+        sys.exit(rv if isinstance(rv, int) else EXIT_OK)
+
+    # Ctrl-C while options are read: stopped here, before click turns it into Abort (and
+    # prints an empty line first).
+    def make_context(self, *args, **kwargs):
+        try:
+            return super().make_context(*args, **kwargs)
+        except KeyboardInterrupt:
+            interrupted()
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            interrupted()
+
+
+def emit(text: str | Iterable[str], output: str | None, color: bool | None = None) -> None:
+    """Write a finished report (a string, or chunks of one) to ``output`` atomically, or to
+    stdout (``color``: keep ANSI styles or strip them; None: as click decides)."""
+    chunks = [text] if isinstance(text, str) else _joined(text)
+    if output in (None, "-"):
+        for chunk in chunks:
+            click.echo(chunk, nl=False, color=color)
+        return
+    from brainmigrate.fsutil import write_chunks_atomic
+
+    try:
+        write_chunks_atomic(output, chunks)
+    except OSError as exc:
+        raise Failure(
+            f"--output {output}: cannot write ({exc.strerror or exc}); free space or pass"
+            " --output with another path"
+        ) from None
+
+
+def _joined(chunks: Iterable[str], size: int = 1 << 16) -> Iterator[str]:
+    """Small chunks (a template yields many) joined into pieces of about ``size``."""
+    buf: list[str] = []
+    n = 0
+    for chunk in chunks:
+        buf.append(chunk)
+        n += len(chunk)
+        if n >= size:
+            yield "".join(buf)
+            buf, n = [], 0
+    if buf:
+        yield "".join(buf)
+
+
+def refuse_overwrites(
+    outputs: Iterable[tuple[str, str | None]],
+    store: str | None = None,
+    notes: Iterable[str] = (),
+    baseline: str | None = None,
+    store_written: bool = False,
+    cache: str | os.PathLike | None = None,
+) -> None:
+    """Refuse (``fsutil.Clash``, exit 2) before any work a run that would write one of its
+    outputs over what it reads: its store, a notes file (also one of a folder it walks),
+    its baseline, configuration or declaration index ``cache`` file; or two of its outputs
+    into one file. Files are compared by identity (device and inode, through symlinks).
+    ``outputs`` are ``(option, path)`` pairs (None and ``-`` are stdout); an import's store
+    is written too (``store_written``), so it may not be a notes file either."""
+    from brainmigrate.config import SOURCES
+    from brainmigrate.fsutil import refuse_clashes
+    from brainmigrate.importer import notes_files
+
+    files = [(option, path) for option, path in outputs if path not in (None, "-")]
+    read: list[tuple[str, str]] = []
+    if store is not None:
+        read.append(("the store", store))
+    if baseline is not None:
+        read.append(("the baseline", baseline))
+    read += [("the configuration", name) for name, _ in SOURCES if os.path.isfile(name)]
+    if cache is not None:
+        read.append(("the declaration index cache", cache))
+    notes = [p for p in notes if p != "-"]  # standard input is no file to write over
+    if notes and (files or store_written):
+        read += [("the notes file", str(path)) for _, path in notes_files(notes)]
+    refuse_clashes(files, read)
+    if store_written and store is not None:
+        refuse_clashes([("--store", store)], [r for r in read if r[0] == "the notes file"])
+
+
+def use_color(choice: str, stream) -> bool:
+    """Whether to colour what goes to ``stream``: ``always``/``never`` as said; ``auto``:
+    not when ``NO_COLOR`` is set (not empty), yes when ``FORCE_COLOR`` is (not empty or
+    ``0``), else when ``stream`` is a terminal."""
+    if choice != "auto":
+        return choice == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR", "0") not in ("", "0"):
+        return True
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())

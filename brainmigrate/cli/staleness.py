@@ -1,0 +1,96 @@
+"""The commands that read anchors again: ``stale`` (list and record stale facts) and
+``verify`` (fingerprint facts that hold now)."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from brainmigrate.cli.options import (
+    cache_option,
+    dry_run_option,
+    format_option,
+    kind_filter,
+    output_option,
+    root_option,
+    scope_filter,
+    store_option,
+)
+from brainmigrate.cli.runtime import Failure, emit, guarded, refuse_overwrites
+
+#: ``--root`` of the commands that read anchors again.
+anchor_roots = root_option(
+    "Look anchors up in this checkout instead of the root recorded with them; "
+    "repeat, first holding the file wins."
+)
+
+#: ``--cache-dir`` of the commands that read anchors again.
+anchor_cache = cache_option(
+    "Folder for the declaration index cache "
+    "(env BRAINMIGRATE_CACHE_DIR; default ~/.cache/brainmigrate)."
+)
+
+
+@click.command("stale")
+@store_option("SQLite fact store to read and record the states in.")
+@anchor_roots
+@scope_filter()
+@kind_filter
+@dry_run_option("Read and report; record nothing in the store.")
+@format_option(
+    ["text", "json", "github", "sarif", "markdown"],
+    "Report format (github, sarif, markdown: each stale fact at its notes line).",
+)
+@output_option
+@anchor_cache
+@guarded
+def stale_cmd(store, roots, scopes, kinds, dry_run, fmt, output, cache_dir):
+    """Read every anchored fact's code again; list and record the stale ones.
+
+    Exit 0: no fact is stale; 1: a fact is stale; 2: could not run. Statuses are recorded
+    in one transaction (stale with its reason, or back to active); --dry-run records
+    nothing.
+    """
+    from brainmigrate import stale
+    from brainmigrate.fsutil import check_output
+    from brainmigrate.reports import stale as report
+
+    refuse_overwrites([("--output", output)], store)
+    if output not in (None, "-"):
+        check_output(output)
+    result = stale.stale(
+        store, roots, scopes, kinds, dry_run=dry_run, cache_dir=cache_dir, every=fmt == "json"
+    )
+    emit(report.render(result, fmt), output)
+    sys.exit(result.exit_code)
+
+
+@click.command("verify")
+@click.argument("ids", nargs=-1)
+@store_option("SQLite fact store to record the fingerprints in.")
+@click.option("--all", "every", is_flag=True, help="Every fact with an anchor.")
+@scope_filter("The facts of this scope; repeat or comma-separate; 'area' means every area:*.")
+@anchor_roots
+@anchor_cache
+@guarded
+def verify_cmd(ids, store, every, scopes, roots, cache_dir):
+    """Record that facts hold now: fingerprint their anchors with the commit and time.
+
+    Exit 0: every fact verified; 1: a fact was refused (an anchor is gone: the reason is
+    printed, that fact is left as it was); 2: could not run.
+    """
+    from brainmigrate import search, stale
+    from brainmigrate.reports.summaries import verify_counts, verify_lines
+
+    try:
+        numbers = [search.parse_id(i) for i in ids]
+    except search.NotFound as exc:
+        raise Failure(str(exc)) from None
+    result = stale.verify(
+        store, numbers, every=every, scopes=scopes, roots=roots, cache_dir=cache_dir
+    )
+    for line in verify_lines(result):
+        click.echo(line)
+    click.echo(verify_counts(result), err=True)
+    sys.exit(result.exit_code)

@@ -1,0 +1,58 @@
+"""The short summaries a command prints after its work: what an export wrote and left
+out, what ``verify`` fingerprinted and refused. Each is text without a newline at its
+end, for the CLI to print where it says."""
+
+from __future__ import annotations
+
+
+def export_summary(result, fmt: str, output: str) -> list[str]:
+    """Lines for stderr after an export (``exports.ExportResult`` of format ``fmt`` to
+    ``output``): the counts of facts and files (not when the jsonl went to stdout), the
+    memory budgets, notes, other files left alone, facts left out by ``--fit`` and those
+    the target cannot hold (``exports.refusal`` names each)."""
+    from brainmigrate.exports import refusal
+
+    lines: list[str] = []
+    files = f"{len(result.files)} files, " if fmt != "jsonl" else ""
+    if result.text is None:
+        lines.append(
+            f"exported {result.facts - len(result.left_out) - len(result.refused)} facts"
+            f" to {output} as {fmt}: "
+            f"{files}{len(result.written)} written, "
+            f"{len(result.files) - len(result.written)} unchanged"
+        )
+    if result.sizes:
+        s = result.sizes
+        lines.append(
+            f"  MEMORY.md {s['index']} of {s['index_budget']} bytes; "
+            f"all files {s['total']} of {s['total_budget']} bytes"
+        )
+    lines += [f"  note: {note}" for note in result.notes]
+    if result.others:
+        lines.append(f"  left alone: {len(result.others)} other files in {output}")
+    if result.left_out:
+        lines.append(f"  left out by --fit: {len(result.left_out)} facts")
+        lines += [
+            f"    {e['id']} {e['kind']} {e['scope']} {e['status']} ({e['bytes']} bytes)"
+            for e in result.left_out
+        ]
+    if result.refused:
+        lines.append(f"  left out, {fmt} cannot hold them as they are: {len(result.refused)} facts")
+        lines += [f"    {refusal(e)}" for e in result.refused]
+    return lines
+
+
+def verify_lines(result) -> list[str]:
+    """Lines for stdout after ``verify`` (``stale.VerifyResult``): each fact verified with
+    its count of anchors fingerprinted, then each fact refused with the reason."""
+    lines = [
+        f"k{fid} verified: {len(anchors)} anchors fingerprinted"
+        for fid, anchors in result.verified.items()
+    ]
+    lines += [f"k{fid} refused: {reason}" for fid, reason in result.refused.items()]
+    return lines
+
+
+def verify_counts(result) -> str:
+    """The line for stderr after ``verify``: how many facts were verified and refused."""
+    return f"verified {len(result.verified)}, refused {len(result.refused)}"
