@@ -771,3 +771,27 @@ def test_a_file_name_with_a_line_break_forges_no_report_line(tmp_path, fmt):
     assert not any(line.startswith("b.md") for line in r.stdout.splitlines())
     shown = "\ufffd" if fmt == "text" else " "  # (a Markdown cell folds it to a space)
     assert f"a{shown}b.md" in r.stdout and f"area:a{shown}b" in r.stdout
+
+
+def test_each_command_line_starts_with_a_fresh_run_state(tmp_path):
+    """What one command line wrote and committed (``runstate.state``, which an interrupt
+    reports) is not carried into the next one run in the same process."""
+    from brainmigrate.runstate import state
+
+    store, report = tmp_path / "k.db", tmp_path / "r.json"
+    args = ("--store", store, "--format", "json", "--output", report)
+    r = cli("import", SAMPLES / "notes", *ROOT_ARGS, *args)
+    assert r.exit_code == 0
+    assert (state.committed, state.written) == (str(store), [str(report)])
+    r = cli("import", SAMPLES / "notes", *ROOT_ARGS, "--dry-run", "--store", store)
+    assert r.exit_code == 0
+    assert (state.committed, state.written, state.terminated) == (None, [], False)
+
+
+def test_the_format_choices_are_the_formats_the_reports_render():
+    """``--format`` choices are named in ``cli.options`` (``--help`` loads no report)."""
+    from brainmigrate.cli.options import CHECK_FORMATS, STALE_FORMATS
+    from brainmigrate.reports import ci, stale
+
+    assert [f.value for f in ci.Format] == CHECK_FORMATS
+    assert [f.value for f in stale.Format] == STALE_FORMATS

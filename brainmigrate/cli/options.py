@@ -13,8 +13,12 @@ from brainmigrate.model import KINDS
 #: The export formats (``brainmigrate.exports.FORMATS``; a test keeps them equal).
 EXPORT_FORMATS = ["jsonl", "brain", "knowledge", "memory"]
 
-#: ``check``'s report formats (``reports.ci.Format``).
+#: ``check``'s report formats (``reports.ci.Format``; named here so that ``--help`` loads
+#: no report, and a test keeps them equal).
 CHECK_FORMATS = ["text", "json", "github", "sarif", "junit", "markdown", "gitlab"]
+
+#: ``stale``'s report formats (``reports.stale.Format``; a test keeps them equal).
+STALE_FORMATS = ["text", "json", "github", "sarif", "markdown"]
 
 
 def not_blank(ctx, param, value):

@@ -8,6 +8,7 @@ import sys
 import click
 
 from brainmigrate.cli.options import (
+    STALE_FORMATS,
     cache_option,
     dry_run_option,
     format_option,
@@ -39,7 +40,7 @@ anchor_cache = cache_option(
 @kind_filter
 @dry_run_option("Read and report; record nothing in the store.")
 @format_option(
-    ["text", "json", "github", "sarif", "markdown"],
+    STALE_FORMATS,
     "Report format (github, sarif, markdown: each stale fact at its notes line).",
 )
 @output_option
