@@ -66,6 +66,19 @@ def cache_option(help: str):
     )
 
 
+#: ``--root`` of the commands that read anchors again (``stale``, ``verify``).
+anchor_roots_option = root_option(
+    "Look anchors up in this checkout instead of the root recorded with them; "
+    "repeat, first holding the file wins."
+)
+
+#: ``--cache-dir`` of the commands that read anchors again (``stale``, ``verify``).
+anchor_cache_option = cache_option(
+    "Folder for the declaration index cache "
+    "(env BRAINMIGRATE_CACHE_DIR; default ~/.cache/brainmigrate)."
+)
+
+
 def scope_filter(
     help: str = "Only facts of this scope; repeat or comma-separate; 'area' means every area:*.",
 ):
@@ -80,13 +93,13 @@ def kind_filter(func):
     )(func)
 
 
-def format_option(choices, help: str, default: str = "text"):
-    """``--format`` (``fmt``), one of ``choices``."""
+def format_option(choices, help: str):
+    """``--format`` (``fmt``), one of ``choices``, default ``text``."""
     return click.option(
         "--format",
         "fmt",
         type=click.Choice(choices),
-        default=default,
+        default="text",
         show_default=True,
         help=help,
     )

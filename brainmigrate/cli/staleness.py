@@ -9,33 +9,21 @@ import click
 
 from brainmigrate.cli.options import (
     STALE_FORMATS,
-    cache_option,
+    anchor_cache_option,
+    anchor_roots_option,
     dry_run_option,
     format_option,
     kind_filter,
     output_option,
-    root_option,
     scope_filter,
     store_option,
 )
 from brainmigrate.cli.runtime import Failure, emit, guarded, refuse_overwrites
 
-#: ``--root`` of the commands that read anchors again.
-anchor_roots = root_option(
-    "Look anchors up in this checkout instead of the root recorded with them; "
-    "repeat, first holding the file wins."
-)
-
-#: ``--cache-dir`` of the commands that read anchors again.
-anchor_cache = cache_option(
-    "Folder for the declaration index cache "
-    "(env BRAINMIGRATE_CACHE_DIR; default ~/.cache/brainmigrate)."
-)
-
 
 @click.command("stale")
 @store_option("SQLite fact store to read and record the states in.")
-@anchor_roots
+@anchor_roots_option
 @scope_filter()
 @kind_filter
 @dry_run_option("Read and report; record nothing in the store.")
@@ -44,7 +32,7 @@ anchor_cache = cache_option(
     "Report format (github, sarif, markdown: each stale fact at its notes line).",
 )
 @output_option
-@anchor_cache
+@anchor_cache_option
 @guarded
 def stale_cmd(store, roots, scopes, kinds, dry_run, fmt, output, cache_dir):
     """Read every anchored fact's code again; list and record the stale ones.
@@ -72,8 +60,8 @@ def stale_cmd(store, roots, scopes, kinds, dry_run, fmt, output, cache_dir):
 @store_option("SQLite fact store to record the fingerprints in.")
 @click.option("--all", "every", is_flag=True, help="Every fact with an anchor.")
 @scope_filter("The facts of this scope; repeat or comma-separate; 'area' means every area:*.")
-@anchor_roots
-@anchor_cache
+@anchor_roots_option
+@anchor_cache_option
 @guarded
 def verify_cmd(ids, store, every, scopes, roots, cache_dir):
     """Record that facts hold now: fingerprint their anchors with the commit and time.
