@@ -62,13 +62,13 @@ def terminate(signum, frame) -> None:
 def interrupted() -> None:
     """Stop a run that Ctrl-C (exit 130) or SIGTERM (``terminate``, exit 143) interrupted,
     in one line. An import is one transaction, rolled back (or already committed) by the
-    time this runs; once committed (``sqlite.committed``), the line says so, and it names
+    time this runs; once committed (``stores.importing.committed``), the line says so, and it names
     the outputs already written whole (``fsutil.written``: reports, exports, notes files
     ``check --fix`` rewrote, a baseline)."""
     from brainmigrate.errors import EXIT_TERMINATED
 
     what = "terminated" if terminated else "interrupted"
-    committed = getattr(sys.modules.get("brainmigrate.stores.sqlite"), "committed", None)
+    committed = getattr(sys.modules.get("brainmigrate.stores.importing"), "committed", None)
     written = getattr(sys.modules.get("brainmigrate.fsutil"), "written", None) or []
     files = ""
     if written:
@@ -448,7 +448,7 @@ class OneLineErrors(click.Group):
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         global terminated
         terminated = False  # (a new command line, also when tests run several in one process)
-        store = sys.modules.get("brainmigrate.stores.sqlite")
+        store = sys.modules.get("brainmigrate.stores.importing")
         if store is not None:
             store.committed = None
         files = sys.modules.get("brainmigrate.fsutil")
