@@ -449,3 +449,31 @@ def test_ctrl_c_between_batches_of_the_write_leaves_the_store_as_it_was(tmp_path
     assert dump(db) == before
     store.write(db, _records(1, start=11), lambda rec: "w", "2026-01-03T00:00:00Z")  # not locked
     assert len(dump(db)[0]) == len(before[0]) + 1
+
+
+# ------------------------------------------------------------------ the package's public face
+
+
+def test_every_public_name_of_the_store_package_resolves_to_its_module():
+    for name in store.__all__:
+        value = getattr(store, name)
+        assert value.__module__.startswith("brainmigrate.stores."), name
+        assert value.__name__ == name
+    with pytest.raises(AttributeError):
+        store.sqlite  # noqa: B018 - the module it replaced is gone
+
+
+def test_the_store_package_loads_sqlite_only_when_a_store_is_read():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from brainmigrate import stores\n"
+        "stores.StoreError\n"
+        "print('sqlite3' in sys.modules, end=' ')\n"
+        "stores.Reader\n"
+        "print('sqlite3' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout == "False True\n"

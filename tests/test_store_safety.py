@@ -798,6 +798,6 @@ def test_stale_refuses_the_rows_it_reads(imported, tmp_path, sql, what):
 def test_sql_finds_a_blank_scope_as_python_does():
     """The one-query checks (``check_entries``, ``read_anchored`` of some facts) trim what
     ``str.strip`` strips, so they refuse the rows the row-by-row checks refuse."""
-    from brainmigrate import stores as store
+    from brainmigrate.stores import rows as store
 
     assert set(store.BLANKS) == {c for c in map(chr, range(0x110000)) if c.isspace()}

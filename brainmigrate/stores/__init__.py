@@ -29,11 +29,6 @@ from typing import TYPE_CHECKING
 #: Each public name -> the module of the package that holds it.
 _HOME = {
     "StoreError": "errors",
-    "Inconsistent": "errors",
-    "MAX_ID": "rows",
-    "BLANKS": "rows",
-    "SCHEMA_VERSION": "schema",
-    "check_file": "connection",
     "check_writable": "connection",
     "require": "connection",
     "Snapshot": "facts",
@@ -50,17 +45,12 @@ _HOME = {
 }
 
 __all__ = [
-    "BLANKS",
     "Filters",
-    "Inconsistent",
-    "MAX_ID",
     "Reader",
-    "SCHEMA_VERSION",
     "Snapshot",
     "StoreError",
     "Stored",
     "Updater",
-    "check_file",
     "check_writable",
     "load",
     "reader",
@@ -72,14 +62,12 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from brainmigrate.stores.connection import check_file, check_writable, require
-    from brainmigrate.stores.errors import Inconsistent, StoreError
+    from brainmigrate.stores.connection import check_writable, require
+    from brainmigrate.stores.errors import StoreError
     from brainmigrate.stores.facts import Snapshot
     from brainmigrate.stores.importing import transact, write
     from brainmigrate.stores.merging import Stored, reading
     from brainmigrate.stores.queries import Filters, Reader, load, reader
-    from brainmigrate.stores.rows import BLANKS, MAX_ID
-    from brainmigrate.stores.schema import SCHEMA_VERSION
     from brainmigrate.stores.status import Updater, updating
 
 
