@@ -63,6 +63,8 @@ class Stored:
                     )
 
     def entries(self) -> Iterator[tuple[int, str, frozenset[str], frozenset[str], tuple]]:
+        """``(id, scope, numbers, tasks, stems)`` of every stored fact, ascending ids, each
+        checked (``rows.entry_row``)."""
         if self._con is None:
             return
         for row in self._con.execute(
@@ -114,6 +116,8 @@ class Stored:
             self._facts = read_facts(self._con, sorted(set(self._known.values())))
 
     def fact(self, fid: int) -> FactRecord:
+        """Stored fact ``fid`` with its anchors and gone paths, its ``snapshot`` taken.
+        Raises ``StoreError`` when the store holds no such fact."""
         rec = self._facts.pop(fid, None)
         if rec is not None:
             rec.snapshot = rec.state()
@@ -157,6 +161,7 @@ class Stored:
         return out
 
     def fed(self, fid: int, file: str, line: int, fp: str) -> bool:
+        """Whether the store holds the provenance row ``(fid, file, line, fp)``."""
         if fp in self._asked:
             return (fid, file, line, fp) in self._fed
         if self._con is None:

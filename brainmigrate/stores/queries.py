@@ -289,7 +289,8 @@ class Reader:
         return self._run(work)
 
     def origins(self, ids: Iterable[int] | None = None) -> dict[int, tuple]:
-        """See ``origins``."""
+        """Fact id -> ``(file, line)`` of the first notes line that fed it, of the facts
+        ``ids`` (None: every fact; ``facts.origins``)."""
         return self._run(lambda con: origins(con, ids))
 
     def version(self) -> int:
