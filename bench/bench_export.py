@@ -1,6 +1,6 @@
 """Benchmark export and search on a large store.
 
-Builds a store of N generated facts (default 100,000) through ``stores.sqlite.write`` --
+Builds a store of N generated facts (default 100,000) through ``stores.write`` --
 the same writer an import uses, with the same FTS5 words -- then times an export to each
 format and 100 search queries, and prints the median and the 95th percentile per query.
 
@@ -23,12 +23,11 @@ import time
 from pathlib import Path
 
 from brainmigrate import exports as export
-from brainmigrate import search
+from brainmigrate import search, stores
 from brainmigrate.importer import fts_words
 from brainmigrate.merge.rule import Stems, numbers
 from brainmigrate.model import FactRecord
 from brainmigrate.read.facts import KIND_OF_MARKER, SUPERSEDED, TaskIds, plus_kind_for
-from brainmigrate.stores import sqlite
 
 COMMON = [
     "the",
@@ -198,7 +197,7 @@ def main() -> None:
     facts = timed(f"generate {args.facts:,} facts", lambda: generate(args.facts, args.seed))
     timed(
         "write store",
-        lambda: sqlite.write(store, facts, fts_words(Stems()), "2026-10-01T00:00:00Z"),
+        lambda: stores.write(store, facts, fts_words(Stems()), "2026-10-01T00:00:00Z"),
     )
     print(f"store: {store} ({store.stat().st_size / 1e6:.1f} MB)")
     for fmt, options in (

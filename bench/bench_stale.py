@@ -34,10 +34,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from brainmigrate import search, stale
+from brainmigrate import search, stale, stores
 from brainmigrate.codeindex import CodeIndex
 from brainmigrate.model import Anchor, FactRecord
-from brainmigrate.stores import sqlite
 
 
 def make_tree(source: Path, target: Path, count: int) -> list[str]:
@@ -95,7 +94,7 @@ def make_store(db: Path, tree: Path, cache: Path, facts: int) -> int:
                 new_provenance=[("notes/bench.md", i, f"fp{i}")],
             )
         )
-    sqlite.write(db, records, lambda rec: rec.text, "2026-11-30T00:00:00Z")
+    stores.write(db, records, lambda rec: rec.text, "2026-11-30T00:00:00Z")
     return len({r.anchors[0].path for r in records})
 
 

@@ -27,9 +27,8 @@ import time
 import traceback
 from pathlib import Path
 
-from brainmigrate import importer, reports
+from brainmigrate import importer, reports, stores
 from brainmigrate.merge.rule import Stems
-from brainmigrate.stores import sqlite
 
 PIECES = [
     "+ ",
@@ -163,7 +162,7 @@ def run(args: tuple[int, int, int, int]) -> tuple[int, str | None]:
                 paths.append(p)
             try:
                 notes = importer.read_notes(paths, options)
-                dry = importer.merge(notes, sqlite.Stored(), Stems())
+                dry = importer.merge(notes, stores.Stored(), Stems())
                 dry.dry_run = True
                 data = reports.report(dry)
                 add_up(data, fresh=True)

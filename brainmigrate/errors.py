@@ -3,7 +3,7 @@
 Every error class of the package derives from ``BrainmigrateError``, so the CLI's guard
 catches one type and prints its message (which names the fix) as one line. The classes
 themselves live beside the code that raises them (``importer.InputError``,
-``stores.sqlite.StoreError``, ``fsutil.Clash`` …).
+``stores.StoreError``, ``fsutil.Clash`` …).
 """
 
 from __future__ import annotations

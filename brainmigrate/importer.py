@@ -39,8 +39,8 @@ from brainmigrate.read.facts import (
 from brainmigrate.spill import Keyed, Spill
 
 if TYPE_CHECKING:  # the merge and the store are loaded by an import, not by check
+    from brainmigrate import stores
     from brainmigrate.merge.rule import Stems
-    from brainmigrate.stores import sqlite
 
 #: What notes read from standard input without ``--stdin-filename`` are scoped by.
 STDIN_NAME = "stdin.md"
@@ -679,7 +679,7 @@ def fingerprint(fact: ParsedFact) -> str:
     return blake2b(data.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
 
 
-def merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
+def merge(notes: Notes, stored: stores.Stored, stems: Stems) -> RunResult:
     """Merge the facts read into the stored ones (SPEC.md §Merge); writes no store.
 
     A line whose fingerprint the store already holds is the fact it fed and changes nothing
@@ -694,7 +694,7 @@ def merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
         return _merge(notes, stored, stems)
 
 
-def _merge(notes: Notes, stored: sqlite.Stored, stems: Stems) -> RunResult:
+def _merge(notes: Notes, stored: stores.Stored, stems: Stems) -> RunResult:
     from brainmigrate.merge.rule import (
         Key,
         MergeIndex,
@@ -857,7 +857,7 @@ def _lines(lines: tuple[int, int] | None) -> list[int] | None:
 BATCH = 512
 
 
-def _prefetched(items, stored: sqlite.Stored):
+def _prefetched(items, stored: stores.Stored):
     """``(fact, res, stems, fingerprint)`` of ``items``, the store read a batch ahead."""
     it = iter(items)
     while chunk := list(itertools.islice(it, BATCH)):
@@ -933,29 +933,29 @@ def import_notes(
     With ``verify``, the anchors of the facts the import writes are fingerprinted
     (``fingerprints.fingerprint_records``) in the same transaction.
 
-    Raises ``InputError``, ``notation.NotesReadError`` or ``sqlite.StoreError``; on any of
+    Raises ``InputError``, ``notation.NotesReadError`` or ``stores.StoreError``; on any of
     them the store is left exactly as it was.
     """
+    from brainmigrate import stores
     from brainmigrate.merge.rule import Stems
-    from brainmigrate.stores import sqlite
 
     store_path = Path(store)
     if not dry_run:
-        sqlite.check_writable(store_path)
+        stores.check_writable(store_path)
     stems = Stems()
     notes = read_notes(paths, options, stems)
     lines = sum(st.lines for st in notes.files)
     if options.progress is not None:
         options.progress("merge", 0, len(notes.facts), lines)
     if dry_run:
-        with sqlite.reading(store_path) as stored:
+        with stores.reading(store_path) as stored:
             result = merge(notes, stored, stems)
         if verify:
             _verify(result, options.cache_dir)
     else:
         done: list[RunResult] = []
 
-        def plan(stored: sqlite.Stored) -> Iterator[FactRecord]:
+        def plan(stored: stores.Stored) -> Iterator[FactRecord]:
             done.append(merge(notes, stored, stems))
             if options.progress is not None:
                 options.progress("write", 0, len(notes.facts), lines)
@@ -973,7 +973,7 @@ def import_notes(
             )
 
         now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        sqlite.transact(store_path, plan, fts_words(stems), now)
+        stores.transact(store_path, plan, fts_words(stems), now)
         result = done[0]
     result.store, result.dry_run = str(store_path), dry_run
     return result

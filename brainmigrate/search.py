@@ -22,11 +22,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from brainmigrate import stores
 from brainmigrate.errors import BrainmigrateError
 from brainmigrate.merge.rule import Stems
 from brainmigrate.model import FactRecord
 from brainmigrate.shapes import fact_dict, safe_text
-from brainmigrate.stores import sqlite
 from brainmigrate.terms import parse_scopes, task_token
 
 #: Default and largest number of hits.
@@ -111,12 +111,12 @@ def search(
     Superseded facts only with ``include_superseded``. ``anchor``: only facts anchored to
     that file or declaration (``anchor_matches``); without a query, newest first. With
     ``recheck`` the hits' anchors are read again and stale ones marked in the line (and
-    their ``status``); without, the stored status is shown. Raises ``sqlite.StoreError``
+    their ``status``); without, the stored status is shown. Raises ``stores.StoreError``
     (no store, newer schema) and ``ValueError`` for a limit outside 1..30.
     """
     if not 1 <= limit <= MAX_LIMIT:
         raise ValueError(f"--limit must be between 1 and {MAX_LIMIT}")
-    with sqlite.reader(Path(store)) as store_reader:
+    with stores.reader(Path(store)) as store_reader:
         exact, areas = parse_scopes(scopes)
         only = None
         if anchor is not None:
@@ -124,13 +124,13 @@ def search(
             if not only:
                 return []
         expr = fts_query(query)
-        filters = (exact, areas, kinds, include_superseded)
+        filters = stores.Filters(exact, areas, kinds, include_superseded)
         if expr:
             ids = store_reader.rank(
-                expr, task_ids(query), numbers(query), *filters, limit, only=only
+                expr, task_ids(query), numbers(query), filters, limit, only=only
             )
         elif only is not None and not query.strip():
-            ids = store_reader.newest(only, *filters, limit)
+            ids = store_reader.newest(only, filters, limit)
         else:
             return []
         facts = store_reader.fetch(ids)
@@ -237,11 +237,11 @@ def show(
     ``provenance``. With ``recheck`` its anchors are read again: a stale fact shows status
     ``stale`` with the reason, a fresh one ``active``, as the checkouts are now.
 
-    Raises ``NotFound`` and ``sqlite.StoreError``.
+    Raises ``NotFound`` and ``stores.StoreError``.
     """
     path = Path(store)
     number = parse_id(fact_id)
-    with sqlite.reader(path) as store_reader:
+    with stores.reader(path) as store_reader:
         rec = store_reader.fetch([number]).get(number)
         if rec is None:
             raise NotFound(f"no fact k{number} in {path}; 'brainmigrate search' finds ids")

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from brainmigrate import stores
 from brainmigrate.errors import EXIT_FINDINGS, EXIT_OK, BrainmigrateError
 from brainmigrate.fingerprints import (
     GONE,
@@ -29,7 +30,6 @@ from brainmigrate.fingerprints import (
     now_utc,
 )
 from brainmigrate.model import Anchor, FactRecord
-from brainmigrate.stores import sqlite
 
 #: Version of ``stale --format json``.
 SCHEMA_VERSION = 1
@@ -127,10 +127,9 @@ class StaleResult:
         return EXIT_FINDINGS if self.stale else EXIT_OK
 
 
-def _no_scope(con, scopes, path, known=None) -> str:
-    """The message for a ``--scope`` that names no anchored fact: the store's scopes."""
-    if known is None:
-        known = sqlite.scopes(con)
+def _no_scope(scopes, path, known) -> str:
+    """The message for a ``--scope`` that names no anchored fact: the store's scopes
+    ``known``."""
     shown = ", ".join(list(known)[:20]) + (" …" if len(known) > 20 else "")
     return (
         f"--scope {','.join(scopes)}: no anchored fact of it in {path}; give one of the"
@@ -167,7 +166,7 @@ def stale(
     ``kinds`` when given) and, unless ``dry_run``, record each one's state in one
     transaction: status ``stale`` with its reason, or back to ``active``; unreachable facts
     keep theirs. The checkouts are read before the store is locked, so the lock is held
-    only for the writes. Raises ``sqlite.StoreError``.
+    only for the writes. Raises ``stores.StoreError``.
 
     Without ``every`` (reports that list only stale and unreachable facts), a fact all of
     whose files hold the bytes its anchors were fingerprinted on, and that is not stored
@@ -177,11 +176,11 @@ def stale(
     path = Path(store)
     checkouts = Checkouts(roots, cache_dir)
     unlisted = 0
-    with sqlite.reader(path) as r:
+    with stores.reader(path) as r:
         if every or scopes or kinds or r.version() < 2:
             facts = list(r.anchored().values())
             if scopes and not _selected(facts, scopes):
-                raise VerifyError(_no_scope(None, scopes, path, r.scopes()))
+                raise VerifyError(_no_scope(scopes, path, r.scopes()))
             if scopes or kinds:
                 facts = _selected(facts, scopes, kinds)
         else:
@@ -205,12 +204,9 @@ def stale(
             changes.append((fc.fact.id, "active", None))
     if changes:
         when = now_utc()
-
-        def work(con):
+        with stores.updating(path) as up:
             for fid, status, reason in changes:
-                sqlite.set_status(con, fid, status, reason, when)
-
-        sqlite.update(path, work)
+                up.set_status(fid, status, reason, when)
     result.recorded = len(changes)
     return result
 
@@ -243,20 +239,19 @@ def verify(
     hold again (status ``active``). A fact whose anchor is gone (or unreachable) is
     refused with the reason and left as it was; a moved target is fingerprinted where it
     is now and the anchor follows it. One transaction, under the store's write lock.
-    Raises ``VerifyError`` (unknown ids, nothing chosen) and ``sqlite.StoreError``.
+    Raises ``VerifyError`` (unknown ids, nothing chosen) and ``stores.StoreError``.
     """
     path = Path(store)
     if not ids and not every and not scopes:
         raise VerifyError("name the facts to verify: IDs, --all or --scope")
-    sqlite.require(path)
+    stores.require(path)
     result = VerifyResult()
     checkouts = Checkouts(roots, cache_dir)
     when = now_utc()
 
-    def work(con):
+    with stores.updating(path) as up:
         if ids:
-            # an id SQLite cannot hold names no fact (and would overflow the query)
-            facts = sqlite.read_for_update(con, [i for i in ids if i <= sqlite.MAX_ID])
+            facts = up.reader.fetch(ids)  # (skips an id SQLite cannot hold: no fact has it)
             missing = [i for i in dict.fromkeys(ids) if i not in facts]
             if missing:
                 raise VerifyError(
@@ -265,11 +260,11 @@ def verify(
                 )
             chosen = [facts[i] for i in dict.fromkeys(ids)]
         else:
-            chosen = list(sqlite.read_for_update(con).values())
+            chosen = list(up.reader.anchored().values())
         if scopes:
             chosen = _selected(chosen, scopes)
             if not chosen:
-                raise VerifyError(_no_scope(con, scopes, path))
+                raise VerifyError(_no_scope(scopes, path, up.reader.scopes()))
         for fc in check_facts(chosen, checkouts):
             if not fc.fact.anchors:
                 result.refused[fc.fact.id] = "no anchor to fingerprint"
@@ -287,12 +282,11 @@ def verify(
                 new.append((c.anchor, taken))
             else:
                 for old, taken in new:
-                    sqlite.set_fingerprint(con, fc.fact.id, old, taken)
+                    up.set_fingerprint(fc.fact.id, old, taken)
                 if fc.fact.status == "stale":
-                    sqlite.set_status(con, fc.fact.id, "active", None, when)
+                    up.set_status(fc.fact.id, "active", None, when)
                 result.verified[fc.fact.id] = [t for _, t in new]
 
-    sqlite.update(path, work)
     return result
 
 

@@ -18,14 +18,13 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from brainmigrate import cli, fsutil, importer
+from brainmigrate import cli, fsutil, importer, stores
 from brainmigrate import exports as export
 from brainmigrate.cli.options import EXPORT_FORMATS
 from brainmigrate.merge.rule import Stems, numbers
 from brainmigrate.model import FactRecord
 from brainmigrate.read.facts import KIND_OF_MARKER, SUPERSEDED, TaskIds, plus_kind_for
 from brainmigrate.read.notation import fold
-from brainmigrate.stores import sqlite
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
@@ -69,7 +68,7 @@ def key(rec: FactRecord) -> tuple:
 
 
 def facts_of(store: Path) -> list[tuple]:
-    return [key(r) for r in sqlite.load(store).facts.values()]
+    return [key(r) for r in stores.load(store).facts.values()]
 
 
 def run(*args: str):
@@ -361,16 +360,16 @@ def test_brain_round_trip_on_any_text(tmp_path_factory, items):
     if not recs:
         return
     first, second = tmp / "first.db", tmp / "second.db"
-    sqlite.write(first, recs, importer.fts_words(Stems()), "2026-01-01T00:00:00Z")
+    stores.write(first, recs, importer.fts_words(Stems()), "2026-01-01T00:00:00Z")
     export.export(first, "brain", tmp / "out")
     with contextlib.chdir(tmp):
         import_into(second, [tmp / "out"], [tmp], tmp / "cache")
-    got = [key(r)[:8] for r in sqlite.load(second).facts.values()]
+    got = [key(r)[:8] for r in stores.load(second).facts.values()]
     assert got == [key(r)[:8] for r in recs]
 
 
 def _write_facts(path: Path, recs) -> None:
-    sqlite.write(path, recs, importer.fts_words(Stems()), "2026-01-01T00:00:00Z")
+    stores.write(path, recs, importer.fts_words(Stems()), "2026-01-01T00:00:00Z")
 
 
 def _rec(i, scope, kind, marker, text, status="active", created=None, reason=None):
@@ -435,7 +434,7 @@ def test_brain_kind_that_no_marker_gives_fails_and_plus_kind_fixes_it(tmp_path):
     ]
     again = tmp_path / "again.db"
     import_into(again, [out], [tmp_path], tmp_path / "cache", plus_kind="pattern")
-    assert [(r.scope, r.kind, r.text) for r in sqlite.load(again).facts.values()] == [
+    assert [(r.scope, r.kind, r.text) for r in stores.load(again).facts.values()] == [
         ("area:api-patterns", "environment", "the gateway runs on port 8080"),
         ("area:docker", "pattern", "images are built once and promoted"),
         ("area:docker", "environment", "compose starts postgres"),
@@ -469,7 +468,7 @@ def test_brain_stale_superseded_and_comment_endings(tmp_path):
     ]
     again = tmp_path / "again.db"
     import_into(again, [tmp_path / "out"], [tmp_path], tmp_path / "cache", scope="area:x")
-    assert [(r.text, r.status) for r in sqlite.load(again).facts.values()][2] == (
+    assert [(r.text, r.status) for r in stores.load(again).facts.values()][2] == (
         "was replaced",
         "superseded",
     )
@@ -988,7 +987,7 @@ def test_brain_export_of_facts_cut_at_2000_round_trips(tmp_path):
     )
     first, second = tmp_path / "first.db", tmp_path / "second.db"
     import_into(first, [notes], [tmp_path], tmp_path / "cache")
-    stored = sqlite.load(first).facts
+    stored = stores.load(first).facts
     assert [(len(r.text), r.task, r.status) for r in stored.values()] == [
         (1999, "TER-77", "superseded"),
         (1997, "INF-9", "active"),
@@ -1016,7 +1015,7 @@ def test_brain_export_of_facts_cut_at_2000_round_trips(tmp_path):
     (notes / "cut.md").write_text(f"+ {_words(390)} {'z' * 60} TER-78\n")
     third = tmp_path / "third.db"
     import_into(third, [notes], [tmp_path], tmp_path / "cache")
-    (rec,) = sqlite.load(third).facts.values()
+    (rec,) = stores.load(third).facts.values()
     assert (len(rec.text), rec.task) == (1949, "TER-78")
     export.export(third, "brain", tmp_path / "out3")
     assert (tmp_path / "out3" / "cut.md").read_text().splitlines()[2] == (
@@ -1109,7 +1108,7 @@ def test_every_store_the_importer_writes_exports_to_every_target(tmp_path_factor
         (notes / f"s{i}.md").write_text(f"{marker} {text}{trailer or ''}\n")  # one per scope
     first, second = tmp / "first.db", tmp / "second.db"
     import_into(first, [notes], [tmp], tmp / "cache")
-    if not sqlite.load(first).facts:
+    if not stores.load(first).facts:
         return
     for fmt in export.FORMATS:
         result = export.export(first, fmt, tmp / fmt, export.Options(fit=fmt == "memory"))

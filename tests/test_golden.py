@@ -19,10 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from brainmigrate import check, hints, importer, knowledge, reports, spill
+from brainmigrate import check, hints, importer, knowledge, reports, spill, stores
 from brainmigrate import exports as export
 from brainmigrate.reports import ci
-from brainmigrate.stores import sqlite
 
 GOLDEN = Path(__file__).parent / "golden"
 CASES = sorted(p.stem for p in (GOLDEN / "cases").glob("*.md"))
@@ -146,12 +145,12 @@ def test_golden_brain_round_trip(name, tmp_path, monkeypatch, update_golden):
     golden_bytes(GOLDEN / "expected-brain" / f"{name}.txt", text, update_golden)
 
     refused = {r["id"] for r in result.refused}
-    facts = sqlite.load(store).facts.values()
+    facts = stores.load(store).facts.values()
     expected = sorted(kept(r) for r in facts if r.key not in refused)
     again = tmp_path / "again.db"
     if files:
         importer.import_notes([str(p) for p in files], importer.Options(roots=ROOTS), again)
-        back = sorted(kept(r) for r in sqlite.load(again).facts.values())
+        back = sorted(kept(r) for r in stores.load(again).facts.values())
         if name in THROUGH_DEFINITIONS:
             # the facts come back whole; their anchors came through the notes file's link
             # definitions, which are no facts and so are not exported

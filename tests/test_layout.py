@@ -122,7 +122,7 @@ def test_nothing_below_the_cli_imports_a_command_module_to_shape_a_fact():
     reaching = {
         (name, other.split(".")[0])
         for name in MODULES
-        if name.startswith("exports") or name in ("stores.sqlite", "importer", "stale")
+        if name.startswith(("exports", "stores")) or name in ("importer", "stale")
         for other in imports(name)
         if other.split(".")[0] in COMMAND_MODULES
     }

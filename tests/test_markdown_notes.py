@@ -586,14 +586,13 @@ def test_check_fix_rewrites_a_moved_path_in_markdown_notes(tmp_path, monkeypatch
 
 
 def test_markdown_facts_are_stored_and_exported_as_brain_notation(tmp_path, monkeypatch):
-    from brainmigrate import exports
-    from brainmigrate.stores import sqlite
+    from brainmigrate import exports, stores
 
     write(tmp_path, {"CLAUDE.md": "# Rules\n- run the tests\n- ! flaky upload\n"})
     monkeypatch.chdir(tmp_path)
     store = tmp_path / "know.db"
     importer.import_notes(["CLAUDE.md"], importer.Options(), store)
-    facts = sorted(sqlite.load(store).facts.values(), key=lambda r: r.id)
+    facts = sorted(stores.load(store).facts.values(), key=lambda r: r.id)
     assert [(r.marker, r.kind, r.text) for r in facts] == [
         ("-", "other", "run the tests"),
         ("!", "blocker", "flaky upload"),

@@ -486,8 +486,8 @@ def test_a_folder_anchor_is_stored_and_read_again_for_existence_only(tmp_path):
     ``STALE: folder gone: path`` (state ``file gone``); verify takes no digest of it."""
     from click.testing import CliRunner
 
+    from brainmigrate import stores as store
     from brainmigrate.cli import main
-    from brainmigrate.stores import sqlite as store
 
     root = tmp_path / "root"
     write(root, {"app/util/a.kt": "x\n", "notes.md": "+ helpers live in app/util/\n"})

@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from brainmigrate import cli, importer, search
-from brainmigrate.stores import sqlite
+from brainmigrate import cli, importer, search, stores
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
@@ -231,7 +230,7 @@ def test_missing_and_newer_store_exit_2(store, tmp_path):
         result = run(*args)
         assert result.exit_code == 2
         assert "upgrade brainmigrate" in result.stderr
-    with pytest.raises(sqlite.StoreError):
+    with pytest.raises(stores.StoreError):
         search.show(store, "k1")
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from brainmigrate import importer
-from brainmigrate.stores import sqlite as store
+from brainmigrate import stores as store
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURE = REPO / "tests" / "fixtures" / "store-v1.db"
@@ -78,12 +78,9 @@ def test_an_upgrade_that_fails_later_in_its_transaction_is_rolled_back(tmp_path)
     shutil.copy(FIXTURE, db)
     before = db.read_bytes()
 
-    def work(con):
-        assert con.execute("PRAGMA user_version").fetchone()[0] == 2
+    with pytest.raises(RuntimeError), store.updating(db) as up:
+        assert up.reader.version() == 2
         raise RuntimeError("disk gave up")
-
-    with pytest.raises(RuntimeError):
-        store.update(db, work)
     assert version(db) == 1
     assert db.read_bytes() == before
 

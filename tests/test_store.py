@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from brainmigrate import importer, reports
-from brainmigrate.stores import sqlite as store
+from brainmigrate import stores as store
+from brainmigrate.stores import importing
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 ROOTS = [SAMPLES / "roots" / "app", SAMPLES / "roots" / "infra"]
@@ -125,14 +126,14 @@ def test_failed_write_leaves_the_store_as_it_was(tmp_path, monkeypatch):
     def boom(*a, **k):
         raise sqlite3.OperationalError("disk I/O error")
 
-    monkeypatch.setattr(store, "_write", boom)
+    monkeypatch.setattr(importing, "_write", boom)
     with pytest.raises(store.StoreError, match="disk I/O error"):
         run(tmp_path, paths=[notes])
     assert dump(tmp_path / "know.db") == before
 
 
 def test_failed_first_write_leaves_no_store_and_no_temp_file(tmp_path, monkeypatch):
-    monkeypatch.setattr(store, "_write", lambda *a: (_ for _ in ()).throw(OSError(28, "full")))
+    monkeypatch.setattr(importing, "_write", lambda *a: (_ for _ in ()).throw(OSError(28, "full")))
     with pytest.raises(store.StoreError):
         run(tmp_path)
     assert list(tmp_path.iterdir()) == []
@@ -245,7 +246,7 @@ def test_a_run_kept_on_disk_writes_the_same_store(tmp_path, monkeypatch):
 
     monkeypatch.setattr(spill, "BATCH", 1)
     monkeypatch.setattr(spill, "CACHE", 1)
-    monkeypatch.setattr(store, "WRITE_BATCH", 1)
+    monkeypatch.setattr(importing, "WRITE_BATCH", 1)
     got = [run(tmp_path, db=tmp_path / "b" / "k.db") for _ in range(2)]
     for g, e in zip(got, expected, strict=True):
         g.pop("store"), e.pop("store")
@@ -422,13 +423,15 @@ def test_a_write_failing_after_two_batches_leaves_the_store_as_it_was(tmp_path):
     before = dump(db)
     # rows of the third batch cannot be bound: SQLite refuses them after two batches were
     # written in the same transaction
-    bad = 2 * store.WRITE_BATCH + 5
+    bad = 2 * importing.WRITE_BATCH + 5
 
     def words(rec):
         return ["not", "text"] if rec.id == 10 + bad else "fact queue"
 
     with pytest.raises(store.StoreError, match="not supported"):
-        store.write(db, _records(3 * store.WRITE_BATCH, start=11), words, "2026-01-02T00:00:00Z")
+        store.write(
+            db, _records(3 * importing.WRITE_BATCH, start=11), words, "2026-01-02T00:00:00Z"
+        )
     assert dump(db) == before
 
 
@@ -438,7 +441,7 @@ def test_ctrl_c_between_batches_of_the_write_leaves_the_store_as_it_was(tmp_path
     before = dump(db)
 
     def interrupted():
-        yield from _records(3 * store.WRITE_BATCH, start=11)
+        yield from _records(3 * importing.WRITE_BATCH, start=11)
         raise KeyboardInterrupt  # after three batches were written
 
     with pytest.raises(KeyboardInterrupt):
@@ -446,3 +449,31 @@ def test_ctrl_c_between_batches_of_the_write_leaves_the_store_as_it_was(tmp_path
     assert dump(db) == before
     store.write(db, _records(1, start=11), lambda rec: "w", "2026-01-03T00:00:00Z")  # not locked
     assert len(dump(db)[0]) == len(before[0]) + 1
+
+
+# ------------------------------------------------------------------ the package's public face
+
+
+def test_every_public_name_of_the_store_package_resolves_to_its_module():
+    for name in store.__all__:
+        value = getattr(store, name)
+        assert value.__module__.startswith("brainmigrate.stores."), name
+        assert value.__name__ == name
+    with pytest.raises(AttributeError):
+        store.sqlite  # noqa: B018 - the module it replaced is gone
+
+
+def test_the_store_package_loads_sqlite_only_when_a_store_is_read():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from brainmigrate import stores\n"
+        "stores.StoreError\n"
+        "print('sqlite3' in sys.modules, end=' ')\n"
+        "stores.Reader\n"
+        "print('sqlite3' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout == "False True\n"

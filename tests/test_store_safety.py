@@ -315,7 +315,7 @@ def test_a_store_reached_through_a_symlink_is_recovered_through_it(tmp_path):
 
 
 def test_a_first_import_through_a_dangling_link_that_fails_removes_its_file(tmp_path):
-    from brainmigrate.stores import sqlite as store
+    from brainmigrate import stores as store
 
     real = tmp_path / "real.db"
     link = tmp_path / "link.db"
@@ -375,7 +375,7 @@ def test_a_store_in_wal_mode_works_in_every_command(tmp_path):
 
 
 def test_only_a_full_disk_is_blamed_on_the_disk(tmp_path):
-    from brainmigrate.stores import sqlite as store
+    from brainmigrate.stores import connection as store
 
     con = sqlite3.connect(tmp_path / "x.db")
     con.execute("CREATE TABLE t (x)")
@@ -470,7 +470,7 @@ def test_an_interrupt_during_the_commit_comes_after_the_store_says_it_committed(
     """SIGINT or SIGTERM at the commit is held until ``committed`` names the store, so the
     line printed says the store is whole (a kill between the two used to say it might be
     as it was)."""
-    from brainmigrate.stores import sqlite as store
+    from brainmigrate.stores import importing as store
 
     done = []
     with pytest.raises(KeyboardInterrupt), store.signals_held():
@@ -798,6 +798,6 @@ def test_stale_refuses_the_rows_it_reads(imported, tmp_path, sql, what):
 def test_sql_finds_a_blank_scope_as_python_does():
     """The one-query checks (``check_entries``, ``read_anchored`` of some facts) trim what
     ``str.strip`` strips, so they refuse the rows the row-by-row checks refuse."""
-    from brainmigrate.stores import sqlite as store
+    from brainmigrate.stores import rows as store
 
     assert set(store.BLANKS) == {c for c in map(chr, range(0x110000)) if c.isspace()}

@@ -26,6 +26,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from brainmigrate import stores
 from brainmigrate.exports.brain import _read_back, _task_ids, brain_files, brain_line
 from brainmigrate.exports.common import (
     INDEX_BUDGET,
@@ -56,7 +57,6 @@ from brainmigrate.exports.knowledge import TYPES, file_digest, knowledge_files, 
 from brainmigrate.exports.memory import memory_files
 from brainmigrate.fsutil import refuse_clashes
 from brainmigrate.model import KINDS
-from brainmigrate.stores import sqlite
 
 __all__ = [
     "FORMATS",
@@ -93,9 +93,9 @@ __all__ = [
 FORMATS = ("jsonl", "brain", "knowledge", "memory")
 
 
-def _refuse_notes(store: Path, folder: Path, names, out: str) -> None:
+def _refuse_notes(store: stores.Reader, folder: Path, names, out: str) -> None:
     """Raise ``ExportError`` when a file the export would write (``folder``/name) is a
-    notes file the store was imported from (its provenance, named as then, from this
+    notes file the store ``store`` reads was imported from (its provenance, named as then, from this
     folder): an export keeps the facts, not the headings, ``@`` and ``%`` lines and prose
     around them, so writing over the notes would lose them. Before any work is written."""
     from brainmigrate.fsutil import identity, shown
@@ -103,7 +103,7 @@ def _refuse_notes(store: Path, folder: Path, names, out: str) -> None:
     targets = {identity(folder / name): name for name in names if (folder / name).exists()}
     if not targets:
         return
-    for source in sqlite.fed_files(store):
+    for source in store.fed_files():
         name = targets.get(identity(source))
         if name is not None:
             raise ExportError(
@@ -121,7 +121,7 @@ def export(
 
     ``output`` is a file for ``jsonl`` (``-``: the text is returned in ``result.text``) and
     a folder for the others. Raises ``ExportError`` (bad format, option or output path;
-    memory over budget without ``fit``; a failed write) and ``sqlite.StoreError`` (no
+    memory over budget without ``fit``; a failed write) and ``stores.StoreError`` (no
     store, newer schema); on any error nothing is written. A fact the target cannot hold
     does not stop the others: it is left out and listed in ``result.refused``.
     """
@@ -140,31 +140,31 @@ def export(
     if not to_stdout:
         check_output(Path(out), folder=fmt != "jsonl")
     path = Path(store)
-    sqlite.require(path)
-    snap = sqlite.load(path)
-    _check_scopes(options.scopes, {r.scope for r in snap.facts.values()})
-    facts = select(snap.facts.values(), options)
-    extra = sqlite.details(path) if fmt in ("jsonl", "knowledge") else {}
-    result = ExportResult(fmt, out, len(facts))
-    if fmt == "jsonl":
-        text = jsonl_text(facts, extra)
-        if to_stdout:
-            result.text = text
+    with stores.reader(path) as store_reader:  # the store opened once, for every read
+        snap = store_reader.snapshot()
+        _check_scopes(options.scopes, {r.scope for r in snap.facts.values()})
+        facts = select(snap.facts.values(), options)
+        extra = store_reader.details() if fmt in ("jsonl", "knowledge") else {}
+        result = ExportResult(fmt, out, len(facts))
+        if fmt == "jsonl":
+            text = jsonl_text(facts, extra)
+            if to_stdout:
+                result.text = text
+                return result
+            result.files = [Path(out).name]
+            _refuse_notes(store_reader, Path(out).parent, [Path(out).name], out)
+            _tidy(Path(out), False, result.notes)
+            result.written = publish_file(Path(out), text)
             return result
-        result.files = [Path(out).name]
-        _refuse_notes(path, Path(out).parent, [Path(out).name], out)
-        _tidy(Path(out), False, result.notes)
-        result.written = publish_file(Path(out), text)
-        return result
-    if fmt == "brain":
-        files = brain_files(facts, options.plus_kind, tasks, result.notes, result.refused)
-    elif fmt == "knowledge":
-        files = knowledge_files(facts, extra, type_map)
-    else:
-        files = memory_files(facts, options, result)
-    result.files = sorted(files)
-    refuse_clashes([("--output", Path(out) / name) for name in files], [("the store", path)])
-    _refuse_notes(path, Path(out), files, out)
-    _tidy(Path(out), True, result.notes)
-    result.written, result.others = publish(Path(out), files)
+        if fmt == "brain":
+            files = brain_files(facts, options.plus_kind, tasks, result.notes, result.refused)
+        elif fmt == "knowledge":
+            files = knowledge_files(facts, extra, type_map)
+        else:
+            files = memory_files(facts, options, result)
+        result.files = sorted(files)
+        refuse_clashes([("--output", Path(out) / name) for name in files], [("the store", path)])
+        _refuse_notes(store_reader, Path(out), files, out)
+        _tidy(Path(out), True, result.notes)
+        result.written, result.others = publish(Path(out), files)
     return result

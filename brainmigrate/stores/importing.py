@@ -1,0 +1,192 @@
+"""The import write: one ``BEGIN IMMEDIATE`` transaction that takes the write lock before
+it reads what it merges against, so a failure or a kill leaves the store as it was and two
+imports at once run one after the other (SPEC.md §Store).
+
+A commit is recorded in the run state (``runstate.state.committed``), which the CLI reads
+when an interrupt comes after it.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Iterable
+from operator import attrgetter
+from pathlib import Path
+
+from brainmigrate import runstate
+from brainmigrate.fsutil import signals_held
+from brainmigrate.model import FACT_FIELDS, FactRecord
+from brainmigrate.stores.connection import abandon, check_file, connect, translated
+from brainmigrate.stores.errors import StoreError
+from brainmigrate.stores.merging import Stored
+from brainmigrate.stores.rows import COLUMNS
+from brainmigrate.stores.schema import check_schema, create, create_indexes, upgrade
+from brainmigrate.stores.status import set_fingerprint
+
+
+def transact(path: Path, plan: Callable[[Stored], Iterable[FactRecord]], words, now: str) -> None:
+    """Import into the store at ``path`` under its write lock, in one transaction.
+
+    Takes the lock (``BEGIN IMMEDIATE``; another writer makes this wait up to
+    ``BUSY_TIMEOUT`` seconds, then "store is busy"), creates the schema in a new or empty
+    file, lets ``plan(stored)`` merge against the store as it is and writes the facts it
+    returns: so two imports at once run one after the other, each against what the
+    other wrote. ``words(rec)`` gives the stemmed words FTS5 indexes; ``now`` is the ISO time
+    of the import. Raises ``StoreError``; on any failure (or a kill) the store is left as it
+    was, and a store file this run created is removed again.
+    """
+    check_file(path)
+    existed = path.exists()
+    con = None
+    try:
+        with translated(path, writing=True):
+            try:
+                con = connect(path, readonly=False)
+                con.execute("BEGIN IMMEDIATE")
+                new = con.execute("PRAGMA user_version").fetchone()[0] == 0
+                if new:
+                    check_schema(con, path)  # someone else's SQLite file is refused, not extended
+                    create(con, indexes=False)
+                upgrade(con)
+                _write(con, plan(Stored(con, path)), words, now)
+                if new:  # built once over the rows written, not row by row (same transaction)
+                    create_indexes(con)
+                with signals_held():  # the commit and saying so, with no interrupt between them
+                    con.execute("COMMIT")
+                    # for an interrupt after the commit: the store is then whole, not as it was
+                    runstate.state.committed = str(path)
+            except BaseException:
+                abandon(con, path, existed)
+                raise
+    except OSError as exc:
+        raise StoreError(
+            f"{path}: cannot write the store ({exc.strerror or exc}); free space or pass"
+            " --store with a writable path (the store is as it was)"
+        ) from None
+    finally:
+        if con is not None:
+            con.close()
+
+
+def write(path: Path, facts: Iterable[FactRecord], words, now: str) -> None:
+    """Write ``facts`` (new ones with their ids, or changed stored ones) to the store at
+    ``path`` in one locked transaction; for building a store from records directly. Same
+    errors and safety as ``transact``."""
+    facts = list(facts)
+    transact(path, lambda _snapshot: facts, words, now)
+
+
+_INSERT_FACT = (
+    f"INSERT INTO facts ({', '.join(COLUMNS)}, id, imported, updated)"
+    f" VALUES ({','.join('?' * (len(COLUMNS) + 3))})"
+)
+_UPDATE_FACT = f"UPDATE facts SET {', '.join(f'{c}=?' for c in COLUMNS)}, updated=? WHERE id=?"
+
+
+_fact_fields = attrgetter(*FACT_FIELDS)
+#: Facts whose rows are written together (``executemany``), one batch a table.
+WRITE_BATCH = 2048
+
+_INSERT_FTS = "INSERT INTO facts_fts (rowid, words) VALUES (?, ?)"
+_INSERT_ANCHOR = (
+    "INSERT OR IGNORE INTO anchors (fact_id, kind, root, path, symbol, line_first,"
+    " line_last, how) VALUES (?,?,?,?,?,?,?,?)"
+)
+_INSERT_GONE = "INSERT OR IGNORE INTO citations (fact_id, state, path) VALUES (?, 'gone', ?)"
+_INSERT_PROVENANCE = (
+    "INSERT OR IGNORE INTO provenance (fact_id, file, line, fingerprint, imported)"
+    " VALUES (?,?,?,?,?)"
+)
+
+
+def _join(values: Iterable[str]) -> str:
+    """``values`` sorted, in one space-separated text (the merge rule's set columns)."""
+    return " ".join(sorted(values))
+
+
+def _write(con: sqlite3.Connection, facts: Iterable[FactRecord], words, now: str) -> None:
+    """Write ``facts``: new ones inserted, changed stored ones updated, provenance added.
+
+    Rows are collected a batch of facts at a time and written one ``executemany`` a table,
+    in the order the facts come (so each table's rows keep the order one statement a row
+    gave them); a statement that must see earlier rows (an update of a stored fact, a
+    fingerprint) first writes what is collected.
+    """
+    rows: dict[str, list[tuple]] = {
+        sql: [] for sql in (_INSERT_FACT, _INSERT_FTS, _INSERT_ANCHOR, _INSERT_GONE)
+    }
+    rows[_INSERT_PROVENANCE] = []
+    held = 0
+
+    def flush() -> None:
+        for sql, batch in rows.items():
+            if batch:
+                con.executemany(sql, batch)
+                batch.clear()
+
+    for rec in facts:
+        values = (
+            *_fact_fields(rec),
+            json.dumps(rec.supersedes) if rec.supersedes else "[]",
+            json.dumps(rec.related) if rec.related else "[]",
+            _join(rec.stems),
+            _join(rec.numbers),
+            _join(rec.tasks),
+        )
+        changed = not rec.stored
+        if not rec.stored:
+            rows[_INSERT_FACT].append((*values, rec.id, now, now))
+        elif rec.state() != rec.snapshot:
+            changed = True
+            flush()
+            con.execute(_UPDATE_FACT, (*values, now, rec.id))
+            con.execute("DELETE FROM facts_fts WHERE rowid=?", (rec.id,))
+            _forget(con, rec)
+        if changed:
+            rows[_INSERT_FTS].append((rec.id, words(rec)))
+            rows[_INSERT_ANCHOR].extend(
+                (
+                    rec.id,
+                    a.kind,
+                    a.root,
+                    a.path,
+                    a.symbol or "",
+                    a.lines[0] if a.lines else None,
+                    a.lines[1] if a.lines else None,
+                    a.how,
+                )
+                for a in rec.anchors
+            )
+            rows[_INSERT_GONE].extend((rec.id, p) for p in rec.gone)
+        for a in rec.anchors:  # import --verify: fingerprints of new and stored anchors
+            if a.fingerprinted:
+                flush()
+                set_fingerprint(con, rec.id, a, a)
+        rows[_INSERT_PROVENANCE].extend(
+            (rec.id, f, ln, fp, now) for f, ln, fp in rec.new_provenance
+        )
+        held += 1
+        if held >= WRITE_BATCH:
+            flush()
+            held = 0
+    flush()
+
+
+def _forget(con: sqlite3.Connection, rec: FactRecord) -> None:
+    """Delete the anchors and gone citations a stored fact held and no longer holds (a
+    line ``check --fix`` rewrote: ``merge.drop_moved``); what it still holds keeps its
+    row, fingerprints included."""
+    if rec.snapshot is None:
+        return
+    anchors, gone = rec.snapshot[-2:]  # ``FactRecord.state()`` ends with them
+    now = set(rec.anchors)
+    con.executemany(
+        "DELETE FROM anchors WHERE fact_id=? AND root=? AND path=? AND symbol=?",
+        [(rec.id, a.root, a.path, a.symbol or "") for a in anchors if a not in now],
+    )
+    held = set(rec.gone)
+    con.executemany(
+        "DELETE FROM citations WHERE fact_id=? AND state='gone' AND path=?",
+        [(rec.id, p) for p in gone if p not in held],
+    )

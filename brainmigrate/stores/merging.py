@@ -1,0 +1,215 @@
+"""The store as an import merges against it (``Stored``), and as a dry run reads it
+(``reading``): fact by fact, as the merge asks, never the whole store at once (SPEC.md
+§Merge, "known lines").
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Container, Iterator
+from pathlib import Path
+
+from brainmigrate.model import FactRecord
+from brainmigrate.spill import SpillError, folder, scratch_database
+from brainmigrate.stores.connection import check_file, connect, translated
+from brainmigrate.stores.errors import Inconsistent, inconsistent
+from brainmigrate.stores.facts import read_facts
+from brainmigrate.stores.rows import (
+    BLANKS,
+    ENTRY_OK,
+    MAX_ID,
+    checked_fact_id,
+    checked_id,
+    checked_line,
+    checked_text,
+    entry_row,
+    missing,
+    provenance_ok,
+)
+
+
+class Stored:
+    """The store as an import merges against it: read fact by fact when the merge needs
+    it, so a run never holds the whole store (SPEC.md §Merge, "known lines").
+
+    ``next_id`` is the id a new fact gets; ``entries()`` streams ``(id, scope, numbers,
+    tasks, stems)`` of every stored fact (ascending ids) for the merge index; ``fact(id)``
+    reads one fact with its anchors and gone paths (``stored`` set, ``snapshot`` taken);
+    ``known(fp)`` is the id of the fact a line with fingerprint ``fp`` first fed, or None;
+    ``fed(id, file, line, fp)`` says whether the store holds that provenance row;
+    ``prefetch(fps)`` reads all three for a batch of lines at once.
+    ``Stored()`` is an empty store. Reads raise ``sqlite3.Error``; ``reading`` and
+    ``transact`` turn it into ``StoreError``.
+    """
+
+    def __init__(self, con: sqlite3.Connection | None = None, path: Path | None = None) -> None:
+        self._con, self._path = con, path
+        self.next_id = 1
+        # what ``prefetch`` read for the lines about to be merged
+        self._asked: set[str] = set()
+        self._known: dict[str, int] = {}
+        self._fed: set[tuple[int, str, int, str]] = set()
+        self._facts: dict[int, FactRecord] = {}
+        if con is not None:
+            if con.execute("PRAGMA user_version").fetchone()[0] == 0:
+                self._con = None  # a new, empty store
+            else:
+                top = con.execute("SELECT max(id) FROM facts").fetchone()[0]
+                self.next_id = (0 if top is None else checked_fact_id(top)) + 1
+                if self.next_id > MAX_ID:
+                    raise inconsistent(
+                        path, Inconsistent(f"fact k{top} leaves no id for a new fact")
+                    )
+
+    def entries(self) -> Iterator[tuple[int, str, frozenset[str], frozenset[str], tuple]]:
+        """``(id, scope, numbers, tasks, stems)`` of every stored fact, ascending ids, each
+        checked (``rows.entry_row``)."""
+        if self._con is None:
+            return
+        for row in self._con.execute(
+            "SELECT id, scope, numbers, tasks, stems FROM facts ORDER BY id"
+        ):
+            yield entry_row(row)
+
+    def check_entries(self) -> None:
+        """Raise ``Inconsistent`` as ``entries`` would, for the first stored fact (by id)
+        it refuses, without reading the others: one query finds it."""
+        if self._con is None:
+            return
+        row = self._con.execute(
+            f"SELECT id, scope, numbers, tasks, stems FROM facts WHERE NOT ({ENTRY_OK})"
+            " ORDER BY id LIMIT 1",
+            (BLANKS,),
+        ).fetchone()
+        if row is not None:
+            entry_row(row)
+
+    def prefetch(self, fps: list[str]) -> None:
+        """Read at once what ``known``, ``fed`` and ``fact`` will be asked about the lines
+        of fingerprints ``fps`` (a few hundred): one query each instead of one a line.
+        Forgets what the previous call read."""
+        self._asked, self._known, self._fed, self._facts = set(fps), {}, set(), {}
+        if self._con is None or not fps:
+            return
+        unique = list(self._asked)
+        marks = ",".join("?" * len(unique))
+        first: dict[str, tuple[int, int]] = {}
+        fed = self._fed
+        for row in self._con.execute(
+            "SELECT rowid, fact_id, file, line, fingerprint FROM provenance"
+            f" WHERE fingerprint IN ({marks})",
+            unique,
+        ):
+            rowid, fid, file, line, fp = row
+            if not provenance_ok(fid, file, line):  # else the checks that name the fault
+                at = "a provenance row"
+                checked_id(fid, at, "fact_id")
+                checked_text(file, at, "file")
+                checked_line(line, at, "line")
+            fed.add(row[1:])
+            held = first.get(fp)
+            if held is None or rowid < held[0]:
+                first[fp] = (rowid, fid)
+        self._known = {fp: fid for fp, (_, fid) in first.items()}
+        if self._known:
+            self._facts = read_facts(self._con, sorted(set(self._known.values())))
+
+    def fact(self, fid: int) -> FactRecord:
+        """Stored fact ``fid`` with its anchors and gone paths, its ``snapshot`` taken.
+        Raises ``StoreError`` when the store holds no such fact."""
+        rec = self._facts.pop(fid, None)
+        if rec is not None:
+            rec.snapshot = rec.state()
+            return rec
+        rec = read_facts(self._con, [fid]).get(fid) if self._con is not None else None
+        if rec is None:  # a provenance row or an index entry names a fact that is gone
+            raise inconsistent(self._path, missing(fid, "provenance"))
+        rec.snapshot = rec.state()
+        return rec
+
+    def known(self, fp: str) -> int | None:
+        """The stored fact the line of fingerprint ``fp`` fed before, or None. Raises
+        ``StoreError`` when that fact is past the store's last one (a provenance row naming a
+        deleted fact, which a new fact of this run would otherwise take the id of)."""
+        if fp in self._asked:
+            fid = self._known.get(fp)
+        elif self._con is None:
+            return None
+        else:
+            row = self._con.execute(
+                "SELECT fact_id FROM provenance WHERE fingerprint=? ORDER BY rowid LIMIT 1", (fp,)
+            ).fetchone()
+            fid = checked_id(row[0], "a provenance row", "fact_id") if row else None
+        if fid is not None and fid >= self.next_id:
+            raise inconsistent(self._path, missing(fid, "provenance"))
+        return fid
+
+    def fed_lines(self, files: Container[str]) -> dict[tuple[str, int], list[int]]:
+        """``(file, line) -> [fact ids]`` of the provenance rows of the notes files
+        ``files`` names (one pass over the table), in the order they were recorded."""
+        out: dict[tuple[str, int], list[int]] = {}
+        if self._con is None:
+            return out
+        for fid, file, line in self._con.execute(
+            "SELECT fact_id, file, line FROM provenance ORDER BY rowid"
+        ):
+            if file in files:
+                ids = out.setdefault((file, line), [])
+                if fid not in ids:
+                    ids.append(checked_id(fid, "a provenance row", "fact_id"))
+        return out
+
+    def fed(self, fid: int, file: str, line: int, fp: str) -> bool:
+        """Whether the store holds the provenance row ``(fid, file, line, fp)``."""
+        if fp in self._asked:
+            return (fid, file, line, fp) in self._fed
+        if self._con is None:
+            return False
+        return (
+            self._con.execute(
+                "SELECT 1 FROM provenance WHERE fact_id=? AND file=? AND line=? AND fingerprint=?",
+                (fid, file, line, fp),
+            ).fetchone()
+            is not None
+        )
+
+
+@contextlib.contextmanager
+def reading(path: Path) -> Iterator[Stored]:
+    """The store at ``path`` as a dry run merges against it: a copy taken in one read
+    (SQLite's backup, about a second for 400 MB) into a temporary database, so the
+    merge sees one state of the store and holds no lock on it while it runs; a store in
+    WAL mode is read in place, in one read transaction (which holds no writer back). An
+    absent or empty file reads as an empty store. Raises ``StoreError`` (also for read
+    errors inside the ``with`` block) or ``spill.SpillError`` when the copy cannot be
+    written."""
+    check_file(path)
+    if not path.exists() or path.stat().st_size == 0:
+        yield Stored()
+        return
+    con = connect(path, readonly=True)
+    copy = None
+    try:
+        with translated(path):
+            if con.execute("PRAGMA journal_mode").fetchone()[0] == "wal":
+                # a store another tool put in WAL mode: a reader there sees one state of it
+                # and blocks no writer, so it is read in place (a copy of it would be a WAL
+                # file SQLite cannot open once its name is gone)
+                con.execute("BEGIN")
+                con.execute("SELECT count(*) FROM sqlite_master").fetchone()
+                yield Stored(con, path)
+                return
+            copy = scratch_database()
+            try:
+                con.backup(copy)
+            except sqlite3.OperationalError as exc:
+                if "locked" in str(exc) or "busy" in str(exc):
+                    raise
+                raise SpillError(folder(), exc) from None
+            con.close()
+            yield Stored(copy, path)
+    finally:
+        con.close()
+        if copy is not None:
+            copy.close()
