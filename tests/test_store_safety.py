@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import sqlite3
@@ -35,6 +34,51 @@ def rows(db: Path) -> list:
         con.close()
 
 
+#: ``python killpoint.py POINT MARKER args...``: an import stopped at a known point of its
+#: transaction (``tests/killpoint.py``), so a kill lands there, not after a guessed delay.
+KILLPOINT = [sys.executable, str(Path(__file__).with_name("killpoint.py"))]
+#: Seconds a run gets to reach its point; a miss fails the test, it is never skipped.
+REACH = 60.0
+
+
+def stopped(point: str, marker: Path, *args: str, env: dict | None = None) -> subprocess.Popen:
+    """``brainmigrate *args`` started and waited for until it is at ``point``
+    (``killpoint.POINTS``); fails the test, naming what the run said, if it ends first or
+    does not get there within ``REACH`` seconds."""
+    proc = subprocess.Popen(
+        [*KILLPOINT, point, str(marker), *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    deadline = time.monotonic() + REACH
+    while not marker.exists():
+        if proc.poll() is not None:
+            pytest.fail(
+                f"the run ended (exit {proc.returncode}) before it was at {point!r}:"
+                f" {proc.stderr.read()!r}"
+            )
+        if time.monotonic() > deadline:
+            proc.kill()
+            proc.wait()
+            pytest.fail(f"the run was not at {point!r} after {REACH:.0f} s")
+        time.sleep(0.005)
+    return proc
+
+
+def go_on(marker: Path) -> None:
+    """Let the run stopped at ``marker`` go on."""
+    marker.with_name(marker.name + ".go").touch()
+
+
+def killed(proc: subprocess.Popen, sig: int = signal.SIGKILL) -> str:
+    """Send ``sig`` to ``proc`` and wait for it to end; what it wrote to stderr."""
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=REACH)
+    return err
+
+
 @pytest.mark.parametrize("given", ["abc", "-5", "nan", "inf", "1e999"])
 def test_a_busy_timeout_that_is_no_number_of_seconds_is_one_line(tmp_path, given):
     """``BRAINMIGRATE_BUSY_TIMEOUT`` is read when a store is opened: a value that is no
@@ -63,29 +107,26 @@ def test_a_busy_timeout_that_is_no_number_of_seconds_is_one_line(tmp_path, given
 
 
 def test_two_imports_at_once_both_land(tmp_path):
-    a = notes(tmp_path / "a", "alpha.md", 20_000, "alpha")
+    """The second import asks for the write lock while the first holds it, mid-write: it
+    waits, then merges against what the first wrote."""
+    a = notes(tmp_path / "a", "alpha.md", 2000, "alpha")
     b = notes(tmp_path / "b", "beta.md", 300, "beta")
     db = tmp_path / "know.db"
     env = {**os.environ, "BRAINMIGRATE_BUSY_TIMEOUT": "120"}
-    first = subprocess.Popen(
-        [*IMPORT, str(a), "--store", str(db), "--root", str(tmp_path)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-    )
-    second = subprocess.run(
-        [*IMPORT, str(b), "--store", str(db), "--root", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        env=env,
-    )
-    out, err = first.communicate(timeout=300)
-    assert (first.returncode, err) == (0, b"")
-    assert (second.returncode, second.stderr) == (0, "")
+    import_a = ["import", str(a), "--store", str(db), "--root", str(tmp_path)]
+    first = stopped("write", tmp_path / "first", *import_a, env=env)
+    import_b = ["import", str(b), "--store", str(db), "--root", str(tmp_path)]
+    second = stopped("lock", tmp_path / "second", *import_b, env=env)
+    go_on(tmp_path / "first")
+    _, err = first.communicate(timeout=300)
+    assert (first.returncode, err) == (0, "")
+    _, err = second.communicate(timeout=300)
+    assert (second.returncode, err) == (0, "")
     got = rows(db)
-    assert len(got) == 20_300
-    assert [i for i, _, _ in got] == list(range(1, 20_301))
-    assert {s for _, s, _ in got} == {"area:alpha", "area:beta"}
+    assert len(got) == 2300
+    assert [i for i, _, _ in got] == list(range(1, 2301))
+    assert {s for _, s, _ in got[:2000]} == {"area:alpha"}  # the first to hold the lock
+    assert {s for _, s, _ in got[2000:]} == {"area:beta"}
     again = subprocess.run(
         [*IMPORT, str(a), str(b), "--store", str(db), "--format", "json", "--root", str(tmp_path)],
         capture_output=True,
@@ -94,58 +135,41 @@ def test_two_imports_at_once_both_land(tmp_path):
     assert '"added": 0' in again.stdout
 
 
-def test_killed_import_leaves_the_store_as_it_was(tmp_path):
+@pytest.mark.parametrize(
+    ("point", "landed"),
+    [("write", False), ("hot", False), ("committed", True)],
+)
+def test_killed_import_leaves_the_store_as_it_was(tmp_path, point, landed):
+    """Killed mid-write (its journal beside the store, or hot: the store file already
+    holds some of its pages), the store is as it was; killed after its commit (while it
+    prints), all of it landed."""
     small = notes(tmp_path / "s", "small.md", 50, "small")
-    big = notes(tmp_path / "b", "big.md", 40_000, "big")
+    big = notes(tmp_path / "b", "big.md", 3000, "big")
     db = tmp_path / "know.db"
+    import_big = ["import", str(big), "--store", str(db), "--root", str(tmp_path)]
     subprocess.run([*IMPORT, str(small), "--store", str(db), "--root", str(tmp_path)], check=True)
     before = rows(db)
-    data = db.read_bytes()
-    for delay in (0.5, 1.5, 3.0):
-        proc = subprocess.Popen(
-            [*IMPORT, str(big), "--store", str(db), "--root", str(tmp_path)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        time.sleep(delay)
-        if proc.poll() is not None:
-            break  # finished before the kill: nothing left to test at this delay
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-        after = rows(db)  # a hot journal, if any, is rolled back on open
-        if len(after) == 40_050:
-            break  # killed after its commit, while it printed: all of it landed
+    killed(stopped(point, tmp_path / "at", *import_big))
+    after = rows(db)  # a hot journal, if any, is rolled back on open
+    if landed:
+        assert len(after) == 3050 and after[:50] == before
+    else:
         assert after == before
-        assert db.read_bytes() == data or after == before
-    done = subprocess.run(
-        [*IMPORT, str(big), "--store", str(db), "--root", str(tmp_path)],
-        capture_output=True,
-        text=True,
-    )
+    done = subprocess.run([*IMPORT, *import_big[1:]], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert len(rows(db)) == 40_050
+    assert len(rows(db)) == 3050
 
 
 def test_killed_first_import_leaves_no_store(tmp_path):
-    big = notes(tmp_path / "b", "big.md", 40_000, "big")
+    big = notes(tmp_path / "b", "big.md", 3000, "big")
     db = tmp_path / "know.db"
-    proc = subprocess.Popen(
-        [*IMPORT, str(big), "--store", str(db), "--root", str(tmp_path)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    time.sleep(1.0)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
+    import_big = ["import", str(big), "--store", str(db), "--root", str(tmp_path)]
+    killed(stopped("write", tmp_path / "at", *import_big))
     leftovers = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("know.db"))
-    assert leftovers in ([], ["know.db"], ["know.db", "know.db-journal"])
-    done = subprocess.run(
-        [*IMPORT, str(big), "--store", str(db), "--root", str(tmp_path)],
-        capture_output=True,
-        text=True,
-    )
+    assert leftovers == ["know.db", "know.db-journal"]
+    done = subprocess.run([*IMPORT, *import_big[1:]], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert len(rows(db)) == 40_000
+    assert len(rows(db)) == 3000
 
 
 DIE_MID_WRITE = """
@@ -206,26 +230,21 @@ def test_new_store_left_half_written_by_a_killed_writer_is_recovered(tmp_path):
 
 
 def test_second_import_waits_for_a_first_import_into_a_new_store(tmp_path):
-    big = notes(tmp_path / "b", "big.md", 40_000, "big")
+    """The second import starts while the first is writing its new store (the file and
+    its journal are there, the schema not yet committed): it waits for the lock."""
+    big = notes(tmp_path / "b", "big.md", 3000, "big")
     small = notes(tmp_path / "s", "small.md", 50, "small")
     db = tmp_path / "know.db"
-    first = subprocess.Popen(
-        [*IMPORT, str(big), "--store", str(db), "--root", str(tmp_path)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    # start the second while the first is writing its new store
-    deadline = time.monotonic() + 60
-    while not (tmp_path / "know.db-journal").exists() and time.monotonic() < deadline:
-        time.sleep(0.01)
-    second = subprocess.run(
-        [*IMPORT, str(small), "--store", str(db), "--root", str(tmp_path)],
-        capture_output=True,
-        text=True,
-    )
-    assert first.wait(timeout=300) == 0, first.stderr.read()
-    assert (second.returncode, second.stderr) == (0, "")
-    assert len(rows(db)) == 40_050
+    import_big = ["import", str(big), "--store", str(db), "--root", str(tmp_path)]
+    first = stopped("write", tmp_path / "first", *import_big)
+    import_small = ["import", str(small), "--store", str(db), "--root", str(tmp_path)]
+    second = stopped("lock", tmp_path / "second", *import_small)
+    go_on(tmp_path / "first")
+    _, err = first.communicate(timeout=300)
+    assert first.returncode == 0, err
+    _, err = second.communicate(timeout=300)
+    assert (second.returncode, err) == (0, "")
+    assert len(rows(db)) == 3050
 
 
 def _file_limit(size: int):
@@ -406,31 +425,18 @@ def test_only_a_full_disk_is_blamed_on_the_disk(tmp_path):
 
 def test_an_import_killed_through_a_symlink_is_rolled_back_through_it(tmp_path):
     small = notes(tmp_path / "s", "small.md", 50, "small")
-    big = notes(tmp_path / "b", "big.md", 20_000, "big")
+    big = notes(tmp_path / "b", "big.md", 3000, "big")
     real = tmp_path / "data" / "real.db"
     real.parent.mkdir()
     link = tmp_path / "link.db"
     link.symlink_to(real)
     subprocess.run([*IMPORT, str(small), "--store", str(link), "--root", str(tmp_path)], check=True)
     before = rows(real)
-    proc = subprocess.Popen(
-        [*IMPORT, str(big), "--store", str(link), "--root", str(tmp_path)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    import_big = ["import", str(big), "--store", str(link), "--root", str(tmp_path)]
+    killed(stopped("hot", tmp_path / "at", *import_big))
     journal = tmp_path / "data" / "real.db-journal"
-    deadline = time.monotonic() + 120
-    while proc.poll() is None and time.monotonic() < deadline:
-        with contextlib.suppress(OSError), open(journal, "rb") as f:
-            if f.read(8).strip(b"\0"):  # the commit made it hot (its header is written)
-                break
-        time.sleep(0.001)
-    if proc.poll() is not None:
-        pytest.skip("the import finished before its journal was seen")
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    if not journal.exists() or not journal.read_bytes()[:8].strip(b"\0"):
-        pytest.skip("killed just after its commit")
+    assert journal.read_bytes()[:8].strip(b"\0")  # hot: the next open must roll it back
+    assert not (tmp_path / "link.db-journal").exists()
     done = subprocess.run(
         [sys.executable, "-m", "brainmigrate", "search", "small", "--store", str(link)],
         capture_output=True,
@@ -443,22 +449,10 @@ def test_an_import_killed_through_a_symlink_is_rolled_back_through_it(tmp_path):
 def test_sigterm_during_a_first_import_leaves_no_store(tmp_path):
     """SIGTERM (a cancelled CI job, ``kill``) cleans up as Ctrl-C does: the new store
     and its journal are removed, one line, exit 143."""
-    big = notes(tmp_path / "b", "big.md", 40_000, "big")
+    big = notes(tmp_path / "b", "big.md", 3000, "big")
     db = tmp_path / "know.db"
-    proc = subprocess.Popen(
-        [*IMPORT, str(big), "--store", str(db), "--root", str(tmp_path)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    journal = tmp_path / "know.db-journal"
-    deadline = time.monotonic() + 120
-    while not journal.exists() and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.01)
-    proc.send_signal(signal.SIGTERM)
-    _, err = proc.communicate(timeout=120)
-    if proc.returncode == 0:
-        pytest.skip("the import ended before the signal came")
+    proc = stopped("write", tmp_path / "at", "import", str(big), "--store", str(db))
+    err = killed(proc, signal.SIGTERM)
     assert proc.returncode == 143, err
     assert err == (
         "brainmigrate: terminated (a store and every output are written whole or not at all)\n"
