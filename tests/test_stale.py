@@ -95,7 +95,7 @@ import os  # noqa: E402
 import subprocess  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
 
-from click.testing import CliRunner  # noqa: E402
+from clirun import invoker  # noqa: E402
 
 from brainmigrate.cli import main  # noqa: E402
 
@@ -137,8 +137,7 @@ def git(repo: Path, *args: str) -> str:
     return out.stdout.decode().strip()
 
 
-def cli(*args):
-    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+cli = invoker(catch_exceptions=False)
 
 
 @dataclass
