@@ -4,11 +4,13 @@ citing many paths is read in linear work.
 The extractors are timed at n and 10n characters (best of three); a quadratic extractor
 would take about 100x longer on the larger input, a linear one about 10x. The bound leaves
 room for a busy machine; a first run at 10n in under 0.5 s passes at once (no quadratic
-extractor is that fast on 100k characters). They stay timed because no count stands in for their work: it is
-done inside C, by ``re`` (whose backtracking, the usual way such a function goes quadratic,
-has no step counter) and by string operations (a slice, a join or ``in`` per segment), none
-of which a Python-level count of calls or lines sees. The many-paths test counts instead:
-what makes it quadratic is comparisons of record objects, which a wrapper counts.
+extractor is that fast on 100k characters). They stay timed because no count stands in
+for their work: it is done inside C, by ``re`` (whose backtracking, the usual way such a
+function goes quadratic, has no step counter) and by string operations (a slice, a join
+or ``in`` per segment), none of which a Python-level count of calls or lines sees.
+
+The many-paths test counts instead: what would make it quadratic is comparisons of record
+objects, which a wrapper counts.
 """
 
 from __future__ import annotations
