@@ -12,12 +12,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from clirun import invoker
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from brainmigrate import baseline, check, importer, rules
-from brainmigrate.cli import main
 from brainmigrate.git import git_renames
 from brainmigrate.hints import MoveHints
 from brainmigrate.read.facts import TaskIds, build_fact
@@ -61,8 +60,7 @@ def run(paths=("notes",), fail_on="error", **kw) -> check.CheckResult:
     return check.run_check(list(paths), importer.Options(roots=["repo"]), fail_on, **kw)
 
 
-def cli(*args: str, env: dict | None = None):
-    return CliRunner().invoke(main, ["check", *args], env=env)
+cli = invoker("check")
 
 
 def summary_of(result: check.CheckResult) -> list[tuple]:

@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from clirun import invoker
 
 from brainmigrate import check, importer, rules
 from brainmigrate.cli import main
@@ -41,8 +41,7 @@ def result_of(paths=("notes",), fail_on="error", **kw) -> check.CheckResult:
     return check.run_check(list(paths), importer.Options(roots=["repo"]), fail_on, **kw)
 
 
-def cli(*args: str, env: dict | None = None):
-    return CliRunner().invoke(main, ["check", *args], env=env)
+cli = invoker("check")
 
 
 # ------------------------------------------------------------------------------ interface

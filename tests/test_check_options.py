@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from clirun import invoker
 
 from brainmigrate import __version__, rules
 from brainmigrate.cli import main
@@ -33,8 +34,7 @@ def project(tmp_path, monkeypatch) -> Path:
     return tmp_path
 
 
-def cli(*args: str, env: dict | None = None):
-    return CliRunner().invoke(main, ["check", "notes", "--root", "repo", *args], env=env)
+cli = invoker("check", "notes", "--root", "repo")
 
 
 def codes(result) -> list[str]:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from clirun import invoker
 
 from brainmigrate import __version__
 from brainmigrate.cli import main
@@ -22,9 +23,7 @@ INVARIANTS = Path(__file__).resolve().parents[2] / "shared" / "tools" / "report-
 NOTES_FIX = "pass notes files, or folders that hold *.md notes files"
 
 
-def cli(*args, cwd=None):
-    runner = CliRunner()
-    return runner.invoke(main, [str(a) for a in args], catch_exceptions=False)
+cli = invoker(catch_exceptions=False)
 
 
 def test_version():

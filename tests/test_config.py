@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from clirun import invoker
 
 from brainmigrate import config
 from brainmigrate.cli import main
@@ -26,8 +27,7 @@ def project(tmp_path, monkeypatch) -> Path:
     return tmp_path
 
 
-def cli(*args: str):
-    return CliRunner().invoke(main, ["check", *args])
+cli = invoker("check")
 
 
 def test_no_file_gives_defaults(tmp_path):

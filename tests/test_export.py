@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 from click.testing import CliRunner
+from clirun import cli as run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -69,10 +70,6 @@ def key(rec: FactRecord) -> tuple:
 
 def facts_of(store: Path) -> list[tuple]:
     return [key(r) for r in stores.load(store).facts.values()]
-
-
-def run(*args: str):
-    return CliRunner().invoke(cli.main, list(args))
 
 
 def no_temp_files(folder: Path) -> bool:

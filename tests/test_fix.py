@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from clirun import cli
 
 from brainmigrate import check, fix, importer
 from brainmigrate.cli import main
@@ -143,10 +144,6 @@ def notes(repo: Path) -> Path:
     p.write_bytes(notes_bytes(repo, NOTES))
     p.chmod(0o640)
     return p
-
-
-def cli(*args: str):
-    return CliRunner().invoke(main, list(args))
 
 
 def gone(result) -> list[str]:

@@ -15,13 +15,9 @@ import time
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from clirun import cli
 
 from brainmigrate.cli import main
-
-
-def cli(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
 
 
 @pytest.mark.parametrize("command", sorted(main.commands))

@@ -15,10 +15,9 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from clirun import invoker
 
 from brainmigrate import check, importer, rules
-from brainmigrate.cli import main
 from brainmigrate.reports import ci
 
 NOTES = """\
@@ -57,8 +56,7 @@ def result_of(fail_on="error", **kw) -> check.CheckResult:
     return check.run_check(["notes"], importer.Options(roots=["repo"]), fail_on, **kw)
 
 
-def cli(*args: str):
-    return CliRunner().invoke(main, ["check", "notes", "--root", "repo", *args])
+cli = invoker("check", "notes", "--root", "repo")
 
 
 def test_the_new_codes_are_findings_with_the_registry_severity(project):

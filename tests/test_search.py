@@ -9,9 +9,9 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from clirun import cli as run
 
-from brainmigrate import cli, importer, search, stores
+from brainmigrate import importer, search, stores
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
@@ -35,10 +35,6 @@ def store(sample_store, tmp_path) -> Path:
 
 def ids(hits) -> list[str]:
     return [h.fact.key for h in hits]
-
-
-def run(*args: str):
-    return CliRunner().invoke(cli.main, list(args))
 
 
 def test_stems_match_other_forms(store):

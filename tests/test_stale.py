@@ -13,6 +13,11 @@ from brainmigrate import stores as store
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURE = REPO / "tests" / "fixtures" / "store-v1.db"
+#: Python sources as checkouts hold them, frozen (``NAME.py.txt``: data, not code to lint or
+#: collect), for the trees that staleness is tested on: copies of this package's own
+#: ``merge/rule.py``, ``fsutil.py``, ``spill.py``, ``config.py`` and ``hints.py`` at one
+#: commit, so a refactor of the package leaves the tests' edits and expected spans as they are.
+SOURCES = REPO / "tests" / "fixtures" / "stale"
 SAMPLES = REPO / "samples"
 
 
@@ -92,7 +97,7 @@ import os  # noqa: E402
 import subprocess  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
 
-from click.testing import CliRunner  # noqa: E402
+from clirun import invoker  # noqa: E402
 
 from brainmigrate.cli import main  # noqa: E402
 
@@ -134,8 +139,7 @@ def git(repo: Path, *args: str) -> str:
     return out.stdout.decode().strip()
 
 
-def cli(*args):
-    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+cli = invoker(catch_exceptions=False)
 
 
 @dataclass
@@ -175,8 +179,8 @@ def env(tmp_path, monkeypatch) -> Env:
     (repo / "app").mkdir()
     (repo / "web").mkdir()
     (repo / "docs").mkdir()
-    shutil.copy(REPO / "brainmigrate" / "merge" / "rule.py", repo / "pkg" / "merge.py")
-    shutil.copy(REPO / "brainmigrate" / "fsutil.py", repo / "pkg" / "fsutil.py")
+    shutil.copy(SOURCES / "merge.py.txt", repo / "pkg" / "merge.py")
+    shutil.copy(SOURCES / "fsutil.py.txt", repo / "pkg" / "fsutil.py")
     shutil.copy(KOTLIN, repo / "app" / "PaymentGateway.kt")
     (repo / "web" / "api.ts").write_text(TYPESCRIPT, encoding="utf-8")
     (repo / "docs" / "setup.md").write_text(SETUP, encoding="utf-8")
@@ -650,13 +654,8 @@ def test_a_package_moved_wholesale_with_edits_before_and_after(tmp_path, monkeyp
     in the commits before and after; notes verified at the first commit, read at the last."""
     repo = tmp_path / "repo"
     (repo / "shop").mkdir(parents=True)
-    for name, source in (
-        ("merge", "merge/rule.py"),
-        ("spill", "spill.py"),
-        ("config", "config.py"),
-        ("hints", "hints.py"),
-    ):
-        shutil.copy(REPO / "brainmigrate" / source, repo / "shop" / f"{name}.py")
+    for name in ("merge", "spill", "config", "hints"):
+        shutil.copy(SOURCES / f"{name}.py.txt", repo / "shop" / f"{name}.py")
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", ".")
     git(repo, "commit", "-q", "-m", "shop")

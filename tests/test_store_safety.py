@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import sqlite3
@@ -35,6 +34,51 @@ def rows(db: Path) -> list:
         con.close()
 
 
+#: ``python killpoint.py POINT MARKER args...``: an import stopped at a known point of its
+#: transaction (``tests/killpoint.py``), so a kill lands there, not after a guessed delay.
+KILLPOINT = [sys.executable, str(Path(__file__).with_name("killpoint.py"))]
+#: Seconds a run gets to reach its point; a miss fails the test, it is never skipped.
+REACH = 60.0
+
+
+def stopped(point: str, marker: Path, *args: str, env: dict | None = None) -> subprocess.Popen:
+    """``brainmigrate *args`` started and waited for until it is at ``point``
+    (``killpoint.POINTS``); fails the test, naming what the run said, if it ends first or
+    does not get there within ``REACH`` seconds."""
+    proc = subprocess.Popen(
+        [*KILLPOINT, point, str(marker), *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    deadline = time.monotonic() + REACH
+    while not marker.exists():
+        if proc.poll() is not None:
+            pytest.fail(
+                f"the run ended (exit {proc.returncode}) before it was at {point!r}:"
+                f" {proc.stderr.read()!r}"
+            )
+        if time.monotonic() > deadline:
+            proc.kill()
+            proc.wait()
+            pytest.fail(f"the run was not at {point!r} after {REACH:.0f} s")
+        time.sleep(0.005)
+    return proc
+
+
+def go_on(marker: Path) -> None:
+    """Let the run stopped at ``marker`` go on."""
+    marker.with_name(marker.name + ".go").touch()
+
+
+def killed(proc: subprocess.Popen, sig: int = signal.SIGKILL) -> str:
+    """Send ``sig`` to ``proc`` and wait for it to end; what it wrote to stderr."""
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=REACH)
+    return err
+
+
 @pytest.mark.parametrize("given", ["abc", "-5", "nan", "inf", "1e999"])
 def test_a_busy_timeout_that_is_no_number_of_seconds_is_one_line(tmp_path, given):
     """``BRAINMIGRATE_BUSY_TIMEOUT`` is read when a store is opened: a value that is no
@@ -63,29 +107,26 @@ def test_a_busy_timeout_that_is_no_number_of_seconds_is_one_line(tmp_path, given
 
 
 def test_two_imports_at_once_both_land(tmp_path):
-    a = notes(tmp_path / "a", "alpha.md", 20_000, "alpha")
+    """The second import asks for the write lock while the first holds it, mid-write: it
+    waits, then merges against what the first wrote."""
+    a = notes(tmp_path / "a", "alpha.md", 2000, "alpha")
     b = notes(tmp_path / "b", "beta.md", 300, "beta")
     db = tmp_path / "know.db"
     env = {**os.environ, "BRAINMIGRATE_BUSY_TIMEOUT": "120"}
-    first = subprocess.Popen(
-        [*IMPORT, str(a), "--store", str(db), "--root", str(tmp_path)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-    )
-    second = subprocess.run(
-        [*IMPORT, str(b), "--store", str(db), "--root", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        env=env,
-    )
-    out, err = first.communicate(timeout=300)
-    assert (first.returncode, err) == (0, b"")
-    assert (second.returncode, second.stderr) == (0, "")
+    import_a = ["import", str(a), "--store", str(db), "--root", str(tmp_path)]
+    first = stopped("write", tmp_path / "first", *import_a, env=env)
+    import_b = ["import", str(b), "--store", str(db), "--root", str(tmp_path)]
+    second = stopped("lock", tmp_path / "second", *import_b, env=env)
+    go_on(tmp_path / "first")
+    _, err = first.communicate(timeout=300)
+    assert (first.returncode, err) == (0, "")
+    _, err = second.communicate(timeout=300)
+    assert (second.returncode, err) == (0, "")
     got = rows(db)
-    assert len(got) == 20_300
-    assert [i for i, _, _ in got] == list(range(1, 20_301))
-    assert {s for _, s, _ in got} == {"area:alpha", "area:beta"}
+    assert len(got) == 2300
+    assert [i for i, _, _ in got] == list(range(1, 2301))
+    assert {s for _, s, _ in got[:2000]} == {"area:alpha"}  # the first to hold the lock
+    assert {s for _, s, _ in got[2000:]} == {"area:beta"}
     again = subprocess.run(
         [*IMPORT, str(a), str(b), "--store", str(db), "--format", "json", "--root", str(tmp_path)],
         capture_output=True,
@@ -94,58 +135,41 @@ def test_two_imports_at_once_both_land(tmp_path):
     assert '"added": 0' in again.stdout
 
 
-def test_killed_import_leaves_the_store_as_it_was(tmp_path):
+@pytest.mark.parametrize(
+    ("point", "landed"),
+    [("write", False), ("hot", False), ("committed", True)],
+)
+def test_killed_import_leaves_the_store_as_it_was(tmp_path, point, landed):
+    """Killed mid-write (its journal beside the store, or hot: the store file already
+    holds some of its pages), the store is as it was; killed after its commit (while it
+    prints), all of it landed."""
     small = notes(tmp_path / "s", "small.md", 50, "small")
-    big = notes(tmp_path / "b", "big.md", 40_000, "big")
+    big = notes(tmp_path / "b", "big.md", 3000, "big")
     db = tmp_path / "know.db"
+    import_big = ["import", str(big), "--store", str(db), "--root", str(tmp_path)]
     subprocess.run([*IMPORT, str(small), "--store", str(db), "--root", str(tmp_path)], check=True)
     before = rows(db)
-    data = db.read_bytes()
-    for delay in (0.5, 1.5, 3.0):
-        proc = subprocess.Popen(
-            [*IMPORT, str(big), "--store", str(db), "--root", str(tmp_path)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        time.sleep(delay)
-        if proc.poll() is not None:
-            break  # finished before the kill: nothing left to test at this delay
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-        after = rows(db)  # a hot journal, if any, is rolled back on open
-        if len(after) == 40_050:
-            break  # killed after its commit, while it printed: all of it landed
+    killed(stopped(point, tmp_path / "at", *import_big))
+    after = rows(db)  # a hot journal, if any, is rolled back on open
+    if landed:
+        assert len(after) == 3050 and after[:50] == before
+    else:
         assert after == before
-        assert db.read_bytes() == data or after == before
-    done = subprocess.run(
-        [*IMPORT, str(big), "--store", str(db), "--root", str(tmp_path)],
-        capture_output=True,
-        text=True,
-    )
+    done = subprocess.run([*IMPORT, *import_big[1:]], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert len(rows(db)) == 40_050
+    assert len(rows(db)) == 3050
 
 
 def test_killed_first_import_leaves_no_store(tmp_path):
-    big = notes(tmp_path / "b", "big.md", 40_000, "big")
+    big = notes(tmp_path / "b", "big.md", 3000, "big")
     db = tmp_path / "know.db"
-    proc = subprocess.Popen(
-        [*IMPORT, str(big), "--store", str(db), "--root", str(tmp_path)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    time.sleep(1.0)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
+    import_big = ["import", str(big), "--store", str(db), "--root", str(tmp_path)]
+    killed(stopped("write", tmp_path / "at", *import_big))
     leftovers = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("know.db"))
-    assert leftovers in ([], ["know.db"], ["know.db", "know.db-journal"])
-    done = subprocess.run(
-        [*IMPORT, str(big), "--store", str(db), "--root", str(tmp_path)],
-        capture_output=True,
-        text=True,
-    )
+    assert leftovers == ["know.db", "know.db-journal"]
+    done = subprocess.run([*IMPORT, *import_big[1:]], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert len(rows(db)) == 40_000
+    assert len(rows(db)) == 3000
 
 
 DIE_MID_WRITE = """
@@ -206,26 +230,21 @@ def test_new_store_left_half_written_by_a_killed_writer_is_recovered(tmp_path):
 
 
 def test_second_import_waits_for_a_first_import_into_a_new_store(tmp_path):
-    big = notes(tmp_path / "b", "big.md", 40_000, "big")
+    """The second import starts while the first is writing its new store (the file and
+    its journal are there, the schema not yet committed): it waits for the lock."""
+    big = notes(tmp_path / "b", "big.md", 3000, "big")
     small = notes(tmp_path / "s", "small.md", 50, "small")
     db = tmp_path / "know.db"
-    first = subprocess.Popen(
-        [*IMPORT, str(big), "--store", str(db), "--root", str(tmp_path)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    # start the second while the first is writing its new store
-    deadline = time.monotonic() + 60
-    while not (tmp_path / "know.db-journal").exists() and time.monotonic() < deadline:
-        time.sleep(0.01)
-    second = subprocess.run(
-        [*IMPORT, str(small), "--store", str(db), "--root", str(tmp_path)],
-        capture_output=True,
-        text=True,
-    )
-    assert first.wait(timeout=300) == 0, first.stderr.read()
-    assert (second.returncode, second.stderr) == (0, "")
-    assert len(rows(db)) == 40_050
+    import_big = ["import", str(big), "--store", str(db), "--root", str(tmp_path)]
+    first = stopped("write", tmp_path / "first", *import_big)
+    import_small = ["import", str(small), "--store", str(db), "--root", str(tmp_path)]
+    second = stopped("lock", tmp_path / "second", *import_small)
+    go_on(tmp_path / "first")
+    _, err = first.communicate(timeout=300)
+    assert first.returncode == 0, err
+    _, err = second.communicate(timeout=300)
+    assert (second.returncode, err) == (0, "")
+    assert len(rows(db)) == 3050
 
 
 def _file_limit(size: int):
@@ -406,31 +425,18 @@ def test_only_a_full_disk_is_blamed_on_the_disk(tmp_path):
 
 def test_an_import_killed_through_a_symlink_is_rolled_back_through_it(tmp_path):
     small = notes(tmp_path / "s", "small.md", 50, "small")
-    big = notes(tmp_path / "b", "big.md", 20_000, "big")
+    big = notes(tmp_path / "b", "big.md", 3000, "big")
     real = tmp_path / "data" / "real.db"
     real.parent.mkdir()
     link = tmp_path / "link.db"
     link.symlink_to(real)
     subprocess.run([*IMPORT, str(small), "--store", str(link), "--root", str(tmp_path)], check=True)
     before = rows(real)
-    proc = subprocess.Popen(
-        [*IMPORT, str(big), "--store", str(link), "--root", str(tmp_path)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    import_big = ["import", str(big), "--store", str(link), "--root", str(tmp_path)]
+    killed(stopped("hot", tmp_path / "at", *import_big))
     journal = tmp_path / "data" / "real.db-journal"
-    deadline = time.monotonic() + 120
-    while proc.poll() is None and time.monotonic() < deadline:
-        with contextlib.suppress(OSError), open(journal, "rb") as f:
-            if f.read(8).strip(b"\0"):  # the commit made it hot (its header is written)
-                break
-        time.sleep(0.001)
-    if proc.poll() is not None:
-        pytest.skip("the import finished before its journal was seen")
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    if not journal.exists() or not journal.read_bytes()[:8].strip(b"\0"):
-        pytest.skip("killed just after its commit")
+    assert journal.read_bytes()[:8].strip(b"\0")  # hot: the next open must roll it back
+    assert not (tmp_path / "link.db-journal").exists()
     done = subprocess.run(
         [sys.executable, "-m", "brainmigrate", "search", "small", "--store", str(link)],
         capture_output=True,
@@ -443,22 +449,10 @@ def test_an_import_killed_through_a_symlink_is_rolled_back_through_it(tmp_path):
 def test_sigterm_during_a_first_import_leaves_no_store(tmp_path):
     """SIGTERM (a cancelled CI job, ``kill``) cleans up as Ctrl-C does: the new store
     and its journal are removed, one line, exit 143."""
-    big = notes(tmp_path / "b", "big.md", 40_000, "big")
+    big = notes(tmp_path / "b", "big.md", 3000, "big")
     db = tmp_path / "know.db"
-    proc = subprocess.Popen(
-        [*IMPORT, str(big), "--store", str(db), "--root", str(tmp_path)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    journal = tmp_path / "know.db-journal"
-    deadline = time.monotonic() + 120
-    while not journal.exists() and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.01)
-    proc.send_signal(signal.SIGTERM)
-    _, err = proc.communicate(timeout=120)
-    if proc.returncode == 0:
-        pytest.skip("the import ended before the signal came")
+    proc = stopped("write", tmp_path / "at", "import", str(big), "--store", str(db))
+    err = killed(proc, signal.SIGTERM)
     assert proc.returncode == 143, err
     assert err == (
         "brainmigrate: terminated (a store and every output are written whole or not at all)\n"
@@ -478,326 +472,3 @@ def test_an_interrupt_during_the_commit_comes_after_the_store_says_it_committed(
         time.sleep(0.05)  # (delivered at once, were it not held)
         done.append("committed")
     assert done == ["committed"]
-
-
-# ------------------------------------------------------------ values no import writes
-#
-# A store a real import wrote, then edited by hand with sqlite3: each value below is one
-# the importer never writes, and every command that reads it refuses the store in one
-# line (exit 2), as for a value of the wrong type, and leaves it as it was.
-
-RECOVER = "restore a backup, or import the notes into a new store"
-EDITED_NOTES = (
-    "+ the app starts in src/app.py:1-2 TER-1\n"
-    "+ PaymentGateway charges once\n"
-    "~ we keep SQLite for the store\n"
-)
-
-
-@pytest.fixture(scope="module")
-def imported(tmp_path_factory) -> Path:
-    """A checkout, ``n.md`` and ``base.db`` imported from it with ``--verify`` (so
-    ``stale`` takes its fast path): k1 anchored to ``src/app.py`` lines 1-2 (cited), k2 to
-    the class ``PaymentGateway`` (camelcase), k3 anchored to nothing."""
-    folder = tmp_path_factory.mktemp("edited")
-    (folder / "src").mkdir()
-    (folder / "src" / "app.py").write_text(
-        "import os\n\n\nclass PaymentGateway:\n    def charge(self):\n        return 1\n"
-    )
-    (folder / "n.md").write_text(EDITED_NOTES)
-    db = folder / "base.db"
-    subprocess.run(
-        [*IMPORT, str(folder / "n.md"), "--store", str(db), "--root", str(folder), "--verify"],
-        check=True,
-        capture_output=True,
-    )
-    con = sqlite3.connect(db)
-    assert con.execute(
-        "SELECT fact_id, kind, symbol, line_first, line_last, how, content_hash IS NOT NULL"
-        " FROM anchors ORDER BY fact_id"
-    ).fetchall() == [
-        (1, "file", "", 1, 2, "cited", 1),
-        (2, "symbol", "PaymentGateway", 4, 6, "camelcase", 1),
-    ]
-    con.close()
-    return folder
-
-
-def edited(imported: Path, tmp_path: Path, *statements: str) -> Path:
-    db = tmp_path / "k.db"
-    db.write_bytes((imported / "base.db").read_bytes())
-    con = sqlite3.connect(db)
-    with con:
-        for sql in statements:
-            con.execute(sql)
-    con.close()
-    return db
-
-
-def commands(imported: Path, tmp_path: Path, db: Path, *which: str, fact: str = "k1") -> list:
-    """The command lines ``which`` names, on the store ``db``."""
-    store = ["--store", str(db)]
-    every = {
-        "show": ["show", fact, *store],
-        "search": ["search", "app", "PaymentGateway", "SQLite", "--all", *store],
-        "search --anchor": ["search", "--anchor", "app.py", *store],
-        "stale": ["stale", *store],
-        "stale --dry-run": ["stale", "--dry-run", *store],
-        "stale json": ["stale", "--format", "json", *store],
-        "verify": ["verify", "--all", *store],
-        "verify id": ["verify", fact, *store],
-        "import": [
-            "import",
-            str(imported / "n.md"),
-            "--root",
-            str(imported),
-            "--format",
-            "json",
-            *store,
-        ],
-        "import --dry-run": [
-            "import",
-            str(imported / "n.md"),
-            "--root",
-            str(imported),
-            "--dry-run",
-            *store,
-        ],
-    }
-    for target in ("jsonl", "brain", "knowledge", "memory"):
-        out = str(tmp_path / f"out-{target}")
-        every[f"export {target}"] = ["export", "--to", target, "--output", out, *store]
-    return [every[name] for name in which]
-
-
-def refused_by(db: Path, args: list, what: str) -> None:
-    before = db.read_bytes()
-    done = subprocess.run(
-        [sys.executable, "-m", "brainmigrate", *args], capture_output=True, text=True
-    )
-    assert (done.returncode, done.stderr, done.stdout) == (
-        2,
-        f"brainmigrate: error: {db}: the store is inconsistent ({what}); {RECOVER}\n",
-        "",
-    ), args
-    assert db.read_bytes() == before, args  # refused: left as it was
-
-
-#: Every command that reads a fact's row or its anchors (``show`` of the fact named).
-READERS = (
-    "show",
-    "search",
-    "export jsonl",
-    "export brain",
-    "export knowledge",
-    "export memory",
-    "stale",
-    "stale --dry-run",
-    "stale json",
-    "verify",
-    "import",
-    "import --dry-run",
-)
-
-
-#: ``READERS`` that read every fact's row: not ``stale``'s text report, which reads again
-#: only the facts whose files changed (what it does not read, it does not show).
-READ_EVERY_FACT = tuple(c for c in READERS if c not in ("stale", "stale --dry-run"))
-
-
-@pytest.mark.parametrize(
-    ("sql", "fact", "what"),
-    [
-        (
-            "UPDATE facts SET scope = '' WHERE id = 1",
-            "k1",
-            "fact k1: scope is '', not a scope (text that is not blank)",
-        ),
-        (
-            "UPDATE facts SET scope = ' \t\u3000' WHERE id = 2",
-            "k2",
-            "fact k2: scope is ' \ufffd\ufffd', not a scope (text that is not blank)",
-        ),
-    ],
-)
-def test_a_blank_scope_is_refused_by_every_command(imported, tmp_path, sql, fact, what):
-    db = edited(imported, tmp_path, sql)
-    for args in commands(imported, tmp_path, db, *READ_EVERY_FACT, fact=fact):
-        refused_by(db, args, what)
-    assert not list(tmp_path.glob("out-*"))  # no export written
-
-
-def test_a_blank_scope_of_a_fact_without_anchors_is_refused_by_every_command(imported, tmp_path):
-    # verify and stale json read every fact that is not superseded, anchored or not
-    db = edited(imported, tmp_path, "UPDATE facts SET scope = '' WHERE id = 3")
-    what = "fact k3: scope is '', not a scope (text that is not blank)"
-    for args in commands(imported, tmp_path, db, *READ_EVERY_FACT, fact="k3"):
-        refused_by(db, args, what)
-
-
-@pytest.mark.parametrize(
-    ("sql", "fact", "what"),
-    [
-        (
-            "UPDATE anchors SET how = 'magic' WHERE fact_id = 1",
-            "k1",
-            "an anchors row of k1: how is 'magic', not one of cited, bare-name, camelcase, module",
-        ),
-        (
-            "UPDATE anchors SET how = 'camelcase ' WHERE fact_id = 2",
-            "k2",
-            "an anchors row of k2: how is 'camelcase ', not one of cited, bare-name,"
-            " camelcase, module",
-        ),
-        (
-            "UPDATE anchors SET line_first = 9, line_last = 3 WHERE fact_id = 1",
-            "k1",
-            "an anchors row of k1: line_first is 9, not a line number up to line_last (3)",
-        ),
-        (
-            "UPDATE anchors SET symbol = '' WHERE fact_id = 2",
-            "k2",
-            "an anchors row of k2: symbol is '', not a declaration's name (kind is symbol)",
-        ),
-        (
-            "UPDATE anchors SET symbol = 'PaymentGateway' WHERE fact_id = 1",
-            "k1",
-            "an anchors row of k1: symbol is 'PaymentGateway', not '' (kind is file)",
-        ),
-        (
-            "UPDATE anchors SET kind = 'folder', symbol = 'Pay' WHERE fact_id = 1",
-            "k1",
-            "an anchors row of k1: symbol is 'Pay', not '' (kind is folder)",
-        ),
-    ],
-)
-def test_an_anchor_value_no_import_writes_is_refused_by_every_command(
-    imported, tmp_path, sql, fact, what
-):
-    db = edited(imported, tmp_path, sql)
-    for args in commands(imported, tmp_path, db, *READERS, "search --anchor", fact=fact):
-        refused_by(db, args, what)
-    assert not list(tmp_path.glob("out-*"))
-
-
-@pytest.mark.parametrize(
-    ("sql", "what"),
-    [
-        (
-            "UPDATE facts SET imported = '2026-09-23 13:16:09' WHERE id = 1",
-            "fact k1: imported is '2026-09-23 13:16:09', not a time like 2026-09-23T13:16:09Z",
-        ),
-        (
-            "UPDATE facts SET updated = 'yesterday' WHERE id = 1",
-            "fact k1: updated is 'yesterday', not a time like 2026-09-23T13:16:09Z",
-        ),
-        (
-            "UPDATE provenance SET imported = '2026-09-23T13:16:09+00:00' WHERE fact_id = 1",
-            "a provenance row of k1: imported is '2026-09-23T13:16:09+00:00', not a time"
-            " like 2026-09-23T13:16:09Z",
-        ),
-    ],
-)
-def test_a_time_not_in_the_form_an_import_writes_is_refused_where_it_is_read(
-    imported, tmp_path, sql, what
-):
-    # these columns are read by show, search and the exports that print them (jsonl,
-    # knowledge); brain, memory, stale, verify and import read no such time
-    db = edited(imported, tmp_path, sql)
-    readers = ("show", "search", "export jsonl", "export knowledge")
-    for args in commands(imported, tmp_path, db, *readers):
-        refused_by(db, args, what)
-    assert not list(tmp_path.glob("out-*"))
-
-
-@pytest.mark.parametrize(
-    ("sql", "what"),
-    [
-        (
-            "UPDATE facts SET supersedes = '[99]' WHERE id = 3",
-            "fact k3: supersedes names k99, not the id of a stored fact",
-        ),
-        (
-            "UPDATE facts SET related = '[1, 4]' WHERE id = 3",
-            "fact k3: related names k4, not the id of a stored fact",
-        ),
-    ],
-)
-def test_a_link_to_a_fact_the_store_does_not_hold_is_refused_where_it_is_read(
-    imported, tmp_path, sql, what
-):
-    # links are read with the whole fact (show, search, export, verify of its id, an
-    # import that merges into it); stale and verify --all read no links
-    db = edited(imported, tmp_path, sql)
-    readers = (
-        "show",
-        "search",
-        "export jsonl",
-        "export brain",
-        "export knowledge",
-        "export memory",
-        "verify id",
-        "import",
-        "import --dry-run",
-    )
-    for args in commands(imported, tmp_path, db, *readers, fact="k3"):
-        refused_by(db, args, what)
-    assert not list(tmp_path.glob("out-*"))
-
-
-@pytest.mark.parametrize(
-    ("sql", "what"),
-    [
-        (
-            "UPDATE facts SET kind = 'rumour' WHERE id = 1",
-            "fact k1: kind is 'rumour', not one of decision, pattern, blocker, environment, other",
-        ),
-        (
-            "UPDATE facts SET marker = '*' WHERE id = 2",
-            "fact k2: marker is '*', not one of +, !, ~, =, ?, >, ->, x, -",
-        ),
-        (
-            "UPDATE facts SET text = CAST(text AS BLOB) WHERE id = 1",
-            "fact k1: text is a BLOB, not text",
-        ),
-        (
-            "UPDATE facts SET task = CAST(task AS BLOB) WHERE id = 1",
-            "fact k1: task is a BLOB, not text or NULL",
-        ),
-        (
-            "UPDATE facts SET status_reason = x'00' WHERE id = 2",
-            "fact k2: status_reason is a BLOB, not text or NULL",
-        ),
-        ("UPDATE facts SET scope = x'00' WHERE id = 3", "fact k3: scope is a BLOB, not text"),
-        (
-            "UPDATE anchors SET root = CAST(root AS BLOB) WHERE fact_id = 1",
-            "an anchors row of k1: root is a BLOB, not text",
-        ),
-        (
-            "UPDATE anchors SET path = CAST(path AS BLOB) WHERE fact_id = 2",
-            "an anchors row of k2: path is a BLOB, not text",
-        ),
-        (
-            "UPDATE provenance SET file = CAST(file AS BLOB) WHERE fact_id = 1",
-            "a provenance row of k1: file is a BLOB, not text",
-        ),
-    ],
-)
-def test_stale_refuses_the_rows_it_reads(imported, tmp_path, sql, what):
-    """json reads every anchored fact and its first provenance row; text reads again only
-    the facts whose files changed (here none), and the anchors of all: each refuses what
-    it reads (what it does not read, it does not show)."""
-    db = edited(imported, tmp_path, sql)
-    which = ["stale json"]
-    if sql.startswith("UPDATE anchors"):  # a BLOB root or path was an internal error
-        which += ["stale", "stale --dry-run"]
-    for args in commands(imported, tmp_path, db, *which):
-        refused_by(db, args, what)
-
-
-def test_sql_finds_a_blank_scope_as_python_does():
-    """The one-query checks (``check_entries``, ``read_anchored`` of some facts) trim what
-    ``str.strip`` strips, so they refuse the rows the row-by-row checks refuse."""
-    from brainmigrate.stores import rows as store
-
-    assert set(store.BLANKS) == {c for c in map(chr, range(0x110000)) if c.isspace()}

@@ -11,11 +11,9 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from clirun import cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from brainmigrate.cli import main
 
 NOTES = (
     "+ the app starts in src/app.py:2 TER-1 <!-- 2026-09-23 13:16 nightly -->\n"
@@ -23,10 +21,6 @@ NOTES = (
     "~ we keep SQLite for the store\n"
 )
 RECOVER = "restore a backup, or import the notes into a new store"
-
-
-def cli(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
 
 
 @pytest.fixture
