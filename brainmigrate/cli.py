@@ -763,7 +763,7 @@ def check_cmd(
     current folder up; options given here override them.
     """
     from brainmigrate import check, rules
-    from brainmigrate.reports import ci
+    from brainmigrate.reports import ci, github
 
     if fix or diff:
         from brainmigrate import fix as fixing  # a plain check does not load it
@@ -857,7 +857,7 @@ def check_cmd(
         emit(text, output, color=painted if output is None else None)
     step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if step_summary and any(fmt == ci.Format.GITHUB for fmt, _ in targets):
-        extra = ci.github_step_summary(result)
+        extra = github.github_step_summary(result)
         if extra:
             try:
                 with open(step_summary, "a", encoding="utf-8") as handle:
