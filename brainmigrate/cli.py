@@ -767,6 +767,7 @@ def check_cmd(
 
     if fix or diff:
         from brainmigrate import fix as fixing  # a plain check does not load it
+        from brainmigrate.reports import fix as fix_report
 
     if unsafe_fixes and not (fix or diff):
         raise click.UsageError("--unsafe-fixes applies with --fix or --diff: add one")
@@ -834,10 +835,10 @@ def check_cmd(
         else:
             result = check.run_check(paths, options, settings.fail_on, **kwargs)
     if fix or diff:
-        for line in fixing.summary(fixed, diff=diff, quiet=quiet):
+        for line in fix_report.summary(fixed, diff=diff, quiet=quiet):
             say(line)
         if diff:
-            sys.stdout.buffer.write(fixing.unified_diff(fixed.edits))
+            sys.stdout.buffer.write(fix_report.unified_diff(fixed.edits))
             sys.stdout.flush()
             sys.exit(EXIT_FINDINGS if fixed.edits and not exit_zero else EXIT_OK)
         result = fixed.check
