@@ -44,7 +44,7 @@ from brainmigrate.model import (
     ParsedFact,
     pickled_as_tuple,
 )
-from brainmigrate.paths import PathResolver, Root, is_absolute, normalize
+from brainmigrate.paths import PathResolver
 from brainmigrate.read.links import repo_url_parts
 from brainmigrate.read.modules import module_candidates
 from brainmigrate.read.tokens import (
@@ -58,6 +58,7 @@ from brainmigrate.read.tokens import (
     path_like,
     tokens,
 )
+from brainmigrate.roots import Root, is_absolute, normalize
 
 __all__ = [
     "FILE_NAMES",

@@ -27,7 +27,6 @@ from pathlib import Path
 from urllib.parse import quote, unquote
 
 from brainmigrate import check, importer, rules
-from brainmigrate.anchors import PathResolver, Root, is_absolute, normalize
 from brainmigrate.folder_moves import (
     certain_folder_move,
     folder_cited,
@@ -38,8 +37,10 @@ from brainmigrate.fsutil import put_in_place, shown, signals_held, stage_bytes
 from brainmigrate.git import run_git
 from brainmigrate.hints import Move, MoveHints
 from brainmigrate.model import Segment
+from brainmigrate.paths import PathResolver
 from brainmigrate.read.notation import BOM, WIDE_BOMS
 from brainmigrate.read.tokens import Token, link_path, path_like, tokens
+from brainmigrate.roots import Root, is_absolute, normalize
 
 _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 #: Characters a percent-escaped path keeps as they are (RFC 3986 ``pchar`` and ``/``).
