@@ -35,7 +35,7 @@ from brainmigrate.citing import (
     names_heading,
 )
 from brainmigrate.fsutil import printable
-from brainmigrate.knowledge import History, default_listing, git_history
+from brainmigrate.knowledge import default_listing
 from brainmigrate.model import (
     FROM_FACTORY,
     Anchor,
@@ -58,27 +58,9 @@ from brainmigrate.read.tokens import (
     path_like,
     tokens,
 )
-from brainmigrate.roots import Root, is_absolute, normalize
+from brainmigrate.roots import Root, normalize
 
-__all__ = [
-    "FILE_NAMES",
-    "NAME_CAP",
-    "NOTHING",
-    "History",
-    "PathResolver",
-    "Resolved",
-    "Resolver",
-    "Root",
-    "Token",
-    "camelcase_names",
-    "copy_resolved",
-    "git_history",
-    "has_extension",
-    "is_absolute",
-    "normalize",
-    "path_like",
-    "tokens",
-]
+__all__ = ["NAME_CAP", "NOTHING", "NameIndex", "Resolved", "Resolver", "copy_resolved"]
 
 #: At most this many anchors per fact from bare file names, and as many from CamelCase
 #: names (SPEC.md §Anchors).

@@ -19,10 +19,10 @@ import pytest
 from click.testing import CliRunner
 
 from brainmigrate import check, fix, importer, rules
-from brainmigrate.anchors import Root
 from brainmigrate.cli import main
 from brainmigrate.hints import Move, MoveHints
 from brainmigrate.reports import fix as fix_report
+from brainmigrate.roots import Root
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
