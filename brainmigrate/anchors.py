@@ -59,6 +59,7 @@ from brainmigrate.read.tokens import (
     tokens,
 )
 from brainmigrate.roots import Root, normalize
+from brainmigrate.shapes import shorten
 
 __all__ = ["NAME_CAP", "NOTHING", "NameIndex", "Resolved", "Resolver", "copy_resolved"]
 
@@ -218,7 +219,7 @@ class Resolver:
         for tok in tokens(fact.segments, self._holds, references=references):
             if tok.overflow is not None and diags is not None:
                 form = tok.overflow
-                shown = form if len(form) <= 24 else form[:24] + "…"
+                shown = shorten(form, 24, keep=24)
                 diags.append(
                     Diagnostic(
                         fact.file,

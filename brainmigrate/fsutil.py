@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from brainmigrate.errors import BrainmigrateError
+from brainmigrate.shapes import shorten
 
 #: What this process has written that a user asked for (an ``--output``, an export, a
 #: notes file ``check --fix`` rewrote, a baseline), as shown paths, in order: each was
@@ -90,7 +91,7 @@ def temp_prefix(name: str) -> str:
 
 def _short(name: str) -> str:
     room = NAME_MAX - len(".") - len(".bm.") - 7 - 8 - len(_TEMP_SUFFIX)  # pids: 7 digits
-    return os.fsdecode(os.fsencode(name)[:room])
+    return os.fsdecode(shorten(os.fsencode(name), room, mark=b""))
 
 
 def _alive(pid: int) -> bool:

@@ -422,8 +422,3 @@ def _text_digest(text: str) -> str:
     findings asks for it again (a long text is then read once, not once per finding)."""
     norm = " ".join(text.casefold().split())
     return blake2b(norm.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
-
-
-def short_text(text: str, limit: int = 120) -> str:
-    """``text`` cut to ``limit`` characters, ending in "…" when cut (a finding's fact text)."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -13,6 +13,7 @@ from brainmigrate.fsutil import (
 )
 from brainmigrate.model import FactRecord
 from brainmigrate.read.notation import fold
+from brainmigrate.shapes import shorten
 from brainmigrate.terms import parse_scopes
 
 #: Memory budgets in bytes (seed 004): the index and all files together.
@@ -119,8 +120,7 @@ def select(facts: Iterable[FactRecord], options: Options) -> list[FactRecord]:
 def quote(text: str, limit: int = QUOTE_AT_MOST) -> str:
     """At most ``limit`` characters of ``text`` (folded), ``…`` when cut: what a message
     quotes of a fact, however long the fact is."""
-    text = fold(text)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return shorten(fold(text), limit)
 
 
 def refusal(entry: dict) -> str:

@@ -7,6 +7,7 @@ from functools import cache
 
 from brainmigrate.check import CheckResult
 from brainmigrate.rules import Finding
+from brainmigrate.shapes import shorten
 
 
 @cache
@@ -18,6 +19,11 @@ def _xml_invalid() -> re.Pattern[str]:
 def _x(value) -> str:
     """Text XML 1.0 can hold (other characters become U+FFFD)."""
     return _xml_invalid().sub("\ufffd", str(value))
+
+
+def _case_name(fact) -> str:
+    """A fact's testcase: its line and the first 80 characters of its text."""
+    return f"line {fact.line}: {shorten(fact.text, 80, mark='')}"
 
 
 def junit(result: CheckResult) -> str:
@@ -38,7 +44,11 @@ def junit(result: CheckResult) -> str:
     for path in result.files:
         suite = ET.SubElement(top, "testsuite", name=_x(path))
         cases: list[tuple[str, int | None, list[Finding]]] = [
-            (f"line {fact.line}: {fact.text[:80]}", fact.line, by_fact.get((path, fact.line), []))
+            (
+                f"line {fact.line}: {shorten(fact.text, 80, mark='')}",
+                fact.line,
+                by_fact.get((path, fact.line), []),
+            )
             for fact in facts_of.get(path, [])
         ]
         loose = [f for f in by_fact.get((path, None), []) if f.fails(result.fail_on)]
