@@ -989,7 +989,7 @@ def export_cmd(
             flag = "--" + name.replace("_", "-")
             raise click.UsageError(f"{flag} applies to --to {target} only; leave it out")
     refuse_overwrites([("--output", output)], store)
-    options = export.Options(
+    options = export.ExportOptions(
         scopes=scopes,
         kinds=kinds,
         status=status,

@@ -35,7 +35,7 @@ class ExportError(BrainmigrateError):
 
 
 @dataclass(kw_only=True)
-class Options:
+class ExportOptions:
     """What to export and how.
 
     Filters: ``scopes`` (``--scope`` values: exact scopes, comma lists, ``area`` for every
@@ -97,7 +97,7 @@ def _check_scopes(values: Sequence[str], stored: set[str]) -> None:
     )
 
 
-def select(facts: Iterable[FactRecord], options: Options) -> list[FactRecord]:
+def select(facts: Iterable[FactRecord], options: ExportOptions) -> list[FactRecord]:
     """The facts the filters keep, in id order."""
     exact, areas = parse_scopes(options.scopes)
     wanted = set(exact)
