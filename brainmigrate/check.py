@@ -26,7 +26,6 @@ from brainmigrate.hints import MoveHints
 from brainmigrate.importer import is_excluded  # noqa: F401 - part of check's interface
 from brainmigrate.model import Citation, Diagnostic, ParsedFact
 from brainmigrate.rules import (
-    LEVELS,
     RULES,
     Finding,
     Selection,
@@ -35,6 +34,7 @@ from brainmigrate.rules import (
     waived_by,
 )
 from brainmigrate.shapes import shorten
+from brainmigrate.terms import LEVELS
 
 if TYPE_CHECKING:  # the baseline is loaded when a run names one
     from brainmigrate.baseline import BaselineStatus

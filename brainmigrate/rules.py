@@ -12,8 +12,6 @@ from reprlib import recursive_repr
 from brainmigrate import importer
 from brainmigrate.digests import blake2b
 
-#: Severity levels, highest first; ``--fail-on`` takes one of them.
-LEVELS = ("error", "warning", "info")
 _RANK = {"info": 0, "warning": 1, "error": 2}
 #: Version of the JSON report and of the baseline file.
 SCHEMA_VERSION = 1

@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING
 
 from brainmigrate.check import CheckResult
 from brainmigrate.reports import make_environment
-from brainmigrate.rules import LEVELS, Finding
+from brainmigrate.rules import Finding
 from brainmigrate.shapes import safe_text
+from brainmigrate.terms import LEVELS
 
 if TYPE_CHECKING:
     import jinja2
