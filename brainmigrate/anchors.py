@@ -177,6 +177,7 @@ class Resolver:
         self._choice: dict[str, tuple] = {}
 
     def index(self) -> NameIndex | None:
+        """The first root's ``NameIndex``, made on first need (None without a maker)."""
         if not self._index_made:
             self._index_made = True
             self._index = self._make_index() if self._make_index else None

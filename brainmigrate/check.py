@@ -180,6 +180,7 @@ class CheckResult:
 
     @property
     def failing(self) -> tuple[Finding, ...]:
+        """The findings that fail the check at ``fail_on``."""
         return tuple(f for f in self.findings if f.fails(self.fail_on))
 
     @property

@@ -62,6 +62,8 @@ class CheckoutFiles:
         return [r for r in (self.roots or [anchor.root]) if self.readable(r)]
 
     def readable(self, root: str) -> bool:
+        """Whether folder ``root`` can be listed (asked once per root; its real path is
+        kept for ``is_file`` and ``is_dir``)."""
         if root not in self._readable:
             try:
                 with os.scandir(root) as entries:
@@ -106,6 +108,7 @@ class CheckoutFiles:
         return self.is_file(root, anchor.path)
 
     def index(self, root: str):
+        """The ``CodeIndex`` of ``root`` (made on first need, over the declaration cache)."""
         if root not in self._indexes:
             from brainmigrate.codeindex import CodeIndex
 
@@ -175,6 +178,8 @@ class CheckoutFiles:
         return self._renames[key]
 
     def decl_digests(self, root: str, rel: str):
+        """The declarations of source file ``rel`` with their digests, or None for a file
+        the index does not parse."""
         state = self.file_state(root, rel)
         return state.declarations if state is not None else None
 
@@ -188,6 +193,8 @@ class CheckoutFiles:
         return None if data is None else digest(data)
 
     def lines_digest(self, root: str, rel: str, lines: tuple[int, int]) -> str | None:
+        """The digest of lines ``(first, last)`` (1-based, inclusive) of ``rel``, or None
+        when it cannot be read."""
         data = self.data(root, rel)
         if data is None:
             return None

@@ -83,6 +83,7 @@ class Root:
 
     @classmethod
     def of(cls, index: int, folder: str | os.PathLike) -> Root:
+        """Root number ``index`` (0: the first ``--root``) at ``folder``, made absolute."""
         absolute = os.path.abspath(os.fspath(folder))
         return cls(index, absolute, os.path.realpath(absolute))
 

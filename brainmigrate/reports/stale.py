@@ -96,6 +96,7 @@ def as_dict(result: StaleResult) -> dict:
 
 
 def as_json(result: StaleResult) -> str:
+    """``stale --format json``: ``as_dict`` indented, ending in a newline."""
     return to_json(as_dict(result), indent=2) + "\n"
 
 
