@@ -201,10 +201,10 @@ def main() -> None:
     )
     print(f"store: {store} ({store.stat().st_size / 1e6:.1f} MB)")
     for fmt, options in (
-        ("jsonl", export.Options()),
-        ("brain", export.Options()),
-        ("knowledge", export.Options()),
-        ("memory", export.Options(fit=True)),
+        ("jsonl", export.ExportOptions()),
+        ("brain", export.ExportOptions()),
+        ("knowledge", export.ExportOptions()),
+        ("memory", export.ExportOptions(fit=True)),
     ):
         target = base / ("facts.jsonl" if fmt == "jsonl" else fmt)
         result = timed(

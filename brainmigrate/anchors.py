@@ -35,7 +35,7 @@ from brainmigrate.citing import (
     names_heading,
 )
 from brainmigrate.fsutil import printable
-from brainmigrate.knowledge import History, default_listing, git_history
+from brainmigrate.knowledge import default_listing
 from brainmigrate.model import (
     FROM_FACTORY,
     Anchor,
@@ -44,7 +44,7 @@ from brainmigrate.model import (
     ParsedFact,
     pickled_as_tuple,
 )
-from brainmigrate.paths import PathResolver, Root, is_absolute, normalize
+from brainmigrate.paths import PathResolver
 from brainmigrate.read.links import repo_url_parts
 from brainmigrate.read.modules import module_candidates
 from brainmigrate.read.tokens import (
@@ -58,26 +58,10 @@ from brainmigrate.read.tokens import (
     path_like,
     tokens,
 )
+from brainmigrate.roots import Root, normalize
+from brainmigrate.shapes import shorten
 
-__all__ = [
-    "FILE_NAMES",
-    "NAME_CAP",
-    "NOTHING",
-    "History",
-    "PathResolver",
-    "Resolved",
-    "Resolver",
-    "Root",
-    "Token",
-    "camelcase_names",
-    "copy_resolved",
-    "git_history",
-    "has_extension",
-    "is_absolute",
-    "normalize",
-    "path_like",
-    "tokens",
-]
+__all__ = ["NAME_CAP", "NOTHING", "NameIndex", "Resolved", "Resolver", "copy_resolved"]
 
 #: At most this many anchors per fact from bare file names, and as many from CamelCase
 #: names (SPEC.md §Anchors).
@@ -193,6 +177,7 @@ class Resolver:
         self._choice: dict[str, tuple] = {}
 
     def index(self) -> NameIndex | None:
+        """The first root's ``NameIndex``, made on first need (None without a maker)."""
         if not self._index_made:
             self._index_made = True
             self._index = self._make_index() if self._make_index else None
@@ -235,7 +220,7 @@ class Resolver:
         for tok in tokens(fact.segments, self._holds, references=references):
             if tok.overflow is not None and diags is not None:
                 form = tok.overflow
-                shown = form if len(form) <= 24 else form[:24] + "…"
+                shown = shorten(form, 24, keep=24)
                 diags.append(
                     Diagnostic(
                         fact.file,

@@ -29,6 +29,7 @@ class BaselineEntry:
     count: int = 1
 
     def to_dict(self) -> dict:
+        """The entry as the baseline file holds it."""
         return {
             "code": self.code,
             "count": self.count,

@@ -26,15 +26,15 @@ from brainmigrate.hints import MoveHints
 from brainmigrate.importer import is_excluded  # noqa: F401 - part of check's interface
 from brainmigrate.model import Citation, Diagnostic, ParsedFact
 from brainmigrate.rules import (
-    LEVELS,
     RULES,
     Finding,
     Selection,
     fingerprint,
-    short_text,
     suppression_text,
     waived_by,
 )
+from brainmigrate.shapes import shorten
+from brainmigrate.terms import LEVELS
 
 if TYPE_CHECKING:  # the baseline is loaded when a run names one
     from brainmigrate.baseline import BaselineStatus
@@ -180,6 +180,7 @@ class CheckResult:
 
     @property
     def failing(self) -> tuple[Finding, ...]:
+        """The findings that fail the check at ``fail_on``."""
         return tuple(f for f in self.findings if f.fails(self.fail_on))
 
     @property
@@ -308,7 +309,7 @@ def _unused_finding(fact: ParsedFact, entry: str) -> Finding:
         subject=comment,
         scope=fact.scope,
         fact_line=fact.line,
-        fact_text=short_text(fact.text),
+        fact_text=shorten(fact.text, 120),
         fingerprint=fingerprint("BM401", fact.scope, fact.full_text, comment),
     )
 
@@ -383,7 +384,7 @@ def _citation_finding(fact: ParsedFact, c: Citation, hints: MoveHints | None) ->
         subject=subject,
         scope=fact.scope,
         fact_line=fact.line,
-        fact_text=short_text(fact.text),
+        fact_text=shorten(fact.text, 120),
         fingerprint=fingerprint(code, fact.scope, fact.full_text, subject),
         hint=hint,
     )
@@ -418,6 +419,6 @@ def _diagnostic_finding(d: Diagnostic, fact: ParsedFact | None, scopes: dict) ->
         subject=subject,
         scope=scope,
         fact_line=fact.line if fact else None,
-        fact_text=short_text(fact.text) if fact else "",
+        fact_text=shorten(fact.text, 120) if fact else "",
         fingerprint=fingerprint(d.code, scope, text, subject),
     )

@@ -29,6 +29,7 @@ class FactText:
         self.folder = folder
 
     def warn(self, tok: Token, code: str, message: str) -> None:
+        """Add warning ``code`` at ``tok`` to the diagnostics (when a fact collects any)."""
         if self.diags is not None and self.fact is not None:
             self.diags.append(
                 Diagnostic(self.fact.file, tok.line, code, "warning", message, tok.col)

@@ -45,9 +45,8 @@ from reprlib import recursive_repr
 
 from brainmigrate.importer import InputError
 from brainmigrate.model import KINDS
+from brainmigrate.terms import LEVELS
 
-#: Severity levels ``fail-on`` accepts, highest first.
-LEVELS = ("error", "warning", "info")
 #: Where settings are looked for, in this order: (file name, table or None for top level).
 SOURCES = ((".brainmigrate.toml", None), ("pyproject.toml", ("tool", "brainmigrate")))
 KEYS = (

@@ -4,9 +4,10 @@ each anchored file is hashed once, and parsed once (source files through the dec
 cache, ``CodeIndex.read_files``) only when its bytes are not those its anchors were
 fingerprinted on; each root's commit and git renames are asked for once.
 
-``fingerprint_records`` serves ``import --verify``; ``stale`` builds its runs (``stale``,
-``verify``, ``check_facts``) on ``Checkouts``. Below the importer, so an import fingerprints
-what it writes without reaching into a command module.
+The files themselves are read through ``checkouts.CheckoutFiles``. ``fingerprint_records``
+serves ``import --verify``; ``stale`` builds its runs (``stale``, ``verify``,
+``check_facts``) on ``Checkouts``. Below the importer, so an import fingerprints what it
+writes without reaching into a command module.
 
 An anchor's state (``AnchorCheck.state``), worst last in ``STATES``: ``fresh``, ``moved``,
 ``body changed``, ``signature changed``, ``declaration gone``, ``file gone``; or
@@ -15,15 +16,11 @@ An anchor's state (``AnchorCheck.state``), worst last in ``STATES``: ``fresh``, 
 
 from __future__ import annotations
 
-import hashlib
-import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from pathlib import Path
 
-from brainmigrate.codeindex.extract import digest, normalise_source
-from brainmigrate.git import RenameTrail
+from brainmigrate.checkouts import FOLDER, CheckoutFiles
 from brainmigrate.model import Anchor, FactRecord
 
 #: Anchor and fact states, from fresh to worst (SPEC.md §Staleness).
@@ -35,8 +32,6 @@ RANK = {s: i for i, s in enumerate(STATES)}
 GONE = frozenset({"declaration gone", "file gone", UNREACHABLE})
 #: Target kinds of a fingerprint that are no declaration.
 FILE, LINES = "file", "lines"
-#: The kind of an anchor checked for existence only (SPEC.md §Staleness "Folder anchor").
-FOLDER = "folder"
 _UNKNOWN = object()
 
 
@@ -74,98 +69,10 @@ def label(path: str, anchor: Anchor, target=None) -> str:
     return path
 
 
-# ------------------------------------------------------------------------------ reading
-
-
-class Checkouts:
-    """The checkouts as they are now, read once per run.
-
-    ``roots``: when given, every anchor is looked up in these folders in order instead of
-    the root recorded with it (a store moved to another machine). ``cache_dir``: the
-    declaration cache folder (None: the default). ``few``: up to this many changed files
-    of a root are parsed without the cache (``search`` and ``show``, which read a handful
-    of files: loading a large root's cache costs more than parsing them); 0: always
-    through the cache.
-    """
-
-    def __init__(
-        self,
-        roots: Sequence[str | os.PathLike] = (),
-        cache_dir: str | os.PathLike | None = None,
-        few: int = 0,
-    ) -> None:
-        self.roots = [os.path.abspath(os.fspath(r)) for r in roots]
-        self.few = few
-        self.cache_dir = Path(cache_dir) if cache_dir else None
-        self._readable: dict[str, bool] = {}
-        self._real: dict[str, str] = {}
-        self._indexes: dict[str, object] = {}
-        self._is_file: dict[tuple[str, str], bool] = {}
-        self._is_dir: dict[tuple[str, str], bool] = {}
-        self._states: dict[tuple[str, str], object] = {}
-        self._bytes: dict[tuple[str, str], bytes | None] = {}
-        self._hashes: dict[tuple[str, str], str | None] = {}
-        self._names: dict[tuple[str, str], dict[str, list]] = {}
-        self._commits: dict[str, str | None] = {}
-        self._renames: dict[tuple[str, str | None], tuple[RenameTrail, bool]] = {}
-        self._digests: dict[tuple[str, str], dict[str, list[str]]] = {}
-
-    # --- roots and files
-
-    def roots_of(self, anchor: Anchor) -> list[str]:
-        """The readable roots an anchor is looked up in, in order."""
-        return [r for r in (self.roots or [anchor.root]) if self.readable(r)]
-
-    def readable(self, root: str) -> bool:
-        if root not in self._readable:
-            try:
-                with os.scandir(root) as entries:
-                    next(entries, None)
-                ok = True
-            except OSError:
-                ok = False
-            self._readable[root] = ok
-            self._real[root] = os.path.realpath(root)
-        return self._readable[root]
-
-    def is_file(self, root: str, rel: str) -> bool:
-        """Whether ``root`` holds a regular file at ``rel`` (never one outside the root)."""
-        return self._inside(self._is_file, os.path.isfile, root, rel)
-
-    def is_dir(self, root: str, rel: str) -> bool:
-        """Whether ``root`` holds a folder at ``rel`` (never one outside the root)."""
-        return self._inside(self._is_dir, os.path.isdir, root, rel)
-
-    def _inside(self, cache: dict, test, root: str, rel: str) -> bool:
-        """``test`` (``os.path.isfile`` or ``isdir``) of ``rel`` in ``root``, true only when
-        its real path lies under the root's; cached in ``cache``."""
-        key = (root, rel)
-        if key not in cache:
-            full = os.path.join(root, rel)
-            ok = False
-            try:
-                if test(full):
-                    real = os.path.realpath(full)
-                    base = self._real.get(root) or os.path.realpath(root)
-                    ok = real.startswith(base.rstrip(os.sep) + os.sep)
-            except (OSError, ValueError):
-                ok = False
-            cache[key] = ok
-        return cache[key]
-
-    def holds(self, root: str, anchor: Anchor) -> bool:
-        """Whether ``root`` holds what ``anchor`` points at: a folder for a folder anchor,
-        else a regular file."""
-        if anchor.kind == FOLDER:
-            return self.is_dir(root, anchor.path)
-        return self.is_file(root, anchor.path)
-
-    def index(self, root: str):
-        if root not in self._indexes:
-            from brainmigrate.codeindex import CodeIndex
-
-            self._indexes[root] = CodeIndex(root, cache_dir=self.cache_dir)
-        return self._indexes[root]
+class Checkouts(CheckoutFiles):
+    """The checkouts as they are now, read once per run (``CheckoutFiles``), and what they
+    say of anchors: each anchor read again (``quick``, ``check``: its state) and
+    fingerprinted (``fingerprint``)."""
 
     def prepare(self, anchors: Iterable[Anchor], quick: bool = True) -> None:
         """Parse, in one batch per root, every source file these anchors name whose bytes
@@ -186,104 +93,6 @@ class Checkouts:
                 cached = len(todo) > self.few
                 for rel, st in self.index(root).read_files(todo, cached=cached).items():
                     self._states[(root, rel)] = st
-
-    def file_state(self, root: str, rel: str):
-        """``FileState`` of a source file (declarations and digest), or None."""
-        key = (root, rel)
-        if key not in self._states:
-            cached = self.few == 0
-            self._states[key] = self.index(root).read_files([rel], cached=cached)[rel]
-        return self._states[key]
-
-    def content_hash(self, root: str, rel: str) -> str | None:
-        """blake2b-16 of the file's bytes as they are (None when unreadable)."""
-        key = (root, rel)
-        if key not in self._hashes:
-            try:
-                with open(os.path.join(root, rel), "rb") as fh:
-                    self._hashes[key] = hashlib.blake2b(fh.read(), digest_size=16).hexdigest()
-            except OSError:
-                self._hashes[key] = None
-        return self._hashes[key]
-
-    def unchanged(self, a: Anchor, root: str, rel: str) -> bool:
-        """Whether ``rel`` holds the very bytes ``a`` was fingerprinted on: then every
-        digest is what it was, and nothing needs parsing."""
-        return bool(a.content_hash) and self.content_hash(root, rel) == a.content_hash
-
-    def data(self, root: str, rel: str) -> bytes | None:
-        """The file's bytes without a BOM and with CRLF as LF, or None when unreadable."""
-        key = (root, rel)
-        if key not in self._bytes:
-            try:
-                with open(os.path.join(root, rel), "rb") as fh:
-                    self._bytes[key] = normalise_source(fh.read())
-            except OSError:
-                self._bytes[key] = None
-        return self._bytes[key]
-
-    # --- git
-
-    def commit(self, root: str) -> str | None:
-        """``git rev-parse HEAD`` of the checkout holding ``root`` (None outside git)."""
-        if root not in self._commits:
-            from brainmigrate.git import run_git
-
-            out = run_git(root, "rev-parse", "--verify", "-q", "HEAD")
-            self._commits[root] = out.decode().strip() if out else None
-        return self._commits[root]
-
-    def rename_trail(self, root: str, since: str | None) -> tuple[RenameTrail, bool]:
-        """git's adds, deletes and renames (``git.history_events``) from commit ``since``
-        (None, or a commit git does not know: the whole history) to the working tree,
-        uncommitted ``git mv`` included, as a ``git.RenameTrail``; and whether they start
-        at ``since`` (then a file's trail starts at its first removal, else at its last)."""
-        key = (root, since)
-        if key not in self._renames:
-            from brainmigrate.git import history_events, worktree_events
-
-            events = history_events(root, since) if since else None
-            from_start = events is not None
-            if events is None:
-                events = history_events(root) or []
-            self._renames[key] = (RenameTrail([*events, *worktree_events(root)]), from_start)
-        return self._renames[key]
-
-    def decl_digests(self, root: str, rel: str):
-        state = self.file_state(root, rel)
-        return state.declarations if state is not None else None
-
-    def file_digest(self, root: str, rel: str) -> str | None:
-        """A file anchor's digest: a source file without the comments outside its
-        declarations, any other file its whole content (SPEC.md §Staleness)."""
-        state = self.file_state(root, rel)
-        if state is not None:
-            return state.digest
-        data = self.data(root, rel)
-        return None if data is None else digest(data)
-
-    def lines_digest(self, root: str, rel: str, lines: tuple[int, int]) -> str | None:
-        data = self.data(root, rel)
-        if data is None:
-            return None
-        first, last = lines
-        return digest(b"\n".join(data.split(b"\n")[first - 1 : last]))
-
-    def same_digest(self, root: str, rel: str, wanted: str) -> list[str]:
-        """Files of ``root`` with ``rel``'s extension whose file digest is ``wanted``."""
-        ext = os.path.splitext(rel)[1]
-        key = (root, ext)
-        if key not in self._digests:
-            paths = [p for p in self.index(root).files() if os.path.splitext(p)[1] == ext]
-            for rel_path, st in self.index(root).read_files(paths).items():
-                self._states.setdefault((root, rel_path), st)
-            by: dict[str, list[str]] = {}
-            for p in paths:
-                d = self.file_digest(root, p)
-                if d is not None:
-                    by.setdefault(d, []).append(p)
-            self._digests[key] = by
-        return self._digests[key].get(wanted, [])
 
     # --- the states
 

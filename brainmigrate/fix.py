@@ -27,20 +27,20 @@ from pathlib import Path
 from urllib.parse import quote, unquote
 
 from brainmigrate import check, importer, rules
-from brainmigrate.anchors import PathResolver, Root, is_absolute, normalize
 from brainmigrate.folder_moves import (
     certain_folder_move,
     folder_cited,
     is_folder_text,
     names_folder,
 )
-from brainmigrate.fsutil import printable, put_in_place, shown, signals_held, stage_bytes
+from brainmigrate.fsutil import put_in_place, shown, signals_held, stage_bytes
 from brainmigrate.git import run_git
 from brainmigrate.hints import Move, MoveHints
 from brainmigrate.model import Segment
+from brainmigrate.paths import PathResolver
 from brainmigrate.read.notation import BOM, WIDE_BOMS
 from brainmigrate.read.tokens import Token, link_path, path_like, tokens
-from brainmigrate.shapes import one_line
+from brainmigrate.roots import Root, is_absolute, normalize
 
 _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 #: Characters a percent-escaped path keeps as they are (RFC 3986 ``pchar`` and ``/``).
@@ -95,15 +95,6 @@ class FixResult:
     notes: list[str] = field(default_factory=list)
     written: list[str] = field(default_factory=list)
     check: check.CheckResult | None = None
-
-
-HOW = {
-    "git-rename": "renamed in git history",
-    "same-content": "the only file of that name, content unchanged in git",
-    "same-name": "the only file of that name (unsafe: content not compared)",
-    "same-files": "the only folder of that name, holding every file the old one held in git",
-    "same-folder": "the only folder of that name (unsafe: its files not compared)",
-}
 
 
 # ------------------------------------------------------------------------------ running
@@ -195,7 +186,7 @@ def _plan_file(display, path, found, resolver, hints, unsafe, out: FixResult) ->
         for f in found:
             leave(f, "the notes file is not UTF-8")
         return
-    lines = _split(before)
+    lines = split_lines(before)
     folder = os.path.dirname(real)
     edits: dict[int, list[tuple[int, int, bytes]]] = {}
     for f in found:
@@ -428,7 +419,7 @@ def _undo(result: FixResult, edit: FileEdit, why: str) -> None:
 # ------------------------------------------------------------------------------ bytes
 
 
-def _split(data: bytes) -> list[bytes]:
+def split_lines(data: bytes) -> list[bytes]:
     """Lines with their ends, split at ``\\n`` only (as the notes reader does)."""
     parts = data.split(b"\n")
     lines = [p + b"\n" for p in parts[:-1]]
@@ -504,70 +495,3 @@ def _reads_back(line_text: str, f: rules.Finding, new: str) -> bool:
 
 def _same(a: str, b: str) -> bool:
     return unicodedata.normalize("NFC", a) == unicodedata.normalize("NFC", b)
-
-
-# ------------------------------------------------------------------------------ diff
-
-
-def unified_diff(edits: Sequence[FileEdit], context: int = 3) -> bytes:
-    """A unified diff of ``edits`` that ``patch -p1`` applies in the current folder:
-    ``a/`` and ``b/`` names relative to it, lines compared and shown as bytes (CRLF, a
-    BOM and invalid bytes as they are), ``\\ No newline at end of file`` where due."""
-    from difflib import SequenceMatcher
-
-    out: list[bytes] = []
-    for edit in edits:
-        a, b = _split(edit.before), _split(edit.after)
-        name = Path(os.path.relpath(edit.path)).as_posix()
-        shown = os.fsencode(name)
-        out.append(b"--- a/" + shown + b"\n+++ b/" + shown + b"\n")
-        for group in SequenceMatcher(None, a, b, autojunk=False).get_grouped_opcodes(context):
-            first, last = group[0], group[-1]
-            out.append(
-                f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n".encode()
-            )
-            for tag, i1, i2, j1, j2 in group:
-                if tag == "equal":
-                    out.extend(_diff_line(b" ", x) for x in a[i1:i2])
-                    continue
-                out.extend(_diff_line(b"-", x) for x in a[i1:i2])
-                out.extend(_diff_line(b"+", x) for x in b[j1:j2])
-    return b"".join(out)
-
-
-def _diff_line(sign: bytes, line: bytes) -> bytes:
-    if line.endswith(b"\n"):
-        return sign + line
-    return sign + line + b"\n\\ No newline at end of file\n"
-
-
-def _range(start: int, stop: int) -> str:
-    length = stop - start
-    if length == 1:
-        return f"{start + 1}"
-    return f"{start + 1 if length else start},{length}"
-
-
-def describe(fix: Fix) -> str:
-    """``file:line:col: fixed OLD -> NEW (how)``, for the summary on stderr."""
-    return f"{fix.file}:{fix.line}:{fix.col}: {fix.old} -> {fix.new} ({HOW[fix.how]})"
-
-
-def describe_left(left: Left) -> str:
-    """``file:line:col: left PATH: why``."""
-    return f"{left.file}:{left.line}:{left.col}: left {printable(left.path)}: {left.reason}"
-
-
-def summary(result: FixResult, *, diff: bool, quiet: bool = False) -> list[str]:
-    """Lines for stderr: each fix and each citation left (not when ``quiet``), the file
-    notes, then one count line; each ``shapes.one_line``."""
-    out = [] if quiet else [one_line(describe(f)) for f in result.fixes]
-    out += [] if quiet else [one_line(describe_left(left)) for left in result.left]
-    out += [one_line(f"brainmigrate: note: {n}") for n in result.notes]
-    files = len({f.file for f in result.fixes})
-    verb = "Would fix" if diff else "Fixed"
-    out.append(
-        f"{verb} {len(result.fixes)} citation{'s' if len(result.fixes) != 1 else ''} in"
-        f" {files} file{'s' if files != 1 else ''}; {len(result.left)} left"
-    )
-    return out

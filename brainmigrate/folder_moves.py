@@ -12,9 +12,9 @@ import os
 import unicodedata
 from typing import Protocol, TypeVar
 
-from brainmigrate.anchors import Root, is_absolute, normalize
 from brainmigrate.git import run_git
 from brainmigrate.read.tokens import path_like
+from brainmigrate.roots import Root, is_absolute, normalize
 
 
 class Move(Protocol):

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from brainmigrate.errors import BrainmigrateError
 from brainmigrate.runstate import state
+from brainmigrate.shapes import shorten
 
 
 @contextlib.contextmanager
@@ -86,7 +87,7 @@ def temp_prefix(name: str) -> str:
 
 def _short(name: str) -> str:
     room = NAME_MAX - len(".") - len(".bm.") - 7 - 8 - len(_TEMP_SUFFIX)  # pids: 7 digits
-    return os.fsdecode(os.fsencode(name)[:room])
+    return os.fsdecode(shorten(os.fsencode(name), room, mark=b""))
 
 
 def _alive(pid: int) -> bool:

@@ -189,28 +189,8 @@ def _head_from_files(top: str) -> tuple[str, bool] | str | None:
         config = config.lower()
         if "extensions" in config or _format_version(config) not in ("0", "1"):
             return None
-        head = _read_small(os.path.join(gitdir, "HEAD"))
-        if head is None:
-            return None
-        head = head.rstrip("\n")
-        if head.startswith("ref: "):
-            ref = head[len("ref: ") :]
-            parts = ref.split("/")
-            if (
-                len(parts) < 3
-                or parts[:2] != ["refs", "heads"]
-                or any(p in ("", ".", "..") or p.startswith(".") for p in parts)
-                or any(c in ref for c in "\\ ~^:?*[\0\r\n\t")
-                or ref.endswith((".lock", "."))
-                or "@{" in ref
-            ):
-                return None
-            commit = _ref_commit(commondir, ref)
-            if commit is None:
-                return None
-        elif _is_oid(head):
-            commit = head
-        else:
+        commit = _head_commit(gitdir, commondir)
+        if commit is None:
             return None
         if not commit:
             return ""
@@ -222,6 +202,30 @@ def _head_from_files(top: str) -> tuple[str, bool] | str | None:
             return commit, False
     except OSError:
         return None
+
+
+def _head_commit(gitdir: str, commondir: str) -> str | None:
+    """The commit ``HEAD`` of ``gitdir`` stands at: detached at a commit, or naming a
+    plain branch under ``refs/heads/`` (``_ref_commit`` of ``commondir``); ``""`` for an
+    unborn branch, None when only git can say. Raises ``OSError`` as the files do."""
+    head = _read_small(os.path.join(gitdir, "HEAD"))
+    if head is None:
+        return None
+    head = head.rstrip("\n")
+    if head.startswith("ref: "):
+        ref = head[len("ref: ") :]
+        parts = ref.split("/")
+        if (
+            len(parts) < 3
+            or parts[:2] != ["refs", "heads"]
+            or any(p in ("", ".", "..") or p.startswith(".") for p in parts)
+            or any(c in ref for c in "\\ ~^:?*[\0\r\n\t")
+            or ref.endswith((".lock", "."))
+            or "@{" in ref
+        ):
+            return None
+        return _ref_commit(commondir, ref)
+    return head if _is_oid(head) else None
 
 
 def _format_version(config: str) -> str:

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from reprlib import recursive_repr
 
-from brainmigrate.anchors import Root, is_absolute, normalize
 from brainmigrate.digests import blake2b
 from brainmigrate.folder_moves import folder_files
 from brainmigrate.fsutil import user_cache_dir, write_text_atomic
@@ -27,6 +26,7 @@ from brainmigrate.git import (
     worktree_events,
 )
 from brainmigrate.read.tokens import FILE_NAMES, has_extension
+from brainmigrate.roots import Root, is_absolute, normalize
 from brainmigrate.rules import Hint
 
 #: A similar path is suggested only when the stem of its file name (before the first dot)

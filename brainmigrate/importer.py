@@ -22,7 +22,7 @@ from pathlib import Path
 from reprlib import recursive_repr
 from typing import TYPE_CHECKING
 
-from brainmigrate.anchors import NAME_CAP, NOTHING, Resolved, Resolver, Root, copy_resolved
+from brainmigrate.anchors import NAME_CAP, NOTHING, Resolved, Resolver, copy_resolved
 from brainmigrate.digests import blake2b
 from brainmigrate.errors import BrainmigrateError
 from brainmigrate.fsutil import printable
@@ -36,6 +36,7 @@ from brainmigrate.read.facts import (
     plus_kind_for,
     scope_for,
 )
+from brainmigrate.roots import Root
 from brainmigrate.spill import Keyed, Spill
 
 if TYPE_CHECKING:  # the merge and the store are loaded by an import, not by check

@@ -14,97 +14,17 @@ import re
 import stat
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from reprlib import recursive_repr
 from urllib.parse import unquote
 
-from brainmigrate.fsutil import printable
 from brainmigrate.knowledge import RootKnowledge
+from brainmigrate.roots import DRIVE, Reading, Root, is_absolute, normalize, readings_of
 
-__all__ = ["GONE", "UNRESOLVED", "PathResolver", "Root", "is_absolute", "normalize"]
+__all__ = ["GONE", "UNRESOLVED", "PathResolver"]
 
-_DRIVE = re.compile(r"/?([A-Za-z]):/")
 _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 #: Longer relative paths are held by no root (Linux's PATH_MAX, in characters).
 _PATH_MAX = 4096
 _MISSING = object()
-
-
-def is_absolute(path: str) -> bool:
-    """Paths starting with ``/``, ``~``, a drive letter (``C:/``) or ``//host``."""
-    return path.startswith(("/", "~")) or bool(_DRIVE.match(path))
-
-
-def normalize(path: str) -> str | None:
-    """Drop ``./`` and empty segments and pop a segment for each ``..``.
-
-    Returns the POSIX path (absolute ones keep their lead), or None when ``..`` climbs
-    past the top of a relative path.
-    """
-    lead = ""
-    if path.startswith("//"):
-        return path  # //host/share: never under a root
-    if path.startswith("/"):
-        lead = "/"
-    out: list[str] = []
-    for seg in path.split("/"):
-        if seg in ("", "."):
-            continue
-        if seg == "..":
-            if out:
-                out.pop()
-            elif not lead:
-                return None
-            continue
-        out.append(seg)
-    return lead + "/".join(out)
-
-
-@dataclass(slots=True, init=False, repr=False, eq=False)
-class Root:
-    """A checkout: ``path`` as an absolute path and ``real`` with symlinks resolved."""
-
-    index: int
-    path: str
-    real: str
-
-    # dataclass() would compile these on every start-up (issue 14): written out as it
-    # writes them; tests/test_records.py holds them to it.
-    def __init__(self, index, path, real) -> None:
-        self.index = index
-        self.path = path
-        self.real = real
-
-    @recursive_repr()
-    def __repr__(self) -> str:
-        return (
-            f"{self.__class__.__qualname__}(index={self.index!r}, path={self.path!r}, "
-            f"real={self.real!r})"
-        )
-
-    def __eq__(self, other):
-        if other.__class__ is self.__class__:
-            return (self.index, self.path, self.real) == (other.index, other.path, other.real)
-        return NotImplemented
-
-    @classmethod
-    def of(cls, index: int, folder: str | os.PathLike) -> Root:
-        absolute = os.path.abspath(os.fspath(folder))
-        return cls(index, absolute, os.path.realpath(absolute))
-
-    @property
-    def label(self) -> str:
-        """The root's path as text every output and the store can hold."""
-        return printable(self.path)
-
-    def relative(self, absolute: str) -> str | None:
-        """``absolute`` relative to this root, or None when it lies outside."""
-        for base in (self.path, self.real):
-            if absolute == base:
-                return ""
-            if absolute.startswith(base.rstrip("/") + "/"):
-                return absolute[len(base.rstrip("/")) + 1 :]
-        return None
 
 
 # A lookup result: ("found", root index, rel path[, "file" | "folder"]) | ("outside", reason)
@@ -114,10 +34,6 @@ GONE: Lookup = ("gone",)
 UNRESOLVED: Lookup = ("unresolved",)
 _CLIMBS = ("outside", "'..' climbs above the root")
 _NO_ROOT = ("outside", "absolute path under no root")
-
-#: A reading of a cited path: the root it is read in (None: each root in order) and the
-#: root-relative path (None: it leaves every root).
-Reading = tuple
 
 
 class PathResolver:
@@ -202,13 +118,13 @@ class PathResolver:
             name = _named(path, kind)
         if is_absolute(path):
             return self._absolute(path, kind, name, link)
-        readings = self._readings(path, folder, near)
+        readings = readings_of(self.roots, path, folder, near)
         found, outside = self._first_found(readings, kind)
         if found is not None:
             return found
         decoded = unquote(path) if _PERCENT.search(path) else path
         if decoded != path:
-            again, _ = self._first_found(self._readings(decoded, folder, near), kind)
+            again, _ = self._first_found(readings_of(self.roots, decoded, folder, near), kind)
             if again is not None:
                 return again
         inside = [r for r in readings if r[1]]
@@ -243,51 +159,9 @@ class PathResolver:
         # no reading's first segment is held: judged under the first reading alone
         known = self._known(inside[0])
         if not known and decoded != path:
-            again = [r for r in self._readings(decoded, folder, near) if r[1]]
+            again = [r for r in readings_of(self.roots, decoded, folder, near) if r[1]]
             known = bool(again) and self._known(again[0])
         return ("gone" if known or link else "unresolved", name)
-
-    def _readings(self, path: str, folder: str | None, near: bool) -> list[Reading]:
-        """The readings of relative ``path``: the roots' tops, and the notes ``folder``
-        and each folder above it up to its root's top (``near``: those first). Each is
-        ``(root or None, rel or None, first)``: ``first`` is where the path's first
-        segment lands in that reading."""
-        segs = path.split("/")
-        lead = next((i for i, s in enumerate(segs) if s not in ("", ".", "..")), len(segs) - 1)
-        head = "/".join(segs[: lead + 1])
-        rel = normalize(path)
-        top: Reading = (None, rel, normalize(head) if rel else None)
-        beside: list[Reading] = []
-        owner = None
-        if folder is not None:
-            owner = next((r for r in self.roots if r.relative(folder) is not None), None)
-        if owner is not None:
-            level = owner.relative(folder) or ""
-            while True:  # the notes file's folder, each folder above it, the root's top
-                at = f"{level}/" if level else ""
-                rel = normalize(at + path)
-                if rel is None:  # climbs above this root: into another root, or outside
-                    target = normalize(f"{owner.real}/{at}{path}")
-                    other = next((r for r in self.roots if r.relative(target)), None)
-                    if other is None:
-                        beside.append((None, None, None))
-                    else:
-                        first = other.relative(normalize(f"{owner.real}/{at}{head}"))
-                        beside.append((other, other.relative(target), first))
-                elif level:
-                    beside.append((owner, rel, normalize(at + head)))
-                if not level:
-                    break
-                level = level.rpartition("/")[0]
-        readings = [*beside, top] if near else [top, *beside]
-        out: list[Reading] = []
-        seen = set()
-        for r in readings:
-            key = (r[0].index if r[0] is not None else None, r[1])
-            if key not in seen:
-                seen.add(key)
-                out.append(r)
-        return out
 
     def _first_known(self, reading: Reading) -> bool:
         """Whether a root (the reading's own, or any) holds the file or folder the
@@ -427,7 +301,7 @@ class PathResolver:
                 return None if kind == "maybe" else ("outside", "home folder unknown")
         if path.startswith("//"):
             return no_root
-        drive = _DRIVE.match(path)
+        drive = DRIVE.match(path)
         if drive:
             segs = [s for s in path[drive.end() :].split("/") if s]
         else:

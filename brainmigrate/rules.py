@@ -12,8 +12,6 @@ from reprlib import recursive_repr
 from brainmigrate import importer
 from brainmigrate.digests import blake2b
 
-#: Severity levels, highest first; ``--fail-on`` takes one of them.
-LEVELS = ("error", "warning", "info")
 _RANK = {"info": 0, "warning": 1, "error": 2}
 #: Version of the JSON report and of the baseline file.
 SCHEMA_VERSION = 1
@@ -422,8 +420,3 @@ def _text_digest(text: str) -> str:
     findings asks for it again (a long text is then read once, not once per finding)."""
     norm = " ".join(text.casefold().split())
     return blake2b(norm.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
-
-
-def short_text(text: str, limit: int = 120) -> str:
-    """``text`` cut to ``limit`` characters, ending in "…" when cut (a finding's fact text)."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"

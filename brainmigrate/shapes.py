@@ -1,6 +1,7 @@
 """The shapes a fact takes outside the store: the JSON objects ``show``, ``search --format
 json``, the JSON report and the jsonl export share (SPEC.md §Report, §Store), and the two
-ways text leaves the program safely (``to_json``, ``safe_text``).
+ways text leaves the program safely (``to_json``, ``safe_text``), and cut short
+(``shorten``).
 
 Below search, reports and exports, so none of them imports another to shape a fact.
 """
@@ -51,6 +52,19 @@ def safe_text(value):
     are not strings pass unchanged. Every CI template's output goes through it (the report
     templates' through ``one_line``)."""
     return value.translate(_CONTROLS) if isinstance(value, str) else value
+
+
+def shorten(text, limit: int, *, mark="…", strip: bool = False, keep: int | None = None):
+    """``text`` when it holds at most ``limit`` characters (bytes for ``bytes``), else
+    its first ``keep`` ones (default ``limit - len(mark)``: the result holds ``limit``)
+    with trailing whitespace dropped when ``strip``, then ``mark``. The one place output
+    cuts text short: a finding's fact text (120), a stale reason (100), a message's
+    quote of a fact, a description, a line form, a temporary file's name (bytes, no
+    mark); each caller keeps its own limit, mark and cut."""
+    if len(text) <= limit:
+        return text
+    head = text[: limit - len(mark) if keep is None else keep]
+    return (head.rstrip() if strip else head) + mark
 
 
 def fact_fields(rec: FactRecord) -> dict:

@@ -123,6 +123,7 @@ class Spill:
             self._flush()
 
     def extend(self, items: Iterable[Any]) -> None:
+        """``append`` each of ``items``, in order."""
         for item in items:
             self.append(item)
 
@@ -202,6 +203,7 @@ class Keyed:
         self._cache[key] = value
 
     def get(self, key: int) -> Any | None:
+        """The value kept under ``key`` (from memory, else from the spill file), or None."""
         value = self._cache.get(key)
         if value is not None or self._con is None:
             return value

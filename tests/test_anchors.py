@@ -6,19 +6,14 @@ import os
 
 import pytest
 
-from brainmigrate.anchors import (
-    PathResolver,
-    Resolver,
-    Root,
-    camelcase_names,
-    normalize,
-    path_like,
-    tokens,
-)
+from brainmigrate.anchors import Resolver
 from brainmigrate.codeindex import CodeIndex
 from brainmigrate.model import Segment
+from brainmigrate.paths import PathResolver
 from brainmigrate.read.facts import TaskIds, build_fact
 from brainmigrate.read.notation import Line
+from brainmigrate.read.tokens import camelcase_names, path_like, tokens
+from brainmigrate.roots import Root, normalize
 
 
 def toks(text):

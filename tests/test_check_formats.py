@@ -13,7 +13,7 @@ from clirun import invoker
 
 from brainmigrate import check, importer, rules
 from brainmigrate.cli import main
-from brainmigrate.reports import ci
+from brainmigrate.reports import ci, github, gitlab, sarif
 
 SARIF_SCHEMA = Path(__file__).resolve().parents[2] / "shared" / "data" / "sarif-schema-2.1.0.json"
 
@@ -185,12 +185,12 @@ def test_github_escapes_data_and_properties():
         "cites x%y, z:w\r\nnext",
         hint=rules.Hint("p:q,r.kt", "similar"),
     )
-    assert ci.github_command(f) == (
+    assert github.github_command(f) == (
         "::error file=notes/a%2Cb%3Ac%25%0D%0A.md,line=3,col=5,title=BM101 gone-path::"
         "cites x%25y, z:w%0D%0Anext; moved? p:q,r.kt (the closest path)"
     )
-    assert ci.escape_data("100%\r\n:,") == "100%25%0D%0A:,"
-    assert ci.escape_property("100%\r\n:,") == "100%25%0D%0A%3A%2C"
+    assert github.escape_data("100%\r\n:,") == "100%25%0D%0A:,"
+    assert github.escape_property("100%\r\n:,") == "100%25%0D%0A%3A%2C"
 
 
 def token(output: str) -> str:
@@ -437,7 +437,7 @@ def test_github_token_is_never_part_of_the_text_it_encloses():
     from brainmigrate import check as check_mod
 
     result = check_mod.CheckResult(files=(), facts=[], findings=())
-    got = ci.github(result, token="0")  # "0" stands in the counts: another token is drawn
+    got = github.github(result, token="0")  # "0" stands in the counts: another token is drawn
     lines = got.splitlines()
     tok = lines[0].removeprefix("::stop-commands::")
     assert tok != "0" and lines[-1] == f"::{tok}::"
@@ -509,8 +509,11 @@ def test_gitlab_fingerprints_hold_no_line_numbers_and_skip_the_baseline(project)
 def test_gitlab_severity_of_each_level():
     finding = rules.Finding("BM201", "info", "n.md", None, None, "x")
     result = check.CheckResult(("n.md",), [], (finding,))
-    assert json.loads(ci.gitlab(result))[0]["severity"] == "info"
-    assert json.loads(ci.gitlab(result))[0]["location"] == {"path": "n.md", "lines": {"begin": 1}}
+    assert json.loads(gitlab.gitlab(result))[0]["severity"] == "info"
+    assert json.loads(gitlab.gitlab(result))[0]["location"] == {
+        "path": "n.md",
+        "lines": {"begin": 1},
+    }
 
 
 def test_sarif_rules_link_their_section_of_the_docs(project, monkeypatch):
@@ -528,7 +531,7 @@ def test_sarif_rules_link_their_section_of_the_docs(project, monkeypatch):
 
 def test_sarif_makes_up_no_links_when_no_home_is_named(project, monkeypatch):
     monkeypatch.delenv("BRAINMIGRATE_HOMEPAGE", raising=False)
-    monkeypatch.setattr(ci, "homepage", lambda: None)
+    monkeypatch.setattr(sarif, "homepage", lambda: None)
     driver = json.loads(ci.render(result_of(), "sarif"))["runs"][0]["tool"]["driver"]
     assert "informationUri" not in driver
     assert not any("helpUri" in r for r in driver["rules"])
@@ -538,7 +541,7 @@ def test_a_github_annotation_on_a_root_names_no_file():
     f = rules.Finding(
         "BM104", "info", "/w/repo", None, None, "git history not available (a shallow clone)"
     )
-    assert ci.github_command(f) == (
+    assert github.github_command(f) == (
         "::notice title=BM104 no-git-history::/w/repo: git history not available (a shallow clone)"
     )
 
@@ -547,8 +550,8 @@ def test_github_annotations_name_files_from_the_workspace(tmp_path, monkeypatch)
     (tmp_path / "docs" / "notes").mkdir(parents=True)
     monkeypatch.chdir(tmp_path / "docs")
     f = rules.Finding("BM101", "error", "notes/n.md", 3, 7, "cites a.py, which no root holds")
-    assert ci.github_command(f).startswith("::error file=notes/n.md,line=3,col=7,")
+    assert github.github_command(f).startswith("::error file=notes/n.md,line=3,col=7,")
     monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path))
-    assert ci.github_command(f).startswith("::error file=docs/notes/n.md,line=3,col=7,")
+    assert github.github_command(f).startswith("::error file=docs/notes/n.md,line=3,col=7,")
     monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path / "elsewhere"))
-    assert ci.github_command(f).startswith("::error file=notes/n.md,")
+    assert github.github_command(f).startswith("::error file=notes/n.md,")

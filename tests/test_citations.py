@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 from trees import git, write
 
 from brainmigrate import check, importer
-from brainmigrate.anchors import PathResolver, Root
+from brainmigrate.paths import PathResolver
 from brainmigrate.read import tokens
+from brainmigrate.roots import Root
 
 
 def dry_run(tmp_path, notes, roots, **kw):

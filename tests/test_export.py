@@ -727,7 +727,7 @@ def test_memory_over_budget_fails_with_the_plan(tmp_path):
 def test_memory_fit_keeps_by_priority_and_lists_what_went(tmp_path):
     db = _memory_store(tmp_path)
     out = tmp_path / "mem"
-    result = export.export(db, "memory", out, export.Options(total_budget=200, fit=True))
+    result = export.export(db, "memory", out, export.ExportOptions(total_budget=200, fit=True))
     # priority: blockers (k3 newer, k2), decisions (k5 active, k4 superseded), then the rest
     # (k1 active, k6 stale); 200 bytes hold k3, k2, k5 only. Listed in priority order.
     assert [e["id"] for e in result.left_out] == ["k4", "k1", "k6"]
@@ -766,7 +766,7 @@ def test_memory_fit_keeps_by_priority_and_lists_what_went(tmp_path):
 def test_memory_index_budget(tmp_path):
     db = _memory_store(tmp_path)
     result = export.export(
-        db, "memory", tmp_path / "mem", export.Options(index_budget=40, fit=True)
+        db, "memory", tmp_path / "mem", export.ExportOptions(index_budget=40, fit=True)
     )
     # k3 opens topic b (30 bytes); every other fact would need an index line over 40 bytes
     assert (tmp_path / "mem" / "MEMORY.md").read_text() == "- area:b: 1 blocker, see b.md\n"
@@ -1108,7 +1108,7 @@ def test_every_store_the_importer_writes_exports_to_every_target(tmp_path_factor
     if not stores.load(first).facts:
         return
     for fmt in export.FORMATS:
-        result = export.export(first, fmt, tmp / fmt, export.Options(fit=fmt == "memory"))
+        result = export.export(first, fmt, tmp / fmt, export.ExportOptions(fit=fmt == "memory"))
         assert result.refused == []
         assert result.left_out == []
     import_into(second, [tmp / "brain"], [tmp], tmp / "cache")

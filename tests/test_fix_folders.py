@@ -19,9 +19,10 @@ import pytest
 from click.testing import CliRunner
 
 from brainmigrate import check, fix, importer, rules
-from brainmigrate.anchors import Root
 from brainmigrate.cli import main
 from brainmigrate.hints import Move, MoveHints
+from brainmigrate.reports import fix as fix_report
+from brainmigrate.roots import Root
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
@@ -208,7 +209,7 @@ def test_fix_rewrites_folder_citations_byte_for_byte(repo, tmp_path):
     assert [(left.line, left.path, left.reason) for left in result.left] == [
         (3, "old-docs", "no new place is known")
     ]
-    assert fix.describe(result.fixes[2]) == (
+    assert fix_report.describe(result.fixes[2]) == (
         "notes/a.md:2:45: etl/ -> jobs/etl/ (the only folder of that name, holding every"
         " file the old one held in git)"
     )

@@ -11,8 +11,8 @@ from trees import write
 
 from brainmigrate import git, knowledge, roottables
 from brainmigrate.knowledge import RootKnowledge, git_history
-from brainmigrate.paths import Root
 from brainmigrate.read import links
+from brainmigrate.roots import Root
 
 # ------------------------------------------------------------------------------ tables
 

@@ -20,7 +20,7 @@ import time
 
 import pytest
 
-from brainmigrate import anchors
+from brainmigrate import paths, roots
 from brainmigrate.merge.rule import Stems, numbers
 from brainmigrate.model import Segment
 from brainmigrate.read import cited, links, modules, notation, tokens
@@ -34,7 +34,7 @@ EMPTY_ROOT: list = []
 
 @pytest.fixture(scope="module", autouse=True)
 def _empty_root(tmp_path_factory):
-    EMPTY_ROOT[:] = [anchors.Root.of(0, tmp_path_factory.mktemp("empty-root"))]
+    EMPTY_ROOT[:] = [roots.Root.of(0, tmp_path_factory.mktemp("empty-root"))]
 
 
 TASKS = TaskIds()
@@ -45,11 +45,11 @@ EXTRACTORS = {
     "split_trailer": notation.split_trailer,
     "fold": notation.fold,
     "parse_stamp": notation.parse_stamp,
-    "tokens": lambda s: list(anchors.tokens([Segment(1, 1, s)])),
-    "path_like": anchors.path_like,
+    "tokens": lambda s: list(tokens.tokens([Segment(1, 1, s)])),
+    "path_like": tokens.path_like,
     # a fresh resolver per call: nothing cached (one token of 100k segments)
-    "lookup": lambda s: anchors.PathResolver(EMPTY_ROOT).lookup(s + ".md"),
-    "camelcase": anchors.camelcase_names,
+    "lookup": lambda s: paths.PathResolver(EMPTY_ROOT).lookup(s + ".md"),
+    "camelcase": tokens.camelcase_names,
     "tokens_references": lambda s: list(
         tokens.tokens([Segment(1, 1, s)], references={"a": "x.md", "a][": "y.md"})
     ),

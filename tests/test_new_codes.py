@@ -18,7 +18,7 @@ import pytest
 from clirun import invoker
 
 from brainmigrate import check, importer, rules
-from brainmigrate.reports import ci
+from brainmigrate.reports import ci, github
 
 NOTES = """\
 + the server writes tmp/pids/server.pid at boot
@@ -148,7 +148,7 @@ def test_sarif_format(project):
 
 
 def test_github_format(project):
-    lines = ci.github(result_of(), token="t0k").splitlines()
+    lines = github.github(result_of(), token="t0k").splitlines()
     assert lines[:4] == [
         "::notice file=notes/ops.md,line=1,col=21,title=BM105 ignored-path::cites"
         " tmp/pids/server.pid, which git ignores (a runtime or build file)",

@@ -20,6 +20,7 @@ from brainmigrate import (
     importer,
     knowledge,
     model,
+    roots,
     rules,
 )
 from brainmigrate.codeindex import listing
@@ -42,7 +43,7 @@ WRITTEN_OUT = [
     config.Settings,
     notation.Line,
     tokens.Token,
-    anchors.Root,
+    roots.Root,
     knowledge.History,
     anchors.Resolved,
     hints.Move,

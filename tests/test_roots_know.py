@@ -9,10 +9,12 @@ import pytest
 from trees import git, write
 
 from brainmigrate import importer
-from brainmigrate.anchors import PathResolver, Resolver, Root
+from brainmigrate.anchors import Resolver
 from brainmigrate.codeindex import CodeIndex
+from brainmigrate.paths import PathResolver
 from brainmigrate.read.facts import TaskIds, build_fact
 from brainmigrate.read.notation import Line
+from brainmigrate.roots import Root
 
 
 def commit_all(root, message="c"):

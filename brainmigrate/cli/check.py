@@ -259,12 +259,12 @@ def _report(opts: CheckOptions, targets, result) -> None:
     from brainmigrate.reports import ci
 
     if opts.fixing:
-        from brainmigrate import fix
+        from brainmigrate.reports import fix as fix_report  # a plain check does not load it
 
-        for line in fix.summary(result, diff=opts.diff, quiet=opts.quiet):
+        for line in fix_report.summary(result, diff=opts.diff, quiet=opts.quiet):
             say(line)
         if opts.diff:
-            sys.stdout.buffer.write(fix.unified_diff(result.edits))
+            sys.stdout.buffer.write(fix_report.unified_diff(result.edits))
             sys.stdout.flush()
             sys.exit(EXIT_FINDINGS if result.edits and not opts.exit_zero else EXIT_OK)
         result = result.check
@@ -290,11 +290,11 @@ def _report(opts: CheckOptions, targets, result) -> None:
 
 def _step_summary(result) -> None:
     """Append to ``$GITHUB_STEP_SUMMARY`` (when set) the findings the annotations leave
-    out (``ci.github_step_summary``); a file that cannot be written is a warning."""
-    from brainmigrate.reports import ci
+    out (``github.github_step_summary``); a file that cannot be written is a warning."""
+    from brainmigrate.reports import github
 
     step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
-    extra = ci.github_step_summary(result) if step_summary else None
+    extra = github.github_step_summary(result) if step_summary else None
     if extra:
         try:
             with open(step_summary, "a", encoding="utf-8") as handle:

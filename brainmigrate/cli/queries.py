@@ -100,7 +100,7 @@ def export_cmd(ctx, store, fmt, output, **given):
             raise click.UsageError(f"{flag} applies to --to {target} only; leave it out")
     refuse_overwrites([("--output", output)], store)
     try:
-        result = export.export(store, fmt, output, export.Options(**given))
+        result = export.export(store, fmt, output, export.ExportOptions(**given))
     except export.ExportError as exc:
         raise Failure(str(exc)) from None
     if result.text is not None:

@@ -35,8 +35,8 @@ from brainmigrate.exports.common import (
     SHOW_AT_MOST,
     TOTAL_BUDGET,
     ExportError,
+    ExportOptions,
     ExportResult,
-    Options,
     _check_scopes,
     quote,
     refusal,
@@ -44,7 +44,6 @@ from brainmigrate.exports.common import (
 )
 from brainmigrate.exports.files import (
     _tidy,
-    check_output,
     publish,
     publish_file,
     sanitize,
@@ -55,7 +54,7 @@ from brainmigrate.exports.files import (
 from brainmigrate.exports.jsonl import jsonl_text
 from brainmigrate.exports.knowledge import TYPES, file_digest, knowledge_files, parse_type_map
 from brainmigrate.exports.memory import memory_files
-from brainmigrate.fsutil import refuse_clashes
+from brainmigrate.fsutil import check_output, refuse_clashes
 from brainmigrate.model import KINDS
 
 __all__ = [
@@ -68,11 +67,10 @@ __all__ = [
     "TYPES",
     "ExportError",
     "ExportResult",
-    "Options",
+    "ExportOptions",
     "_read_back",
     "brain_files",
     "brain_line",
-    "check_output",
     "export",
     "file_digest",
     "knowledge_files",
@@ -115,17 +113,21 @@ def _refuse_notes(store: stores.Reader, folder: Path, names, out: str) -> None:
 
 
 def export(
-    store: str | os.PathLike, fmt: str, output: str | os.PathLike, options: Options | None = None
+    store: str | os.PathLike,
+    fmt: str,
+    output: str | os.PathLike,
+    options: ExportOptions | None = None,
 ) -> ExportResult:
     """Export the facts of the store at ``store`` as ``fmt`` to ``output``.
 
     ``output`` is a file for ``jsonl`` (``-``: the text is returned in ``result.text``) and
-    a folder for the others. Raises ``ExportError`` (bad format, option or output path;
-    memory over budget without ``fit``; a failed write) and ``stores.StoreError`` (no
-    store, newer schema); on any error nothing is written. A fact the target cannot hold
-    does not stop the others: it is left out and listed in ``result.refused``.
+    a folder for the others. Raises ``ExportError`` (bad format or option; memory over
+    budget without ``fit``; a failed write), ``fsutil.OutputError`` (an output path that
+    cannot take the export) and ``stores.StoreError`` (no store, newer schema); on any
+    error nothing is written. A fact the target cannot hold does not stop the others: it
+    is left out and listed in ``result.refused``.
     """
-    options = options or Options()
+    options = options or ExportOptions()
     if fmt not in FORMATS:
         raise ExportError(f"unknown export format {fmt!r}; use one of: {', '.join(FORMATS)}")
     if options.status not in ("all", "active"):

@@ -122,6 +122,17 @@ def brain_files(
         )
     if refused is not None:
         refused.extend(problems)
+    notes.extend(_notes(stale, past, merging, stems))
+    return files
+
+
+def _notes(
+    stale: list[str], past: list[str], merging: list[str], stems: dict[str, str]
+) -> list[str]:
+    """What brain notation cannot carry of the facts written: ``stale`` ids, ids of facts
+    whose task or ``SUPERSEDED`` stands past the cut (``past``), the merges importing the
+    export would make (``merging``), scopes their file name (``stems``) does not tell."""
+    notes: list[str] = []
     if stale:
         notes.append(
             f"{len(stale)} stale facts are written as plain facts (brain notation has no "
@@ -141,7 +152,7 @@ def brain_files(
     renamed = [
         f"{printable(scope)} in {stems[scope]}.md (imports as {scope_for(stems[scope] + '.md')}"
         f" unless imported with --scope {printable(scope)})"
-        for scope in sorted(by_scope)
+        for scope in sorted(stems)
         if scope_for(f"{stems[scope]}.md") != scope
     ]
     if renamed:
@@ -149,7 +160,7 @@ def brain_files(
             f"{len(renamed)} scopes cannot be told by their file name alone: "
             + "; ".join(_cap(renamed))
         )
-    return files
+    return notes
 
 
 def brain_line(rec: FactRecord, plus: str, tasks: TaskIds) -> tuple[str, str, str | None]:

@@ -13,6 +13,7 @@ from brainmigrate.fsutil import (
 )
 from brainmigrate.model import FactRecord
 from brainmigrate.read.notation import fold
+from brainmigrate.shapes import shorten
 from brainmigrate.terms import parse_scopes
 
 #: Memory budgets in bytes (seed 004): the index and all files together.
@@ -34,7 +35,7 @@ class ExportError(BrainmigrateError):
 
 
 @dataclass(kw_only=True)
-class Options:
+class ExportOptions:
     """What to export and how.
 
     Filters: ``scopes`` (``--scope`` values: exact scopes, comma lists, ``area`` for every
@@ -96,7 +97,7 @@ def _check_scopes(values: Sequence[str], stored: set[str]) -> None:
     )
 
 
-def select(facts: Iterable[FactRecord], options: Options) -> list[FactRecord]:
+def select(facts: Iterable[FactRecord], options: ExportOptions) -> list[FactRecord]:
     """The facts the filters keep, in id order."""
     exact, areas = parse_scopes(options.scopes)
     wanted = set(exact)
@@ -119,8 +120,7 @@ def select(facts: Iterable[FactRecord], options: Options) -> list[FactRecord]:
 def quote(text: str, limit: int = QUOTE_AT_MOST) -> str:
     """At most ``limit`` characters of ``text`` (folded), ``…`` when cut: what a message
     quotes of a fact, however long the fact is."""
-    text = fold(text)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return shorten(fold(text), limit)
 
 
 def refusal(entry: dict) -> str:

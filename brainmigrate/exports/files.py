@@ -15,14 +15,10 @@ from brainmigrate.exports.common import (
     _cap,
 )
 from brainmigrate.fsutil import (
-    OutputError,
     printable,
     publish_bytes,
     publish_folder,
     remove_leftovers,
-)
-from brainmigrate.fsutil import (
-    check_output as fsutil_check_output,
 )
 
 #: A file stem that is safe as it is: starts with a letter or digit, then word characters,
@@ -117,15 +113,6 @@ def slug(text: str, limit: int = 48) -> str:
 
 
 # ------------------------------------------------------------------------------ writing
-
-
-def check_output(path: Path, folder: bool) -> None:
-    """Raise ``ExportError`` early when ``path`` cannot take the export
-    (``fsutil.check_output``, the check every command's output passes)."""
-    try:
-        fsutil_check_output(path, folder=folder)
-    except OutputError as exc:
-        raise ExportError(str(exc)) from None
 
 
 def _tidy(out: Path, folder: bool, notes: list[str]) -> None:

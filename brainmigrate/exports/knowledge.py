@@ -16,6 +16,7 @@ from brainmigrate.exports.common import (
 from brainmigrate.exports.files import slug
 from brainmigrate.model import KINDS, FactRecord
 from brainmigrate.read.notation import fold
+from brainmigrate.shapes import shorten
 
 #: Knowledge entry types (seed 000): facts about the project, about third parties, and the
 #: user's durable instructions.
@@ -70,7 +71,7 @@ def knowledge_files(
             anchors.append(entry)
         front: dict = {
             "name": name,
-            "description": _one_line(rec.text, 150),
+            "description": shorten(fold(rec.text), 150, strip=True),
             "type": type_map.get(rec.kind, "project"),
             "id": rec.key,
             "scope": rec.scope,
@@ -126,11 +127,6 @@ def file_digest(root: str, path: str) -> str | None:
         return h.hexdigest()
     except (OSError, ValueError):
         return None
-
-
-def _one_line(text: str, limit: int) -> str:
-    text = fold(text)
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def yaml_scalar(value) -> str:

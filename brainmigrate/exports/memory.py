@@ -10,8 +10,8 @@ from collections.abc import Iterable, Sequence
 from brainmigrate.exports.common import (
     INDEX_NAME,
     ExportError,
+    ExportOptions,
     ExportResult,
-    Options,
     _cap,
 )
 from brainmigrate.exports.files import scope_stems
@@ -48,7 +48,7 @@ def _topic_line(rec: FactRecord) -> str:
     return f"- {rec.key} {rec.kind}{state}: {fold(rec.text)}\n"
 
 
-def memory_files(facts: Sequence[FactRecord], options: Options, result: ExportResult) -> dict:
+def memory_files(facts: Sequence[FactRecord], options: ExportOptions, result: ExportResult) -> dict:
     """``MEMORY.md`` and one topic file per scope (seed 004), within the byte budgets.
 
     Facts are taken in ``priority`` order while both budgets hold; what does not fit is

@@ -134,8 +134,8 @@ def cited_paths(text: str) -> list[tuple[int, int, str]]:
     """The cited paths of a fact's text (SPEC.md §Anchors 1), syntactically: ``(start,
     end, path)`` with 0-based ``[start, end)`` of the path as written (its line form and
     suffix outside) and ``path`` normalized as a gone citation records it."""
-    from brainmigrate.anchors import normalize
     from brainmigrate.folder_moves import folder_cited
+    from brainmigrate.roots import normalize
 
     out = []
     for tok in tokens([Segment(1, 1, text)]):

@@ -169,7 +169,7 @@ def environment() -> jinja2.Environment:
     """The one jinja2 environment of every report template (``templates/*.j2``).
 
     HTML templates turn autoescaping on themselves; every value printed is ``one_line``
-    (check's CI templates use an environment of their own, ``ci._env``).
+    (check's CI templates use an environment of their own, ``findings.environment``).
     Compiled templates are kept in the user cache folder (``template_cache_dir``), so a run
     loads them instead of compiling them again.
     """

@@ -2,7 +2,9 @@
 
 One small interface: a formatter takes a ``check.CheckResult`` and returns the report's
 text. ``Format`` names them and ``FORMATTERS`` maps every name to its function (a test
-asserts the map is exhaustive). The Markdown report is a jinja2 template
+asserts the map is exhaustive). The text, statistics, JSON and Markdown reports are here;
+GitHub, SARIF, GitLab and JUnit have a module each (``reports.github`` …), and what they
+share is ``reports.findings``. The Markdown report is a jinja2 template
 (``check_markdown.j2``); the line formats (text, GitHub, statistics) are format strings, so
 ``check`` starts without loading jinja2; JSON and SARIF are ``json.dumps`` of a dict; JUnit
 is built with ``xml.etree``.
@@ -10,57 +12,18 @@ is built with ``xml.etree``.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from enum import StrEnum
-from functools import cache
-from pathlib import PurePosixPath
-from typing import TYPE_CHECKING
-from urllib.parse import quote
 
-from brainmigrate import __version__
 from brainmigrate.check import CheckResult
-from brainmigrate.digests import blake2b
-from brainmigrate.reports import make_environment
-from brainmigrate.rules import LEVELS, RULES, Finding
-from brainmigrate.shapes import one_line, safe_text, to_json
-
-if TYPE_CHECKING:
-    import jinja2
-
-#: GitHub shows at most this many annotations of each kind (error, warning, notice) per step.
-GITHUB_LIMIT = 10
-SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-#: The name of the fingerprint in SARIF ``partialFingerprints``.
-SARIF_FINGERPRINT = "brainmigrate/v1"
-_SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
-_GITHUB_KIND = {"error": "error", "warning": "warning", "info": "notice"}
-#: GitLab Code Quality severity (info, minor, major, critical, blocker) of each level.
-_GITLAB_SEVERITY = {"error": "major", "warning": "minor", "info": "info"}
-
-
-def homepage() -> str | None:
-    """Where brainmigrate lives (SARIF ``informationUri``; each rule's ``helpUri`` is
-    ``<home>/blob/main/docs/check.md#bm101``): the ``Homepage`` of the installed package's
-    ``[project.urls]``, or ``BRAINMIGRATE_HOMEPAGE`` when set. None when neither names one:
-    SARIF then carries no links rather than made-up ones."""
-    import os
-
-    given = os.environ.get("BRAINMIGRATE_HOMEPAGE")
-    if given:
-        return given.rstrip("/")
-    from importlib import metadata
-
-    try:
-        urls = metadata.metadata("brainmigrate").get_all("Project-URL") or []
-    except metadata.PackageNotFoundError:
-        return None
-    for entry in urls:
-        label, _, url = entry.partition(",")
-        if label.strip().lower() == "homepage" and url.strip():
-            return url.strip().rstrip("/")
-    return None
+from brainmigrate.reports.findings import Painted, markdown_of, occurs, summary, tags, verdict
+from brainmigrate.reports.github import github
+from brainmigrate.reports.gitlab import gitlab
+from brainmigrate.reports.junit import junit
+from brainmigrate.reports.sarif import sarif
+from brainmigrate.rules import RULES, Finding
+from brainmigrate.shapes import one_line, to_json
 
 
 class Format(StrEnum):
@@ -121,53 +84,6 @@ def statistics(result: CheckResult, *, quiet: bool = False) -> str:
     ) + ("" if quiet else f"{'FAILED' if result.failing else 'OK'}: {summary(result)}\n")
 
 
-# ------------------------------------------------------------------------------ shared
-
-
-def summary(result: CheckResult) -> str:
-    """One sentence with every count: files, fact lines, findings by severity, failing,
-    suppressed, baselined (and vanished baseline entries); ``result.summary_text`` when set."""
-    if result.summary_text is not None:
-        return result.summary_text
-    t = result.totals()
-    sev = ", ".join(f"{t['by_severity'][lvl]} {lvl}" for lvl in LEVELS)
-    parts = [
-        f"{_n(t['files'], 'file')}, {_n(t['facts'], 'fact line')}:"
-        f" {_n(t['findings'], 'finding')} ({sev})",
-        f"{t['failing']} failing at --fail-on {result.fail_on}",
-        f"{t['suppressed']} suppressed",
-        f"{t['baselined']} in the baseline",
-    ]
-    if result.baseline and result.baseline.vanished:
-        n = len(result.baseline.vanished)
-        parts.append(f"{n} baseline {'entry' if n == 1 else 'entries'} no longer {_occur(n)}")
-    return "; ".join(parts)
-
-
-def _occur(count: int) -> str:
-    return "occurs" if count == 1 else "occur"
-
-
-def _n(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
-
-
-def _tags(f: Finding) -> str:
-    return (" [suppressed]" if f.suppressed else "") + (" [baseline]" if f.baselined else "")
-
-
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
-
-
-def _md(value) -> str:
-    """Escape text for a Markdown table cell (backslashes before punctuation; no newlines)."""
-    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(value).split()))
-
-
-class Painted(str):
-    """Text already made safe and coloured (``paint``): the template prints it as it is."""
-
-
 #: Terminal styles of the text report (``click.style`` keywords) by what is painted.
 STYLES = {
     "where": {"bold": True},
@@ -189,19 +105,6 @@ def paint(color: bool) -> Callable[[str, str], str]:
     return lambda value, style: Painted(click.style(one_line(str(value)), **STYLES[style]))
 
 
-@cache
-def _env() -> jinja2.Environment:
-    """check's own environment over the report templates: its filters and ``finalize``
-    (which lets painted text through) are not the import reports' (``one_line``)."""
-    import jinja2
-
-    env = make_environment(jinja2.PackageLoader("brainmigrate.reports", "templates"))
-    env.filters["md"] = _md
-    env.filters["tags"] = _tags
-    env.finalize = lambda value: value if isinstance(value, Painted) else safe_text(value)
-    return env
-
-
 # ------------------------------------------------------------------------------ text, markdown
 
 
@@ -215,7 +118,7 @@ def text(result: CheckResult, *, color: bool = False, quiet: bool = False) -> st
     c = paint(color)
     out = [
         f"{_shown(c(f.where, 'where'))}: {_shown(c(f.code, 'code'))}"
-        f" {_shown(c(f.severity, f.severity))} {_shown(f.full_message)}{_shown(_tags(f))}\n"
+        f" {_shown(c(f.severity, f.severity))} {_shown(f.full_message)}{_shown(tags(f))}\n"
         for f in result.findings
     ]
     if quiet:
@@ -225,7 +128,7 @@ def text(result: CheckResult, *, color: bool = False, quiet: bool = False) -> st
         n = len(b.vanished)
         out.append(
             f"Baseline {_shown(b.path)}: {n} {'entry' if n == 1 else 'entries'}"
-            f" no longer {_occur(n)}\n"
+            f" no longer {occurs(n)}\n"
         )
         for e in b.vanished:
             where = f" {_shown(e.path)}" if e.path else ""
@@ -250,22 +153,7 @@ def _shown(value) -> str:
 
 def markdown(result: CheckResult) -> str:
     """A Markdown report for step summaries and pull-request comments."""
-    return _markdown(result, result.findings, title=_verdict(result))
-
-
-def _verdict(result: CheckResult) -> str:
-    n = len(result.failing)
-    return (
-        f"brainmigrate {result.tool}: {n} failing" if n else f"brainmigrate {result.tool}: passed"
-    )
-
-
-def _markdown(result: CheckResult, findings: Sequence[Finding], title: str, note: str = ""):
-    return (
-        _env()
-        .get_template("check_markdown.j2")
-        .render(r=result, findings=findings, title=title, note=note, summary=summary(result))
-    )
+    return markdown_of(result, result.findings, title=verdict(result))
 
 
 # ------------------------------------------------------------------------------ json
@@ -316,300 +204,6 @@ def as_json(result: CheckResult) -> str:
         },
     }
     return to_json(data, indent=2, sort_keys=True) + "\n"
-
-
-# ------------------------------------------------------------------------------ github
-
-
-def escape_data(value: str) -> str:
-    """Escape a workflow command's message: ``%`` ``\\r`` ``\\n``; other control
-    characters are shown as U+FFFD, so the log shows what the notes say."""
-    return safe_text(value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
-
-
-def escape_property(value: str) -> str:
-    """Escape a workflow command's property: as data, and ``:`` ``,`` too."""
-    return escape_data(value).replace(":", "%3A").replace(",", "%2C")
-
-
-def _annotated(result: CheckResult) -> tuple[list[Finding], list[Finding]]:
-    """Findings to show (neither suppressed nor baselined): the first ``GITHUB_LIMIT`` of
-    each kind, and the rest."""
-    seen: Counter[str] = Counter()
-    shown, rest = [], []
-    for f in result.findings:
-        if f.suppressed or f.baselined:
-            continue
-        seen[f.severity] += 1
-        (shown if seen[f.severity] <= GITHUB_LIMIT else rest).append(f)
-    return shown, rest
-
-
-def github_path(file: str) -> str:
-    """``file`` as GitHub attaches annotations: relative to ``GITHUB_WORKSPACE`` (the
-    checkout) when that is set and holds it, so a run from a subfolder still annotates
-    the right file; else as given."""
-    import os
-
-    workspace = os.environ.get("GITHUB_WORKSPACE")
-    if not workspace:
-        return file
-    whole = os.path.realpath(file)
-    top = os.path.realpath(workspace)
-    if whole == top or not whole.startswith(top.rstrip(os.sep) + os.sep):
-        return file
-    return os.path.relpath(whole, top).replace(os.sep, "/")
-
-
-def github_command(f: Finding) -> str:
-    """The workflow command (``::error file=…,line=…,col=…,title=…::message``) of a finding.
-    A finding on a root rather than a notes file (BM104: its git history) names no file:
-    GitHub cannot attach a folder; the message names the root."""
-    if f.line is None and f.code == "BM104":
-        title = escape_property(f"{f.code} {f.rule.name}")
-        message = escape_data(f"{f.file}: {f.full_message}")
-        return f"::{_GITHUB_KIND[f.severity]} title={title}::{message}"
-    props = [f"file={escape_property(github_path(f.file))}"]
-    if f.line is not None:
-        props.append(f"line={f.line}")
-        if f.col is not None:
-            props.append(f"col={f.col}")
-    props.append(f"title={escape_property(f'{f.code} {f.rule.name}')}")
-    return f"::{_GITHUB_KIND[f.severity]} {','.join(props)}::{escape_data(f.full_message)}"
-
-
-def github(result: CheckResult, token: str | None = None) -> str:
-    """GitHub Actions workflow commands: one annotation per finding, at most
-    ``GITHUB_LIMIT`` per kind; the rest as plain log lines (and in ``github_step_summary``),
-    then the counts.
-
-    Every line is either a command built here with escaped fields, or stands between
-    ``::stop-commands::<token>`` and ``::<token>::`` (``token`` random, unless given, and
-    never part of what it encloses), so no text from the notes (``##[error]``, a file
-    named ``::warning::x.md``) reaches the runner's command channel.
-    """
-    shown, rest = _annotated(result)
-    lines = [github_command(f) for f in shown]
-    plain = []
-    if rest:
-        plain.append(
-            f"{len(rest)} more findings (GitHub shows {GITHUB_LIMIT} annotations of each kind):"
-        )
-        plain.extend(f"{_plain(f.where)}: {f.code} {_plain(f.full_message)}" for f in rest)
-    plain.append(f"brainmigrate {result.tool}: {summary(result)}")
-    text = "\n".join(plain)
-    import secrets  # GitHub annotations only
-
-    while token is None or token in text:
-        token = secrets.token_hex(16)
-    lines += [f"::stop-commands::{token}", *plain, f"::{token}::"]
-    return "\n".join(lines) + "\n"
-
-
-def _plain(value: str) -> str:
-    return safe_text(value.replace("\r", " ").replace("\n", " "))
-
-
-def github_step_summary(result: CheckResult) -> str | None:
-    """Markdown of the findings the annotations leave out, with their count, for
-    ``$GITHUB_STEP_SUMMARY``; None when every finding was annotated."""
-    _, rest = _annotated(result)
-    if not rest:
-        return None
-    return _markdown(
-        result,
-        rest,
-        title=f"brainmigrate {result.tool}: {len(rest)} more findings",
-        note=f"GitHub shows {GITHUB_LIMIT} annotations of each kind per step; "
-        f"these {len(rest)} are not annotated.",
-    )
-
-
-# ------------------------------------------------------------------------------ sarif
-
-
-def _uri(path: str) -> str:
-    if path.startswith("/"):
-        return PurePosixPath(path).as_uri()
-    return quote(path, safe="/")
-
-
-def sarif(result: CheckResult) -> str:
-    """SARIF 2.1.0: one run, every rule, one result per finding with its physical location,
-    ``partialFingerprints`` (no line numbers), in-source suppressions and, with a baseline,
-    ``baselineState``."""
-    codes = list(RULES)
-    codes += sorted({f.code for f in result.findings} - set(codes))
-    index = {c: i for i, c in enumerate(codes)}
-    home = homepage()
-    rules = []
-    for code in codes:
-        r = RULES.get(code)
-        rules.append(
-            {
-                "id": code,
-                "name": r.name if r else code,
-                "shortDescription": {"text": r.summary if r else code},
-                **({"helpUri": f"{home}/blob/main/docs/check.md#{code.lower()}"} if home else {}),
-                "defaultConfiguration": {"level": _SARIF_LEVEL[r.severity if r else "info"]},
-            }
-        )
-    results = []
-    for f in result.findings:
-        loc: dict = {"artifactLocation": {"uri": _uri(f.file)}}
-        if f.line is not None:
-            loc["region"] = {"startLine": f.line}
-            if f.col is not None:
-                loc["region"]["startColumn"] = f.col
-        item: dict = {
-            "ruleId": f.code,
-            "ruleIndex": index[f.code],
-            "level": _SARIF_LEVEL[f.severity],
-            "message": {"text": f.full_message},
-            "locations": [{"physicalLocation": loc}],
-            "partialFingerprints": {SARIF_FINGERPRINT: f.fingerprint},
-        }
-        if f.hint:
-            item["properties"] = {"hint": {"path": f.hint.path, "how": f.hint.how}}
-        if f.suppressed:
-            item["suppressions"] = [
-                {
-                    "kind": "inSource",
-                    "justification": f"<!-- brainmigrate: {f.suppressed_by or 'allow-gone'} -->",
-                }
-            ]
-        if result.baseline is not None:
-            item["baselineState"] = "unchanged" if f.baselined else "new"
-        results.append(item)
-    totals = result.totals()
-    data = {
-        "$schema": SARIF_SCHEMA,
-        "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {
-                    "driver": {
-                        "name": "brainmigrate",
-                        "version": __version__,
-                        **({"informationUri": home} if home else {}),
-                        "rules": rules,
-                    }
-                },
-                "columnKind": "unicodeCodePoints",
-                "results": results,
-                "properties": {
-                    "failOn": result.fail_on,
-                    "failing": totals["failing"],
-                    "suppressed": totals["suppressed"],
-                    "baselined": totals["baselined"],
-                },
-            }
-        ],
-    }
-    return to_json(data, indent=2) + "\n"
-
-
-# ------------------------------------------------------------------------------ gitlab
-
-
-def gitlab(result: CheckResult) -> str:
-    """GitLab Code Quality JSON (a ``codequality`` report): an issue per finding that is
-    neither suppressed nor baselined, with ``description``, ``check_name``, ``severity``,
-    ``location.path``, ``location.lines.begin`` and a ``fingerprint`` that holds no line
-    number (the finding's, with its occurrence, so repeated findings stay distinct)."""
-    seen: Counter[str] = Counter()
-    issues = []
-    for f in result.findings:
-        if f.suppressed or f.baselined:
-            continue
-        seen[f.fingerprint] += 1
-        key = f"{f.fingerprint}:{seen[f.fingerprint]}".encode()
-        issues.append(
-            {
-                "type": "issue",
-                "description": f"{f.code} {f.full_message}",
-                "check_name": f"{f.code} {f.rule.name}",
-                "fingerprint": blake2b(key, digest_size=16).hexdigest(),
-                "severity": _GITLAB_SEVERITY[f.severity],
-                "location": {"path": f.file, "lines": {"begin": f.line or 1}},
-            }
-        )
-    return to_json(issues, indent=2) + "\n"
-
-
-# ------------------------------------------------------------------------------ junit
-
-
-@cache
-def _xml_invalid() -> re.Pattern[str]:
-    """Characters XML 1.0 cannot hold (compiled for a JUnit report only: start-up)."""
-    return re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
-
-
-def _x(value) -> str:
-    """Text XML 1.0 can hold (other characters become U+FFFD)."""
-    return _xml_invalid().sub("\ufffd", str(value))
-
-
-def junit(result: CheckResult) -> str:
-    """JUnit XML: a testsuite per notes file, a testcase per fact (named by its first line);
-    a failure for each fact with findings that fail the check. Findings that belong to no
-    fact and fail go to a testcase named ``(file)``. Suppressed and baselined counts are
-    suite properties."""
-    by_fact: dict[tuple[str, int | None], list[Finding]] = {}
-    for f in result.findings:
-        by_fact.setdefault((f.file, f.fact_line), []).append(f)
-    facts_of: dict[str, list] = {}
-    for fact in result.facts:
-        facts_of.setdefault(fact.file, []).append(fact)
-    import xml.etree.ElementTree as ET  # JUnit only: check's start-up does not load it
-
-    top = ET.Element("testsuites", name="brainmigrate check")
-    all_tests = all_failures = 0
-    for path in result.files:
-        suite = ET.SubElement(top, "testsuite", name=_x(path))
-        cases: list[tuple[str, int | None, list[Finding]]] = [
-            (f"line {fact.line}: {fact.text[:80]}", fact.line, by_fact.get((path, fact.line), []))
-            for fact in facts_of.get(path, [])
-        ]
-        loose = [f for f in by_fact.get((path, None), []) if f.fails(result.fail_on)]
-        if loose:
-            cases.append(("(file)", None, loose))
-        mine = [f for key, fs in by_fact.items() if key[0] == path for f in fs]
-        props = ET.SubElement(suite, "properties")
-        for name, value in (
-            ("fail-on", result.fail_on),
-            ("suppressed", sum(f.suppressed for f in mine)),
-            ("baselined", sum(f.baselined for f in mine)),
-        ):
-            ET.SubElement(props, "property", name=name, value=str(value))
-        failures = 0
-        for name, line, findings in cases:
-            case = ET.SubElement(suite, "testcase", classname=_x(path), name=_x(name))
-            case.set("file", _x(path))
-            if line is not None:
-                case.set("line", str(line))
-            failing = [f for f in findings if f.fails(result.fail_on)]
-            if failing:
-                failures += 1
-                fail = ET.SubElement(
-                    case,
-                    "failure",
-                    message=_x(f"{failing[0].code} {failing[0].full_message}"),
-                    type=failing[0].code,
-                )
-                fail.text = _x("\n".join(f"{f.where}: {f.code} {f.full_message}" for f in failing))
-        suite.set("tests", str(len(cases)))
-        suite.set("failures", str(failures))
-        suite.set("errors", "0")
-        suite.set("skipped", "0")
-        all_tests += len(cases)
-        all_failures += failures
-    top.set("tests", str(all_tests))
-    top.set("failures", str(all_failures))
-    top.set("errors", "0")
-    ET.indent(top)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(top, "unicode") + "\n"
 
 
 #: Every format's formatter; ``tests/test_check_formats.py`` asserts it covers ``Format``.

@@ -12,7 +12,7 @@ from enum import StrEnum
 
 from brainmigrate.check import CheckedFact, CheckResult
 from brainmigrate.rules import Finding, fingerprint
-from brainmigrate.shapes import safe_text, to_json
+from brainmigrate.shapes import safe_text, shorten, to_json
 from brainmigrate.stale import SCHEMA_VERSION, FactCheck, StaleResult
 
 
@@ -96,6 +96,7 @@ def as_dict(result: StaleResult) -> dict:
 
 
 def as_json(result: StaleResult) -> str:
+    """``stale --format json``: ``as_dict`` indented, ending in a newline."""
     return to_json(as_dict(result), indent=2) + "\n"
 
 
@@ -111,6 +112,7 @@ def findings(result: StaleResult) -> CheckResult:
         files[file] = None
         facts.append(CheckedFact(file, line or 0, fc.fact.scope, fc.fact.text))
         subject = fc.worst.path if fc.worst and fc.worst.path else fc.anchors[0].anchor.path
+        text = shorten(fc.fact.text, 100, strip=True)
         found.append(
             Finding(
                 code="BM501",
@@ -118,11 +120,11 @@ def findings(result: StaleResult) -> CheckResult:
                 file=file,
                 line=line,
                 col=None,
-                message=f"{fc.fact.key} STALE: {fc.reason}: {_short(fc.fact.text)}; {_advice(fc)}",
+                message=f"{fc.fact.key} STALE: {fc.reason}: {text}; {_advice(fc)}",
                 subject=subject,
                 scope=fc.fact.scope,
                 fact_line=line,
-                fact_text=_short(fc.fact.text),
+                fact_text=text,
                 fingerprint=fingerprint("BM501", fc.fact.scope, fc.fact.text, subject),
             )
         )
@@ -135,10 +137,6 @@ def findings(result: StaleResult) -> CheckResult:
         tool="stale",
         summary_text=summary(result),
     )
-
-
-def _short(text: str, limit: int = 100) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def _ci(name: str):

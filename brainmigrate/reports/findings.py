@@ -1,0 +1,99 @@
+"""What every report of ``check`` shares: the sentence of counts (``summary``), the tags
+of a suppressed or baselined finding, and the Markdown of a list of findings (the
+Markdown report and GitHub's step summary), through check's own jinja2 environment.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import cache
+from typing import TYPE_CHECKING
+
+from brainmigrate.check import CheckResult
+from brainmigrate.reports import make_environment
+from brainmigrate.rules import Finding
+from brainmigrate.shapes import safe_text
+from brainmigrate.terms import LEVELS
+
+if TYPE_CHECKING:
+    import jinja2
+
+
+def summary(result: CheckResult) -> str:
+    """One sentence with every count: files, fact lines, findings by severity, failing,
+    suppressed, baselined (and vanished baseline entries); ``result.summary_text`` when set."""
+    if result.summary_text is not None:
+        return result.summary_text
+    t = result.totals()
+    sev = ", ".join(f"{t['by_severity'][lvl]} {lvl}" for lvl in LEVELS)
+    parts = [
+        f"{_n(t['files'], 'file')}, {_n(t['facts'], 'fact line')}:"
+        f" {_n(t['findings'], 'finding')} ({sev})",
+        f"{t['failing']} failing at --fail-on {result.fail_on}",
+        f"{t['suppressed']} suppressed",
+        f"{t['baselined']} in the baseline",
+    ]
+    if result.baseline and result.baseline.vanished:
+        n = len(result.baseline.vanished)
+        parts.append(f"{n} baseline {'entry' if n == 1 else 'entries'} no longer {occurs(n)}")
+    return "; ".join(parts)
+
+
+def occurs(count: int) -> str:
+    """``occurs`` for one, ``occur`` for more (vanished baseline entries)."""
+    return "occurs" if count == 1 else "occur"
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def tags(f: Finding) -> str:
+    """`` [suppressed]`` and `` [baseline]`` as they apply to ``f``, else ``""``."""
+    return (" [suppressed]" if f.suppressed else "") + (" [baseline]" if f.baselined else "")
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
+
+
+def _md(value) -> str:
+    """Escape text for a Markdown table cell (backslashes before punctuation; no newlines)."""
+    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(value).split()))
+
+
+class Painted(str):
+    """Text already made safe and coloured (``paint``): the template prints it as it is."""
+
+
+@cache
+def environment() -> jinja2.Environment:
+    """check's own environment over the report templates: its filters and ``finalize``
+    (which lets painted text through) are not the import reports' (``one_line``)."""
+    import jinja2
+
+    env = make_environment(jinja2.PackageLoader("brainmigrate.reports", "templates"))
+    env.filters["md"] = _md
+    env.filters["tags"] = tags
+    env.finalize = lambda value: value if isinstance(value, Painted) else safe_text(value)
+    return env
+
+
+def verdict(result: CheckResult) -> str:
+    """The Markdown report's title: ``brainmigrate check: 3 failing`` or ``…: passed``."""
+    n = len(result.failing)
+    return (
+        f"brainmigrate {result.tool}: {n} failing" if n else f"brainmigrate {result.tool}: passed"
+    )
+
+
+def markdown_of(
+    result: CheckResult, findings: Sequence[Finding], title: str, note: str = ""
+) -> str:
+    """``findings`` of ``result`` as Markdown (``check_markdown.j2``) under ``title``, with
+    ``note`` below it and the counts of the whole result."""
+    return (
+        environment()
+        .get_template("check_markdown.j2")
+        .render(r=result, findings=findings, title=title, note=note, summary=summary(result))
+    )

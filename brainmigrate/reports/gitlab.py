@@ -1,0 +1,37 @@
+"""The GitLab Code Quality report of ``check`` (docs/check.md, Formats)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from brainmigrate.check import CheckResult
+from brainmigrate.digests import blake2b
+from brainmigrate.shapes import to_json
+
+#: GitLab Code Quality severity (info, minor, major, critical, blocker) of each level.
+_GITLAB_SEVERITY = {"error": "major", "warning": "minor", "info": "info"}
+
+
+def gitlab(result: CheckResult) -> str:
+    """GitLab Code Quality JSON (a ``codequality`` report): an issue per finding that is
+    neither suppressed nor baselined, with ``description``, ``check_name``, ``severity``,
+    ``location.path``, ``location.lines.begin`` and a ``fingerprint`` that holds no line
+    number (the finding's, with its occurrence, so repeated findings stay distinct)."""
+    seen: Counter[str] = Counter()
+    issues = []
+    for f in result.findings:
+        if f.suppressed or f.baselined:
+            continue
+        seen[f.fingerprint] += 1
+        key = f"{f.fingerprint}:{seen[f.fingerprint]}".encode()
+        issues.append(
+            {
+                "type": "issue",
+                "description": f"{f.code} {f.full_message}",
+                "check_name": f"{f.code} {f.rule.name}",
+                "fingerprint": blake2b(key, digest_size=16).hexdigest(),
+                "severity": _GITLAB_SEVERITY[f.severity],
+                "location": {"path": f.file, "lines": {"begin": f.line or 1}},
+            }
+        )
+    return to_json(issues, indent=2) + "\n"
