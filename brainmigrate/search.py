@@ -26,7 +26,7 @@ from brainmigrate import stores
 from brainmigrate.errors import BrainmigrateError
 from brainmigrate.merge.rule import Stems
 from brainmigrate.model import FactRecord
-from brainmigrate.shapes import fact_dict, safe_text
+from brainmigrate.shapes import fact_dict, safe_text, shorten
 from brainmigrate.terms import parse_scopes, task_token
 
 #: Default and largest number of hits.
@@ -212,7 +212,7 @@ def hit_line(rec: FactRecord, width: int = LINE_WIDTH, stale_reason: str | None 
         head += " STALE" + (f": {rec.status_reason}" if rec.status_reason else "")
     tail = f" ({rec.task})" if rec.task and rec.task not in rec.text else ""
     room = max(width - len(head) - 2 - len(tail), 20)
-    text = rec.text if len(rec.text) <= room else rec.text[: room - 1].rstrip() + "…"
+    text = shorten(rec.text, room, strip=True)
     return safe_text(f"{head}  {text}{tail}")
 
 

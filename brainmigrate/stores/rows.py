@@ -24,6 +24,7 @@ from brainmigrate.model import (
     Anchor,
     FactRecord,
 )
+from brainmigrate.shapes import shorten
 from brainmigrate.stores.errors import Inconsistent
 
 #: The largest id SQLite keeps (a signed 64-bit integer).
@@ -49,7 +50,7 @@ def _shown(value) -> str:
         return str(value)
     text = value.encode("utf-8", "replace").decode("utf-8")
     text = "".join(c if c.isprintable() else "\ufffd" for c in text)
-    return repr(text if len(text) <= 40 else text[:39] + "…")
+    return repr(shorten(text, 40))
 
 
 def _bad(where: str, column: str, value, wanted: str) -> Inconsistent:
