@@ -30,6 +30,7 @@ from corpus import generate  # noqa: E402
 from brainmigrate import importer
 from brainmigrate.read import notation  # noqa: E402
 from brainmigrate.read.facts import TaskIds, build_fact  # noqa: E402
+from brainmigrate.read.run import ImportOptions
 
 REPO = Path(__file__).resolve().parent.parent
 ROOTS = [REPO / "samples/roots/app", REPO / "samples/roots/infra"]
@@ -145,7 +146,7 @@ def main() -> None:
     t_fast, _ = timed(parse_stage, files, "fast")
     t_lark, _ = timed(parse_stage, files, "lark", repeat=1)
     t_facts, _ = timed(facts_stage, files, "fast")
-    opts = importer.Options(roots=ROOTS, cache_dir=tmp / "cache")
+    opts = ImportOptions(roots=ROOTS, cache_dir=tmp / "cache")
     t_anchors, _ = timed(lambda: importer.read_notes([folder], opts), repeat=2)
     t_import, result = timed(
         lambda: importer.import_notes([folder], opts, tmp / "none.db", dry_run=True), repeat=2

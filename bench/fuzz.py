@@ -29,6 +29,8 @@ from pathlib import Path
 
 from brainmigrate import importer, reports
 from brainmigrate.merge.rule import Stems
+from brainmigrate.merge.run import merge
+from brainmigrate.read.run import ImportOptions
 from brainmigrate.stores import sqlite
 
 PIECES = [
@@ -152,7 +154,7 @@ def run(args: tuple[int, int, int, int]) -> tuple[int, str | None]:
     root = work / "root"
     (root / "app" / "src").mkdir(parents=True)
     (root / "app" / "src" / "Foo.kt").write_text("class PaymentGateway {\n  fun charge() {}\n}\n")
-    options = importer.Options(roots=[root], cache_dir=work / "cache")
+    options = ImportOptions(roots=[root], cache_dir=work / "cache")
     done = 0
     try:
         for n in range(first, first + count):
@@ -163,7 +165,7 @@ def run(args: tuple[int, int, int, int]) -> tuple[int, str | None]:
                 paths.append(p)
             try:
                 notes = importer.read_notes(paths, options)
-                dry = importer.merge(notes, sqlite.Stored(), Stems())
+                dry = merge(notes, sqlite.Stored(), Stems())
                 dry.dry_run = True
                 data = reports.report(dry)
                 add_up(data, fresh=True)

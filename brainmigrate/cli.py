@@ -207,7 +207,7 @@ def refuse_overwrites(
     is written too (``store_written``), so it may not be a notes file either."""
     from brainmigrate.config import SOURCES
     from brainmigrate.fsutil import refuse_clashes
-    from brainmigrate.importer import notes_files
+    from brainmigrate.read.files import notes_files
 
     files = [(option, path) for option, path in outputs if path not in (None, "-")]
     read: list[tuple[str, str]] = []
@@ -241,15 +241,15 @@ def _joined(chunks: Iterable[str], size: int = 1 << 16) -> Iterator[str]:
 
 
 def read_options(settings, parser: str, names, progress, notation: str | None = None):
-    """The ``importer.Options`` of the configured ``settings`` (``config.Settings`` with
+    """The ``ImportOptions`` of the configured ``settings`` (``config.Settings`` with
     the command line's options in place), as import and check read notes; ``notation`` is
     ``--notation`` (None: by the settings' ``markdown`` globs)."""
-    from brainmigrate import importer
     from brainmigrate.read import markdown_notes
+    from brainmigrate.read.run import ImportOptions
 
     settings.check_roots()
     markdown = markdown_notes.DEFAULT_GLOBS if settings.markdown is None else settings.markdown
-    return importer.Options(
+    return ImportOptions(
         roots=settings.roots,
         scope=settings.scope,
         plus_kind=settings.plus_kind,
@@ -330,13 +330,13 @@ def progress_option(func):
     )(func)
 
 
-#: What a stage of ``importer.Options.progress`` shows after reading.
+#: What a stage of ``ImportOptions.progress`` shows after reading.
 _STAGES = {"merge": "merging", "write": "writing the store:", "check": "checking"}
 
 
 @contextlib.contextmanager
 def notes_progress(no_progress: bool):
-    """A ``progress`` callback for ``importer.Options`` that draws files and lines read,
+    """A ``progress`` callback for ``ImportOptions`` that draws files and lines read,
     then the stage after reading, on stderr; None when no progress is drawn. The line is
     cleared at the end."""
     from brainmigrate import progress
@@ -548,6 +548,7 @@ def import_cmd(
     from the current folder up; options given here override them.
     """
     from brainmigrate import importer, reports
+    from brainmigrate.read.files import select_files
 
     refuse_overwrites([("--output", output)], store, paths, store_written=not dry_run)
     check_output(output)
@@ -567,7 +568,7 @@ def import_cmd(
         notes_progress(no_progress) as progress,
     ):
         options = read_options(s, parser, names, progress, notation)
-        paths, _ = importer.select_files(paths, s.excludes, names)
+        paths, _ = select_files(paths, s.excludes, names)
         result = importer.import_notes(paths, options, store, dry_run=dry_run, verify=verify)
     if fmt == "json":
         emit(reports.json_chunks(result), output)

@@ -43,8 +43,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from reprlib import recursive_repr
 
-from brainmigrate.importer import InputError
 from brainmigrate.model import KINDS
+from brainmigrate.read.files import InputError
 
 #: Severity levels ``fail-on`` accepts, highest first.
 LEVELS = ("error", "warning", "info")

@@ -38,7 +38,9 @@ from brainmigrate.fsutil import printable, put_in_place, shown, signals_held, st
 from brainmigrate.git import run_git
 from brainmigrate.hints import Move, MoveHints
 from brainmigrate.model import Segment
+from brainmigrate.read.files import notes_files, select_files
 from brainmigrate.read.notation import BOM, WIDE_BOMS
+from brainmigrate.read.run import ImportOptions
 from brainmigrate.read.tokens import Token, link_path, path_like, tokens
 from brainmigrate.shapes import one_line
 
@@ -111,7 +113,7 @@ HOW = {
 
 def run_fix(
     paths: Sequence[str | os.PathLike],
-    options: importer.Options,
+    options: ImportOptions,
     fail_on: str = "error",
     *,
     write: bool,
@@ -130,8 +132,8 @@ def run_fix(
     """
     first = check.run_check(paths, options, fail_on, exclude=exclude, select=select)
     roots = importer.make_roots(options.roots)
-    kept, _ = importer.select_files(paths, exclude, options.names)
-    files = dict(importer.notes_files(kept, names=options.names))
+    kept, _ = select_files(paths, exclude, options.names)
+    files = dict(notes_files(kept, names=options.names))
     hints = MoveHints(roots, options.cache_dir)
     cache = importer.cache_folder(options.cache_dir)
     result = plan_fixes(first.findings, files, roots, hints, unsafe=unsafe, cache_dir=cache)

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from reprlib import recursive_repr
 
-from brainmigrate import importer
 from brainmigrate.digests import blake2b
+from brainmigrate.read.files import InputError
 
 #: Severity levels, highest first; ``--fail-on`` takes one of them.
 LEVELS = ("error", "warning", "info")
@@ -164,13 +164,13 @@ class Selection:
         ):
             for value in values:
                 if not any(code.startswith(value) for code in RULES):
-                    raise importer.InputError(
+                    raise InputError(
                         f"{option} {value}: matches no finding code (codes: {', '.join(RULES)})"
                     )
                 if option != "--ignore" and all(
                     code in STALE_CODES for code in RULES if code.startswith(value)
                 ):
-                    raise importer.InputError(
+                    raise InputError(
                         f"{option} {value}: 'brainmigrate stale' reports it, check never does;"
                         f" check's codes: {', '.join(c for c in RULES if c not in STALE_CODES)}"
                     )

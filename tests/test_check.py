@@ -20,8 +20,11 @@ from brainmigrate import baseline, check, importer, rules
 from brainmigrate.cli import main
 from brainmigrate.git import git_renames
 from brainmigrate.hints import MoveHints
+from brainmigrate.read import run as read_run
 from brainmigrate.read.facts import TaskIds, build_fact
+from brainmigrate.read.files import is_excluded
 from brainmigrate.read.notation import Line
+from brainmigrate.read.run import ImportOptions
 
 NOTES = """\
 # Docker
@@ -58,7 +61,7 @@ def project(tmp_path, monkeypatch) -> Path:
 
 
 def run(paths=("notes",), fail_on="error", **kw) -> check.CheckResult:
-    return check.run_check(list(paths), importer.Options(roots=["repo"]), fail_on, **kw)
+    return check.run_check(list(paths), ImportOptions(roots=["repo"]), fail_on, **kw)
 
 
 def cli(*args: str, env: dict | None = None):
@@ -519,9 +522,9 @@ def test_exclude_globs(project):
     result = run(exclude=["drafts/*"])
     assert result.files == ("notes/docker.md",)
     assert result.excluded == ("notes/drafts/wip.md",)
-    assert check.is_excluded("notes/drafts/wip.md", ["wip.md"])
-    assert check.is_excluded("./notes/drafts/wip.md", ["notes/*"])
-    assert not check.is_excluded("notes/drafts/wip.md", ["drafts/*.txt"])
+    assert is_excluded("notes/drafts/wip.md", ["wip.md"])
+    assert is_excluded("./notes/drafts/wip.md", ["notes/*"])
+    assert not is_excluded("notes/drafts/wip.md", ["drafts/*.txt"])
 
 
 # ------------------------------------------------------------------------------ CI-like run, hints
@@ -589,7 +592,7 @@ def history(tmp_path, monkeypatch) -> Path:
 
 
 def test_hints_from_git_renames_same_name_and_similar_paths(history):
-    result = check.run_check(["notes"], importer.Options(roots=["checkout"]))
+    result = check.run_check(["notes"], ImportOptions(roots=["checkout"]))
     got = [(f.code, f.subject, f.hint) for f in result.findings]
     assert got == [
         ("BM101", "app/src/Old.kt", rules.Hint("app/core/Entry.kt", "git-rename")),
@@ -612,7 +615,7 @@ def test_names_and_hints_share_one_index_of_the_first_root(history, monkeypatch)
     monkeypatch.setattr(
         CodeIndex, "__init__", lambda self, *a, **k: made.append(1) or init(self, *a, **k)
     )
-    result = check.run_check(["notes"], importer.Options(roots=["checkout"]))
+    result = check.run_check(["notes"], ImportOptions(roots=["checkout"]))
     assert ("BM101", "docs/guide.md", rules.Hint("manual/guide.md", "same-name")) in [
         (f.code, f.subject, f.hint) for f in result.findings
     ]
@@ -683,7 +686,7 @@ def test_git_renames_outside_a_checkout_is_empty(tmp_path):
 
 
 def test_a_finding_on_a_line_a_runaway_fact_left_out_is_still_that_facts(project, monkeypatch):
-    monkeypatch.setattr(importer, "MAX_FACT_CHARS", 12)
+    monkeypatch.setattr(read_run, "MAX_FACT_CHARS", 12)
     (project / "notes").mkdir(exist_ok=True)
     (project / "notes/log.md").write_bytes(b"+ big fact\n  one two\n  three\n  bad \xff\n+ next\n")
     result = run(["notes/log.md"])

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from brainmigrate import check, importer, rules
+from brainmigrate import check, rules
 from brainmigrate.cli import main
+from brainmigrate.read.run import ImportOptions
 from brainmigrate.reports import ci
 
 SARIF_SCHEMA = Path(__file__).resolve().parents[2] / "shared" / "data" / "sarif-schema-2.1.0.json"
@@ -38,7 +39,7 @@ def project(tmp_path, monkeypatch) -> Path:
 
 
 def result_of(paths=("notes",), fail_on="error", **kw) -> check.CheckResult:
-    return check.run_check(list(paths), importer.Options(roots=["repo"]), fail_on, **kw)
+    return check.run_check(list(paths), ImportOptions(roots=["repo"]), fail_on, **kw)
 
 
 def cli(*args: str, env: dict | None = None):

@@ -21,16 +21,18 @@ from hypothesis import strategies as st
 from brainmigrate import cli, fsutil, importer
 from brainmigrate import exports as export
 from brainmigrate.merge.rule import Stems, numbers
+from brainmigrate.merge.run import fts_words
 from brainmigrate.model import FactRecord
 from brainmigrate.read.facts import KIND_OF_MARKER, SUPERSEDED, TaskIds, plus_kind_for
 from brainmigrate.read.notation import fold
+from brainmigrate.read.run import ImportOptions
 from brainmigrate.stores import sqlite
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
 
 def import_into(store: Path, paths, roots, cache: Path, **kw) -> None:
-    options = importer.Options(roots=[str(r) for r in roots], cache_dir=str(cache), **kw)
+    options = ImportOptions(roots=[str(r) for r in roots], cache_dir=str(cache), **kw)
     importer.import_notes([str(p) for p in paths], options, store)
 
 
@@ -360,7 +362,7 @@ def test_brain_round_trip_on_any_text(tmp_path_factory, items):
     if not recs:
         return
     first, second = tmp / "first.db", tmp / "second.db"
-    sqlite.write(first, recs, importer.fts_words(Stems()), "2026-01-01T00:00:00Z")
+    sqlite.write(first, recs, fts_words(Stems()), "2026-01-01T00:00:00Z")
     export.export(first, "brain", tmp / "out")
     with contextlib.chdir(tmp):
         import_into(second, [tmp / "out"], [tmp], tmp / "cache")
@@ -369,7 +371,7 @@ def test_brain_round_trip_on_any_text(tmp_path_factory, items):
 
 
 def _write_facts(path: Path, recs) -> None:
-    sqlite.write(path, recs, importer.fts_words(Stems()), "2026-01-01T00:00:00Z")
+    sqlite.write(path, recs, fts_words(Stems()), "2026-01-01T00:00:00Z")
 
 
 def _rec(i, scope, kind, marker, text, status="active", created=None, reason=None):

@@ -22,6 +22,7 @@ from brainmigrate import check, fix, importer, rules
 from brainmigrate.anchors import Root
 from brainmigrate.cli import main
 from brainmigrate.hints import Move, MoveHints
+from brainmigrate.read.run import ImportOptions
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
@@ -236,7 +237,7 @@ def test_check_fix_rewrites_a_gone_folder_end_to_end(repo, tmp_path, monkeypatch
     notes = tmp_path / "notes/a.md"
     notes.parent.mkdir()
     notes.write_bytes(b"+ importers live in tools/legacy-import/ now\n")
-    result = check.run_check(["notes"], importer.Options(roots=["repo"]))
+    result = check.run_check(["notes"], ImportOptions(roots=["repo"]))
     assert [(f.code, f.where, f.full_message) for f in result.findings] == [
         (
             "BM101",
@@ -272,7 +273,7 @@ def test_reimport_after_a_folder_fix_updates_the_same_fact(repo, tmp_path, monke
     notes = tmp_path / "notes/a.md"
     notes.parent.mkdir()
     notes.write_bytes(b"+ importers live in tools/importers/legacy/ now\n")
-    opts = importer.Options(roots=["repo"])
+    opts = ImportOptions(roots=["repo"])
     db = tmp_path / "know.db"
     importer.import_notes(["notes"], opts, db)
     (repo / "pkg").mkdir()

@@ -16,6 +16,7 @@ from brainmigrate.merge.rule import Stems, numbers
 from brainmigrate.model import Segment
 from brainmigrate.read import cited, links, modules, notation, tokens
 from brainmigrate.read.facts import TaskIds
+from brainmigrate.read.run import ImportOptions
 
 FAST = notation.classifier("fast")
 #: An empty root outside any work tree (set by ``_empty_root``): a lookup there reads no
@@ -139,7 +140,7 @@ def test_a_fact_citing_many_paths_is_read_and_merged_in_linear_time(tmp_path, ki
         notes = tmp_path / f"n{n}" / "many.md"
         notes.parent.mkdir(exist_ok=True)
         notes.write_text("+ " + " ".join(f"src/f{i}.py" for i in range(n)) + "\n")
-        options = importer.Options(roots=[root])
+        options = ImportOptions(roots=[root])
         t = time.perf_counter()
         result = importer.import_notes([notes], options, tmp_path / "none.db", dry_run=True)
         took = time.perf_counter() - t

@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from brainmigrate import check, importer, rules
+from brainmigrate import check, rules
 from brainmigrate.cli import main
+from brainmigrate.read.run import ImportOptions
 from brainmigrate.reports import ci
 
 NOTES = """\
@@ -54,7 +55,7 @@ def project(tmp_path, monkeypatch) -> Path:
 
 
 def result_of(fail_on="error", **kw) -> check.CheckResult:
-    return check.run_check(["notes"], importer.Options(roots=["repo"]), fail_on, **kw)
+    return check.run_check(["notes"], ImportOptions(roots=["repo"]), fail_on, **kw)
 
 
 def cli(*args: str):

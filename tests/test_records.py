@@ -17,7 +17,6 @@ from brainmigrate import (
     check,
     config,
     hints,
-    importer,
     knowledge,
     model,
     rules,
@@ -25,6 +24,8 @@ from brainmigrate import (
 from brainmigrate.codeindex import listing
 from brainmigrate.codeindex import model as index_model
 from brainmigrate.read import notation, tokens
+from brainmigrate.read import run as read_run
+from brainmigrate.read.run import ImportOptions
 
 WRITTEN_OUT = [
     model.Diagnostic,
@@ -46,9 +47,9 @@ WRITTEN_OUT = [
     knowledge.History,
     anchors.Resolved,
     hints.Move,
-    importer.Options,
-    importer.FileStats,
-    importer.Notes,
+    ImportOptions,
+    read_run.FileStats,
+    read_run.Notes,
     index_model.Declaration,
     index_model.FileState,
     index_model.SkippedFile,

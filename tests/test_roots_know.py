@@ -13,6 +13,7 @@ from brainmigrate.anchors import PathResolver, Resolver, Root
 from brainmigrate.codeindex import CodeIndex
 from brainmigrate.read.facts import TaskIds, build_fact
 from brainmigrate.read.notation import Line
+from brainmigrate.read.run import ImportOptions
 
 
 def commit_all(root, message="c"):
@@ -469,7 +470,7 @@ def test_import_reads_the_new_kinds_from_a_nested_notes_file(monorepo, tmp_path)
             )
         },
     )
-    options = importer.Options(roots=[str(monorepo)], cache_dir=tmp_path / "cache")
+    options = ImportOptions(roots=[str(monorepo)], cache_dir=tmp_path / "cache")
     notes = importer.read_notes([str(monorepo / "apps/web/CLAUDE.md")], options)
     facts = [(f.line, [(a.kind, a.path) for a in r.anchors]) for f, r in notes.facts]
     assert facts == [
