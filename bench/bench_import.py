@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus import generate  # noqa: E402
 
 from brainmigrate import importer
-from brainmigrate.read import notation  # noqa: E402
+from brainmigrate.read import lines, notation  # noqa: E402
 from brainmigrate.read.facts import TaskIds, build_fact  # noqa: E402
 from brainmigrate.read.run import ImportOptions
 
@@ -70,7 +70,7 @@ def parse_stage(files: list[Path], classifier: str) -> int:
     classify, diags, n, records = notation.classifier(classifier), [], 0, []
     for f in files:
         current = None
-        for ln in notation.scan(f, f.name, diags, classify):
+        for ln in lines.scan(f, f.name, diags, classify):
             n += 1
             if ln.cls == "fact":
                 current = [ln]
@@ -85,7 +85,7 @@ def facts_stage(files: list[Path], classifier: str) -> int:
     classify, tasks, diags, n = notation.classifier(classifier), TaskIds(), [], 0
     for f in files:
         pending: list = []
-        for ln in notation.scan(f, f.name, diags, classify):
+        for ln in lines.scan(f, f.name, diags, classify):
             n += 1
             if ln.cls == "fact":
                 if pending:

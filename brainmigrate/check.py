@@ -224,7 +224,7 @@ def run_check(
     current findings (atomically). ``exclude`` globs leave notes files out (``is_excluded``);
     ``select`` leaves out the findings of codes it does not report (default: none).
     Writes nothing else. Raises ``InputError`` (bad path, root, option or baseline) or
-    ``notation.NotesReadError``.
+    ``lines.NotesReadError``.
     """
     if fail_on not in LEVELS:
         raise InputError(f"--fail-on {fail_on}: must be one of {', '.join(LEVELS)}")

@@ -39,7 +39,7 @@ from brainmigrate.git import run_git
 from brainmigrate.hints import Move, MoveHints
 from brainmigrate.model import Segment
 from brainmigrate.read.files import notes_files, select_files
-from brainmigrate.read.notation import BOM, WIDE_BOMS
+from brainmigrate.read.lines import BOM, WIDE_BOMS
 from brainmigrate.read.run import ImportOptions
 from brainmigrate.read.tokens import Token, link_path, path_like, tokens
 from brainmigrate.shapes import one_line

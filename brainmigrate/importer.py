@@ -62,7 +62,7 @@ def read_notes(
 
     With ``stems``, each fact's stems are made (and kept with it) and counted in
     ``Notes.frequencies``, for the merge. Raises ``InputError`` (bad path, root, notation or task
-    pattern), ``notation.NotesReadError`` or ``spill.SpillError``.
+    pattern), ``lines.NotesReadError`` or ``spill.SpillError``.
     """
     with gc_paused():
         return _read_notes(paths, options, stems)
@@ -180,7 +180,7 @@ def import_notes(
     With ``verify``, the anchors of the facts the import writes are fingerprinted
     (``fingerprints.fingerprint_records``) in the same transaction.
 
-    Raises ``InputError``, ``notation.NotesReadError`` or ``sqlite.StoreError``; on any of
+    Raises ``InputError``, ``lines.NotesReadError`` or ``sqlite.StoreError``; on any of
     them the store is left exactly as it was.
     """
     from brainmigrate.merge import run

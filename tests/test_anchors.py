@@ -18,7 +18,7 @@ from brainmigrate.anchors import (
 from brainmigrate.codeindex import CodeIndex
 from brainmigrate.model import Segment
 from brainmigrate.read.facts import TaskIds, build_fact
-from brainmigrate.read.notation import Line
+from brainmigrate.read.lines import Line
 
 
 def toks(text):

@@ -23,7 +23,7 @@ from brainmigrate.hints import MoveHints
 from brainmigrate.read import run as read_run
 from brainmigrate.read.facts import TaskIds, build_fact
 from brainmigrate.read.files import is_excluded
-from brainmigrate.read.notation import Line
+from brainmigrate.read.lines import Line
 from brainmigrate.read.run import ImportOptions
 
 NOTES = """\

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from brainmigrate import anchors, importer, reports
 from brainmigrate.cli import main
-from brainmigrate.read import markdown_notes, notation, references
+from brainmigrate.read import lines, markdown_notes, notation, references
 from brainmigrate.read.files import InputError
 from brainmigrate.read.markdown_notes import MarkdownGlobs
 from brainmigrate.read.run import ImportOptions
@@ -505,14 +505,14 @@ def test_definitions_first_wins_and_code_holds_none(tmp_path):
         "[ADR 4]: docs/second.md\n"
         '[Runbook]: <docs/run book.md> "how to"\n'
     )
-    assert references.of_file(notes, "n.md", notation.scan) == {
+    assert references.of_file(notes, "n.md", lines.scan) == {
         "adr 4": "docs/adr/0004-cache.md",
         "runbook": "docs/run book.md",
     }
     plain = tmp_path / "plain.md"
     plain.write_text("+ no definition [here]\n")
     assert references.may_define(plain) is False
-    assert references.of_file(plain, "plain.md", notation.scan) == {}
+    assert references.of_file(plain, "plain.md", lines.scan) == {}
     assert references.may_define(notes) is True
 
 

@@ -23,7 +23,7 @@ from brainmigrate import (
 )
 from brainmigrate.codeindex import listing
 from brainmigrate.codeindex import model as index_model
-from brainmigrate.read import notation, tokens
+from brainmigrate.read import lines, tokens
 from brainmigrate.read import run as read_run
 from brainmigrate.read.run import ImportOptions
 
@@ -41,7 +41,7 @@ WRITTEN_OUT = [
     check.CheckedFact,
     check.CheckResult,
     config.Settings,
-    notation.Line,
+    lines.Line,
     tokens.Token,
     anchors.Root,
     knowledge.History,

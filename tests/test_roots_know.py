@@ -12,7 +12,7 @@ from brainmigrate import importer
 from brainmigrate.anchors import PathResolver, Resolver, Root
 from brainmigrate.codeindex import CodeIndex
 from brainmigrate.read.facts import TaskIds, build_fact
-from brainmigrate.read.notation import Line
+from brainmigrate.read.lines import Line
 from brainmigrate.read.run import ImportOptions
 
 

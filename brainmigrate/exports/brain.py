@@ -32,7 +32,8 @@ from brainmigrate.read.facts import (
     plus_kind_for,
     scope_for,
 )
-from brainmigrate.read.notation import Line, classifier, fold, split_trailer
+from brainmigrate.read.lines import Line
+from brainmigrate.read.notation import classifier, fold, split_trailer
 
 #: What fills a brain line past the 2000-character cut (no space, letter or digit: it
 #: adds no word, number or task id, and the importer cuts it off again).

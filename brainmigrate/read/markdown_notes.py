@@ -1,7 +1,7 @@
 """Read Markdown notes: plain Markdown that no marker starts (SPEC.md §Notation, Markdown
 notes), such as ``CLAUDE.md``, ``AGENTS.md`` and Cursor's ``.cursor/rules/*.mdc``.
 
-``scan`` yields the same ``notation.Line`` stream that ``notation.scan`` yields for brain
+``scan`` yields the same ``lines.Line`` stream that ``lines.scan`` yields for brain
 notation, one ``Line`` per physical line, so facts, anchors and the merge read both alike:
 
 * skipped as in brain notation: ``heading``, ``code``, ``comment``, ``conflict`` and
@@ -40,20 +40,25 @@ from pathlib import Path
 from typing import BinaryIO
 
 from brainmigrate.model import Diagnostic
-from brainmigrate.read import notation
+from brainmigrate.read import lines
 from brainmigrate.read.conflicts import CONFLICT_CLASSES, Conflicts
+from brainmigrate.read.lines import (
+    Line,
+    closed_block,
+    code_fence,
+    ends_comment,
+    read_lines,
+    unclosed_comment,
+)
 from brainmigrate.read.notation import (
     SEP_CLASS,
     WS_CLASS,
     Classified,
-    Line,
     fast_classes,
     is_blank,
-    read_lines,
     split_block_id,
     split_trailer,
     terminals,
-    unclosed_comment,
 )
 
 #: The marker a Markdown fact records when no brain marker follows its list marker.
@@ -70,12 +75,12 @@ def scan(
 ) -> Iterator[Line]:
     """Yield one ``Line`` per physical line of the Markdown notes file at ``path``.
 
-    Decoding, errors raised and diagnostics as ``notation.scan`` (an unclosed fence BM303,
+    Decoding, errors raised and diagnostics as ``lines.scan`` (an unclosed fence BM303,
     an unclosed comment BM304, a merge conflict BM311). ``classify`` is the brain notation's
     line classifier (``fast`` or ``lark``): headings, fences, comments, conflicts and link
     definitions are recognised by it, as in brain notation.
     """
-    return notation.scan(path, file, diags, classify, body=body)
+    return lines.scan(path, file, diags, classify, body=body)
 
 
 def scan_file(
@@ -84,8 +89,8 @@ def scan_file(
     diags: list[Diagnostic],
     classify: Callable[[str], Classified] | None = None,
 ) -> Iterator[Line]:
-    """``scan`` of the notes read from ``handle`` (see ``notation.scan_file``)."""
-    return notation.scan_file(handle, file, diags, classify, body=body)
+    """``scan`` of the notes read from ``handle`` (see ``lines.scan_file``)."""
+    return lines.scan_file(handle, file, diags, classify, body=body)
 
 
 @cache
@@ -140,7 +145,7 @@ def body(
     classify: Callable[[str], Classified],
     encoding: str | None,
 ) -> Iterator[Line]:
-    """Read the decoded lines of ``handle`` as Markdown notes (a ``notation.Body``)."""
+    """Read the decoded lines of ``handle`` as Markdown notes (a ``lines.Body``)."""
     st = _State()
     offset = number = 0
     conflicts = Conflicts(file, diags)
@@ -183,9 +188,7 @@ def _blocks(lines, number, file, diags, classify, st: _State, conflicts: Conflic
             st.held = None
         if number == 1 and _FRONT.fullmatch(text):
             first, resume = number, offset
-            number, closed = yield from notation.closed_block(
-                lines, first, _FRONT.fullmatch, "front-matter"
-            )
+            number, closed = yield from closed_block(lines, first, _FRONT.fullmatch, "front-matter")
             if not closed:
                 # Never closed: no front matter; its first line is a thematic break.
                 yield Line(first, "skipped", "empty")
@@ -209,7 +212,7 @@ def _blocks(lines, number, file, diags, classify, st: _State, conflicts: Conflic
             yield Line(number, "skipped", "heading")
         elif cls == "fence":
             yield Line(number, "skipped", "code")
-            number = yield from notation.code_fence(lines, number, lead, file, diags, True)
+            number = yield from code_fence(lines, number, lead, file, diags, True)
         elif cls == "comment":
             if text.find("-->", start) >= 0 or not st.comments_close:
                 yield Line(number, "skipped", "comment")
@@ -217,9 +220,7 @@ def _blocks(lines, number, file, diags, classify, st: _State, conflicts: Conflic
                     diags.append(unclosed_comment(file, number))
                 continue
             first, resume = number, offset
-            number, closed = yield from notation.closed_block(
-                lines, first, notation.ends_comment, "comment"
-            )
+            number, closed = yield from closed_block(lines, first, ends_comment, "comment")
             if not closed:
                 yield Line(first, "skipped", "comment")
                 diags.append(unclosed_comment(file, first))

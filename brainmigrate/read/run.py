@@ -20,7 +20,7 @@ from reprlib import recursive_repr
 from typing import NamedTuple
 
 from brainmigrate.model import FROM_FACTORY, Diagnostic, ParsedFact
-from brainmigrate.read import markdown_notes, notation, references
+from brainmigrate.read import lines, markdown_notes, notation, references
 from brainmigrate.read.facts import (
     MAX_FACT_CHARS,
     Grouper,
@@ -368,7 +368,7 @@ def read_files(
     Returns the counts, a ``Spill`` of ``(fact, what it names or None, its stems or None)``
     and, with ``stems``, each stem's document frequency over the facts. Appends the
     diagnostics of lines and facts to ``diags``; reports progress as
-    ``ImportOptions.progress`` says. Raises ``notation.NotesReadError``,
+    ``ImportOptions.progress`` says. Raises ``lines.NotesReadError``,
     ``spill.SpillError``.
     """
     run = _Run(options, how, diags, resolve, stems)
@@ -405,7 +405,7 @@ class _Run:
         plus = plus_kind_for(source, options.plus_kind)
         st = FileStats(display, scope)
         st.notation = markdown_notes.notation_of(source.as_posix(), options.notation, how.markdown)
-        scan = markdown_notes.scan if st.notation == "markdown" else notation.scan
+        scan = markdown_notes.scan if st.notation == "markdown" else lines.scan
         classify, tasks, report = how.classify, how.tasks, options.progress
         # Definitions may follow their use: read first, from the whole file (references).
         refs = references.of_file(path, display, scan, classify)
