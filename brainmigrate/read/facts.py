@@ -16,9 +16,9 @@ from pathlib import PurePath
 
 from brainmigrate.fsutil import printable
 from brainmigrate.model import Diagnostic, ParsedFact, Segment
+from brainmigrate.read.consumed import consumed, may_span, span_regions
 from brainmigrate.read.lines import Line
 from brainmigrate.read.notation import fold, parse_stamp, split_block_id, split_trailer
-from brainmigrate.read.tokens import consumed, may_span, span_regions
 
 #: One empty set for every fact without task ids (each frozenset() is 216 bytes).
 NONE: frozenset[str] = frozenset()
