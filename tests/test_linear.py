@@ -14,7 +14,7 @@ import pytest
 from brainmigrate import anchors
 from brainmigrate.merge.rule import Stems, numbers
 from brainmigrate.model import Segment
-from brainmigrate.read import cited, links, modules, notation, tokens
+from brainmigrate.read import cited, consumed, links, modules, notation, tokens
 from brainmigrate.read.facts import TaskIds
 from brainmigrate.read.run import ImportOptions
 
@@ -52,8 +52,8 @@ EXTRACTORS = {
     "repo_url_parts": lambda s: links.repo_url_parts("https://github.com/o/r/blob/" + s),
     "remote_parts": links.remote_parts,
     "modules": lambda s: list(modules.module_candidates([Segment(1, 1, s)])),
-    "consumed": tokens.consumed,
-    "span_regions": tokens.span_regions,
+    "consumed": consumed.consumed,
+    "span_regions": consumed.span_regions,
     "task_ids": TASKS.all,
     "stems": STEMS,
     "numbers": numbers,

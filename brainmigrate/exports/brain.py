@@ -20,7 +20,8 @@ from brainmigrate.exports.files import scope_stems
 from brainmigrate.fsutil import (
     printable,
 )
-from brainmigrate.merge.rule import Key, MergeIndex, Stems, numbers
+from brainmigrate.merge.index import Key, MergeIndex
+from brainmigrate.merge.rule import Stems, numbers
 from brainmigrate.model import BRAIN_MARKERS, KINDS, FactRecord
 from brainmigrate.read.facts import (
     KIND_OF_MARKER,

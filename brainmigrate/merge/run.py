@@ -15,17 +15,8 @@ from dataclasses import dataclass, field
 
 from brainmigrate.anchors import Root
 from brainmigrate.digests import blake2b
-from brainmigrate.merge.rule import (
-    Key,
-    MergeIndex,
-    Repeats,
-    Stems,
-    add_anchors,
-    add_gone,
-    numbers,
-    path_edits,
-    similarity,
-)
+from brainmigrate.merge.index import Key, MergeIndex, similarity
+from brainmigrate.merge.rule import Repeats, Stems, add_anchors, add_gone, numbers, path_edits
 from brainmigrate.model import Diagnostic, FactRecord, ParsedFact
 from brainmigrate.read.run import FileStats, Notes, gc_paused
 from brainmigrate.spill import Keyed, Spill
