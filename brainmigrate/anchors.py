@@ -34,6 +34,7 @@ from brainmigrate.citing import (
     fragment_of,
     names_heading,
 )
+from brainmigrate.codes import diagnostic
 from brainmigrate.fsutil import printable
 from brainmigrate.knowledge import History, default_listing, git_history
 from brainmigrate.model import (
@@ -237,11 +238,10 @@ class Resolver:
                 form = tok.overflow
                 shown = form if len(form) <= 24 else form[:24] + "…"
                 diags.append(
-                    Diagnostic(
+                    diagnostic(
                         fact.file,
                         tok.line,
                         "BM203",
-                        "warning",
                         f"line form {shown} holds a number past {MAX_LINE_NUMBER}: the"
                         " citation keeps no lines",
                         tok.col,

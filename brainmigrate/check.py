@@ -21,17 +21,17 @@ from reprlib import recursive_repr
 from typing import TYPE_CHECKING
 
 from brainmigrate import importer
+from brainmigrate.codes import LEVELS
 from brainmigrate.errors import EXIT_FINDINGS, EXIT_OK
 from brainmigrate.hints import MoveHints
 from brainmigrate.model import Citation, Diagnostic, ParsedFact
 from brainmigrate.read.files import InputError, select_files
 from brainmigrate.read.run import ImportOptions, Notes, ReadFacts
 from brainmigrate.rules import (
-    LEVELS,
     RULES,
     Finding,
     Selection,
-    fingerprint,
+    finding_key,
     short_text,
     suppression_text,
     waived_by,
@@ -310,7 +310,7 @@ def _unused_finding(fact: ParsedFact, entry: str) -> Finding:
         scope=fact.scope,
         fact_line=fact.line,
         fact_text=short_text(fact.text),
-        fingerprint=fingerprint("BM401", fact.scope, fact.full_text, comment),
+        fingerprint=finding_key("BM401", fact.scope, fact.full_text, comment),
     )
 
 
@@ -385,7 +385,7 @@ def _citation_finding(fact: ParsedFact, c: Citation, hints: MoveHints | None) ->
         scope=fact.scope,
         fact_line=fact.line,
         fact_text=short_text(fact.text),
-        fingerprint=fingerprint(code, fact.scope, fact.full_text, subject),
+        fingerprint=finding_key(code, fact.scope, fact.full_text, subject),
         hint=hint,
     )
 
@@ -420,5 +420,5 @@ def _diagnostic_finding(d: Diagnostic, fact: ParsedFact | None, scopes: dict) ->
         scope=scope,
         fact_line=fact.line if fact else None,
         fact_text=short_text(fact.text) if fact else "",
-        fingerprint=fingerprint(d.code, scope, text, subject),
+        fingerprint=finding_key(d.code, scope, text, subject),
     )

@@ -43,11 +43,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from reprlib import recursive_repr
 
+from brainmigrate.codes import LEVELS
 from brainmigrate.model import KINDS
 from brainmigrate.read.files import InputError
 
-#: Severity levels ``fail-on`` accepts, highest first.
-LEVELS = ("error", "warning", "info")
 #: Where settings are looked for, in this order: (file name, table or None for top level).
 SOURCES = ((".brainmigrate.toml", None), ("pyproject.toml", ("tool", "brainmigrate")))
 KEYS = (

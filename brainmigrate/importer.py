@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from brainmigrate.anchors import NAME_CAP, NOTHING, Resolver, Root, copy_resolved
+from brainmigrate.codes import diagnostic
 from brainmigrate.fsutil import printable
 from brainmigrate.model import Diagnostic, FactRecord
 from brainmigrate.read.files import InputError, notes_files
@@ -79,7 +80,7 @@ def _read_notes(
         roots, lambda: _name_index(roots[0], options.cache_dir), cache_folder(options.cache_dir)
     )
     diags: list[Diagnostic] = [
-        Diagnostic(name, None, "BM307", "warning", "not a regular file; skipped") for name in odd
+        diagnostic(name, None, "BM307", "not a regular file; skipped") for name in odd
     ]
     # Facts naming more CamelCase names than are kept: BM202 once the names are looked up.
     crowded = Spill()
@@ -115,11 +116,10 @@ def _history_unavailable(resolver: Resolver, diags: list[Diagnostic]) -> None:
             " safe.directory <path>)"
         )
         diags.append(
-            Diagnostic(
+            diagnostic(
                 root.label,
                 None,
                 "BM104",
-                "info",
                 f"git history not available ({printable(why)}): a cited path only"
                 f" {'the commits not fetched know' if shallow else 'the history knows'} reads"
                 f" as unresolved, not gone; {fix}",
@@ -130,11 +130,10 @@ def _history_unavailable(resolver: Resolver, diags: list[Diagnostic]) -> None:
 def _dropped(file: str, line: int, notes: list[tuple[int, str]], diags: list[Diagnostic]) -> None:
     for count, what in notes:
         diags.append(
-            Diagnostic(
+            diagnostic(
                 file,
                 line,
                 "BM202",
-                "info",
                 f"{count} more {what if count != 1 else what[:-1]} dropped"
                 f" (at most {NAME_CAP} anchors of each per fact)",
             )

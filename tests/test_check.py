@@ -16,8 +16,10 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import brainmigrate
 from brainmigrate import baseline, check, importer, rules
 from brainmigrate.cli import main
+from brainmigrate.codes import diagnostic
 from brainmigrate.git import git_renames
 from brainmigrate.hints import MoveHints
 from brainmigrate.read import run as read_run
@@ -25,6 +27,8 @@ from brainmigrate.read.facts import TaskIds, build_fact
 from brainmigrate.read.files import is_excluded
 from brainmigrate.read.lines import Line
 from brainmigrate.read.run import ImportOptions
+
+PACKAGE = Path(brainmigrate.__file__).parent
 
 NOTES = """\
 # Docker
@@ -165,6 +169,25 @@ def test_every_diagnostic_code_has_a_rule_with_the_documented_severity():
         "BM401": "info",
         "BM501": "error",
     }
+
+
+def test_diagnostics_take_their_severity_from_the_code_registry():
+    """One table says each code's severity (codes.CODES); a diagnostic of the reading has
+    it, but BM311, which the import report lists as a warning (docs/check.md)."""
+    assert diagnostic("n.md", 3, "BM303", "code fence never closed", 1).severity == "info"
+    assert diagnostic("n.md", 2, "BM311", "unresolved merge conflict").severity == "warning"
+    assert rules.RULES["BM311"].severity == "error"
+    with pytest.raises(KeyError):
+        diagnostic("n.md", 1, "BM999", "no such code")
+
+
+def test_no_module_writes_a_diagnostic_severity_by_hand():
+    made = [
+        p.relative_to(PACKAGE).as_posix()
+        for p in sorted(PACKAGE.rglob("*.py"))
+        if "Diagnostic(" in p.read_text(encoding="utf-8").replace("class Diagnostic(", "")
+    ]
+    assert made == ["codes.py"]
 
 
 def test_file_diagnostics_become_findings(project):
@@ -508,10 +531,10 @@ def test_bad_baseline_exits_2_naming_the_entry_and_the_field(project, content, m
 
 
 def test_fingerprint_ignores_position_case_and_spacing():
-    a = rules.fingerprint("BM101", "area:x", "Old  file app/Old.kt", "app/Old.kt")
-    assert a == rules.fingerprint("BM101", "area:x", "old file app/Old.kt", "app/Old.kt")
-    assert a != rules.fingerprint("BM101", "area:y", "old file app/Old.kt", "app/Old.kt")
-    assert a != rules.fingerprint("BM102", "area:x", "old file app/Old.kt", "app/Old.kt")
+    a = rules.finding_key("BM101", "area:x", "Old  file app/Old.kt", "app/Old.kt")
+    assert a == rules.finding_key("BM101", "area:x", "old file app/Old.kt", "app/Old.kt")
+    assert a != rules.finding_key("BM101", "area:y", "old file app/Old.kt", "app/Old.kt")
+    assert a != rules.finding_key("BM102", "area:x", "old file app/Old.kt", "app/Old.kt")
 
 
 # ------------------------------------------------------------------------------ exclude

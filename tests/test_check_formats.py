@@ -148,7 +148,7 @@ def test_json_is_versioned_sorted_and_deterministic(project):
         "fact_line": 2,
         "fails": True,
         "file": "notes/docker.md",
-        "fingerprint": rules.fingerprint(
+        "fingerprint": rules.finding_key(
             "BM101", "area:docker", "gone app/Old.kt and app/__init__.py too", "app/Old.kt"
         ),
         "hint": None,

@@ -347,7 +347,7 @@ def test_reimport_after_fix_updates_the_same_fact(repo, tmp_path):
     fed = {(m["into"], m["line"]): m for m in result.merged}
     assert fed["k1", 1]["paths"] is True and fed["k1", 1]["known"] is False
     assert fed["k2", 2]["paths"] is False and fed["k2", 2]["known"] is True
-    # and the next import knows the line by its new fingerprint: nothing changes
+    # and the next import knows the line by its new line key: nothing changes
     again = importer.import_notes([str(notes)], opts, db)
     assert [r.action() for r in again.facts] == ["unchanged", "unchanged"]
     assert store_rows(db)[0] == facts

@@ -19,6 +19,7 @@ from reprlib import recursive_repr
 from typing import BinaryIO
 
 from brainmigrate import spill
+from brainmigrate.codes import diagnostic
 from brainmigrate.errors import BrainmigrateError
 from brainmigrate.model import Diagnostic
 from brainmigrate.read.conflicts import CONFLICT_CLASSES, Conflicts
@@ -136,11 +137,10 @@ def _decode(
         if diags is not None:
             col = len(raw[: exc.start].decode("utf-8", errors="replace")) + 1
             diags.append(
-                Diagnostic(
+                diagnostic(
                     file,
                     number,
                     "BM305",
-                    "warning",
                     f"invalid {encoding} bytes replaced with U+FFFD",
                     col,
                 )
@@ -153,9 +153,7 @@ def _decode(
                     "; every other byte is NUL, as in UTF-16 without a byte order mark:"
                     " save the file as UTF-8 (or UTF-16 with a BOM)"
                 )
-            diags.append(
-                Diagnostic(file, number, "BM306", "warning", message, text.index("\x00") + 1)
-            )
+            diags.append(diagnostic(file, number, "BM306", message, text.index("\x00") + 1))
         text = text.replace("\x00", "\ufffd")
     return text
 
@@ -191,11 +189,10 @@ def read_lines(
             offset += skipped
             if number > warn_after:
                 diags.append(
-                    Diagnostic(
+                    diagnostic(
                         file,
                         number,
                         "BM308",
-                        "warning",
                         f"line longer than {MAX_LINE} bytes: the {skipped} bytes after them"
                         " were skipped",
                     )
@@ -275,9 +272,7 @@ def scan_file(
     head = handle.read(4)
     for bom, codec, name in WIDE_BOMS:
         if head.startswith(bom):
-            diags.append(
-                Diagnostic(file, None, "BM310", "info", f"decoded as {name} (byte order mark)")
-            )
+            diags.append(diagnostic(file, None, "BM310", f"decoded as {name} (byte order mark)"))
             handle.seek(len(bom))
             with _transcoded(handle, codec) as utf8:
                 yield from body(utf8, file, diags, classify, name)
@@ -412,7 +407,7 @@ def code_fence(
         yield Line(number, "skipped", "code")
         if closing.match(text):
             return number
-    diags.append(Diagnostic(file, first, "BM303", "info", "code fence never closed", 1))
+    diags.append(diagnostic(file, first, "BM303", "code fence never closed", 1))
     return number
 
 
@@ -440,4 +435,4 @@ def ends_comment(text: str) -> bool:
 
 def unclosed_comment(file: str, number: int) -> Diagnostic:
     """The BM304 info of an HTML comment opened at line ``number`` and never closed."""
-    return Diagnostic(file, number, "BM304", "info", "HTML comment never closed", 1)
+    return diagnostic(file, number, "BM304", "HTML comment never closed", 1)

@@ -21,9 +21,10 @@ from urllib.parse import quote
 
 from brainmigrate import __version__
 from brainmigrate.check import CheckResult
+from brainmigrate.codes import LEVELS
 from brainmigrate.digests import blake2b
 from brainmigrate.reports import make_environment
-from brainmigrate.rules import LEVELS, RULES, Finding
+from brainmigrate.rules import RULES, Finding
 from brainmigrate.shapes import one_line, safe_text, to_json
 
 if TYPE_CHECKING:
