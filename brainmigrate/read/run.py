@@ -227,7 +227,7 @@ class ReadFacts:
 
     def __init__(self, spill: Spill, complete: Callable, nothing: object) -> None:
         # ``complete`` and ``nothing``: the resolver's (``anchors.Resolver.complete``,
-        # ``anchors.NOTHING``), which the read stage does not import (a lower stage)
+        # ``anchors.NOTHING``), passed in: the read stage is below anchors
         self._spill, self._complete, self._nothing = spill, complete, nothing
 
     def __len__(self) -> int:
