@@ -179,7 +179,11 @@ def env(tmp_path, monkeypatch) -> Env:
     (repo / "app").mkdir()
     (repo / "web").mkdir()
     (repo / "docs").mkdir()
-    shutil.copy(REPO / "brainmigrate" / "merge" / "rule.py", repo / "pkg" / "merge.py")
+    # a real Python module holding both humps() and MergeIndex: the merge rule and its index
+    merge = REPO / "brainmigrate" / "merge"
+    source = (merge / "rule.py").read_text(encoding="utf-8")
+    source += "\n\n" + (merge / "index.py").read_text(encoding="utf-8")
+    (repo / "pkg" / "merge.py").write_text(source, encoding="utf-8")
     shutil.copy(REPO / "brainmigrate" / "fsutil.py", repo / "pkg" / "fsutil.py")
     shutil.copy(KOTLIN, repo / "app" / "PaymentGateway.kt")
     (repo / "web" / "api.ts").write_text(TYPESCRIPT, encoding="utf-8")
@@ -655,7 +659,7 @@ def test_a_package_moved_wholesale_with_edits_before_and_after(tmp_path, monkeyp
     repo = tmp_path / "repo"
     (repo / "shop").mkdir(parents=True)
     for name, source in (
-        ("merge", "merge/rule.py"),
+        ("merge", "merge/index.py"),  # MergeIndex
         ("spill", "spill.py"),
         ("config", "config.py"),
         ("hints", "hints.py"),
