@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 from brainmigrate import check, importer, reports
+from brainmigrate.read.run import ImportOptions
 from brainmigrate.reports import ci
 
 REPO = Path(__file__).resolve().parent.parent
@@ -87,7 +88,7 @@ def main() -> None:
     files = sorted(folder.rglob("*.md"))
     size = sum(f.stat().st_size for f in files)
     print(f"corpus: {len(files)} files, {size / 1e6:.1f} MB")
-    opts = importer.Options(roots=ROOTS, cache_dir=tmp / "cache")
+    opts = ImportOptions(roots=ROOTS, cache_dir=tmp / "cache")
 
     def run_import() -> str:
         result = importer.import_notes([folder], opts, tmp / "none.db", dry_run=True)

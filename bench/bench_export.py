@@ -24,8 +24,8 @@ from pathlib import Path
 
 from brainmigrate import exports as export
 from brainmigrate import search, stores
-from brainmigrate.importer import fts_words
 from brainmigrate.merge.rule import Stems, numbers
+from brainmigrate.merge.run import fts_words
 from brainmigrate.model import FactRecord
 from brainmigrate.read.facts import KIND_OF_MARKER, SUPERSEDED, TaskIds, plus_kind_for
 

@@ -28,8 +28,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus import generate  # noqa: E402
 
 from brainmigrate import importer
-from brainmigrate.read import notation  # noqa: E402
+from brainmigrate.read import lines, notation  # noqa: E402
 from brainmigrate.read.facts import TaskIds, build_fact  # noqa: E402
+from brainmigrate.read.run import ImportOptions
 
 REPO = Path(__file__).resolve().parent.parent
 ROOTS = [REPO / "samples/roots/app", REPO / "samples/roots/infra"]
@@ -69,7 +70,7 @@ def parse_stage(files: list[Path], classifier: str) -> int:
     classify, diags, n, records = notation.classifier(classifier), [], 0, []
     for f in files:
         current = None
-        for ln in notation.scan(f, f.name, diags, classify):
+        for ln in lines.scan(f, f.name, diags, classify):
             n += 1
             if ln.cls == "fact":
                 current = [ln]
@@ -84,7 +85,7 @@ def facts_stage(files: list[Path], classifier: str) -> int:
     classify, tasks, diags, n = notation.classifier(classifier), TaskIds(), [], 0
     for f in files:
         pending: list = []
-        for ln in notation.scan(f, f.name, diags, classify):
+        for ln in lines.scan(f, f.name, diags, classify):
             n += 1
             if ln.cls == "fact":
                 if pending:
@@ -145,7 +146,7 @@ def main() -> None:
     t_fast, _ = timed(parse_stage, files, "fast")
     t_lark, _ = timed(parse_stage, files, "lark", repeat=1)
     t_facts, _ = timed(facts_stage, files, "fast")
-    opts = importer.Options(roots=ROOTS, cache_dir=tmp / "cache")
+    opts = ImportOptions(roots=ROOTS, cache_dir=tmp / "cache")
     t_anchors, _ = timed(lambda: importer.read_notes([folder], opts), repeat=2)
     t_import, result = timed(
         lambda: importer.import_notes([folder], opts, tmp / "none.db", dry_run=True), repeat=2

@@ -29,6 +29,8 @@ from pathlib import Path
 
 from brainmigrate import importer, reports, stores
 from brainmigrate.merge.rule import Stems
+from brainmigrate.merge.run import merge
+from brainmigrate.read.run import ImportOptions
 
 PIECES = [
     "+ ",
@@ -151,7 +153,7 @@ def run(args: tuple[int, int, int, int]) -> tuple[int, str | None]:
     root = work / "root"
     (root / "app" / "src").mkdir(parents=True)
     (root / "app" / "src" / "Foo.kt").write_text("class PaymentGateway {\n  fun charge() {}\n}\n")
-    options = importer.Options(roots=[root], cache_dir=work / "cache")
+    options = ImportOptions(roots=[root], cache_dir=work / "cache")
     done = 0
     try:
         for n in range(first, first + count):
@@ -162,7 +164,7 @@ def run(args: tuple[int, int, int, int]) -> tuple[int, str | None]:
                 paths.append(p)
             try:
                 notes = importer.read_notes(paths, options)
-                dry = importer.merge(notes, stores.Stored(), Stems())
+                dry = merge(notes, stores.Stored(), Stems())
                 dry.dry_run = True
                 data = reports.report(dry)
                 add_up(data, fresh=True)

@@ -1,6 +1,6 @@
 """brainmigrate: brain-notation notes in, a fact store tools can trust out.
 
-Stages, one module each: ``notation`` (lines) -> ``facts`` -> ``anchors`` -> ``merge`` ->
+Stages, one module or package each: ``read`` (lines, facts) -> ``anchors`` -> ``merge`` ->
 ``stores`` / ``reports``; ``importer`` runs them in order and ``cli`` is the thin shell.
 """
 

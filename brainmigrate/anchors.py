@@ -34,6 +34,7 @@ from brainmigrate.citing import (
     fragment_of,
     names_heading,
 )
+from brainmigrate.codes import diagnostic
 from brainmigrate.fsutil import printable
 from brainmigrate.knowledge import default_listing
 from brainmigrate.model import (
@@ -222,11 +223,10 @@ class Resolver:
                 form = tok.overflow
                 shown = shorten(form, 24, keep=24)
                 diags.append(
-                    Diagnostic(
+                    diagnostic(
                         fact.file,
                         tok.line,
                         "BM203",
-                        "warning",
                         f"line form {shown} holds a number past {MAX_LINE_NUMBER}: the"
                         " citation keeps no lines",
                         tok.col,

@@ -11,9 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from brainmigrate import importer
 from brainmigrate.fsutil import write_text_atomic
-from brainmigrate.importer import is_excluded  # noqa: F401 - part of check's interface
+from brainmigrate.read.files import InputError
 from brainmigrate.rules import SCHEMA_VERSION, Finding
 
 
@@ -51,7 +50,7 @@ class BaselineStatus:
     vanished: tuple[BaselineEntry, ...] = ()
 
 
-class BaselineError(importer.InputError):
+class BaselineError(InputError):
     """The baseline file is missing, unreadable, or not a brainmigrate baseline."""
 
 

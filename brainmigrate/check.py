@@ -21,20 +21,21 @@ from reprlib import recursive_repr
 from typing import TYPE_CHECKING
 
 from brainmigrate import importer
+from brainmigrate.codes import LEVELS
 from brainmigrate.errors import EXIT_FINDINGS, EXIT_OK
 from brainmigrate.hints import MoveHints
-from brainmigrate.importer import is_excluded  # noqa: F401 - part of check's interface
 from brainmigrate.model import Citation, Diagnostic, ParsedFact
+from brainmigrate.read.files import InputError, select_files
+from brainmigrate.read.run import ImportOptions, Notes, ReadFacts
 from brainmigrate.rules import (
     RULES,
     Finding,
     Selection,
-    fingerprint,
+    finding_key,
     suppression_text,
     waived_by,
 )
 from brainmigrate.shapes import shorten
-from brainmigrate.terms import LEVELS
 
 if TYPE_CHECKING:  # the baseline is loaded when a run names one
     from brainmigrate.baseline import BaselineStatus
@@ -80,9 +81,9 @@ class CheckedFact:
 
 class CheckedFacts:
     """The facts a check read, as ``CheckedFact`` values: ``len`` and iteration, read back
-    from the run's temporary file each time (``importer.ReadFacts``)."""
+    from the run's temporary file each time (``read.run.ReadFacts``)."""
 
-    def __init__(self, facts: importer.ReadFacts) -> None:
+    def __init__(self, facts: ReadFacts) -> None:
         self._facts = facts
 
     def __len__(self) -> int:
@@ -209,7 +210,7 @@ class CheckResult:
 
 def run_check(
     paths: Sequence[str | os.PathLike],
-    options: importer.Options,
+    options: ImportOptions,
     fail_on: str = "error",
     *,
     baseline: str | os.PathLike | None = None,
@@ -223,14 +224,14 @@ def run_check(
     holds do not fail; with ``update_baseline`` too, the file is first (re)written with the
     current findings (atomically). ``exclude`` globs leave notes files out (``is_excluded``);
     ``select`` leaves out the findings of codes it does not report (default: none).
-    Writes nothing else. Raises ``importer.InputError`` (bad path, root, option or baseline) or
-    ``notation.NotesReadError``.
+    Writes nothing else. Raises ``InputError`` (bad path, root, option or baseline) or
+    ``lines.NotesReadError``.
     """
     if fail_on not in LEVELS:
-        raise importer.InputError(f"--fail-on {fail_on}: must be one of {', '.join(LEVELS)}")
+        raise InputError(f"--fail-on {fail_on}: must be one of {', '.join(LEVELS)}")
     if update_baseline and baseline is None:
-        raise importer.InputError("--update-baseline needs a baseline file: add --baseline FILE")
-    paths, excluded = importer.select_files(paths, exclude, options.names)
+        raise InputError("--update-baseline needs a baseline file: add --baseline FILE")
+    paths, excluded = select_files(paths, exclude, options.names)
     notes = importer.read_notes(paths, options)
     if options.progress is not None:
         options.progress("check", 0, len(notes.facts), sum(st.lines for st in notes.files))
@@ -251,7 +252,7 @@ def run_check(
     return CheckResult(files, facts, tuple(findings), fail_on, status, tuple(excluded))
 
 
-def collect(notes: importer.Notes, hints: MoveHints | None = None) -> list[Finding]:
+def collect(notes: Notes, hints: MoveHints | None = None) -> list[Finding]:
     """The findings of read notes, sorted by file (command-line order), line, column, code.
 
     One finding per gone, outside, unresolved, ignored (BM105, SPEC.md §Anchors "Git-ignored
@@ -310,11 +311,11 @@ def _unused_finding(fact: ParsedFact, entry: str) -> Finding:
         scope=fact.scope,
         fact_line=fact.line,
         fact_text=shorten(fact.text, 120),
-        fingerprint=fingerprint("BM401", fact.scope, fact.full_text, comment),
+        fingerprint=finding_key("BM401", fact.scope, fact.full_text, comment),
     )
 
 
-def _owners(notes: importer.Notes) -> Iterator[tuple[Diagnostic, ParsedFact | None]]:
+def _owners(notes: Notes) -> Iterator[tuple[Diagnostic, ParsedFact | None]]:
     """Each warning with the fact it is about (or None), in one pass over the facts.
 
     Facts come in file order (command-line order) and line order; warnings are sorted the
@@ -385,7 +386,7 @@ def _citation_finding(fact: ParsedFact, c: Citation, hints: MoveHints | None) ->
         scope=fact.scope,
         fact_line=fact.line,
         fact_text=shorten(fact.text, 120),
-        fingerprint=fingerprint(code, fact.scope, fact.full_text, subject),
+        fingerprint=finding_key(code, fact.scope, fact.full_text, subject),
         hint=hint,
     )
 
@@ -420,5 +421,5 @@ def _diagnostic_finding(d: Diagnostic, fact: ParsedFact | None, scopes: dict) ->
         scope=scope,
         fact_line=fact.line if fact else None,
         fact_text=shorten(fact.text, 120) if fact else "",
-        fingerprint=fingerprint(d.code, scope, text, subject),
+        fingerprint=finding_key(d.code, scope, text, subject),
     )

@@ -10,7 +10,8 @@ from __future__ import annotations
 from urllib.parse import unquote
 
 from brainmigrate import roottables
-from brainmigrate.model import Diagnostic, ParsedFact
+from brainmigrate.codes import diagnostic
+from brainmigrate.model import ParsedFact
 from brainmigrate.read.tokens import Token
 
 #: Markdown files, whose ``#fragment`` names a heading (SPEC.md §Anchors 1).
@@ -31,9 +32,7 @@ class FactText:
     def warn(self, tok: Token, code: str, message: str) -> None:
         """Add warning ``code`` at ``tok`` to the diagnostics (when a fact collects any)."""
         if self.diags is not None and self.fact is not None:
-            self.diags.append(
-                Diagnostic(self.fact.file, tok.line, code, "warning", message, tok.col)
-            )
+            self.diags.append(diagnostic(self.fact.file, tok.line, code, message, tok.col))
 
 
 NO_FACT = FactText(None, None, None)

@@ -43,9 +43,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from reprlib import recursive_repr
 
-from brainmigrate.importer import InputError
+from brainmigrate.codes import LEVELS
 from brainmigrate.model import KINDS
-from brainmigrate.terms import LEVELS
+from brainmigrate.read.files import InputError
 
 #: Where settings are looked for, in this order: (file name, table or None for top level).
 SOURCES = ((".brainmigrate.toml", None), ("pyproject.toml", ("tool", "brainmigrate")))

@@ -2,7 +2,7 @@
 
 Every error class of the package derives from ``BrainmigrateError``, so the CLI's guard
 catches one type and prints its message (which names the fix) as one line. The classes
-themselves live beside the code that raises them (``importer.InputError``,
+themselves live beside the code that raises them (``read.files.InputError``,
 ``stores.StoreError``, ``fsutil.Clash`` …).
 """
 

@@ -38,7 +38,9 @@ from brainmigrate.git import run_git
 from brainmigrate.hints import Move, MoveHints
 from brainmigrate.model import Segment
 from brainmigrate.paths import PathResolver
-from brainmigrate.read.notation import BOM, WIDE_BOMS
+from brainmigrate.read.files import notes_files, select_files
+from brainmigrate.read.lines import BOM, WIDE_BOMS
+from brainmigrate.read.run import ImportOptions
 from brainmigrate.read.tokens import Token, link_path, path_like, tokens
 from brainmigrate.roots import Root, is_absolute, normalize
 
@@ -102,7 +104,7 @@ class FixResult:
 
 def run_fix(
     paths: Sequence[str | os.PathLike],
-    options: importer.Options,
+    options: ImportOptions,
     fail_on: str = "error",
     *,
     write: bool,
@@ -121,8 +123,8 @@ def run_fix(
     """
     first = check.run_check(paths, options, fail_on, exclude=exclude, select=select)
     roots = importer.make_roots(options.roots)
-    kept, _ = importer.select_files(paths, exclude, options.names)
-    files = dict(importer.notes_files(kept, names=options.names))
+    kept, _ = select_files(paths, exclude, options.names)
+    files = dict(notes_files(kept, names=options.names))
     hints = MoveHints(roots, options.cache_dir)
     cache = importer.cache_folder(options.cache_dir)
     result = plan_fixes(first.findings, files, roots, hints, unsafe=unsafe, cache_dir=cache)

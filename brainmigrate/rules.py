@@ -1,6 +1,7 @@
-"""Rules and findings: every finding code (``RULES``) with its name and severity, which
-codes a run reports (``Selection``), and ``Finding``, the value a check, ``stale`` and
-``--fix`` report, with its line-free ``fingerprint`` (the baseline's key).
+"""Rules and findings: every finding code (``RULES``, made from ``codes.CODES``) with its
+name and severity, which codes a run reports (``Selection``), and ``Finding``, the value a
+check, ``stale`` and ``--fix`` report, with its line-free ``fingerprint`` (the baseline's
+key, ``finding_key``).
 """
 
 from __future__ import annotations
@@ -9,8 +10,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from reprlib import recursive_repr
 
-from brainmigrate import importer
+from brainmigrate.codes import CODES
 from brainmigrate.digests import blake2b
+from brainmigrate.read.files import InputError
 
 _RANK = {"info": 0, "warning": 1, "error": 2}
 #: Version of the JSON report and of the baseline file.
@@ -55,65 +57,9 @@ class Rule:
         return hash((self.code, self.name, self.severity, self.summary))
 
 
-#: Every finding code, in report order (docs/check.md, "Finding codes").
+#: Every finding code, in report order (docs/check.md, "Finding codes"), from ``CODES``.
 RULES: dict[str, Rule] = {
-    r.code: r
-    for r in (
-        Rule("BM101", "gone-path", "error", "A fact cites a path that no root holds."),
-        Rule("BM102", "outside-root", "warning", "A fact cites a path outside every root."),
-        Rule(
-            "BM103",
-            "unresolved-path",
-            "warning",
-            "A fact cites a path nothing of which any root knows (most likely no file).",
-        ),
-        Rule("BM104", "no-git-history", "info", "A root's git history is cut (shallow)."),
-        Rule(
-            "BM105",
-            "ignored-path",
-            "info",
-            "A fact cites a path git ignores (a runtime or build file).",
-        ),
-        Rule("BM201", "ambiguous-name", "info", "A bare file name or CamelCase name is ambiguous."),
-        Rule("BM202", "anchors-dropped", "info", "A fact names more than 6 names of one kind."),
-        Rule("BM203", "line-out-of-range", "warning", "A line form's number passes 2^31-1."),
-        Rule("BM204", "line-past-end", "warning", "A line form points past a file's last line."),
-        Rule(
-            "BM205",
-            "missing-heading",
-            "warning",
-            "A #fragment names no heading of a Markdown file.",
-        ),
-        Rule("BM301", "undated-trailer", "info", "A trailing comment of a fact is not a date."),
-        Rule("BM302", "text-cut", "info", "A fact's text was cut to 2000 characters."),
-        Rule("BM303", "unclosed-fence", "info", "A code fence is never closed."),
-        Rule("BM304", "unclosed-comment", "info", "An HTML comment is never closed."),
-        Rule("BM305", "invalid-utf8", "warning", "A line holds invalid bytes."),
-        Rule("BM306", "nul-byte", "warning", "A line holds NUL bytes."),
-        Rule("BM307", "not-a-file", "warning", "A *.md entry of a notes folder is not a file."),
-        Rule(
-            "BM308", "line-too-long", "warning", "A line is longer than 16 MiB; the rest skipped."
-        ),
-        Rule(
-            "BM309", "fact-too-long", "warning", "A fact is longer than 1 MiB; the rest left out."
-        ),
-        Rule("BM310", "decoded-utf16-32", "info", "A notes file was decoded as UTF-16 or UTF-32."),
-        Rule(
-            "BM311", "merge-conflict", "error", "A notes file holds an unresolved merge conflict."
-        ),
-        Rule(
-            "BM401",
-            "unused-suppression",
-            "info",
-            "A brainmigrate: ignore or allow-gone comment waives no finding.",
-        ),
-        Rule(
-            "BM501",
-            "stale-fact",
-            "error",
-            "The code a fact is anchored to changed since it was verified (brainmigrate stale).",
-        ),
-    )
+    code: Rule(code, c.name, c.severity, c.summary) for code, c in CODES.items()
 }
 
 
@@ -162,13 +108,13 @@ class Selection:
         ):
             for value in values:
                 if not any(code.startswith(value) for code in RULES):
-                    raise importer.InputError(
+                    raise InputError(
                         f"{option} {value}: matches no finding code (codes: {', '.join(RULES)})"
                     )
                 if option != "--ignore" and all(
                     code in STALE_CODES for code in RULES if code.startswith(value)
                 ):
-                    raise importer.InputError(
+                    raise InputError(
                         f"{option} {value}: 'brainmigrate stale' reports it, check never does;"
                         f" check's codes: {', '.join(c for c in RULES if c not in STALE_CODES)}"
                     )
@@ -407,9 +353,10 @@ class Finding:
         return self.at_or_above(fail_on) and not self.suppressed and not self.baselined
 
 
-def fingerprint(code: str, scope: str, text: str, subject: str) -> str:
+def finding_key(code: str, scope: str, text: str, subject: str) -> str:
     """A finding's identity without line numbers: rule, scope, normalized fact text (case
-    and whitespace runs folded) and the cited path or name. 32 hex digits."""
+    and whitespace runs folded) and the cited path or name. 32 hex digits: what a
+    ``Finding`` holds as its ``fingerprint``, the baseline's key and the CI formats'."""
     data = "\x1f".join((code, scope, _text_digest(text), subject))
     return blake2b(data.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 

@@ -1,14 +1,10 @@
 """The words filters and queries share: ``--scope`` values (``parse_scopes``), the one
-FTS5 token a task id is indexed as (``task_token``) and the severity levels (``LEVELS``).
+FTS5 token a task id is indexed as (``task_token``).
 Pure; import, search, stale, check and the exports read them alike."""
 
 from __future__ import annotations
 
 from brainmigrate.fsutil import printable
-
-#: Severity levels, highest first: a finding's severity; ``--fail-on`` and ``fail-on``
-#: take one of them.
-LEVELS = ("error", "warning", "info")
 
 
 def task_token(task: str) -> str:

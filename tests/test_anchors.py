@@ -11,7 +11,7 @@ from brainmigrate.codeindex import CodeIndex
 from brainmigrate.model import Segment
 from brainmigrate.paths import PathResolver
 from brainmigrate.read.facts import TaskIds, build_fact
-from brainmigrate.read.notation import Line
+from brainmigrate.read.lines import Line
 from brainmigrate.read.tokens import camelcase_names, path_like, tokens
 from brainmigrate.roots import Root, normalize
 

@@ -16,11 +16,18 @@ from clirun import invoker
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import brainmigrate
 from brainmigrate import baseline, check, importer, rules
+from brainmigrate.codes import diagnostic
 from brainmigrate.git import git_renames
 from brainmigrate.hints import MoveHints
+from brainmigrate.read import run as read_run
 from brainmigrate.read.facts import TaskIds, build_fact
-from brainmigrate.read.notation import Line
+from brainmigrate.read.files import is_excluded
+from brainmigrate.read.lines import Line
+from brainmigrate.read.run import ImportOptions
+
+PACKAGE = Path(brainmigrate.__file__).parent
 
 NOTES = """\
 # Docker
@@ -57,7 +64,7 @@ def project(tmp_path, monkeypatch) -> Path:
 
 
 def run(paths=("notes",), fail_on="error", **kw) -> check.CheckResult:
-    return check.run_check(list(paths), importer.Options(roots=["repo"]), fail_on, **kw)
+    return check.run_check(list(paths), ImportOptions(roots=["repo"]), fail_on, **kw)
 
 
 cli = invoker("check")
@@ -160,6 +167,25 @@ def test_every_diagnostic_code_has_a_rule_with_the_documented_severity():
         "BM401": "info",
         "BM501": "error",
     }
+
+
+def test_diagnostics_take_their_severity_from_the_code_registry():
+    """One table says each code's severity (codes.CODES); a diagnostic of the reading has
+    it, but BM311, which the import report lists as a warning (docs/check.md)."""
+    assert diagnostic("n.md", 3, "BM303", "code fence never closed", 1).severity == "info"
+    assert diagnostic("n.md", 2, "BM311", "unresolved merge conflict").severity == "warning"
+    assert rules.RULES["BM311"].severity == "error"
+    with pytest.raises(KeyError):
+        diagnostic("n.md", 1, "BM999", "no such code")
+
+
+def test_no_module_writes_a_diagnostic_severity_by_hand():
+    made = [
+        p.relative_to(PACKAGE).as_posix()
+        for p in sorted(PACKAGE.rglob("*.py"))
+        if "Diagnostic(" in p.read_text(encoding="utf-8").replace("class Diagnostic(", "")
+    ]
+    assert made == ["codes.py"]
 
 
 def test_file_diagnostics_become_findings(project):
@@ -503,10 +529,10 @@ def test_bad_baseline_exits_2_naming_the_entry_and_the_field(project, content, m
 
 
 def test_fingerprint_ignores_position_case_and_spacing():
-    a = rules.fingerprint("BM101", "area:x", "Old  file app/Old.kt", "app/Old.kt")
-    assert a == rules.fingerprint("BM101", "area:x", "old file app/Old.kt", "app/Old.kt")
-    assert a != rules.fingerprint("BM101", "area:y", "old file app/Old.kt", "app/Old.kt")
-    assert a != rules.fingerprint("BM102", "area:x", "old file app/Old.kt", "app/Old.kt")
+    a = rules.finding_key("BM101", "area:x", "Old  file app/Old.kt", "app/Old.kt")
+    assert a == rules.finding_key("BM101", "area:x", "old file app/Old.kt", "app/Old.kt")
+    assert a != rules.finding_key("BM101", "area:y", "old file app/Old.kt", "app/Old.kt")
+    assert a != rules.finding_key("BM102", "area:x", "old file app/Old.kt", "app/Old.kt")
 
 
 # ------------------------------------------------------------------------------ exclude
@@ -517,9 +543,9 @@ def test_exclude_globs(project):
     result = run(exclude=["drafts/*"])
     assert result.files == ("notes/docker.md",)
     assert result.excluded == ("notes/drafts/wip.md",)
-    assert check.is_excluded("notes/drafts/wip.md", ["wip.md"])
-    assert check.is_excluded("./notes/drafts/wip.md", ["notes/*"])
-    assert not check.is_excluded("notes/drafts/wip.md", ["drafts/*.txt"])
+    assert is_excluded("notes/drafts/wip.md", ["wip.md"])
+    assert is_excluded("./notes/drafts/wip.md", ["notes/*"])
+    assert not is_excluded("notes/drafts/wip.md", ["drafts/*.txt"])
 
 
 # ------------------------------------------------------------------------------ CI-like run, hints
@@ -587,7 +613,7 @@ def history(tmp_path, monkeypatch) -> Path:
 
 
 def test_hints_from_git_renames_same_name_and_similar_paths(history):
-    result = check.run_check(["notes"], importer.Options(roots=["checkout"]))
+    result = check.run_check(["notes"], ImportOptions(roots=["checkout"]))
     got = [(f.code, f.subject, f.hint) for f in result.findings]
     assert got == [
         ("BM101", "app/src/Old.kt", rules.Hint("app/core/Entry.kt", "git-rename")),
@@ -610,7 +636,7 @@ def test_names_and_hints_share_one_index_of_the_first_root(history, monkeypatch)
     monkeypatch.setattr(
         CodeIndex, "__init__", lambda self, *a, **k: made.append(1) or init(self, *a, **k)
     )
-    result = check.run_check(["notes"], importer.Options(roots=["checkout"]))
+    result = check.run_check(["notes"], ImportOptions(roots=["checkout"]))
     assert ("BM101", "docs/guide.md", rules.Hint("manual/guide.md", "same-name")) in [
         (f.code, f.subject, f.hint) for f in result.findings
     ]
@@ -681,7 +707,7 @@ def test_git_renames_outside_a_checkout_is_empty(tmp_path):
 
 
 def test_a_finding_on_a_line_a_runaway_fact_left_out_is_still_that_facts(project, monkeypatch):
-    monkeypatch.setattr(importer, "MAX_FACT_CHARS", 12)
+    monkeypatch.setattr(read_run, "MAX_FACT_CHARS", 12)
     (project / "notes").mkdir(exist_ok=True)
     (project / "notes/log.md").write_bytes(b"+ big fact\n  one two\n  three\n  bad \xff\n+ next\n")
     result = run(["notes/log.md"])

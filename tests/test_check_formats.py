@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 from clirun import invoker
 
-from brainmigrate import check, importer, rules
+from brainmigrate import check, rules
 from brainmigrate.cli import main
+from brainmigrate.read.run import ImportOptions
 from brainmigrate.reports import ci, github, gitlab, sarif
 
 SARIF_SCHEMA = Path(__file__).resolve().parents[2] / "shared" / "data" / "sarif-schema-2.1.0.json"
@@ -38,7 +39,7 @@ def project(tmp_path, monkeypatch) -> Path:
 
 
 def result_of(paths=("notes",), fail_on="error", **kw) -> check.CheckResult:
-    return check.run_check(list(paths), importer.Options(roots=["repo"]), fail_on, **kw)
+    return check.run_check(list(paths), ImportOptions(roots=["repo"]), fail_on, **kw)
 
 
 cli = invoker("check")
@@ -146,7 +147,7 @@ def test_json_is_versioned_sorted_and_deterministic(project):
         "fact_line": 2,
         "fails": True,
         "file": "notes/docker.md",
-        "fingerprint": rules.fingerprint(
+        "fingerprint": rules.finding_key(
             "BM101", "area:docker", "gone app/Old.kt and app/__init__.py too", "app/Old.kt"
         ),
         "hint": None,

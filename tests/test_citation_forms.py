@@ -65,6 +65,7 @@ from brainmigrate.model import Segment
 from brainmigrate.read.cited import cited_link, cited_path
 from brainmigrate.read.links import repo_url_parts
 from brainmigrate.read.notation import WS_CHARS
+from brainmigrate.read.run import ImportOptions
 from brainmigrate.read.tokens import Token, tokens
 
 REPO = Path(__file__).resolve().parents[1]
@@ -529,7 +530,7 @@ def resolved(written: Written, root: Path, base: Path):
     """Per ``(notes file, line)``: ``(anchors, citations)`` as ``read_notes`` gives them,
     anchors as ``(kind, path, lines)`` and citations as ``(state, name)``; and the
     ``check`` findings as ``(notes file, line, code, severity, subject)``."""
-    options = importer.Options(roots=[str(root)], cache_dir=base / "cache")
+    options = ImportOptions(roots=[str(root)], cache_dir=base / "cache")
     paths = [str(p) for p in written.paths.values()]
     where = {str(p): k for k, p in written.paths.items()}
     notes = importer.read_notes(paths, options)
@@ -580,7 +581,7 @@ def runs(checkout):
     written = Written(base, root, files, folders)
     before = resolved(written, root, base)
     notes = phrases_notes(base)
-    options = importer.Options(roots=[str(root)], cache_dir=base / "cache")
+    options = ImportOptions(roots=[str(root)], cache_dir=base / "cache")
     facts = [
         (f.line, r.anchors, [(c.state, c.name) for c in r.citations])
         for f, r in importer.read_notes([str(notes)], options).facts

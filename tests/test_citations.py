@@ -17,11 +17,12 @@ from trees import git, write
 from brainmigrate import check, importer
 from brainmigrate.paths import PathResolver
 from brainmigrate.read import tokens
+from brainmigrate.read.run import ImportOptions
 from brainmigrate.roots import Root
 
 
 def dry_run(tmp_path, notes, roots, **kw):
-    options = importer.Options(roots=[str(r) for r in roots], cache_dir=tmp_path / "cache")
+    options = ImportOptions(roots=[str(r) for r in roots], cache_dir=tmp_path / "cache")
     return importer.import_notes(
         [str(notes)], options, store=tmp_path / "dry.db", dry_run=True, **kw
     )
@@ -173,7 +174,7 @@ def test_check_finds_the_rows_of_the_issue_at_their_line_and_column(tmp_path):
             )
         },
     )
-    options = importer.Options(roots=[str(root)], cache_dir=tmp_path / "cache")
+    options = ImportOptions(roots=[str(root)], cache_dir=tmp_path / "cache")
     result = check.run_check([str(tmp_path / "notes")], options)
     got = [(f.line, f.col, f.code, f.severity, f.subject) for f in result.findings]
     assert got == [
@@ -190,7 +191,7 @@ def test_a_line_number_no_column_holds_is_imported_as_the_dry_run_says(tmp_path)
     root = tmp_path / "root"
     write(root, {"app/Foo.kt": "class Foo\n\n\n"})  # line 3 is in it
     write(tmp_path, {"notes/n.md": "+ big app/Foo.kt:9223372036854775808 and app/Foo.kt#L3\n"})
-    options = importer.Options(roots=[str(root)], cache_dir=tmp_path / "cache")
+    options = ImportOptions(roots=[str(root)], cache_dir=tmp_path / "cache")
     dry = importer.import_notes([str(tmp_path / "notes")], options, tmp_path / "k.db", True)
     [w] = dry.warnings
     assert (w.line, w.col, w.code) == (1, 7, "BM203")
@@ -272,7 +273,7 @@ def test_check_dry_run_and_import_agree(prop_root, text, tmp_path_factory):
     work = tmp_path_factory.mktemp("case")
     notes = work / "n.md"
     notes.write_text(text, encoding="utf-8")
-    options = importer.Options(roots=[str(prop_root / "root")], cache_dir=prop_root / "cache")
+    options = ImportOptions(roots=[str(prop_root / "root")], cache_dir=prop_root / "cache")
     dry = importer.import_notes([str(notes)], options, work / "k.db", dry_run=True)
     real = importer.import_notes([str(notes)], options, work / "k.db")
     found = check.run_check([str(notes)], options)

@@ -16,6 +16,7 @@ from clirun import invoker
 from brainmigrate import __version__
 from brainmigrate.cli import main
 from brainmigrate.fsutil import printable
+from brainmigrate.read.run import ImportOptions
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 ROOT_ARGS = ["--root", str(SAMPLES / "roots/app"), "--root", str(SAMPLES / "roots/infra")]
@@ -245,7 +246,7 @@ def test_every_import_format_renders(fmt, tmp_path):
     # streamed from the run's temporary files, the output is the report rendered whole
     from brainmigrate import importer, reports
 
-    options = importer.Options(roots=[SAMPLES / "roots/app", SAMPLES / "roots/infra"])
+    options = ImportOptions(roots=[SAMPLES / "roots/app", SAMPLES / "roots/infra"])
     result = importer.import_notes([SAMPLES / "notes"], options, tmp_path / "k.db", dry_run=True)
     whole = reports.report(result)
     if fmt == "json":  # one fact or entry a line: the same JSON, laid out otherwise
@@ -344,7 +345,7 @@ def test_text_outputs_never_print_control_characters(tmp_path, monkeypatch):
 def test_streamed_json_report_equals_the_report_dict(tmp_path):
     from brainmigrate import importer, reports
 
-    options = importer.Options(roots=[SAMPLES / "roots/app", SAMPLES / "roots/infra"])
+    options = ImportOptions(roots=[SAMPLES / "roots/app", SAMPLES / "roots/infra"])
     result = importer.import_notes([SAMPLES / "notes"], options, tmp_path / "k.db", dry_run=True)
     text = "".join(reports.json_chunks(result))
     assert json.loads(text) == reports.report(result)

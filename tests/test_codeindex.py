@@ -19,6 +19,7 @@ from brainmigrate import importer, reports
 from brainmigrate.codeindex import CodeIndex, Declaration, RootError, resolve_symbol
 from brainmigrate.codeindex.cache import MAGIC, cache_file, default_cache_dir
 from brainmigrate.codeindex.listing import IgnoreRules, parse_gitignore
+from brainmigrate.read.run import ImportOptions
 
 
 def write(root: Path, rel: str, text: str | bytes) -> Path:
@@ -474,7 +475,7 @@ def test_git_listing_includes_submodules_and_nested_repositories(
     # an import anchors the submodule's class, and check has nothing to say about it
     notes = tmp_path / "notes.md"
     notes.write_text("+ LedgerVault posts entries, see sub/src/LedgerVault.kt\n")
-    options = importer.Options(roots=[str(repo)], cache_dir=str(cache_dir))
+    options = ImportOptions(roots=[str(repo)], cache_dir=str(cache_dir))
     result = importer.import_notes([str(notes)], options, tmp_path / "k.db", dry_run=True)
     data = reports.report(result)
     (fact,) = data["facts"]

@@ -23,15 +23,17 @@ from brainmigrate import cli, fsutil, importer, stores
 from brainmigrate import exports as export
 from brainmigrate.cli.options import EXPORT_FORMATS
 from brainmigrate.merge.rule import Stems, numbers
+from brainmigrate.merge.run import fts_words
 from brainmigrate.model import FactRecord
 from brainmigrate.read.facts import KIND_OF_MARKER, SUPERSEDED, TaskIds, plus_kind_for
 from brainmigrate.read.notation import fold
+from brainmigrate.read.run import ImportOptions
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
 
 def import_into(store: Path, paths, roots, cache: Path, **kw) -> None:
-    options = importer.Options(roots=[str(r) for r in roots], cache_dir=str(cache), **kw)
+    options = ImportOptions(roots=[str(r) for r in roots], cache_dir=str(cache), **kw)
     importer.import_notes([str(p) for p in paths], options, store)
 
 
@@ -357,7 +359,7 @@ def test_brain_round_trip_on_any_text(tmp_path_factory, items):
     if not recs:
         return
     first, second = tmp / "first.db", tmp / "second.db"
-    stores.write(first, recs, importer.fts_words(Stems()), "2026-01-01T00:00:00Z")
+    stores.write(first, recs, fts_words(Stems()), "2026-01-01T00:00:00Z")
     export.export(first, "brain", tmp / "out")
     with contextlib.chdir(tmp):
         import_into(second, [tmp / "out"], [tmp], tmp / "cache")
@@ -366,7 +368,7 @@ def test_brain_round_trip_on_any_text(tmp_path_factory, items):
 
 
 def _write_facts(path: Path, recs) -> None:
-    stores.write(path, recs, importer.fts_words(Stems()), "2026-01-01T00:00:00Z")
+    stores.write(path, recs, fts_words(Stems()), "2026-01-01T00:00:00Z")
 
 
 def _rec(i, scope, kind, marker, text, status="active", created=None, reason=None):

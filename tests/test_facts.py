@@ -7,7 +7,7 @@ import re
 import pytest
 
 from brainmigrate.read.facts import TaskIds, build_fact, cut, plus_kind_for, scope_for
-from brainmigrate.read.notation import Line
+from brainmigrate.read.lines import Line
 
 
 def fact(*texts: str, marker: str = "+", tasks: TaskIds | None = None, plus: str = "environment"):

@@ -25,6 +25,8 @@ from brainmigrate import check, fix, importer
 from brainmigrate.cli import main
 from brainmigrate.hints import MoveHints
 from brainmigrate.merge.rule import path_edits
+from brainmigrate.read.files import notes_files
+from brainmigrate.read.run import ImportOptions
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
@@ -166,7 +168,7 @@ def test_fix_rewrites_only_the_paths_byte_for_byte(repo, notes):
     findings = [ln for ln in r.stdout.splitlines() if " BM101 " in ln]
     assert len(findings) == 2, r.stdout
     assert "src/deleted.py" in findings[0] and "tools/run.sh" in findings[1]
-    after = check.run_check(["notes"], importer.Options(roots=["repo"]))
+    after = check.run_check(["notes"], ImportOptions(roots=["repo"]))
     assert gone(after) == ["5:src/deleted.py", "8:tools/run.sh"]
 
 
@@ -225,8 +227,8 @@ def test_fix_exit_0_when_everything_was_fixed(repo, tmp_path):
 
 def test_a_file_changed_on_disk_since_it_was_read_is_left_alone(repo, notes):
     roots = importer.make_roots(["repo"])
-    first = check.run_check(["notes"], importer.Options(roots=["repo"]))
-    files = dict(importer.notes_files(["notes"]))
+    first = check.run_check(["notes"], ImportOptions(roots=["repo"]))
+    files = dict(notes_files(["notes"]))
     planned = fix.plan_fixes(first.findings, files, roots, MoveHints(roots))
     assert planned.edits
     notes.write_bytes(notes.read_bytes() + b"\r\n+ a line added meanwhile")
@@ -317,7 +319,7 @@ def test_reimport_after_fix_updates_the_same_fact(repo, tmp_path):
     git(repo, "commit", "-qm", "handler")
     notes = tmp_path / "api.md"
     notes.write_bytes(b"+ retries live in api/handler.py#L3 (TER-7)\n+ other fact src/kept.py\n")
-    opts = importer.Options(roots=["repo"])
+    opts = ImportOptions(roots=["repo"])
     db = tmp_path / "know.db"
     importer.import_notes([str(notes)], opts, db)
     mv(repo, "api/handler.py", "api/v2/handler_v2.py")
@@ -342,7 +344,7 @@ def test_reimport_after_fix_updates_the_same_fact(repo, tmp_path):
     fed = {(m["into"], m["line"]): m for m in result.merged}
     assert fed["k1", 1]["paths"] is True and fed["k1", 1]["known"] is False
     assert fed["k2", 2]["paths"] is False and fed["k2", 2]["known"] is True
-    # and the next import knows the line by its new fingerprint: nothing changes
+    # and the next import knows the line by its new line key: nothing changes
     again = importer.import_notes([str(notes)], opts, db)
     assert [r.action() for r in again.facts] == ["unchanged", "unchanged"]
     assert store_rows(db)[0] == facts
@@ -353,7 +355,7 @@ def test_a_line_edited_beyond_its_paths_follows_the_repeat_rule(repo, tmp_path):
     the repeat rule says so (the rule is exact, not a similarity)."""
     notes = tmp_path / "api.md"
     notes.write_bytes(b"+ retries in src/kept.py\n")
-    opts = importer.Options(roots=["repo"])
+    opts = ImportOptions(roots=["repo"])
     db = tmp_path / "know.db"
     importer.import_notes([str(notes)], opts, db)
     notes.write_bytes(b"+ timeouts in src/renamed.py\n")

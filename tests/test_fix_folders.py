@@ -21,6 +21,7 @@ from click.testing import CliRunner
 from brainmigrate import check, fix, importer, rules
 from brainmigrate.cli import main
 from brainmigrate.hints import Move, MoveHints
+from brainmigrate.read.run import ImportOptions
 from brainmigrate.reports import fix as fix_report
 from brainmigrate.roots import Root
 
@@ -237,7 +238,7 @@ def test_check_fix_rewrites_a_gone_folder_end_to_end(repo, tmp_path, monkeypatch
     notes = tmp_path / "notes/a.md"
     notes.parent.mkdir()
     notes.write_bytes(b"+ importers live in tools/legacy-import/ now\n")
-    result = check.run_check(["notes"], importer.Options(roots=["repo"]))
+    result = check.run_check(["notes"], ImportOptions(roots=["repo"]))
     assert [(f.code, f.where, f.full_message) for f in result.findings] == [
         (
             "BM101",
@@ -273,7 +274,7 @@ def test_reimport_after_a_folder_fix_updates_the_same_fact(repo, tmp_path, monke
     notes = tmp_path / "notes/a.md"
     notes.parent.mkdir()
     notes.write_bytes(b"+ importers live in tools/importers/legacy/ now\n")
-    opts = importer.Options(roots=["repo"])
+    opts = ImportOptions(roots=["repo"])
     db = tmp_path / "know.db"
     importer.import_notes(["notes"], opts, db)
     (repo / "pkg").mkdir()

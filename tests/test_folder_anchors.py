@@ -19,6 +19,8 @@ import yaml
 from planting import folder, ignored, module, plant
 
 from brainmigrate import exports, importer, search, stale
+from brainmigrate.merge.run import RunResult
+from brainmigrate.read.run import ImportOptions
 from brainmigrate.reports import json_chunks, render, report
 from brainmigrate.reports import stale as stale_report
 
@@ -67,11 +69,11 @@ def project(tmp_path, monkeypatch) -> Path:
     return tmp_path
 
 
-def options(tmp_path) -> importer.Options:
-    return importer.Options(roots=["repo"], cache_dir=str(tmp_path / "cache"))
+def options(tmp_path) -> ImportOptions:
+    return ImportOptions(roots=["repo"], cache_dir=str(tmp_path / "cache"))
 
 
-def dry_run(tmp_path) -> importer.RunResult:
+def dry_run(tmp_path) -> RunResult:
     return importer.import_notes(["notes"], options(tmp_path), "know.db", dry_run=True)
 
 

@@ -21,6 +21,7 @@ import pytest
 
 from brainmigrate import check, hints, importer, knowledge, reports, spill, stores
 from brainmigrate import exports as export
+from brainmigrate.read.run import ImportOptions
 from brainmigrate.reports import ci
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -38,7 +39,7 @@ def _no_git_history(monkeypatch):
 
 
 def run_case(name: str, parser: str, tmp_path: Path) -> dict:
-    options = importer.Options(roots=["root-a", "root-b"], parser=parser)
+    options = ImportOptions(roots=["root-a", "root-b"], parser=parser)
     result = importer.import_notes(
         [f"cases/{name}.md"], options, store=tmp_path / "none.db", dry_run=True
     )
@@ -72,7 +73,7 @@ def test_every_golden_case_renders_in_every_format(fmt, tmp_path, monkeypatch):
     from brainmigrate.reports import render
 
     for name in CASES:
-        options = importer.Options(roots=["root-a", "root-b"])
+        options = ImportOptions(roots=["root-a", "root-b"])
         result = importer.import_notes(
             [f"cases/{name}.md"], options, store=tmp_path / "none.db", dry_run=True
         )
@@ -106,7 +107,7 @@ def test_golden_check_text(name, monkeypatch, update_golden):
     # move hints read this project's git history: not the golden files' business
     monkeypatch.setattr(hints, "history_at_head", lambda *args: [])
     monkeypatch.setattr(hints, "worktree_events", lambda folder: [])
-    result = check.run_check([f"cases/{name}.md"], importer.Options(roots=ROOTS))
+    result = check.run_check([f"cases/{name}.md"], ImportOptions(roots=ROOTS))
     got = ci.text(result).encode("utf-8")
     golden_bytes(GOLDEN / "expected-check" / f"{name}.txt", got, update_golden)
 
@@ -137,7 +138,7 @@ THROUGH_DEFINITIONS = frozenset({"class-link-definition"})
 def test_golden_brain_round_trip(name, tmp_path, monkeypatch, update_golden):
     monkeypatch.chdir(GOLDEN)
     store = tmp_path / "know.db"
-    importer.import_notes([f"cases/{name}.md"], importer.Options(roots=ROOTS), store)
+    importer.import_notes([f"cases/{name}.md"], ImportOptions(roots=ROOTS), store)
     out = tmp_path / "brain"
     result = export.export(store, "brain", out)
     files = sorted(out.iterdir())
@@ -149,7 +150,7 @@ def test_golden_brain_round_trip(name, tmp_path, monkeypatch, update_golden):
     expected = sorted(kept(r) for r in facts if r.key not in refused)
     again = tmp_path / "again.db"
     if files:
-        importer.import_notes([str(p) for p in files], importer.Options(roots=ROOTS), again)
+        importer.import_notes([str(p) for p in files], ImportOptions(roots=ROOTS), again)
         back = sorted(kept(r) for r in stores.load(again).facts.values())
         if name in THROUGH_DEFINITIONS:
             # the facts come back whole; their anchors came through the notes file's link

@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from brainmigrate import cli, importer, reports
+from brainmigrate.read.run import ImportOptions
 
 NOTES = """\
 # hostile
@@ -29,7 +30,7 @@ def report(tmp_path, monkeypatch) -> dict:
     (root / "src" / "app.py").write_text("a = 1\nb = 2\n")
     (tmp_path / "hostile.md").write_text(NOTES, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
-    options = importer.Options(roots=["root"])
+    options = ImportOptions(roots=["root"])
     result = importer.import_notes(["hostile.md"], options, tmp_path / "k.db", dry_run=True)
     return reports.report(result)
 

@@ -179,14 +179,7 @@ GENERATED_TO = "# --- end generated ---"
 KNOWN_OVERSIZE: dict[str, int] = {
     "codeindex.extract:extract_file": 135,
     "codeindex.index": 782,
-    "importer": 980,
-    "importer:_merge": 140,
-    "importer:_read_notes": 111,
-    "merge.rule": 577,
     "model": 659,
-    "read.markdown_notes:body": 153,
-    "read.notation": 853,
-    "read.tokens": 582,
 }
 
 

@@ -23,8 +23,9 @@ import pytest
 from brainmigrate import paths, roots
 from brainmigrate.merge.rule import Stems, numbers
 from brainmigrate.model import Segment
-from brainmigrate.read import cited, links, modules, notation, tokens
+from brainmigrate.read import cited, consumed, links, modules, notation, tokens
 from brainmigrate.read.facts import TaskIds
+from brainmigrate.read.run import ImportOptions
 
 FAST = notation.classifier("fast")
 #: An empty root outside any work tree (set by ``_empty_root``): a lookup there reads no
@@ -60,8 +61,8 @@ EXTRACTORS = {
     "repo_url_parts": lambda s: links.repo_url_parts("https://github.com/o/r/blob/" + s),
     "remote_parts": links.remote_parts,
     "modules": lambda s: list(modules.module_candidates([Segment(1, 1, s)])),
-    "consumed": tokens.consumed,
-    "span_regions": tokens.span_regions,
+    "consumed": consumed.consumed,
+    "span_regions": consumed.span_regions,
     "task_ids": TASKS.all,
     "stems": STEMS,
     "numbers": numbers,
@@ -198,7 +199,7 @@ def test_a_fact_citing_many_paths_is_read_and_merged_in_linear_work(tmp_path, mo
         notes = tmp_path / f"n{n}" / "many.md"
         notes.parent.mkdir(exist_ok=True)
         notes.write_text("+ " + " ".join(f"src/f{i}.py" for i in range(n)) + "\n")
-        options = importer.Options(roots=[root])
+        options = ImportOptions(roots=[root])
         compared: dict[str, int] = {}
         with monkeypatch.context() as m:
             for cls in (Anchor, Citation):

@@ -15,8 +15,10 @@ from hypothesis import strategies as st
 
 from brainmigrate import anchors, importer, reports
 from brainmigrate.cli import main
-from brainmigrate.read import markdown_notes, notation, references
+from brainmigrate.read import lines, markdown_notes, notation, references
+from brainmigrate.read.files import InputError
 from brainmigrate.read.markdown_notes import MarkdownGlobs
+from brainmigrate.read.run import ImportOptions
 
 FAST = notation.classifier("fast")
 LARK = notation.classifier("lark")
@@ -503,14 +505,14 @@ def test_definitions_first_wins_and_code_holds_none(tmp_path):
         "[ADR 4]: docs/second.md\n"
         '[Runbook]: <docs/run book.md> "how to"\n'
     )
-    assert references.of_file(notes, "n.md", notation.scan) == {
+    assert references.of_file(notes, "n.md", lines.scan) == {
         "adr 4": "docs/adr/0004-cache.md",
         "runbook": "docs/run book.md",
     }
     plain = tmp_path / "plain.md"
     plain.write_text("+ no definition [here]\n")
     assert references.may_define(plain) is False
-    assert references.of_file(plain, "plain.md", notation.scan) == {}
+    assert references.of_file(plain, "plain.md", lines.scan) == {}
     assert references.may_define(notes) is True
 
 
@@ -538,7 +540,7 @@ def test_each_fact_is_resolved_with_the_whole_files_definitions(tmp_path, monkey
         },
     )
     monkeypatch.chdir(tmp_path)
-    importer.read_notes(["CLAUDE.md", "notes/b.md"], importer.Options())
+    importer.read_notes(["CLAUDE.md", "notes/b.md"], ImportOptions())
     assert seen == [("CLAUDE.md", 1, {"adr": "docs/adr.md"}), ("notes/b.md", 1, {})]
 
 
@@ -546,7 +548,7 @@ def test_the_report_entry_of_a_file_names_its_notation(tmp_path, monkeypatch):
     write(tmp_path, {"AGENTS.md": "Run `make test` before a commit.\n"})
     monkeypatch.chdir(tmp_path)
     result = importer.import_notes(
-        ["AGENTS.md"], importer.Options(), store=tmp_path / "k.db", dry_run=True
+        ["AGENTS.md"], ImportOptions(), store=tmp_path / "k.db", dry_run=True
     )
     entry = reports.report(result)["files"][0]
     assert (entry["path"], entry["scope"], entry["notation"]) == (
@@ -591,7 +593,7 @@ def test_markdown_facts_are_stored_and_exported_as_brain_notation(tmp_path, monk
     write(tmp_path, {"CLAUDE.md": "# Rules\n- run the tests\n- ! flaky upload\n"})
     monkeypatch.chdir(tmp_path)
     store = tmp_path / "know.db"
-    importer.import_notes(["CLAUDE.md"], importer.Options(), store)
+    importer.import_notes(["CLAUDE.md"], ImportOptions(), store)
     facts = sorted(stores.load(store).facts.values(), key=lambda r: r.id)
     assert [(r.marker, r.kind, r.text) for r in facts] == [
         ("-", "other", "run the tests"),
@@ -607,10 +609,8 @@ def test_markdown_facts_are_stored_and_exported_as_brain_notation(tmp_path, monk
 
 def test_an_unknown_notation_is_an_input_error(tmp_path):
     (tmp_path / "n.md").write_text("+ a\n")
-    with pytest.raises(
-        importer.InputError, match="^--notation rst: must be one of brain, markdown$"
-    ):
-        importer.read_notes([tmp_path / "n.md"], importer.Options(notation="rst"))
+    with pytest.raises(InputError, match="^--notation rst: must be one of brain, markdown$"):
+        importer.read_notes([tmp_path / "n.md"], ImportOptions(notation="rst"))
 
 
 @pytest.mark.parametrize("glob", ["[z-a].md", "[!].md"])

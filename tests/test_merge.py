@@ -7,16 +7,8 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brainmigrate.merge.rule import (
-    Key,
-    MergeIndex,
-    Repeats,
-    Stems,
-    humps,
-    numbers,
-    qualifies,
-    similarity,
-)
+from brainmigrate.merge.index import Key, MergeIndex, qualifies, similarity
+from brainmigrate.merge.rule import Repeats, Stems, humps, numbers
 from brainmigrate.model import ParsedFact
 
 

@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 from clirun import invoker
 
-from brainmigrate import check, importer, rules
+from brainmigrate import check, rules
+from brainmigrate.read.run import ImportOptions
 from brainmigrate.reports import ci, github
 
 NOTES = """\
@@ -53,7 +54,7 @@ def project(tmp_path, monkeypatch) -> Path:
 
 
 def result_of(fail_on="error", **kw) -> check.CheckResult:
-    return check.run_check(["notes"], importer.Options(roots=["repo"]), fail_on, **kw)
+    return check.run_check(["notes"], ImportOptions(roots=["repo"]), fail_on, **kw)
 
 
 cli = invoker("check", "notes", "--root", "repo")
@@ -253,4 +254,4 @@ def test_a_line_or_fragment_finding_names_its_cited_path(code, message, subject)
     d = Diagnostic("n.md", 3, code, "warning", message, 5)
     f = check._diagnostic_finding(d, None, {"n.md": "area:n"})
     assert (f.subject, f.scope, f.where) == (subject, "area:n", "n.md:3:5")
-    assert f.fingerprint == rules.fingerprint(code, "area:n", message, subject)
+    assert f.fingerprint == rules.finding_key(code, "area:n", message, subject)

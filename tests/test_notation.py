@@ -9,7 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from brainmigrate.read import lines as line_reading
 from brainmigrate.read import notation, references
+from brainmigrate.read.lines import scan, scan_file
 from brainmigrate.read.notation import parse_stamp, parse_stamp_lark, split_block_id, split_trailer
 
 FAST = notation.classifier("fast")
@@ -131,9 +133,7 @@ def scan_bytes(tmp_path: Path, data: bytes):
     f = tmp_path / "n.md"
     f.write_bytes(data)
     diags = []
-    out = [
-        (ln.number, ln.cls, ln.reason, ln.marker, ln.text) for ln in notation.scan(f, "n.md", diags)
-    ]
+    out = [(ln.number, ln.cls, ln.reason, ln.marker, ln.text) for ln in scan(f, "n.md", diags)]
     return out, diags
 
 
@@ -236,7 +236,7 @@ def test_stamp_paths_agree(inside):
 
 
 def test_overlong_line_is_read_up_to_the_limit(tmp_path, monkeypatch):
-    monkeypatch.setattr(notation, "MAX_LINE", 64)
+    monkeypatch.setattr(line_reading, "MAX_LINE", 64)
     out, diags = scan_bytes(tmp_path, b"+ " + b"a" * 200 + b"\r\n+ next\n" + b"x" * 100)
     assert out == [
         (1, "fact", "", "+", " " + "a" * 62),
@@ -253,7 +253,7 @@ def scan_handle(data: bytes):
     diags = []
     out = [
         (ln.number, ln.cls, ln.reason, ln.marker, ln.text, ln.col)
-        for ln in notation.scan_file(io.BytesIO(data), "n.md", diags)
+        for ln in scan_file(io.BytesIO(data), "n.md", diags)
     ]
     return out, [(d.line, d.col, d.code, d.severity, d.message) for d in diags]
 
@@ -346,7 +346,7 @@ def test_utf16_file_with_an_unclosed_comment_rescans_the_transcoded_text(tmp_pat
 
 
 def test_utf16_is_transcoded_in_chunks(monkeypatch):
-    monkeypatch.setattr(notation, "CHUNK", 3)  # splits code units and surrogate pairs
+    monkeypatch.setattr(line_reading, "CHUNK", 3)  # splits code units and surrogate pairs
     text = "+ 😀 a\ud800\n+ 🐍\n"
     out, diags = scan_handle(b"\xfe\xff" + text.encode("utf-16-be", "surrogatepass"))
     assert out == [(1, "fact", "", "+", " 😀 a\ufffd", 2), (2, "fact", "", "+", " 🐍", 2)]
@@ -406,10 +406,7 @@ def test_callout_and_the_quote_lines_after_it_are_skipped():
 
 def test_callout_lines_agree_with_lark():
     notes = b"> [!note] a\n> b\n\n> c\n"
-    lark = [
-        (ln.number, ln.cls, ln.reason)
-        for ln in notation.scan_file(io.BytesIO(notes), "n.md", [], LARK)
-    ]
+    lark = [(ln.number, ln.cls, ln.reason) for ln in scan_file(io.BytesIO(notes), "n.md", [], LARK)]
     assert lark == [(n, c, r) for n, c, r, *_ in scan_handle(notes)[0]]
 
 
@@ -456,7 +453,7 @@ def facts_of(data: bytes) -> tuple[list, list]:
 
     diags: list = []
     facts, pending = [], []
-    for ln in notation.scan_file(io.BytesIO(data), "n.md", diags):
+    for ln in scan_file(io.BytesIO(data), "n.md", diags):
         if ln.cls == "continuation" and pending:
             pending.append(ln)
             continue
@@ -600,7 +597,7 @@ def lines_of(data: bytes, classify=FAST) -> tuple[list, list]:
     diags: list = []
     out = [
         (ln.number, ln.cls, ln.reason, ln.marker, ln.text)
-        for ln in notation.scan_file(io.BytesIO(data), "n.md", diags, classify)
+        for ln in scan_file(io.BytesIO(data), "n.md", diags, classify)
     ]
     return out, diags
 

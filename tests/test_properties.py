@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from brainmigrate import importer, reports
+from brainmigrate.read.run import ImportOptions
 
 PIECES = [
     "+ ",
@@ -99,7 +100,7 @@ def test_import_properties(contents):
             p = tmp / f"n{i}.md"
             p.write_bytes(data)
             paths.append(p)
-        options = importer.Options(roots=[root], cache_dir=tmp / "cache")
+        options = ImportOptions(roots=[root], cache_dir=tmp / "cache")
         db = tmp / "know.db"
         dry = reports.report(importer.import_notes(paths, options, db, dry_run=True))
         counts_add_up(dry)

@@ -7,6 +7,7 @@ from pathlib import Path
 import lark
 
 from brainmigrate import importer, reports
+from brainmigrate.read.run import ImportOptions
 
 REPO = Path(__file__).resolve().parent.parent
 LARK = Path(lark.__file__).resolve().parent
@@ -31,7 +32,7 @@ def test_notes_about_this_checkout_and_an_installed_package(tmp_path):
         "+ every package has an __init__.py; __main__.py is the thin shell\n",
         encoding="utf-8",
     )
-    options = importer.Options(roots=[REPO, LARK], cache_dir=tmp_path / "cache")
+    options = ImportOptions(roots=[REPO, LARK], cache_dir=tmp_path / "cache")
     data = reports.report(importer.import_notes([notes], options, tmp_path / "k.db", dry_run=True))
     anchors = {
         f["id"]: [(a["path"], a["root"], a["lines"], a["symbol"], a["how"]) for a in f["anchors"]]

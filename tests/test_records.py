@@ -17,7 +17,6 @@ from brainmigrate import (
     check,
     config,
     hints,
-    importer,
     knowledge,
     model,
     roots,
@@ -25,7 +24,9 @@ from brainmigrate import (
 )
 from brainmigrate.codeindex import listing
 from brainmigrate.codeindex import model as index_model
-from brainmigrate.read import notation, tokens
+from brainmigrate.read import lines, tokens
+from brainmigrate.read import run as read_run
+from brainmigrate.read.run import ImportOptions
 
 WRITTEN_OUT = [
     model.Diagnostic,
@@ -41,15 +42,15 @@ WRITTEN_OUT = [
     check.CheckedFact,
     check.CheckResult,
     config.Settings,
-    notation.Line,
+    lines.Line,
     tokens.Token,
     roots.Root,
     knowledge.History,
     anchors.Resolved,
     hints.Move,
-    importer.Options,
-    importer.FileStats,
-    importer.Notes,
+    ImportOptions,
+    read_run.FileStats,
+    read_run.Notes,
     index_model.Declaration,
     index_model.FileState,
     index_model.SkippedFile,

@@ -13,7 +13,8 @@ from brainmigrate.anchors import Resolver
 from brainmigrate.codeindex import CodeIndex
 from brainmigrate.paths import PathResolver
 from brainmigrate.read.facts import TaskIds, build_fact
-from brainmigrate.read.notation import Line
+from brainmigrate.read.lines import Line
+from brainmigrate.read.run import ImportOptions
 from brainmigrate.roots import Root
 
 
@@ -471,7 +472,7 @@ def test_import_reads_the_new_kinds_from_a_nested_notes_file(monorepo, tmp_path)
             )
         },
     )
-    options = importer.Options(roots=[str(monorepo)], cache_dir=tmp_path / "cache")
+    options = ImportOptions(roots=[str(monorepo)], cache_dir=tmp_path / "cache")
     notes = importer.read_notes([str(monorepo / "apps/web/CLAUDE.md")], options)
     facts = [(f.line, [(a.kind, a.path) for a in r.anchors]) for f, r in notes.facts]
     assert facts == [

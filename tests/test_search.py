@@ -12,6 +12,7 @@ import pytest
 from clirun import cli as run
 
 from brainmigrate import importer, search, stores
+from brainmigrate.read.run import ImportOptions
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
@@ -20,7 +21,7 @@ SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 def sample_store(tmp_path_factory) -> Path:
     base = tmp_path_factory.mktemp("search")
     store = base / "know.db"
-    options = importer.Options(roots=["roots/app", "roots/infra"], cache_dir=str(base / "c"))
+    options = ImportOptions(roots=["roots/app", "roots/infra"], cache_dir=str(base / "c"))
     with contextlib.chdir(SAMPLES):
         importer.import_notes(["notes"], options, store)
     return store

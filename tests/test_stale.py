@@ -10,6 +10,7 @@ import pytest
 
 from brainmigrate import importer
 from brainmigrate import stores as store
+from brainmigrate.read.run import ImportOptions
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURE = REPO / "tests" / "fixtures" / "store-v1.db"
@@ -61,7 +62,7 @@ def test_first_write_upgrades_version_1_in_place(tmp_path):
     anchors_before = table(db, "SELECT * FROM anchors ORDER BY rowid")
     notes = tmp_path / "more.md"
     notes.write_text("+ a fact the upgrade must not disturb\n", encoding="utf-8")
-    importer.import_notes([notes], importer.Options(roots=[SAMPLES]), db)
+    importer.import_notes([notes], ImportOptions(roots=[SAMPLES]), db)
     assert version(db) == 2
     columns = [r[1] for r in table(db, "PRAGMA table_info(anchors)")]
     assert columns[-5:] == [

@@ -16,6 +16,7 @@ import pytest
 
 from brainmigrate import __version__, importer, reports
 from brainmigrate.read import notation
+from brainmigrate.read.run import ImportOptions
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "samples"
@@ -149,7 +150,7 @@ def test_grammar_without_a_writable_cache_folder(tmp_path, monkeypatch, fresh_gr
 
 
 def _sample_report() -> dict:
-    options = importer.Options(roots=ROOTS)
+    options = ImportOptions(roots=ROOTS)
     result = importer.import_notes([SAMPLES / "notes"], options, "unused.db", dry_run=True)
     return reports.report(result)
 

@@ -12,6 +12,9 @@ import pytest
 
 from brainmigrate import importer, reports
 from brainmigrate import stores as store
+from brainmigrate.merge import run as merge_run
+from brainmigrate.read import run as read_run
+from brainmigrate.read.run import ImportOptions
 from brainmigrate.stores import importing
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
@@ -19,7 +22,7 @@ ROOTS = [SAMPLES / "roots" / "app", SAMPLES / "roots" / "infra"]
 
 
 def run(tmp_path, dry_run=False, paths=None, db=None):
-    options = importer.Options(roots=ROOTS)
+    options = ImportOptions(roots=ROOTS)
     result = importer.import_notes(
         paths or [SAMPLES / "notes"], options, db or tmp_path / "know.db", dry_run=dry_run
     )
@@ -258,7 +261,7 @@ def test_a_run_kept_on_disk_writes_the_same_store(tmp_path, monkeypatch):
 def test_a_dry_run_holds_no_lock_on_the_store_while_it_merges(tmp_path, monkeypatch):
     run(tmp_path)  # a store to merge against
     db = tmp_path / "know.db"
-    merge, took = importer.merge, []
+    merge, took = merge_run.merge, []
 
     def merge_then_write(notes, stored, stems):
         # while the dry run merges, another writer takes the store exclusively at once
@@ -270,14 +273,14 @@ def test_a_dry_run_holds_no_lock_on_the_store_while_it_merges(tmp_path, monkeypa
         took.append(True)
         return merge(notes, stored, stems)
 
-    monkeypatch.setattr(importer, "merge", merge_then_write)
+    monkeypatch.setattr(merge_run, "merge", merge_then_write)
     dry = run(tmp_path, dry_run=True)
     assert took == [True]
     assert dry["totals"]["added"] == 0 and dry["totals"]["unchanged"] == 29
 
 
 def test_a_scope_given_in_bytes_that_are_not_utf8_imports_as_the_dry_run_says(tmp_path):
-    options = importer.Options(roots=ROOTS, scope="sc\udcff")  # how Python holds byte 0xff
+    options = ImportOptions(roots=ROOTS, scope="sc\udcff")  # how Python holds byte 0xff
     db = tmp_path / "know.db"
     dry = reports.report(importer.import_notes([SAMPLES / "notes"], options, db, dry_run=True))
     real = reports.report(importer.import_notes([SAMPLES / "notes"], options, db))
@@ -288,7 +291,7 @@ def test_a_scope_given_in_bytes_that_are_not_utf8_imports_as_the_dry_run_says(tm
 
 
 def test_a_runaway_fact_reads_up_to_its_cap_and_counts_every_line(tmp_path, monkeypatch):
-    monkeypatch.setattr(importer, "MAX_FACT_CHARS", 20)
+    monkeypatch.setattr(read_run, "MAX_FACT_CHARS", 20)
     notes = tmp_path / "log.md"
     notes.write_text("+ pasted log\n  line one\n  line two\n  line three\n  line four\n+ next\n")
     data = run(tmp_path, dry_run=True, paths=[notes])

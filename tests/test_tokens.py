@@ -11,9 +11,10 @@ from hypothesis import strategies as st
 from brainmigrate.model import Segment
 from brainmigrate.read import tokens
 from brainmigrate.read.cited import cited_link, cited_path, link_path, path_like
+from brainmigrate.read.consumed import consumed, may_span, span_regions
 from brainmigrate.read.links import remote_parts, repo_url_parts
 from brainmigrate.read.modules import module_candidates
-from brainmigrate.read.tokens import Token, consumed, span_regions
+from brainmigrate.read.tokens import Token
 
 
 def all_of(text, **kw):
@@ -183,7 +184,7 @@ def test_attributes_other_than_href_and_src_and_open_quotes_give_no_link():
 def test_no_task_id_is_read_in_an_href_with_spaces():
     text = '<a href="runbooks/TER-9 cold.md">x</a> for TER-3'
     assert span_regions(text) == [(9, 31)]
-    assert tokens.may_span(text)
+    assert may_span(text)
 
 
 # ------------------------------------------------------------------------------ references

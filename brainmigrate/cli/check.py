@@ -15,7 +15,15 @@ import click
 
 from brainmigrate.cli.options import CHECK_FORMATS, not_blank, notes_options
 from brainmigrate.cli.reading import load_settings, notes_progress, read_options, stdin_notes
-from brainmigrate.cli.runtime import emit, guarded, refuse_overwrites, say, settle, use_color
+from brainmigrate.cli.runtime import (
+    emit,
+    guarded,
+    refuse_overwrites,
+    say,
+    settle,
+    use_color,
+    writable_output,
+)
 from brainmigrate.errors import EXIT_FINDINGS, EXIT_OK
 
 
@@ -187,7 +195,6 @@ def _configure(opts: CheckOptions):
     options in place; the finding codes selected. Says on stderr what ``--verbose`` asks
     for; raises ``click.UsageError`` or ``fsutil.OutputError``/``Clash`` (exit 2)."""
     from brainmigrate import rules
-    from brainmigrate.fsutil import check_output
     from brainmigrate.reports import ci
 
     try:
@@ -195,8 +202,7 @@ def _configure(opts: CheckOptions):
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     for _, output in targets:
-        if output not in (None, "-"):
-            check_output(output)
+        writable_output(output)
     overrides = ("roots", "scope", "task_pattern", "plus_kind", "cache_dir", "fail_on")
     overrides += ("baseline", "exclude", "extend_exclude", "select", "extend_select", "ignore")
     settings = load_settings(

@@ -18,7 +18,7 @@ from brainmigrate.cli.options import (
     store_option,
 )
 from brainmigrate.cli.reading import load_settings, notes_progress, read_options, stdin_notes
-from brainmigrate.cli.runtime import emit, guarded, refuse_overwrites
+from brainmigrate.cli.runtime import emit, guarded, refuse_overwrites, writable_output
 from brainmigrate.reports import FORMATS as REPORT_FORMATS
 
 
@@ -55,18 +55,17 @@ def import_cmd(
     from the current folder up; options given here override them.
     """
     from brainmigrate import importer, reports
-    from brainmigrate.fsutil import check_output
+    from brainmigrate.read.files import select_files
 
     refuse_overwrites([("--output", output)], store, paths, store_written=not dry_run)
-    if output not in (None, "-"):
-        check_output(output)
+    writable_output(output)
     s = load_settings(config_file, isolated, **given)
     with (
         stdin_notes(paths, stdin_filename) as (paths, names),
         notes_progress(no_progress) as progress,
     ):
         options = read_options(s, parser, names, progress, notation)
-        paths, _ = importer.select_files(paths, s.excludes, names)
+        paths, _ = select_files(paths, s.excludes, names)
         result = importer.import_notes(paths, options, store, dry_run=dry_run, verify=verify)
     if fmt == "json":
         emit(reports.json_chunks(result), output)
@@ -97,15 +96,13 @@ def index_cmd(root, config_file, isolated, cache_dir, names, fmt, output, no_pro
 
     from brainmigrate import importer, reports
     from brainmigrate.codeindex import CodeIndex
-    from brainmigrate.fsutil import check_output
 
     settings = load_settings(config_file, isolated, cache_dir=cache_dir)
     if not root:
         settings.check_roots()
     root = root or (settings.roots[0] if settings.roots else ".")
     cache_dir = settings.cache_dir
-    if output not in (None, "-"):
-        check_output(output)
+    writable_output(output)
     importer.make_roots([root])  # a root that is no folder: the message import gives
     idx = CodeIndex(root, cache_dir=Path(cache_dir) if cache_dir else None)
     refuse_overwrites([("--output", output)], cache=idx.cache_path)

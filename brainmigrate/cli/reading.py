@@ -1,5 +1,5 @@
 """How a command that reads notes sets up the read: the configured settings with the
-command line's options in place, ``importer.Options``, standard input as a notes file,
+command line's options in place, ``ImportOptions``, standard input as a notes file,
 and the progress line."""
 
 from __future__ import annotations
@@ -26,15 +26,15 @@ def load_settings(config_file: str | None, isolated: bool, quiet: bool = False, 
 
 
 def read_options(settings, parser: str, names, progress, notation: str | None = None):
-    """The ``importer.Options`` of the configured ``settings`` (``config.Settings`` with
+    """The ``ImportOptions`` of the configured ``settings`` (``config.Settings`` with
     the command line's options in place), as import and check read notes; ``notation`` is
     ``--notation`` (None: by the settings' ``markdown`` globs)."""
-    from brainmigrate import importer
     from brainmigrate.read import markdown_notes
+    from brainmigrate.read.run import ImportOptions
 
     settings.check_roots()
     markdown = markdown_notes.DEFAULT_GLOBS if settings.markdown is None else settings.markdown
-    return importer.Options(
+    return ImportOptions(
         roots=settings.roots,
         scope=settings.scope,
         plus_kind=settings.plus_kind,
@@ -68,13 +68,13 @@ def stdin_notes(paths: tuple[str, ...], stdin_filename: str | None):
         yield tuple(temp if p == "-" else p for p in paths), {temp: stdin_filename or "-"}
 
 
-#: What a stage of ``importer.Options.progress`` shows after reading.
+#: What a stage of ``ImportOptions.progress`` shows after reading.
 _STAGES = {"merge": "merging", "write": "writing the store:", "check": "checking"}
 
 
 @contextlib.contextmanager
 def notes_progress(no_progress: bool):
-    """A ``progress`` callback for ``importer.Options`` that draws files and lines read,
+    """A ``progress`` callback for ``ImportOptions`` that draws files and lines read,
     then the stage after reading, on stderr; None when no progress is drawn. The line is
     cleared at the end."""
     from brainmigrate import progress

@@ -193,6 +193,15 @@ def _joined(chunks: Iterable[str], size: int = 1 << 16) -> Iterator[str]:
         yield "".join(buf)
 
 
+def writable_output(output: str | None) -> None:
+    """Refuse an ``--output`` that cannot be written before the run starts
+    (``fsutil.check_output``: ``OutputError``); none or ``-`` is standard output."""
+    if output not in (None, "-"):
+        from brainmigrate.fsutil import check_output
+
+        check_output(output)
+
+
 def refuse_overwrites(
     outputs: Iterable[tuple[str, str | None]],
     store: str | None = None,
@@ -209,7 +218,7 @@ def refuse_overwrites(
     is written too (``store_written``), so it may not be a notes file either."""
     from brainmigrate.config import SOURCES
     from brainmigrate.fsutil import refuse_clashes
-    from brainmigrate.importer import notes_files
+    from brainmigrate.read.files import notes_files
 
     files = [(option, path) for option, path in outputs if path not in (None, "-")]
     read: list[tuple[str, str]] = []

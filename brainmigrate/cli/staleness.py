@@ -18,7 +18,7 @@ from brainmigrate.cli.options import (
     scope_filter,
     store_option,
 )
-from brainmigrate.cli.runtime import Failure, emit, guarded, refuse_overwrites
+from brainmigrate.cli.runtime import Failure, emit, guarded, refuse_overwrites, writable_output
 
 
 @click.command("stale")
@@ -42,12 +42,10 @@ def stale_cmd(store, roots, scopes, kinds, dry_run, fmt, output, cache_dir):
     nothing.
     """
     from brainmigrate import stale
-    from brainmigrate.fsutil import check_output
     from brainmigrate.reports import stale as report
 
     refuse_overwrites([("--output", output)], store)
-    if output not in (None, "-"):
-        check_output(output)
+    writable_output(output)
     result = stale.stale(
         store, roots, scopes, kinds, dry_run=dry_run, cache_dir=cache_dir, every=fmt == "json"
     )

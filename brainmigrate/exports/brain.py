@@ -20,7 +20,8 @@ from brainmigrate.exports.files import scope_stems
 from brainmigrate.fsutil import (
     printable,
 )
-from brainmigrate.merge.rule import Key, MergeIndex, Stems, numbers
+from brainmigrate.merge.index import Key, MergeIndex
+from brainmigrate.merge.rule import Stems, numbers
 from brainmigrate.model import BRAIN_MARKERS, KINDS, FactRecord
 from brainmigrate.read.facts import (
     KIND_OF_MARKER,
@@ -32,7 +33,8 @@ from brainmigrate.read.facts import (
     plus_kind_for,
     scope_for,
 )
-from brainmigrate.read.notation import Line, classifier, fold, split_trailer
+from brainmigrate.read.lines import Line
+from brainmigrate.read.notation import classifier, fold, split_trailer
 
 #: What fills a brain line past the 2000-character cut (no space, letter or digit: it
 #: adds no word, number or task id, and the importer cuts it off again).

@@ -1,2 +1,4 @@
-"""The read stage: notes files read into lines (brain notation or Markdown notes), the
-tokens a fact's text cites, and lines grouped into facts (SPEC.md §Notation)."""
+"""The read stage: the notes files a run reads (``files``), each read into lines (brain
+notation or Markdown notes: ``lines``, ``markdown_notes``, by the grammar of ``notation``),
+the tokens a fact's text cites, lines grouped into facts, and the run over the files
+(``run``) (SPEC.md §Notation)."""

@@ -5,6 +5,7 @@ conflict. Pure: the line classes come from the grammar (``notation``).
 
 from __future__ import annotations
 
+from brainmigrate.codes import diagnostic
 from brainmigrate.model import Diagnostic
 
 #: The classes of a merge conflict's marker lines (SPEC.md §Notation, ``conflict``).
@@ -56,11 +57,10 @@ class Conflicts:
 
     def _warn(self, first: int, last: int, more: str) -> None:
         self.diags.append(
-            Diagnostic(
+            diagnostic(
                 self.file,
                 first,
                 "BM311",
-                "warning",
                 f"unresolved merge conflict (lines {first}-{last}{more}); resolve it",
             )
         )

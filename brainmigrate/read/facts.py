@@ -14,10 +14,12 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from pathlib import PurePath
 
+from brainmigrate.codes import diagnostic
 from brainmigrate.fsutil import printable
 from brainmigrate.model import Diagnostic, ParsedFact, Segment
-from brainmigrate.read.notation import Line, fold, parse_stamp, split_block_id, split_trailer
-from brainmigrate.read.tokens import consumed, may_span, span_regions
+from brainmigrate.read.consumed import consumed, may_span, span_regions
+from brainmigrate.read.lines import Line
+from brainmigrate.read.notation import fold, parse_stamp, split_block_id, split_trailer
 
 #: One empty set for every fact without task ids (each frozenset() is 216 bytes).
 NONE: frozenset[str] = frozenset()
@@ -205,11 +207,10 @@ def group_fact(
     if left_out:
         first, last, count = left_out
         diags.append(
-            Diagnostic(
+            diagnostic(
                 file,
                 first,
                 "BM309",
-                "warning",
                 f"fact longer than {limit:,} characters: {count} more"
                 " continuation lines counted but not read into it",
             )
@@ -256,7 +257,7 @@ def build_fact(
                         " removed from the text"
                     )
                 at = ln.col + len(body)
-                diags.append(Diagnostic(file, ln.number, "BM301", "info", message, at))
+                diags.append(diagnostic(file, ln.number, "BM301", message, at))
             elif created is None:
                 created, run = stamp
         if "^" in body:  # after the trailer, without a warning
@@ -268,11 +269,10 @@ def build_fact(
         text = cut(full)
         line, col = _source_of(segments, full, len(text))
         diags.append(
-            Diagnostic(
+            diagnostic(
                 file,
                 line,
                 "BM302",
-                "info",
                 f"text cut to {len(text)} of {len(full)} characters",
                 col,
             )

@@ -1,7 +1,7 @@
 """Read Markdown notes: plain Markdown that no marker starts (SPEC.md §Notation, Markdown
 notes), such as ``CLAUDE.md``, ``AGENTS.md`` and Cursor's ``.cursor/rules/*.mdc``.
 
-``scan`` yields the same ``notation.Line`` stream that ``notation.scan`` yields for brain
+``scan`` yields the same ``lines.Line`` stream that ``lines.scan`` yields for brain
 notation, one ``Line`` per physical line, so facts, anchors and the merge read both alike:
 
 * skipped as in brain notation: ``heading``, ``code``, ``comment``, ``conflict`` and
@@ -40,20 +40,25 @@ from pathlib import Path
 from typing import BinaryIO
 
 from brainmigrate.model import Diagnostic
-from brainmigrate.read import notation
+from brainmigrate.read import lines
 from brainmigrate.read.conflicts import CONFLICT_CLASSES, Conflicts
+from brainmigrate.read.lines import (
+    Line,
+    closed_block,
+    code_fence,
+    ends_comment,
+    read_lines,
+    unclosed_comment,
+)
 from brainmigrate.read.notation import (
     SEP_CLASS,
     WS_CLASS,
     Classified,
-    Line,
     fast_classes,
     is_blank,
-    read_lines,
     split_block_id,
     split_trailer,
     terminals,
-    unclosed_comment,
 )
 
 #: The marker a Markdown fact records when no brain marker follows its list marker.
@@ -70,12 +75,12 @@ def scan(
 ) -> Iterator[Line]:
     """Yield one ``Line`` per physical line of the Markdown notes file at ``path``.
 
-    Decoding, errors raised and diagnostics as ``notation.scan`` (an unclosed fence BM303,
+    Decoding, errors raised and diagnostics as ``lines.scan`` (an unclosed fence BM303,
     an unclosed comment BM304, a merge conflict BM311). ``classify`` is the brain notation's
     line classifier (``fast`` or ``lark``): headings, fences, comments, conflicts and link
     definitions are recognised by it, as in brain notation.
     """
-    return notation.scan(path, file, diags, classify, body=body)
+    return lines.scan(path, file, diags, classify, body=body)
 
 
 def scan_file(
@@ -84,8 +89,8 @@ def scan_file(
     diags: list[Diagnostic],
     classify: Callable[[str], Classified] | None = None,
 ) -> Iterator[Line]:
-    """``scan`` of the notes read from ``handle`` (see ``notation.scan_file``)."""
-    return notation.scan_file(handle, file, diags, classify, body=body)
+    """``scan`` of the notes read from ``handle`` (see ``lines.scan_file``)."""
+    return lines.scan_file(handle, file, diags, classify, body=body)
 
 
 @cache
@@ -120,6 +125,19 @@ def _has_text(rest: str) -> bool:
     return not is_blank(body)
 
 
+class _State:
+    """What ``body`` carries from line to line (and over a restart)."""
+
+    __slots__ = ("is_open", "table", "held", "comments_close", "warned")
+
+    def __init__(self) -> None:
+        self.is_open = False  # a fact line or its continuation was the last line
+        self.table = False  # after a delimiter row, until a line without "|"
+        self.held: Line | None = None  # a paragraph's first line, until the next line is seen
+        self.comments_close = True  # False once a comment was seen to run to the file's end
+        self.warned = 0  # the last line a diagnostic of a block ran to (``read_lines``)
+
+
 def body(
     handle: BinaryIO,
     file: str,
@@ -127,152 +145,144 @@ def body(
     classify: Callable[[str], Classified],
     encoding: str | None,
 ) -> Iterator[Line]:
-    """Read the decoded lines of ``handle`` as Markdown notes (a ``notation.Body``)."""
-    item_re, marker_re = _patterns()
-    offset = number = warned = 0
-    comments_close = True  # False once a comment was seen to run to the end of the file
-    is_open = False  # a fact line or its continuation was the last line
-    table = False  # after a delimiter row, until a line without "|"
-    held: Line | None = None  # a paragraph's first line, until the next line is seen
+    """Read the decoded lines of ``handle`` as Markdown notes (a ``lines.Body``)."""
+    st = _State()
+    offset = number = 0
     conflicts = Conflicts(file, diags)
     while True:
-        lines = read_lines(handle, offset, number, file, warned, diags, encoding)
-        restart = None
-        for number, text, offset in lines:
-            cls, lead, start = classify(text)
-            if cls in CONFLICT_CLASSES or conflicts.in_base:
-                if conflicts.take(cls, number):
-                    if held is not None:
-                        yield held
-                        held = None
-                    is_open = table = False
-                    yield Line(number, "skipped", "conflict")
-                    continue
-                cls = "prose"  # a conflict line with no conflict open
-            if held is not None:
-                if _SETEXT.fullmatch(text):
-                    yield Line(held.number, "skipped", "heading")
-                    yield Line(number, "skipped", "heading")
-                    held = None
-                    is_open = False
-                    continue
-                yield held
-                held = None
-            if number == 1 and _FRONT.fullmatch(text):
-                first, resume = number, offset
-                number, closed = yield from notation.closed_block(
-                    lines, first, _FRONT.fullmatch, "front-matter"
-                )
-                if not closed:
-                    # Never closed: no front matter; its first line is a thematic break.
-                    yield Line(first, "skipped", "empty")
-                    restart = (resume, first)
-                    warned = number
-                    break
-                continue
-            if cls == "blank":
-                is_open = table = False
-                yield Line(number, "blank")
-                continue
-            if cls == "link_definition":
-                is_open = table = False
-                yield Line(number, "skipped", "link-definition", "", text, 1)
-                continue
-            stripped = text.lstrip(" \t")
-            if len(stripped) != len(text):
-                cls, lead, start = classify(stripped)
-                start += len(text) - len(stripped)
-            if cls == "heading":
-                is_open = table = False
-                yield Line(number, "skipped", "heading")
-                continue
-            if cls == "fence":
-                is_open = table = False
-                yield Line(number, "skipped", "code")
-                number = yield from notation.code_fence(lines, number, lead, file, diags, True)
-                continue
-            if cls == "comment":
-                is_open = table = False
-                if text.find("-->", start) >= 0:
-                    yield Line(number, "skipped", "comment")
-                    continue
-                if not comments_close:
-                    yield Line(number, "skipped", "comment")
-                    diags.append(unclosed_comment(file, number))
-                    continue
-                first, resume = number, offset
-                number, closed = yield from notation.closed_block(
-                    lines, first, notation.ends_comment, "comment"
-                )
-                if not closed:
-                    yield Line(first, "skipped", "comment")
-                    diags.append(unclosed_comment(file, first))
-                    comments_close = False
-                    restart = (resume, first)
-                    warned = number
-                    break
-                continue
-            if "|" in text and _DELIMITER.fullmatch(text):
-                is_open, table = False, True
-                yield Line(number, "skipped", "table")
-                continue
-            if _THEMATIC.fullmatch(text):
-                is_open = table = False
-                yield Line(number, "skipped", "empty")
-                continue
-            m = item_re.match(text)
-            if m is not None:
-                table = False
-                at = m.end()
-                rest = text[at:]
-                mark = marker_re.match(rest)
-                if mark is not None and _has_text(rest[mark.end() :]):
-                    if mark.group("priority"):  # "!P3": a blocker whose text is "P3 …"
-                        lead, at = "!", at + mark.start() + 1
-                    else:
-                        lead, at = mark.group(0), at + mark.end()
-                    is_open = True
-                    yield Line(number, "fact", "", lead, text[at:], at + 1)
-                elif _has_text(rest):
-                    is_open = True
-                    yield Line(number, "fact", "", NO_MARKER, rest, at + 1)
-                else:
-                    is_open = False
-                    yield Line(number, "skipped", "empty")
-                continue
-            if stripped[:1] == "|" or (table and "|" in text):
-                is_open = table = True
-                yield Line(number, "fact", "", NO_MARKER, stripped, len(text) - len(stripped) + 1)
-                continue
-            table = False
-            q = _QUOTE.match(text)
-            if q is not None:
-                rest = text[q.end() :]
-                if _ALERT.fullmatch(rest):
-                    is_open = False
-                    yield Line(number, "skipped", "callout")
-                elif _has_text(rest):
-                    is_open = True
-                    yield Line(number, "fact", "", NO_MARKER, rest, q.end() + 1)
-                else:
-                    is_open = False
-                    yield Line(number, "skipped", "empty")
-                continue
-            if is_open:
-                yield Line(number, "continuation", "", "", text, 1)
-                continue
-            if not _has_text(stripped):  # only a comment, a block id
-                yield Line(number, "skipped", "empty")
-                continue
-            is_open = True
-            held = Line(number, "fact", "", NO_MARKER, stripped, len(text) - len(stripped) + 1)
-        if held is not None:
-            yield held
-            held = None
+        lines = read_lines(handle, offset, number, file, st.warned, diags, encoding)
+        restart, number = yield from _blocks(lines, number, file, diags, classify, st, conflicts)
+        if st.held is not None:
+            yield st.held
+            st.held = None
         if restart is None:
             conflicts.end(number)
             return
         offset, number = restart
+
+
+def _blocks(lines, number, file, diags, classify, st: _State, conflicts: Conflicts):
+    """The ``Line`` of each of ``lines`` (``read_lines``), blocks that span lines read
+    whole. Returns ``(restart, number)``: where to read again from when a block never
+    closed (``(offset, line)``; else None), and the last line's number."""
+    item_re, marker_re = _patterns()
+    for number, text, offset in lines:
+        cls, lead, start = classify(text)
+        if cls in CONFLICT_CLASSES or conflicts.in_base:
+            if conflicts.take(cls, number):
+                if st.held is not None:
+                    yield st.held
+                    st.held = None
+                st.is_open = st.table = False
+                yield Line(number, "skipped", "conflict")
+                continue
+            cls = "prose"  # a conflict line with no conflict open
+        if st.held is not None:
+            if _SETEXT.fullmatch(text):
+                yield Line(st.held.number, "skipped", "heading")
+                yield Line(number, "skipped", "heading")
+                st.held = None
+                st.is_open = False
+                continue
+            yield st.held
+            st.held = None
+        if number == 1 and _FRONT.fullmatch(text):
+            first, resume = number, offset
+            number, closed = yield from closed_block(lines, first, _FRONT.fullmatch, "front-matter")
+            if not closed:
+                # Never closed: no front matter; its first line is a thematic break.
+                yield Line(first, "skipped", "empty")
+                st.warned = number
+                return (resume, first), number
+            continue
+        if cls == "blank" or cls == "link_definition":
+            st.is_open = st.table = False
+            if cls == "blank":
+                yield Line(number, "blank")
+            else:
+                yield Line(number, "skipped", "link-definition", "", text, 1)
+            continue
+        stripped = text.lstrip(" \t")
+        if len(stripped) != len(text):
+            cls, lead, start = classify(stripped)
+            start += len(text) - len(stripped)
+        if cls == "heading" or cls == "fence" or cls == "comment":
+            st.is_open = st.table = False
+        if cls == "heading":
+            yield Line(number, "skipped", "heading")
+        elif cls == "fence":
+            yield Line(number, "skipped", "code")
+            number = yield from code_fence(lines, number, lead, file, diags, True)
+        elif cls == "comment":
+            if text.find("-->", start) >= 0 or not st.comments_close:
+                yield Line(number, "skipped", "comment")
+                if text.find("-->", start) < 0:
+                    diags.append(unclosed_comment(file, number))
+                continue
+            first, resume = number, offset
+            number, closed = yield from closed_block(lines, first, ends_comment, "comment")
+            if not closed:
+                yield Line(first, "skipped", "comment")
+                diags.append(unclosed_comment(file, first))
+                st.comments_close = False
+                st.warned = number
+                return (resume, first), number
+        else:
+            line = _text_line(number, text, stripped, st, item_re, marker_re)
+            if line is not None:
+                yield line
+    return None, number
+
+
+def _text_line(number: int, text: str, stripped: str, st: _State, item_re, marker_re):
+    """The ``Line`` of a line that is no block (a table row, list item, blockquote line,
+    continuation or paragraph), or None for a paragraph's first line, held in ``st``."""
+    if "|" in text and _DELIMITER.fullmatch(text):
+        st.is_open, st.table = False, True
+        return Line(number, "skipped", "table")
+    if _THEMATIC.fullmatch(text):
+        st.is_open = st.table = False
+        return Line(number, "skipped", "empty")
+    m = item_re.match(text)
+    if m is not None:
+        st.table = False
+        at = m.end()
+        rest = text[at:]
+        mark = marker_re.match(rest)
+        if mark is not None and _has_text(rest[mark.end() :]):
+            if mark.group("priority"):  # "!P3": a blocker whose text is "P3 …"
+                lead, at = "!", at + mark.start() + 1
+            else:
+                lead, at = mark.group(0), at + mark.end()
+            st.is_open = True
+            return Line(number, "fact", "", lead, text[at:], at + 1)
+        if _has_text(rest):
+            st.is_open = True
+            return Line(number, "fact", "", NO_MARKER, rest, at + 1)
+        st.is_open = False
+        return Line(number, "skipped", "empty")
+    if stripped[:1] == "|" or (st.table and "|" in text):
+        st.is_open = st.table = True
+        return Line(number, "fact", "", NO_MARKER, stripped, len(text) - len(stripped) + 1)
+    st.table = False
+    q = _QUOTE.match(text)
+    if q is not None:
+        rest = text[q.end() :]
+        if _ALERT.fullmatch(rest):
+            st.is_open = False
+            return Line(number, "skipped", "callout")
+        if _has_text(rest):
+            st.is_open = True
+            return Line(number, "fact", "", NO_MARKER, rest, q.end() + 1)
+        st.is_open = False
+        return Line(number, "skipped", "empty")
+    if st.is_open:
+        return Line(number, "continuation", "", "", text, 1)
+    if not _has_text(stripped):  # only a comment, a block id
+        return Line(number, "skipped", "empty")
+    st.is_open = True
+    st.held = Line(number, "fact", "", NO_MARKER, stripped, len(text) - len(stripped) + 1)
+    return None
 
 
 # ------------------------------------------------------------------ which files are Markdown

@@ -17,7 +17,8 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from types import MappingProxyType
 
-from brainmigrate.read.notation import WIDE_BOMS, Classified, Line, link_label
+from brainmigrate.read.lines import WIDE_BOMS, Line
+from brainmigrate.read.notation import Classified, link_label
 
 #: The parts of a line the grammar's ``LINK_DEF`` terminal matched: its label and its
 #: target (``angle`` without the ``<>``, else ``bare``); a title after them is left out.
@@ -69,7 +70,7 @@ def may_define(path: str | os.PathLike) -> bool:
 
 def definitions(lines: Iterator[Line]) -> dict[str, str]:
     """``{link_label(label): target}`` of the ``link-definition`` lines among ``lines``
-    (as ``notation.scan`` or ``markdown_notes.scan`` yields them); the first definition
+    (as ``lines.scan`` or ``markdown_notes.scan`` yields them); the first definition
     of a label wins (SPEC.md §Anchors, Reference-style links)."""
     out: dict[str, str] = {}
     for ln in lines:
@@ -87,11 +88,11 @@ def of_file(
     classify: Callable[[str], Classified] | None = None,
 ) -> Mapping[str, str]:
     """The link reference definitions of the notes file at ``path`` (``definitions``),
-    read with ``scan(path, file, diags, classify)`` (``notation.scan`` or
+    read with ``scan(path, file, diags, classify)`` (``lines.scan`` or
     ``markdown_notes.scan``); ``NONE`` when ``may_define`` says it holds none.
 
     The first pass's diagnostics are dropped: the pass that reads the facts reports them.
-    Raises what ``scan`` raises (``notation.NotesReadError``).
+    Raises what ``scan`` raises (``lines.NotesReadError``).
     """
     if not may_define(path):
         return NONE

@@ -1,8 +1,9 @@
 """The token rules of SPEC.md §Anchors, in one place: what in a fact's text can cite a file.
 
 Pure: no file system (a backtick span with spaces asks a ``holds`` callable). ``anchors``
-resolves what these functions find; ``facts`` asks them which text a cited path consumed, so
-that no task id is read inside a path (``docs/incidents/INC-2231.md``, ``#L10-20``).
+resolves what these functions find; ``consumed`` reads from them which text a cited path
+consumed, so that no task id is read inside a path (``docs/incidents/INC-2231.md``,
+``#L10-20``).
 Which texts are paths, and of what kind, is ``cited``; link-ish sources (HTML, references,
 ``file:`` URLs, repository URLs) are ``links``; CamelCase names ``names``; module paths
 ``modules``. This module re-exports the names its callers import from it.
@@ -72,7 +73,6 @@ from brainmigrate.read.links import (
     may_hold_html,
     names_target,
     reference_links,
-    repo_url_parts,
 )
 from brainmigrate.read.names import camelcase_names
 from brainmigrate.read.notation import WS_CHARS, WS_CLASS
@@ -85,13 +85,10 @@ __all__ = [
     "camelcase_names",
     "cited_link",
     "cited_path",
-    "consumed",
-    "consumes",
     "has_extension",
     "link_path",
-    "may_span",
     "path_like",
-    "span_regions",
+    "span_token",
     "strip_edges",
     "tokens",
 ]
@@ -117,7 +114,7 @@ _WS = re.compile(WS_CLASS)
 #: Spans that are one token with their spaces: a wiki link (target before ``|``; its ``[[``
 #: only after whitespace, ``(`` or ``!``, so ``app/[[...slug]]/page.tsx`` stays one path), a
 #: link target in angle brackets, a backtick span.
-_SPANS = re.compile(
+SPANS = re.compile(
     r"(?P<wiki>!?(?<![^\s(!])\[\[(?P<target>[^\[\]|\n]+)(?:\|[^\[\]\n]*)?\]\])"
     r"|\]\((?P<angle><(?P<inner>[^<>\n]+)>)"
     r"|(?P<tick>`(?P<code>[^`\n]+)`)"
@@ -314,7 +311,7 @@ def _special_spans(text: str, seg: Segment, holds, out: list[Token]) -> str:
     if not ("[[" in text or "](<" in text or "`" in text):
         return text
     chars = None
-    for m in _SPANS.finditer(text):
+    for m in SPANS.finditer(text):
         tick = False
         if m.group("wiki"):
             start, end = m.start("target"), m.end("target")
@@ -516,67 +513,7 @@ def _strip_tail(text: str) -> str:
     return text[:end]
 
 
-# ------------------------------------------------------------------------------ task ids
-
-
-def consumes(tok: Token) -> bool:
-    """Whether ``tok`` is a cited path by its shape alone (so no task id is read in it): a
-    ``cited_path`` (or, for a link target, ``cited_link``) of kind ``"file"`` or
-    ``"folder"``, or a URL that ``repo_url_parts`` reads as a repository's file. A
-    ``"maybe"`` is read for task ids (``feature/TER-12`` names its task)."""
-    if tok.url:
-        return repo_url_parts(tok.text) is not None
-    cited = cited_link(tok.text) if tok.link else cited_path(tok.text)
-    return cited is not None and cited[1] != "maybe"
-
-
-def consumed(text: str) -> list[tuple[int, int]]:
-    """The 0-based ``[start, end)`` spans of ``text`` that cited paths with their suffixes
-    and line forms consume, in order: no task id is read there (SPEC.md §Anchors).
-
-    Syntactic (``consumes``): a backtick span with spaces is split as when no root holds
-    it; of any other token only its line form is consumed (``#L10-20`` is no task).
-    """
-    out = []
-    for tok in tokens([Segment(1, 1, text)]):
-        if tok.lines is not None or tok.overflow is not None:
-            start = tok.col - 1
-            if not consumes(tok):
-                start = tok.col - 1 + len(tok.whole or tok.text)  # only the line form
-            out.append((start, tok.end - 1))
-        elif consumes(tok):
-            out.append((tok.col - 1, tok.end - 1))
-    return out
-
-
-def may_span(text: str) -> bool:
-    """Cheap pre-test for ``span_regions``: whether ``text`` can hold a one-token span."""
-    return "[[" in text or "](<" in text or "`" in text or may_hold_html(text)
-
-
-def span_regions(text: str) -> list[tuple[int, int]]:
-    """The 0-based ``[start, end)`` of the one-token spans of ``text`` that are cited paths
-    (a wiki link's or an angle-bracket link's target, a backtick span with spaces, an HTML
-    ``href``/``src`` value), in order: no task id is read there. Syntactic
-    (``consumes``): a backtick span counts when its text is a cited path, whether or not a
-    root holds it."""
-    out = []
-    for start, end, _, _ in html_targets(text) if may_hold_html(text) else ():
-        tok = next(_shape(text[start:end].strip(), 1, 1, True, whole_span=True), None)
-        if tok is not None and consumes(tok):
-            out.append((start, end))
-    for m in _SPANS.finditer(text):
-        if m.group("wiki"):
-            start, end = m.span("target")
-        elif m.group("angle"):
-            start, end = m.span("inner")
-        elif _WS.search(m.group("code")):
-            start, end = m.span("code")
-        else:
-            continue
-        link = m.group("angle") is not None
-        tok = next(_shape(text[start:end].strip(), 1, 1, link, whole_span=True), None)
-        if tok is not None and consumes(tok):
-            out.append((start, end))
-    out.sort()
-    return out
+def span_token(text: str, link: bool) -> Token | None:
+    """The one token a span's text is, spaces and all (the target of a wiki link, of an
+    angle-bracket link when ``link``, of an HTML value; a backtick span), or None."""
+    return next(_shape(text.strip(), 1, 1, link, whole_span=True), None)

@@ -31,7 +31,7 @@ ENTRIES = ("gone", "outside", "unresolved", "ignored", "ambiguous", "merged")
 
 
 def report(result, with_facts: bool = True, entries: str = "list") -> dict:
-    """The JSON report of an import (``importer.RunResult``), keys per SPEC.md §Report.
+    """The JSON report of an import (``merge.run.RunResult``), keys per SPEC.md §Report.
 
     ``with_facts=False`` leaves the ``facts`` list empty (its count stays in ``totals``), for
     renderers that do not show facts one by one: the list is the report's bulk.
@@ -257,7 +257,7 @@ def render_chunks(data: dict, fmt: str, hints: dict[str, str] | None = None) -> 
 
 
 def gone_hints(result, cache_dir=None) -> dict[str, str]:
-    """The "moved?" hint ``check`` gives each gone path of an import (``importer.RunResult``),
+    """The "moved?" hint ``check`` gives each gone path of an import (``merge.run.RunResult``),
     as text (``moved? app/New.kt (renamed in git history)``); paths without one are left
     out. Reads git's history and the first root's file list once (``check.MoveHints``)."""
     from brainmigrate.hints import MoveHints

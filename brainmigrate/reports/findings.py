@@ -11,10 +11,10 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from brainmigrate.check import CheckResult
+from brainmigrate.codes import LEVELS
 from brainmigrate.reports import make_environment
 from brainmigrate.rules import Finding
 from brainmigrate.shapes import safe_text
-from brainmigrate.terms import LEVELS
 
 if TYPE_CHECKING:
     import jinja2

@@ -11,7 +11,7 @@ from __future__ import annotations
 from enum import StrEnum
 
 from brainmigrate.check import CheckedFact, CheckResult
-from brainmigrate.rules import Finding, fingerprint
+from brainmigrate.rules import Finding, finding_key
 from brainmigrate.shapes import safe_text, shorten, to_json
 from brainmigrate.stale import SCHEMA_VERSION, FactCheck, StaleResult
 
@@ -125,7 +125,7 @@ def findings(result: StaleResult) -> CheckResult:
                 scope=fc.fact.scope,
                 fact_line=line,
                 fact_text=text,
-                fingerprint=fingerprint("BM501", fc.fact.scope, fc.fact.text, subject),
+                fingerprint=finding_key("BM501", fc.fact.scope, fc.fact.text, subject),
             )
         )
     found.sort(key=lambda f: (f.file, f.line or 0))
