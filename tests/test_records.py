@@ -61,6 +61,7 @@ WRITTEN_OUT = [
     index_model.LanguageCount,
     index_model.IndexSummary,
     listing.ListedFile,
+    listing._Rule,
 ]
 
 #: Values a field takes in the instances compared (two each, so every field is varied
