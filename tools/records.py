@@ -1,8 +1,8 @@
 """Write the ``__init__``, ``__repr__``, ``__eq__`` and ``__hash__`` of record classes from
 their fields, as ``dataclass()`` would make them.
 
-``dataclass()`` compiles these methods with ``exec`` on every start-up (about a millisecond
-a class, issue 14), so a record class asks it for the rest only
+``dataclass()`` compiles these methods with ``exec`` on every start-up (about 0.7 ms for
+a class of eight fields, issue 14), so a record class asks it for the rest only
 (``@dataclass(frozen=True, slots=True, init=False, repr=False, eq=False)``: fields,
 ``__match_args__``, slots, frozen-ness) and carries the methods as source, in a block
 between marker comments that this script writes from the class's annotations (issue 23)::
@@ -12,7 +12,9 @@ between marker comments that this script writes from the class's annotations (is
     # --- end generated ---
 
 A record class is a top-level class under ``@dataclass(...)`` that passes ``init=False``,
-holds a generated block, or writes any of the four methods itself (those are replaced).
+holds a generated block, or writes any of the four methods itself (those are replaced;
+a one-line decorator that does not turn ``init``, ``repr`` and ``eq`` off is given
+``init=False, repr=False, eq=False``).
 Fields are read with ``ast``: a default, ``field(default=...)``,
 ``field(default_factory=...)`` (the parameter defaults to ``FROM_FACTORY``, from
 ``brainmigrate.model``), ``compare=False`` and ``repr=False``; ``frozen`` and ``kw_only``
@@ -424,27 +426,31 @@ def _files(paths: list[str]) -> list[Path]:
 
 def main(argv: list[str] | None = None) -> int:
     """``--check``: 1 when a block is stale or missing (each class named on stderr), else 0;
-    ``--write``: rewrite them. 2 when a record cannot be written."""
+    ``--write``: rewrite them. 2 when a record cannot be written (each named; the files
+    that hold none are still checked or written)."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     mode = ap.add_mutually_exclusive_group(required=True)
     mode.add_argument("--check", action="store_true", help="exit 1 when a block is stale")
     mode.add_argument("--write", action="store_true", help="rewrite stale blocks")
     ap.add_argument("paths", nargs="+", help="files or folders (every *.py below)")
     args = ap.parse_args(argv)
-    found = 0
+    found = failed = 0
     for file in _files(args.paths):
         source = file.read_text(encoding="utf-8")
         try:
             new, stale = rewrite(source, file.as_posix())
-        except RecordError as exc:
+        except RecordError as exc:  # that file is left as it is; the others are done
             print(f"records: {exc}", file=sys.stderr)
-            return 2
+            failed += 1
+            continue
         for name in stale:
             verb = "rewrote" if args.write else "stale or missing generated methods:"
             print(f"{file.as_posix()}: {verb} {name}", file=sys.stderr)
         found += len(stale)
         if args.write and new != source:
             file.write_text(new, encoding="utf-8")
+    if failed:
+        return 2
     if found and args.check:
         print("records: run python tools/records.py --write to rewrite them", file=sys.stderr)
         return 1
