@@ -14,7 +14,8 @@ import click
 import lark
 import pytest
 
-import brainmigrate.codeindex.index as index_module
+import brainmigrate.codeindex.parse as parse_module
+import brainmigrate.codeindex.scan as scan_module
 from brainmigrate import importer, reports
 from brainmigrate.codeindex import CodeIndex, Declaration, RootError, resolve_symbol
 from brainmigrate.codeindex.cache import MAGIC, cache_file, default_cache_dir
@@ -295,7 +296,7 @@ def test_build_summary_skips_and_progress(
             raise PermissionError(13, "Permission denied")
         return real_open(path, *args, **kwargs)
 
-    monkeypatch.setattr(index_module, "open", fake_open, raising=False)
+    monkeypatch.setattr(parse_module, "open", fake_open, raising=False)
     calls: list[tuple[int, int]] = []
     idx = CodeIndex(plain, cache_dir=cache_dir, max_bytes=1000)
     summary = idx.build(progress=lambda done, total: calls.append((done, total)))
@@ -338,7 +339,7 @@ def test_pool_build_matches_in_process_build(
         write(plain, f"k{i}.kt", f"class K{i} {{\n    fun m() = {i}\n}}\n")
     serial = CodeIndex(plain, use_cache=False)
     serial.build()
-    monkeypatch.setattr(index_module, "POOL_THRESHOLD", 4)
+    monkeypatch.setattr(parse_module, "POOL_THRESHOLD", 4)
     pooled = CodeIndex(plain, cache_dir=tmp_path / "c")
     summary = pooled.build()
     assert summary.parsed == 24
@@ -358,7 +359,7 @@ def test_pool_lookup_matches_in_process_lookup(
     names = ["C1", "C5", "C17", "Nowhere"]
     serial = CodeIndex(plain, use_cache=False)
     expected = serial.declarations_of(names)
-    monkeypatch.setattr(index_module, "SCAN_POOL_THRESHOLD", 4)
+    monkeypatch.setattr(scan_module, "SCAN_POOL_THRESHOLD", 4)
     pooled = CodeIndex(plain, cache_dir=tmp_path / "c")
     assert pooled.declarations_of(names) == expected
     assert (pooled.parse_count, pooled.shape_skips) == (serial.parse_count, serial.shape_skips)

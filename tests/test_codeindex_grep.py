@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-import brainmigrate.codeindex.index as index_module
+import brainmigrate.codeindex.scan as scan_module
 from brainmigrate.codeindex import CodeIndex
 
 REPO = Path(__file__).resolve().parent.parent
@@ -27,7 +27,7 @@ def write(root: Path, rel: str, data: str | bytes) -> None:
 @pytest.fixture(autouse=True)
 def grep_for_any_count(monkeypatch: pytest.MonkeyPatch) -> None:
     """grep also for the few files of these trees (it starts for more than 100)."""
-    monkeypatch.setattr(index_module, "GREP_MIN_FILES", 0)
+    monkeypatch.setattr(scan_module, "GREP_MIN_FILES", 0)
 
 
 @pytest.fixture
@@ -57,14 +57,14 @@ def test_grep_picked_lookup_equals_reading_every_file(
 ) -> None:
     if shutil.which("grep") is None:
         pytest.skip("no grep on PATH")
-    held = index_module._grep_holders(
+    held = scan_module.grep_holders(
         str(tree), sorted(p.name for p in tree.iterdir()), {"Widget", "-e"}
     )
     assert held is not None and {"a.py", "b.py", "bin.py", "big.py"} <= held
     assert "d.py" not in held and "c.kt" not in held
     with_grep = lookups(tree, tmp_path / "g", NAMES)
     monkeypatch.setattr(shutil, "which", lambda name, *a, **k: None)
-    assert index_module._grep_holders(str(tree), ["a.py"], {"Widget"}) is None
+    assert scan_module.grep_holders(str(tree), ["a.py"], {"Widget"}) is None
     without = lookups(tree, tmp_path / "n", NAMES)
     assert with_grep == without
     assert [d.path for d in with_grep[0]["Widget"]] == ["a.py"]
@@ -91,7 +91,7 @@ def test_a_failing_grep_means_every_file_is_read(
     fake.chmod(0o755)
     expected = lookups(tree, tmp_path / "n", NAMES)
     monkeypatch.setattr(shutil, "which", lambda name, *a, **k: str(fake))
-    assert index_module._grep_holders(str(tree), ["a.py"], {"Widget"}) is None
+    assert scan_module.grep_holders(str(tree), ["a.py"], {"Widget"}) is None
     assert lookups(tree, tmp_path / "f", NAMES) == expected
 
 
@@ -102,7 +102,7 @@ def test_scan_pool_without_grep_matches_one_process(
         write(tree, f"m{i:02}.py", f"class C{i}:\n    def m(self):\n        return Widget\n")
     expected = lookups(tree, tmp_path / "one", NAMES + ["C7"])
     monkeypatch.setattr(shutil, "which", lambda name, *a, **k: None)
-    monkeypatch.setattr(index_module, "SCAN_POOL_THRESHOLD", 4)
+    monkeypatch.setattr(scan_module, "SCAN_POOL_THRESHOLD", 4)
     from brainmigrate.codeindex import parallel
 
     monkeypatch.setattr(parallel, "usable_cpus", lambda: 2)
@@ -112,12 +112,12 @@ def test_scan_pool_without_grep_matches_one_process(
 def test_a_small_tree_starts_no_grep(
     tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(index_module, "GREP_MIN_FILES", 100)
+    monkeypatch.setattr(scan_module, "GREP_MIN_FILES", 100)
 
     def no_grep(*args, **kwargs):
         raise AssertionError("grep started for a few files")
 
-    monkeypatch.setattr(index_module, "_grep_holders", no_grep)
+    monkeypatch.setattr(scan_module, "grep_holders", no_grep)
     assert lookups(tree, tmp_path / "c", NAMES)[0]["Widget"]
 
 
@@ -129,7 +129,7 @@ def test_scan_pool_of_grep_picked_files_matches_one_process(
     for i in range(30):
         write(tree, f"m{i:02}.py", f"class C{i}:\n    def m(self):\n        return Widget\n")
     expected = lookups(tree, tmp_path / "one", NAMES + ["C7"])
-    monkeypatch.setattr(index_module, "SCAN_POOL_PICKED", 4)
+    monkeypatch.setattr(scan_module, "SCAN_POOL_PICKED", 4)
     from brainmigrate.codeindex import parallel
 
     monkeypatch.setattr(parallel, "usable_cpus", lambda: 2)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-import brainmigrate.codeindex.index as index_module
+import brainmigrate.codeindex.parse as parse_module
 from brainmigrate.codeindex import CodeIndex, parallel
 
 REPO = Path(__file__).resolve().parent.parent
@@ -31,7 +31,7 @@ def built(root: Path, cache: Path, workers: int):
 @pytest.fixture
 def two_cpus(monkeypatch: pytest.MonkeyPatch) -> None:
     """A pool for any build of more than one file, as on a machine of two CPUs."""
-    monkeypatch.setattr(index_module, "POOL_THRESHOLD", 1)
+    monkeypatch.setattr(parse_module, "POOL_THRESHOLD", 1)
     monkeypatch.setattr(parallel, "usable_cpus", lambda: 2)
 
 
@@ -57,10 +57,10 @@ def test_pool_build_equals_in_process_build_on_a_real_tree(tmp_path: Path, two_c
 
 def test_byte_groups_cover_every_file_once_largest_first() -> None:
     sizes = [5, 900, 1, 1, 300, 0, 7, 900]
-    groups = index_module._byte_groups(sizes, 4)
+    groups = parse_module.byte_groups(sizes, 4)
     assert sorted(i for g in groups for i in g) == list(range(len(sizes)))
     assert groups[0] == [1] and groups[1] == [7]  # a large file is a task of its own
-    assert index_module._byte_groups([], 4) == []
+    assert parse_module.byte_groups([], 4) == []
 
 
 def _failing_extract(real):
@@ -80,7 +80,7 @@ def test_an_error_in_a_worker_is_raised_as_in_one_process(
     for i in range(8):
         (root / f"m{i}.py").write_text(f"class C{i}:\n    pass\n")
     (root / "m5.py").write_text("BOOM = 1\n")
-    monkeypatch.setattr(index_module, "extract_file", _failing_extract(index_module.extract_file))
+    monkeypatch.setattr(parse_module, "extract_file", _failing_extract(parse_module.extract_file))
     for workers in (1, 2):
         idx = CodeIndex(root, cache_dir=tmp_path / f"c{workers}", workers=workers)
         with pytest.raises(ValueError, match="^grammar gave up$"):
@@ -96,14 +96,14 @@ def test_a_worker_that_dies_fails_the_build_instead_of_hanging(
     for i in range(8):
         (root / f"m{i}.py").write_text(f"class C{i}:\n    pass\n")
     parent = os.getpid()
-    real = index_module.extract_file
+    real = parse_module.extract_file
 
     def dying(data: bytes, language: str):
         if os.getpid() != parent and b"C3" in data:
             os._exit(3)
         return real(data, language)
 
-    monkeypatch.setattr(index_module, "extract_file", dying)
+    monkeypatch.setattr(parse_module, "extract_file", dying)
     with pytest.raises(BrokenProcessPool):
         CodeIndex(root, cache_dir=tmp_path / "c", workers=2).build()
     assert not (tmp_path / "c").exists()
@@ -117,7 +117,7 @@ def test_cli_reports_a_worker_error_without_a_traceback(tmp_path: Path) -> None:
     (root / "m5.py").write_text("BOOM = 1\n")
     code = (
         "import sys\n"
-        "import brainmigrate.codeindex.index as m\n"
+        "import brainmigrate.codeindex.parse as m\n"
         "from brainmigrate.codeindex import parallel\n"
         "m.POOL_THRESHOLD = 1\n"
         "parallel.usable_cpus = lambda: 2\n"
@@ -144,7 +144,7 @@ def test_cli_reports_a_worker_error_without_a_traceback(tmp_path: Path) -> None:
 def test_one_usable_cpu_builds_in_this_process(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(index_module, "POOL_THRESHOLD", 1)
+    monkeypatch.setattr(parse_module, "POOL_THRESHOLD", 1)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0}, raising=False)
 
     def no_pool(*args, **kwargs):
@@ -179,7 +179,7 @@ def test_workers_end_with_a_killed_parent(tmp_path: Path) -> None:
     pids = tmp_path / "pids"
     code = (
         "import os, time\n"
-        "import brainmigrate.codeindex.index as m\n"
+        "import brainmigrate.codeindex.parse as m\n"
         "from brainmigrate.codeindex import CodeIndex, parallel\n"
         "m.POOL_THRESHOLD = 1\n"
         "parallel.usable_cpus = lambda: 2\n"

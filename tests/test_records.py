@@ -1,14 +1,20 @@
-"""Dataclasses whose ``__init__``, ``__repr__``, ``__eq__`` and ``__hash__`` are written
-out (``dataclass()`` compiles them on every start-up, issue 14) behave as the ones
-``dataclass()`` makes from the same fields: signature and defaults, repr, equality (with
-``compare=False`` fields left out), hash, frozen-ness, pickling and copying."""
+"""Record classes carry ``__init__``, ``__repr__``, ``__eq__`` and ``__hash__`` as source
+(``dataclass()`` compiles them on every start-up, issue 14), written by
+``tools/records.py`` from their fields (issue 23): the blocks are fresh, and the methods
+behave as the ones ``dataclass()`` makes from the same fields: signature and defaults,
+repr, equality (with ``compare=False`` fields left out), hash, frozen-ness, pickling and
+copying."""
 
 from __future__ import annotations
 
 import copy
 import dataclasses
+import importlib.util
 import inspect
 import pickle
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -57,6 +63,7 @@ WRITTEN_OUT = [
     index_model.LanguageCount,
     index_model.IndexSummary,
     listing.ListedFile,
+    listing._Rule,
 ]
 
 #: Values a field takes in the instances compared (two each, so every field is varied
@@ -110,6 +117,10 @@ def build(target, cls, changed: str | None = None):
 
 @pytest.mark.parametrize("cls", WRITTEN_OUT, ids=lambda c: f"{c.__module__}.{c.__name__}")
 def test_written_out_methods_behave_as_dataclass_makes_them(cls):
+    behaves_as_dataclass_makes_it(cls)
+
+
+def behaves_as_dataclass_makes_it(cls):
     ref = reference(cls)
     assert cls.__doc__ and "__doc__" in vars(cls)  # its own, not one made from __init__
     # the same signature, with the very default objects of the fields
@@ -185,3 +196,132 @@ def test_written_out_methods_behave_as_dataclass_makes_them(cls):
     changed = dataclasses.replace(a, **{name: values(cls, name)[1]})
     assert repr(changed) == repr(build(cls, cls, name))
     assert dataclasses.asdict(a) == dataclasses.asdict(r)
+
+
+REPO = Path(__file__).resolve().parent.parent
+TOOL = REPO / "tools" / "records.py"
+
+#: Record classes as a move between modules may leave them: methods written by hand, a
+#: plain ``@dataclass``, a class without any; every option the generator reads.
+SAMPLE = '''
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from reprlib import recursive_repr
+
+from brainmigrate.model import FROM_FACTORY
+
+LIMIT = (1, 2)
+
+
+@dataclass(frozen=True, slots=True, init=False, repr=False, eq=False)
+class Frozen:
+    """Frozen and slotted, its methods written by hand (and wrong)."""
+
+    name: str
+    limit: tuple = LIMIT
+    seen: list = field(default_factory=list, compare=False)
+    hidden: str = field(default="h", repr=False)
+
+    # written by hand, to be replaced
+    def __init__(self, name, limit=LIMIT, seen=FROM_FACTORY, hidden="h") -> None:
+        object.__setattr__(self, "name", name)
+
+    @recursive_repr()
+    def __repr__(self) -> str:
+        return "Frozen"
+
+    def label(self) -> str:
+        """Kept as it is."""
+        return self.name
+
+
+@dataclass(kw_only=True, init=False, repr=False, eq=False)
+class Options:
+    """Mutable, keyword-only, with a factory and a check after ``__init__``."""
+
+    roots: tuple = ()
+    names: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.roots is None:
+            raise ValueError("roots")
+
+
+@dataclass
+class Plain:
+    """A plain ``@dataclass`` whose ``__init__`` is written by hand."""
+
+    path: str
+    count: int = 0
+
+    def __init__(self, path, count=0) -> None:
+        self.path = path
+        self.count = count
+'''
+
+
+def records(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(TOOL), *args], capture_output=True, text=True, cwd=REPO
+    )
+
+
+def test_the_generated_blocks_are_fresh():
+    done = records("--check", "brainmigrate")
+    assert done.returncode == 0, done.stderr
+
+
+def load(path: Path, monkeypatch):
+    name = f"records_sample_{abs(hash(str(path)))}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, name, module)  # dataclass() and pickle look it up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_generator_replaces_written_methods_and_is_idempotent(tmp_path, monkeypatch):
+    sample = tmp_path / "sample.py"
+    sample.write_text(SAMPLE.lstrip())
+    done = records("--check", str(sample))
+    assert done.returncode == 1
+    assert all(
+        f"sample.py: stale or missing generated methods: {n}" in done.stderr
+        for n in ("Frozen", "Options", "Plain")
+    )
+    assert records("--write", str(sample)).returncode == 0
+    text = sample.read_text()
+    assert records("--check", str(sample)).returncode == 0
+    assert records("--write", str(sample)).returncode == 0 and sample.read_text() == text
+    assert "written by hand, to be replaced" not in text and "Kept as it is." in text
+    assert "@dataclass(init=False, repr=False, eq=False)\nclass Plain:" in text
+    assert text.count("# --- end generated ---") == 3 and text.count("def __init__") == 3
+    module = load(sample, monkeypatch)
+    for cls in (module.Frozen, module.Options, module.Plain):
+        behaves_as_dataclass_makes_it(cls)
+    assert module.Frozen("a").label() == "a"
+    with pytest.raises(ValueError):
+        module.Options(roots=None)
+
+
+def test_a_field_added_makes_the_block_stale(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text(SAMPLE.lstrip())
+    assert records("--write", str(sample)).returncode == 0
+    text = sample.read_text().replace(
+        "    count: int = 0\n", "    count: int = 0\n    x: int = 1\n"
+    )
+    sample.write_text(text)
+    done = records("--check", str(sample))
+    assert done.returncode == 1
+    assert "Plain" in done.stderr and "Frozen" not in done.stderr
+
+
+def test_options_the_generator_does_not_write_stop_it(tmp_path):
+    sample = tmp_path / "sample.py"
+    text = SAMPLE.lstrip().replace("kw_only=True, init=False", "order=True, init=False")
+    sample.write_text(text)
+    done = records("--write", str(sample))
+    assert done.returncode == 2 and "Options: @dataclass(order=...) is not written" in done.stderr
+    assert sample.read_text() == text  # nothing written

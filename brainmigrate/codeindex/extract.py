@@ -272,6 +272,20 @@ def extract_file(data: bytes, language: str) -> tuple[bool, tuple[Row, ...], str
     tree = parser.parse(src)
     root = tree.root_node
     tops = root.children
+    found = _declaration_matches(language, query, src, root, tops)
+    return root.has_error, _rows(language, src, tops, found), _file_digest(src, tops)
+
+
+#: A declaration the query matched, in :data:`_MATCH_ORDER`: (start byte, minus its end
+#: byte, pattern index, node, kind, name node, body node, receiver node, node id).
+Match = tuple
+
+
+def _declaration_matches(
+    language: str, query: Query, src: bytes, root: Node, tops: list[Node]
+) -> list[Match]:
+    """The declarations the query matches, one per (node, name node), from the pattern
+    of the lowest index that matches it, sorted by :data:`_MATCH_ORDER`."""
     defs = _DEF_CAPTURE.setdefault(language, {})
     best: dict[tuple[int, int], tuple] = {}
     for pattern, caps in _matches(language, query, src, root, tops):
@@ -297,14 +311,17 @@ def extract_file(data: bytes, language: str) -> tuple[bool, tuple[Row, ...], str
                     span = dnode.start_byte, dnode.end_byte
                 start, end = span
                 best[key] = (start, -end, pattern, dnode, kind, name_node, body, receiver, dnode_id)
+    return sorted(best.values(), key=_MATCH_ORDER)
 
-    found = sorted(best.values(), key=_MATCH_ORDER)
+
+def _rows(language: str, src: bytes, tops: list[Node], found: list[Match]) -> tuple[Row, ...]:
+    """The rows of the matched declarations, in source order (first line, then the
+    name's position), each with its container from the declarations enclosing it."""
     refine = language in _REFINED
     # Stack of enclosing declarations: (start, end, qualified name, kind).
     stack: list[tuple[int, int, str, str]] = []
     keyed: list[tuple[int, int, int, Row]] = []
     counted: dict[tuple[int, str], int] = {}
-    plain = _PLAIN.match
     top_ids = {c.id for c in tops}  # their parent is the root: their start is not widened
     for start, end, _pattern, dnode, kind, name_node, body, receiver, dnode_id in found:
         end = -end
@@ -317,13 +334,7 @@ def extract_file(data: bytes, language: str) -> tuple[bool, tuple[Row, ...], str
         if refine:
             kind = _refine_kind(language, kind, dnode)
         if name_node is not None:
-            raw = src[name_node.start_byte : name_node.end_byte].decode("utf-8", "replace")
-            if plain(raw):
-                name, qualifier = raw, None
-            else:
-                name, qualifier = _clean_name(raw)
-            name_line = name_node.start_point[0] + 1
-            name_at = name_node.start_byte
+            name, qualifier, name_line, name_at = _name_of(src, name_node)
         else:
             name, qualifier = _DEFAULT_NAMES.get((language, kind), kind), None
             name_line = start_row + 1
@@ -352,43 +363,42 @@ def extract_file(data: bytes, language: str) -> tuple[bool, tuple[Row, ...], str
             outer_start, first_row = outer.start_byte, outer.start_point[0]
         row_end, col_end = dnode.end_point
         last_line = row_end if col_end == 0 and row_end > start_row else row_end + 1
-        if src[outer_start : outer_start + 1] in _WORD_START:
-            text_start = outer_start  # (no comment starts with a letter, digit or _)
-        else:
-            text_start = _content_start(outer)
-        body_start = body.start_byte if body is not None else -1
-        if body_start >= text_start:
-            signature = src[text_start:body_start]
-            doc = _docstring(language, body) if language == "python" else None
-            if doc is None:
-                body_digest: str | None = digest(src[text_start:end])
-            else:
-                body_digest = digest(
-                    src[text_start : doc.start_byte] + b" " + src[doc.end_byte : end]
-                )
-        else:
-            signature = src[text_start:end]
-            body_digest = None
-        keyed.append(
-            (
-                first_row,
-                name_line,
-                name_at,
-                (
-                    name,
-                    kind,
-                    container,
-                    first_row + 1,
-                    last_line,
-                    name_line,
-                    digest(signature),
-                    body_digest,
-                ),
-            )
-        )
+        signature, body_digest = _digests(language, src, outer, outer_start, body, end)
+        row = (name, kind, container, first_row + 1, last_line, name_line, signature, body_digest)
+        keyed.append((first_row, name_line, name_at, row))
         stack.append((start, end, f"{container}.{name}" if container else name, kind))
     keyed.sort(key=_ROW_ORDER)
-    return root.has_error, tuple(k[3] for k in keyed), _file_digest(src, tops)
+    return tuple(k[3] for k in keyed)
+
+
+def _name_of(src: bytes, name_node: Node) -> tuple[str, str | None, int, int]:
+    """``(name, qualifier, 1-based line, start byte)`` of a declaration's name node."""
+    raw = src[name_node.start_byte : name_node.end_byte].decode("utf-8", "replace")
+    if _PLAIN.match(raw):
+        name, qualifier = raw, None
+    else:
+        name, qualifier = _clean_name(raw)
+    return name, qualifier, name_node.start_point[0] + 1, name_node.start_byte
+
+
+def _digests(
+    language: str, src: bytes, outer: Node, outer_start: int, body: Node | None, end: int
+) -> tuple[str, str | None]:
+    """The signature digest and body digest (None without a body) of a declaration that
+    starts at ``outer`` (widened, ``outer_start`` its start byte) and ends at ``end``."""
+    if src[outer_start : outer_start + 1] in _WORD_START:
+        text_start = outer_start  # (no comment starts with a letter, digit or _)
+    else:
+        text_start = _content_start(outer)
+    body_start = body.start_byte if body is not None else -1
+    if body_start < text_start:
+        return digest(src[text_start:end]), None
+    doc = _docstring(language, body) if language == "python" else None
+    if doc is None:
+        body_digest = digest(src[text_start:end])
+    else:
+        body_digest = digest(src[text_start : doc.start_byte] + b" " + src[doc.end_byte : end])
+    return digest(src[text_start:body_start]), body_digest
 
 
 def rows_to_declarations(rows: Iterable[Row], path: str, language: str) -> list[Declaration]:

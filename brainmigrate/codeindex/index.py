@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import pickle
-import re
 import stat
 import time
 import unicodedata
@@ -12,15 +10,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from . import cache as cachemod
-from .extract import EXTRACTOR_VERSION, extract_file, rows_to_declarations
-from .languages import (
-    CPP_MARKERS,
-    declaration_shape,
-    extension_of,
-    language_for,
-    namespace,
-    parser_and_query,
-)
+from .extract import EXTRACTOR_VERSION, rows_to_declarations
+from .languages import CPP_MARKERS, extension_of, language_for, namespace
 from .listing import ListedFile, list_files
 from .model import (
     Declaration,
@@ -30,6 +21,8 @@ from .model import (
     RootError,
     SkippedFile,
 )
+from .parse import DEFAULT_MAX_BYTES, Parsed, parse_many, read_and_extract
+from .scan import SHAPE_SKIP, scan
 
 
 def _warn(message: str, *args) -> None:
@@ -39,93 +32,7 @@ def _warn(message: str, *args) -> None:
     logging.getLogger(__name__).warning(message, *args)
 
 
-#: Default size limit: larger source files (minified, generated) are skipped.
-DEFAULT_MAX_BYTES = 1_000_000
-#: Bytes looked at for a NUL to call a file binary.
-BINARY_PROBE = 8192
-#: More files than this to (re)parse in one build use a process pool.
-POOL_THRESHOLD = 200
-
 Progress = Callable[[int, int], object]
-
-
-def _read_and_extract(
-    abspath: str, language: str, size: int, mtime_ns: int, max_bytes: int, data: bytes | None = None
-) -> tuple[cachemod.Entry | None, str | None]:
-    """Read (unless ``data`` is given), check and parse one file.
-
-    Returns ``(entry, None)`` for a parsed file, ``(entry, reason)`` for a skipped one
-    whose skip is worth caching (binary, too large), ``(None, reason)`` for an unreadable
-    file (not cached, tried again next time).
-    """
-    if size > max_bytes:
-        reason = f"too large ({size} bytes > {max_bytes})"
-        return (size, mtime_ns, False, b"", language, False, None, reason, None), reason
-    if data is None:
-        try:
-            with open(abspath, "rb") as fh:
-                data = fh.read(max_bytes + 1)
-        except OSError as exc:
-            return None, f"unreadable: {exc.strerror or exc}"
-    racy = time.time_ns() - mtime_ns < cachemod.RACY_NS
-    chash = cachemod.content_hash(data)
-    if b"\0" in data[:BINARY_PROBE]:
-        return (size, mtime_ns, racy, chash, language, False, None, "binary", None), "binary"
-    if len(data) > max_bytes:
-        reason = f"too large (over {max_bytes} bytes)"
-        return (size, mtime_ns, False, b"", language, False, None, reason, None), reason
-    has_error, rows, fdigest = extract_file(data, language)
-    return (size, mtime_ns, racy, chash, language, has_error, rows, None, fdigest), None
-
-
-def _pool_work(
-    item: tuple[str, str, str, int, int, int],
-) -> tuple[str, cachemod.Entry | None, str | None]:
-    rel, abspath, language, size, mtime_ns, max_bytes = item
-    entry, reason = _read_and_extract(abspath, language, size, mtime_ns, max_bytes)
-    return rel, entry, reason
-
-
-def _pool_task(items: list[tuple[str, str, str, int, int, int]]) -> bytes:
-    """:func:`_pool_work` of each of ``items`` in a worker, pickled without a memo
-    (cache.dumps: the pool's own pickling of the rows costs a worker as much again). An
-    exception of one file takes its result's place (so the first in file order is raised)."""
-    out: list = []
-    for item in items:
-        try:
-            out.append(_pool_work(item))
-        except Exception as exc:  # noqa: BLE001 - raised again by the parent, in order
-            out.append((item[0], _picklable(exc), None))
-    return cachemod.dumps(out)
-
-
-def _picklable(exc: Exception) -> Exception:
-    """``exc`` when it survives pickling, else a RuntimeError with its type and message."""
-    try:
-        pickle.loads(pickle.dumps(exc))
-    except Exception:  # noqa: BLE001 - any failure means: send text instead
-        return RuntimeError(f"{type(exc).__name__}: {exc}")
-    return exc
-
-
-def _byte_groups(sizes: list[int], count: int) -> list[list[int]]:
-    """Indices of ``sizes`` grouped into about ``count`` tasks of similar total size,
-    largest files first (a large file is a task of its own; small ones are batched, which
-    saves the per-task cost). Deterministic for the same sizes."""
-    order = sorted(range(len(sizes)), key=lambda i: (-sizes[i], i))
-    target = max(1, sum(sizes) // max(1, count))
-    groups: list[list[int]] = []
-    current: list[int] = []
-    total = 0
-    for i in order:
-        current.append(i)
-        total += sizes[i]
-        if total >= target:
-            groups.append(current)
-            current, total = [], 0
-    if current:
-        groups.append(current)
-    return groups
 
 
 class CodeIndex:
@@ -336,12 +243,12 @@ class CodeIndex:
         So what a name anchors to (``resolve_symbol``) is what parsing every file that
         mentions it gives; fields, variables and other kinds are found in the files that
         are parsed (or cached) only. So the cost grows with the names asked, not
-        with the checkout (beyond one read of the uncached files). Up to ``FEW_NAMES``
-        names are searched for one by one; more (a large run of notes names thousands) are
-        matched against the set of a file's identifier-like words, in one pass a file.
-        Where ``grep`` is on PATH it picks the files holding a name's bytes first, and
-        only those are read. More than ``SCAN_POOL_THRESHOLD`` files to read are shared
-        out to a pool of ``workers`` processes.
+        with the checkout (beyond one read of the uncached files). Up to
+        ``scan.FEW_NAMES`` names are searched for one by one; more (a large run of notes
+        names thousands) are matched against the set of a file's identifier-like words, in
+        one pass a file. Where ``grep`` is on PATH it picks the files holding a name's bytes
+        first, and only those are read. More than ``scan.SCAN_POOL_THRESHOLD`` files to
+        read are shared out to a pool of ``workers`` processes (:mod:`.scan`).
         """
         wanted = names if isinstance(names, (set, frozenset)) else set(names)
         wanted = wanted - {""} if "" in wanted else wanted
@@ -369,51 +276,10 @@ class CodeIndex:
                 result[name] = found
         return result
 
-    def _scan(
-        self, todo: list[tuple[ListedFile, str]], names: set[str]
-    ) -> list[tuple[cachemod.Entry | None, str]]:
-        """:func:`_scan_file` of each of ``todo``, in order. Of more than
-        :data:`GREP_MIN_FILES` files, where grep is found, only those it says hold a
-        name's bytes are read (:func:`_grep_holders`); the others mention none. With more
-        than :data:`SCAN_POOL_THRESHOLD` files to read (:data:`SCAN_POOL_PICKED` picked by
-        grep), this process and ``workers - 1`` forked ones each read, test and parse a
-        share of them."""
+    def _scan(self, todo: list[tuple[ListedFile, str]], names: set[str]) -> list:
+        """:func:`.scan.scan` of the files of ``todo``, in order."""
         items = [(f.path, lang, f.size, f.mtime_ns) for f, lang in todo]
-        held = (
-            _grep_holders(str(self.root), [it[0] for it in items], names)
-            if len(items) > GREP_MIN_FILES
-            else None
-        )
-        if held is not None:  # only these can mention a name: read and test them alone
-            picked = [i for i, it in enumerate(items) if it[0] in held]
-            found: list[tuple[cachemod.Entry | None, str]] = [(None, "")] * len(items)
-            scanned = self._scan_items([items[i] for i in picked], names, SCAN_POOL_PICKED)
-            for i, result in zip(picked, scanned, strict=True):
-                found[i] = result
-            return found
-        return self._scan_items(items, names, SCAN_POOL_THRESHOLD)
-
-    def _scan_items(
-        self, items: list[tuple[str, str, int, int]], names: set[str], threshold: int
-    ) -> list[tuple[cachemod.Entry | None, str]]:
-        setup = (str(self.root), frozenset(names), self.shapes, self.max_bytes)
-        processes = self._processes(len(items), threshold)
-        if processes < 2:
-            return [_scan_file(item) for item in _scanning_with(setup, items)]
-        from . import parallel  # only for a large uncached root (start-up)
-
-        # Task k takes every n-th file from k on: the heavy files of one folder (generated
-        # type tables, say) are spread over the tasks, so that the processes end together.
-        # The same pool as a build's (a worker that dies fails the lookup, never hangs it);
-        # the workers are forked while the setup is in place, so they inherit it.
-        n = processes * 16
-        tasks = [(k, items[k::n]) for k in range(n)]
-        out: list[tuple[cachemod.Entry | None, str]] = [(None, "")] * len(items)
-        for k, results in _scanning_with(
-            setup, parallel.run_ordered(_scan_chunk, tasks, processes)
-        ):
-            out[k::n] = results
-        return out
+        return scan(str(self.root), items, names, self.shapes, self.max_bytes, self.workers)
 
     def lookup(self, name: str) -> list[Declaration]:
         """Declarations named ``name``: from the full index after :meth:`build`, else lazily."""
@@ -487,7 +353,7 @@ class CodeIndex:
             st = self._regular(rel)
             if st is None:
                 continue
-            entry, _ = _read_and_extract(
+            entry, _ = read_and_extract(
                 str(self.root / rel), lang, st.st_size, st.st_mtime_ns, self.max_bytes
             )
             if entry is not None and entry[6] is not None:
@@ -517,8 +383,8 @@ class CodeIndex:
         """Index every source file of the root (cached files are not parsed again).
 
         Retakes the listing, parses what is new or changed (in a pool of ``workers``
-        processes, fork start method, when more than :data:`POOL_THRESHOLD` files need it),
-        saves the cache and returns an :class:`IndexSummary`. ``progress(done, total)`` is
+        processes, fork start method, when more than ``parse.POOL_THRESHOLD`` files need
+        it), saves the cache and returns an :class:`IndexSummary`. ``progress(done, total)`` is
         called with counts of source files. Unreadable files are logged and listed as
         skipped; a cache that cannot be written is reported in ``cache_status``.
         """
@@ -592,51 +458,14 @@ class CodeIndex:
 
     def _parse_many(
         self, todo: list[tuple[ListedFile, str]], done: Callable[[], object] | None = None
-    ) -> list[tuple[str, cachemod.Entry | None, str | None]]:
-        """:func:`_pool_work` of each of ``todo``, in the order of ``todo``; ``done()`` is
-        called once a file. More than :data:`POOL_THRESHOLD` files (and more than one
-        usable CPU): in a pool of forked processes (:mod:`.parallel`)."""
+    ) -> list[Parsed]:
+        """:func:`.parse.parse_many` of the files of ``todo``, in order (in a pool of
+        ``workers`` processes when there are many); ``done()`` is called once a file."""
         items = [
             (f.path, str(self.root / f.path), lang, f.size, f.mtime_ns, self.max_bytes)
             for f, lang in todo
         ]
-        processes = self._processes(len(items), POOL_THRESHOLD)
-        if processes < 2:
-            out = []
-            for item in items:
-                out.append(_pool_work(item))
-                if done is not None:
-                    done()
-            return out
-        from . import parallel  # only for a large build (start-up)
-
-        # Compile the needed queries once here: forked workers inherit them.
-        for lang in sorted({lang for _f, lang in todo}):
-            parser_and_query(lang)
-        results: list = [None] * len(items)
-        groups = _byte_groups([it[3] for it in items], processes * 24)
-        tasks = [[items[i] for i in group] for group in groups]
-        for group, blob in zip(
-            groups, parallel.run_ordered(_pool_task, tasks, processes), strict=True
-        ):
-            for i, result in zip(group, pickle.loads(blob), strict=True):
-                results[i] = result
-                if done is not None:
-                    done()
-        for result in results:
-            if isinstance(result[1], BaseException):
-                raise result[1]  # the error the in-process way raises, at its place
-        return results
-
-    def _processes(self, count: int, threshold: int) -> int:
-        """Processes to share ``count`` files out to: 1 (this one) up to ``threshold``
-        files, else ``workers``, at most the usable CPUs, when fork is available."""
-        if count <= threshold or self.workers < 2:
-            return 1
-        from . import parallel
-
-        n = min(self.workers, parallel.usable_cpus())
-        return n if n > 1 and parallel.fork_available() else 1
+        return parse_many(items, self.workers, done)
 
     def summary(self) -> IndexSummary:
         """The summary of the last :meth:`build`.
@@ -651,132 +480,3 @@ class CodeIndex:
     def summary_dict(self) -> dict[str, object]:
         """``summary().to_dict()``: JSON-able summary of the last build."""
         return self.summary().to_dict()
-
-
-#: More uncached source files than this for a name lookup: they are read, tested and
-#: parsed in a process pool (reading and testing 2,000 Go files costs about as much as
-#: parsing the few that declare the names).
-SCAN_POOL_THRESHOLD = 400
-#: More files than this picked by grep (each holds a name's bytes; most are parsed, the
-#: costly part): shared out to the pool as well.
-SCAN_POOL_PICKED = 32
-#: :func:`_scan_file` outcome of a file that mentions a name in no declaration shape.
-SHAPE_SKIP = "shape"
-#: What :func:`_scan_file` needs besides the file: (root, mentions, shapes, max_bytes).
-_scanning: tuple[str, Callable[[bytes], list[str]], bool, int] | None = None
-
-
-def _scan_setup(root: str, names: frozenset[str], shapes: bool, max_bytes: int) -> None:
-    global _scanning
-    _scanning = (root, _mentions(names), shapes, max_bytes)
-
-
-def _scanning_with(setup: tuple[str, frozenset[str], bool, int], work: list):
-    """``work``, item by item, with :func:`_scan_setup` done for this process meanwhile."""
-    _scan_setup(*setup)
-    try:
-        yield from work
-    finally:
-        _scan_setup("", frozenset(), False, 0)
-
-
-def _scan_file(item: tuple[str, str, int, int]) -> tuple[cachemod.Entry | None, str]:
-    """Read one uncached source file and parse it when it may declare one of the names
-    (:func:`_scan_setup`). Returns ``(entry, outcome)``: ``entry`` when parsed (or a
-    skip worth caching); ``outcome`` is ``""``, :data:`SHAPE_SKIP` (the file mentions a name,
-    in no declaration shape) or why the file could not be read."""
-    assert _scanning is not None
-    root, mentions, shapes, max_bytes = _scanning
-    rel, language, size, mtime_ns = item
-    abspath = os.path.join(root, rel)
-    try:
-        with open(abspath, "rb") as fh:
-            data = fh.read(max_bytes + 1)
-    except OSError as exc:
-        return None, str(exc.strerror or exc)
-    named = mentions(data)
-    if not named:
-        return None, ""
-    if shapes and not any(
-        (shape := declaration_shape(language, name)) is None or shape(data) for name in named
-    ):
-        return None, SHAPE_SKIP
-    entry, _reason = _read_and_extract(abspath, language, size, mtime_ns, max_bytes, data)
-    return entry, ""
-
-
-def _scan_chunk(
-    task: tuple[int, list[tuple[str, str, int, int]]],
-) -> tuple[int, list[tuple[cachemod.Entry | None, str]]]:
-    k, items = task
-    return k, [_scan_file(item) for item in items]
-
-
-#: Paths given to one grep run (its argument list stays far below ARG_MAX).
-GREP_BATCH = 2000
-#: Up to this many files to read, Python reads and searches them (about 0.2 ms a file)
-#: rather than start grep (2-3 ms): a small tree gets no slower.
-GREP_MIN_FILES = 100
-
-
-def _grep_holders(root: str, paths: list[str], names: set[str]) -> set[str] | None:
-    """Which of ``paths`` (relative to ``root``) hold the bytes of one of ``names``, by
-    ``grep -lF``: a superset of the files :func:`_mentions` finds in them (it sees whole
-    files, substrings; a name with a line break is searched for by its lines), so
-    testing only these gives the same answer. ``None`` when grep is missing, fails or
-    cannot read a file: the caller reads every file (and says which cannot be read).
-
-    grep searches the bytes in one pass for all names, without reading them into
-    Python: 30 MB of Go for 20 names takes it 0.05 s, Python 0.33 s.
-    """
-    import shutil
-    import subprocess
-
-    grep = shutil.which("grep")
-    if grep is None or not paths or any("\0" in n for n in names):
-        return None
-    patterns = [arg for n in sorted(names) for arg in ("-e", n)]
-    env = {**os.environ, "LC_ALL": "C"}
-    held: set[str] = set()
-    for at in range(0, len(paths), GREP_BATCH):
-        batch = paths[at : at + GREP_BATCH]
-        try:
-            done = subprocess.run(
-                [grep, "-l", "-F", "--null", *patterns, "--", *batch],
-                cwd=root,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                check=False,
-            )
-        except OSError:
-            return None
-        if done.returncode not in (0, 1):  # 2: a file could not be read, or grep failed
-            return None
-        held.update(os.fsdecode(p) for p in done.stdout.split(b"\0") if p)
-    return held
-
-
-#: Up to this many names, a file is searched for each name's bytes; beyond, its words are
-#: collected once and looked up (a search per name per file grows as names x files).
-FEW_NAMES = 32
-_WORD = re.compile(r"[A-Za-z0-9_$]+")
-_WORDS = re.compile(rb"[A-Za-z0-9_$]+")
-
-
-def _mentions(names: set[str]):
-    """A function of a file's bytes: which of ``names`` do they hold? Names made only of
-    ASCII word characters (and ``$``) are matched as whole words once there are many;
-    others are searched for as bytes."""
-    if len(names) <= FEW_NAMES:
-        needles = [(n, n.encode("utf-8")) for n in names]
-        return lambda data: [n for n, b in needles if b in data]
-    words = {n.encode("ascii") for n in names if _WORD.fullmatch(n)}
-    others = [(n, n.encode("utf-8")) for n in names if not _WORD.fullmatch(n)]
-
-    def mentioned(data: bytes) -> list[str]:
-        found = [w.decode("ascii") for w in words.intersection(_WORDS.findall(data))]
-        return found + [n for n, b in others if b in data]
-
-    return mentioned
