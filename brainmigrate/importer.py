@@ -201,41 +201,35 @@ def import_notes(
         if verify:
             _verify(result, options.cache_dir)
     else:
-        plan = _Plan(notes, stems, options, lines, verify)
+        plan = _plan(notes, stems, options, lines, verify)
         now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        stores.transact(store_path, plan, run.fts_words(stems), now)
-        result = plan.result
+        result = stores.transact(store_path, plan, run.fts_words(stems), now)
     result.store, result.dry_run = str(store_path), dry_run
     return result
 
 
-class _Plan:
-    """What an import runs under the store's write lock (``stores.transact``): the merge
-    against the store as it is then, and the records to write. ``result`` is the merge's,
-    for ``import_notes`` to return once the transaction is committed."""
+def _plan(notes: Notes, stems: Stems, options: ImportOptions, lines: int, verify: bool):
+    """What an import runs under the store's write lock (``stores.transact``): a function
+    of the store as it is then that merges against it and returns the records to write
+    with the merge's ``RunResult``, which ``transact`` hands back once committed."""
 
-    __slots__ = ("notes", "stems", "options", "lines", "verify", "result")
-
-    def __init__(self, notes: Notes, stems: Stems, options: ImportOptions, lines: int, verify):
-        self.notes, self.stems, self.options = notes, stems, options
-        self.lines, self.verify = lines, verify
-        self.result: RunResult | None = None
-
-    def __call__(self, stored: stores.Stored) -> Iterator[FactRecord]:
+    def plan(stored: stores.Stored) -> tuple[Iterator[FactRecord], RunResult]:
         from brainmigrate.merge import run
 
-        notes, options, verify = self.notes, self.options, self.verify
-        ran = self.result = run.merge(notes, stored, self.stems)
+        ran = run.merge(notes, stored, stems)
         if options.progress is not None:
-            options.progress("write", 0, len(notes.facts), self.lines)
+            options.progress("write", 0, len(notes.facts), lines)
         if verify:  # also every stored fact a line fed, already imported or not
             _verify(ran, options.cache_dir)
         # only facts the run may have changed are read back (a re-import: none)
         stored_ids, new_ids = ran.changed
-        return (
+        records = (
             r
             for r in ran.facts.values_of(
                 itertools.chain(stored_ids, new_ids), len(stored_ids) + len(new_ids)
             )
             if verify or r.action() != "unchanged" or r.new_provenance
         )
+        return records, ran
+
+    return plan

@@ -448,7 +448,7 @@ def test_ctrl_c_between_batches_of_the_write_leaves_the_store_as_it_was(tmp_path
         raise KeyboardInterrupt  # after three batches were written
 
     with pytest.raises(KeyboardInterrupt):
-        store.transact(db, lambda _: interrupted(), lambda rec: "w", "2026-01-02T00:00:00Z")
+        store.transact(db, lambda _: (interrupted(), None), lambda rec: "w", "2026-01-02T00:00:00Z")
     assert dump(db) == before
     store.write(db, _records(1, start=11), lambda rec: "w", "2026-01-03T00:00:00Z")  # not locked
     assert len(dump(db)[0]) == len(before[0]) + 1

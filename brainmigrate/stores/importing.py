@@ -13,6 +13,7 @@ import sqlite3
 from collections.abc import Callable, Iterable
 from operator import attrgetter
 from pathlib import Path
+from typing import TypeVar
 
 from brainmigrate import runstate
 from brainmigrate.fsutil import signals_held
@@ -24,16 +25,22 @@ from brainmigrate.stores.rows import COLUMNS
 from brainmigrate.stores.schema import check_schema, create, create_indexes, upgrade
 from brainmigrate.stores.status import set_fingerprint
 
+T = TypeVar("T")
 
-def transact(path: Path, plan: Callable[[Stored], Iterable[FactRecord]], words, now: str) -> None:
-    """Import into the store at ``path`` under its write lock, in one transaction.
+
+def transact(
+    path: Path, plan: Callable[[Stored], tuple[Iterable[FactRecord], T]], words, now: str
+) -> T:
+    """Import into the store at ``path`` under its write lock, in one transaction, and
+    return what ``plan`` made of it.
 
     Takes the lock (``BEGIN IMMEDIATE``; another writer makes this wait up to
     ``BUSY_TIMEOUT`` seconds, then "store is busy"), creates the schema in a new or empty
     file, lets ``plan(stored)`` merge against the store as it is and writes the facts it
-    returns: so two imports at once run one after the other, each against what the
-    other wrote. ``words(rec)`` gives the stemmed words FTS5 indexes; ``now`` is the ISO time
-    of the import. Raises ``StoreError``; on any failure (or a kill) the store is left as it
+    returns with its value (``(records, value)``); ``value`` is returned once committed.
+    So two imports at once run one after the other, each against what the other wrote.
+    ``words(rec)`` gives the stemmed words FTS5 indexes; ``now`` is the ISO time of the
+    import. Raises ``StoreError``; on any failure (or a kill) the store is left as it
     was, and a store file this run created is removed again.
     """
     check_file(path)
@@ -49,7 +56,8 @@ def transact(path: Path, plan: Callable[[Stored], Iterable[FactRecord]], words, 
                     check_schema(con, path)  # someone else's SQLite file is refused, not extended
                     create(con, indexes=False)
                 upgrade(con)
-                _write(con, plan(Stored(con, path)), words, now)
+                records, value = plan(Stored(con, path))
+                _write(con, records, words, now)
                 if new:  # built once over the rows written, not row by row (same transaction)
                     create_indexes(con)
                 with signals_held():  # the commit and saying so, with no interrupt between them
@@ -67,6 +75,7 @@ def transact(path: Path, plan: Callable[[Stored], Iterable[FactRecord]], words, 
     finally:
         if con is not None:
             con.close()
+    return value
 
 
 def write(path: Path, facts: Iterable[FactRecord], words, now: str) -> None:
@@ -74,7 +83,7 @@ def write(path: Path, facts: Iterable[FactRecord], words, now: str) -> None:
     ``path`` in one locked transaction; for building a store from records directly. Same
     errors and safety as ``transact``."""
     facts = list(facts)
-    transact(path, lambda _snapshot: facts, words, now)
+    transact(path, lambda _snapshot: (facts, None), words, now)
 
 
 _INSERT_FACT = (
