@@ -13,7 +13,7 @@ from pathlib import Path
 
 from brainmigrate.fsutil import write_text_atomic
 from brainmigrate.read.files import InputError
-from brainmigrate.rules import SCHEMA_VERSION, Finding
+from brainmigrate.rules import CHECK_SCHEMA, Finding
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +76,7 @@ def write_baseline(path: str | os.PathLike, findings: Sequence[Finding]) -> None
     Raises ``BaselineError`` when it cannot be written.
     """
     data = {
-        "schema_version": SCHEMA_VERSION,
+        "schema_version": CHECK_SCHEMA,
         "tool": "brainmigrate check",
         "entries": [e.to_dict() for e in baseline_entries(findings)],
     }
@@ -117,13 +117,13 @@ def read_baseline(path: str | os.PathLike) -> list[BaselineEntry]:
     if not isinstance(data, dict):
         raise BaselineError(
             f"--baseline {name}: not a brainmigrate baseline (a JSON object with"
-            f" schema_version {SCHEMA_VERSION}); {fix}"
+            f" schema_version {CHECK_SCHEMA}); {fix}"
         )
     version = data.get("schema_version", _ABSENT)
-    if type(version) is not int or version != SCHEMA_VERSION:
+    if type(version) is not int or version != CHECK_SCHEMA:
         raise BaselineError(
             f"--baseline {name}: schema_version is {_json_value(version)}, not"
-            f" {SCHEMA_VERSION}; {fix}"
+            f" {CHECK_SCHEMA}; {fix}"
         )
     items = data.get("entries", [])
     if not isinstance(items, list):

@@ -15,8 +15,8 @@ from brainmigrate.digests import blake2b
 from brainmigrate.read.files import InputError
 
 _RANK = {"info": 0, "warning": 1, "error": 2}
-#: Version of the JSON report and of the baseline file.
-SCHEMA_VERSION = 1
+#: ``schema_version`` of ``check --format json`` and of the baseline file.
+CHECK_SCHEMA = 1
 
 
 @dataclass(frozen=True, slots=True, init=False, repr=False, eq=False)

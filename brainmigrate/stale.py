@@ -31,8 +31,8 @@ from brainmigrate.fingerprints import (
 )
 from brainmigrate.model import Anchor, FactRecord
 
-#: Version of ``stale --format json``.
-SCHEMA_VERSION = 1
+#: ``schema_version`` of ``stale --format json``.
+STALE_SCHEMA = 1
 
 
 class VerifyError(BrainmigrateError):

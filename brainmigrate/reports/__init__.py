@@ -20,8 +20,8 @@ from brainmigrate.shapes import one_line, report_fact, to_json
 if TYPE_CHECKING:  # jinja2 is imported when a template is first rendered (start-up)
     import jinja2
 
-#: The report's schema version (SPEC.md §Report).
-SCHEMA_VERSION = 1
+#: ``schema_version`` of the import report (SPEC.md §Report).
+IMPORT_SCHEMA = 1
 #: Formats ``import`` renders.
 FORMATS = ("text", "json", "markdown", "html")
 
@@ -79,7 +79,7 @@ def report(result, with_facts: bool = True, entries: str = "list") -> dict:
         if keep:
             facts.append(report_fact(rec, roots, action))
     return {
-        "schema_version": SCHEMA_VERSION,
+        "schema_version": IMPORT_SCHEMA,
         "dry_run": result.dry_run,
         "store": result.store,
         "roots": [r.label for r in result.roots],
@@ -299,7 +299,7 @@ def index_report(summary, declared: dict[str, list], aliases=None) -> dict:
     ``resolve_symbol`` takes it)."""
     from brainmigrate.codeindex import resolve_symbol
 
-    data = {"schema_version": SCHEMA_VERSION, **summary.to_dict()}
+    data = {"schema_version": IMPORT_SCHEMA, **summary.to_dict()}
     data["names"] = {}
     for name, decls in declared.items():
         state, chosen = resolve_symbol(decls, aliases) if decls else ("none", [])

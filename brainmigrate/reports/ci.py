@@ -182,11 +182,11 @@ def finding_dict(f: Finding, fail_on: str) -> dict:
 
 def as_json(result: CheckResult) -> str:
     """The JSON report: versioned, keys sorted, findings in report order, no timestamps."""
-    from brainmigrate.rules import SCHEMA_VERSION
+    from brainmigrate.rules import CHECK_SCHEMA
 
     b = result.baseline
     data = {
-        "schema_version": SCHEMA_VERSION,
+        "schema_version": CHECK_SCHEMA,
         "tool": "brainmigrate check",
         "fail_on": result.fail_on,
         "exit_code": result.exit_code,

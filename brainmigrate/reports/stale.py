@@ -13,7 +13,7 @@ from enum import StrEnum
 from brainmigrate.check import CheckedFact, CheckResult
 from brainmigrate.rules import Finding, finding_key
 from brainmigrate.shapes import safe_text, shorten, to_json
-from brainmigrate.stale import SCHEMA_VERSION, FactCheck, StaleResult
+from brainmigrate.stale import STALE_SCHEMA, FactCheck, StaleResult
 
 
 class Format(StrEnum):
@@ -78,7 +78,7 @@ def anchor_dict(c) -> dict:
 def as_dict(result: StaleResult) -> dict:
     """The JSON report: counts, and every checked fact with its anchors' states."""
     return {
-        "schema_version": SCHEMA_VERSION,
+        "schema_version": STALE_SCHEMA,
         "checked": result.checked,
         "stale": result.stale,
         "unreachable": result.unreachable,

@@ -19,7 +19,10 @@ if TYPE_CHECKING:
     import sqlite3
 
 
-SCHEMA_VERSION = 2
+#: The store's schema version (``PRAGMA user_version``); older stores are upgraded on
+#: their first write, newer ones refused. One version name per document: ``STORE_SCHEMA``,
+#: ``reports.IMPORT_SCHEMA``, ``rules.CHECK_SCHEMA``, ``stale.STALE_SCHEMA``.
+STORE_SCHEMA = 2
 #: Versions this one reads (and upgrades when it writes).
 READS = (1, 2)
 APPLICATION = "brainmigrate"
@@ -102,10 +105,10 @@ def check_schema(con: sqlite3.Connection, path: Path) -> None:
             f"{path} has schema version {version}, which no brainmigrate writes; "
             "restore a backup, or import the notes into a new store"
         )
-    if version > SCHEMA_VERSION:
+    if version > STORE_SCHEMA:
         raise StoreError(
             f"{path} was written by a newer brainmigrate (schema {version}, this one reads "
-            f"{SCHEMA_VERSION}); upgrade brainmigrate"
+            f"{STORE_SCHEMA}); upgrade brainmigrate"
         )
     if version == 0 and tables:
         raise StoreError(
@@ -135,10 +138,10 @@ _UPGRADES = {
 
 
 def upgrade(con: sqlite3.Connection) -> None:
-    """Bring the store to ``SCHEMA_VERSION`` inside the caller's open write transaction
+    """Bring the store to ``STORE_SCHEMA`` inside the caller's open write transaction
     (so a failure later in it rolls the upgrade back too)."""
     version = con.execute("PRAGMA user_version").fetchone()[0]
-    while version < SCHEMA_VERSION:
+    while version < STORE_SCHEMA:
         for statement in _UPGRADES[version]:
             con.execute(statement)
         version += 1
@@ -155,7 +158,7 @@ def create(con: sqlite3.Connection, indexes: bool = True) -> None:
     from brainmigrate import __version__
 
     con.execute("INSERT INTO meta VALUES ('created_by', ?)", (__version__,))
-    con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    con.execute(f"PRAGMA user_version = {STORE_SCHEMA}")
 
 
 def _is_index(statement: str) -> bool:

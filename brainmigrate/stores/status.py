@@ -75,7 +75,7 @@ class Updater:
 @contextlib.contextmanager
 def updating(path: Path) -> Iterator[Updater]:
     """The existing store at ``path`` in one locked write transaction (``BEGIN
-    IMMEDIATE``), after upgrading it to ``SCHEMA_VERSION``: the ``with`` block writes
+    IMMEDIATE``), after upgrading it to ``STORE_SCHEMA``: the ``with`` block writes
     through the ``Updater``, and the transaction commits when it ends. Any failure in it
     leaves the store as it was. Raises ``StoreError`` (no store, unwritable, busy, a row
     the reader refuses) and whatever else the block raises."""
