@@ -181,6 +181,16 @@ def test_attributes_other_than_href_and_src_and_open_quotes_give_no_link():
     assert [t for t in tokens.tokens([Segment(1, 1, "a <b> href=x.md c=d")]) if t.link] == []
 
 
+def test_an_href_value_is_read_as_written_markdown_escapes_and_all():
+    # raw HTML takes no Markdown escapes (CommonMark): the value is the line's text at its
+    # column, so ``check --fix`` rewrites what is there (a case hypothesis found)
+    text = "<a src='a\\<src=' <a href=\"docs\\<x>.md\">"
+    found = [(t.text, t.col) for t in tokens.tokens([Segment(1, 1, text)]) if t.link]
+    assert found == [("a\\<src=", 9), ("docs\\<x>.md", 27)]
+    for tok, col in found:
+        assert text[col - 1 : col - 1 + len(tok)] == tok
+
+
 def test_no_task_id_is_read_in_an_href_with_spaces():
     text = '<a href="runbooks/TER-9 cold.md">x</a> for TER-3'
     assert span_regions(text) == [(9, 31)]

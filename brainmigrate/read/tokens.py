@@ -279,10 +279,11 @@ def _special_spans(text: str, seg: Segment, holds, out: list[Token]) -> str:
     """Take the one-token spans out of ``text`` (blanked, so columns stay) into ``out``:
     HTML ``href``/``src`` values first, then wiki links, angle-bracket link targets and
     backtick spans with whitespace that ``holds`` says a root holds."""
-    if may_hold_html(text):
+    if may_hold_html(seg.text):
         chars = None
-        for start, end, b0, b1 in html_targets(text):
-            _span_token(text, start, end, seg, True, False, out)
+        # raw HTML takes no Markdown escapes (CommonMark): its values are read as written
+        for start, end, b0, b1 in html_targets(seg.text):
+            _span_token(seg.text, start, end, seg, True, False, out)
             if chars is None:
                 chars = list(text)
             chars[b0:b1] = " " * (b1 - b0)
