@@ -1,13 +1,13 @@
 """A refactor keeps every output byte for byte (issue 23), on a bench corpus.
 
-A corpus from ``bench/corpus.py`` (seed 1, 2,000 lines in 8 files) cites a small tree built
+A corpus from ``bench/corpus.py`` (seed 1, 500 lines in 8 files) cites a small tree built
 here (a git checkout of Python files: found, gone and past-the-end citations, declarations
 the corpus names). It goes through the commands as the CLI runs them:
 
 * ``import --dry-run --format json`` (the report),
 * ``import`` into a new store (its JSON report),
 * ``export --to`` each target, from that store (a file, or a folder's files in name order;
-  memory with ``--fit``, and without it the refusal of a corpus over its budgets),
+  memory with ``--fit`` to a 16 KB budget, and without it the refusal of a corpus over it),
 * ``check --format json``.
 
 Each output's bytes must equal ``golden/bench-corpus/<name>``, recorded from the code as it
@@ -99,7 +99,7 @@ def outputs(tmp_path_factory) -> dict[str, bytes]:
     """Every output, by kept file name, from one run in a scratch folder."""
     tmp = tmp_path_factory.mktemp("bench-corpus")
     root = tree(tmp / "repo")
-    generate(tmp / "notes", lines=2000, files=8, seed=1, cite=root)
+    generate(tmp / "notes", lines=500, files=8, seed=1, cite=root)
     mp = pytest.MonkeyPatch()
     mp.chdir(tmp)
     mp.setenv("BRAINMIGRATE_CACHE_DIR", str(tmp / "cache"))
@@ -118,10 +118,20 @@ def outputs(tmp_path_factory) -> dict[str, bytes]:
     (tmp / "exports").mkdir()
     for target in EXPORTS:
         written = tmp / "exports" / target
-        fit = ["--fit"] if target == "memory" else []  # the corpus is over its budgets
+        fit = ["--fit", "--total-budget", "16384"] if target == "memory" else []
         run("export", "--store", "know.db", "--to", target, "--output", str(written), *fit)
         out[f"export-{target}.txt"] = files_of(written)
-    over = cli("export", "--store", "know.db", "--to", "memory", "--output", "over")
+    over = cli(
+        "export",
+        "--store",
+        "know.db",
+        "--to",
+        "memory",
+        "--output",
+        "over",
+        "--total-budget",
+        "16384",
+    )
     assert (over.exit_code, over.stdout) == (2, ""), over.output
     out["export-memory-over.txt"] = over.stderr_bytes
     out["check.json"] = run("check", "notes", *roots, "--format", "json")
