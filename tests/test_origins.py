@@ -220,3 +220,20 @@ def test_the_origin_follows_the_notes_file_the_latest_import_read(tmp_path, monk
     assert origins(store) == {"k1": ("b/ledger.md", 1)}
     assert cli("import", "b/ledger.md", "a/ledger.md").exit_code == 0
     assert origins(store) == {"k1": ("a/ledger.md", 3)}
+
+
+def test_the_store_answers_a_facts_last_row_without_a_prefetch(tree):
+    from brainmigrate.stores import Stored
+
+    con = sqlite3.connect(tree / "know.db")
+    try:
+        stored = Stored(con, tree / "know.db")
+        assert [stored.latest(i) for i in (1, 2, 3, 4)] == [
+            ("notes/ledger.md", 7),
+            ("notes/ledger.md", 9),
+            ("notes/ledger.md", 10),
+            None,
+        ]
+        assert Stored().latest(1) is None  # an empty store
+    finally:
+        con.close()
