@@ -228,7 +228,7 @@ def _plan(notes: Notes, stems: Stems, options: ImportOptions, lines: int, verify
             for r in ran.facts.values_of(
                 itertools.chain(stored_ids, new_ids), len(stored_ids) + len(new_ids)
             )
-            if verify or r.action() != "unchanged" or r.new_provenance
+            if verify or r.action() != "unchanged" or r.new_provenance or r.refed
         )
         return records, ran
 

@@ -105,12 +105,13 @@ def report_fact(rec: FactRecord, roots: dict[str, int], action: str) -> dict:
 
 def fact_dict(rec: FactRecord, extra: dict) -> dict:
     """A stored fact as a JSON-able dict (the shape ``show``, ``search --format json`` and
-    the jsonl export use)."""
+    the jsonl export use). ``origin`` is the last of ``extra["provenance"]`` (recorded
+    order): the line that fed the fact most recently (README "The store")."""
     prov = extra.get("provenance", [])
     return {
         **fact_fields(rec),
         "status_reason": rec.status_reason,
-        "origin": {"file": prov[0]["file"], "line": prov[0]["line"]} if prov else None,
+        "origin": {"file": prov[-1]["file"], "line": prov[-1]["line"]} if prov else None,
         "anchors": [
             {
                 **anchor_fields(a, a.root),

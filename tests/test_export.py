@@ -96,7 +96,8 @@ def test_jsonl_one_fact_per_line_with_provenance(store, tmp_path):
         "ter-160-b",
         "2026-09-20T10:02:11Z",
     )
-    assert k11["origin"] == {"file": "notes/payments.md", "line": 6}
+    # line 16 repeats line 6 and gives the fact its text: the most recent line, its origin
+    assert k11["origin"] == {"file": "notes/payments.md", "line": 16}
     assert [(p["file"], p["line"]) for p in k11["provenance"]] == [
         ("notes/payments.md", 6),
         ("notes/payments.md", 16),

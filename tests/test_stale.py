@@ -503,8 +503,9 @@ def test_dry_run_records_nothing_and_a_version_1_store_stays_version_1(env, tmp_
     roots = ["--root", copies / "app", "--root", copies / "infra"]
     r = cli("stale", "--store", db, *roots)
     assert r.exit_code == 1
+    # (the fact's line stands at lines 3 and 10 of its notes: the later one is its origin)
     assert r.output.splitlines() == [
-        "notes/docker.md:3: k5 environment area:docker STALE: file gone: docker/Dockerfile"
+        "notes/docker.md:10: k5 environment area:docker STALE: file gone: docker/Dockerfile"
         "  the app image runs on eclipse-temurin:21-jre, see docker/Dockerfile",
         "STALE: checked 14, stale 1, unreachable 0",
     ]

@@ -82,11 +82,11 @@ def knowledge_files(
             "anchors": anchors,
         }
         if not anchors:
-            first = prov[0] if prov else None
+            origin = prov[-1] if prov else None  # the line that fed it most recently
             front["source"] = {
                 "task": rec.task,
                 "run": rec.run,
-                "notes": f"{first['file']}:{first['line']}" if first else None,
+                "notes": f"{origin['file']}:{origin['line']}" if origin else None,
             }
         body = [fold(rec.text), ""]
         if rec.status != "active":

@@ -199,18 +199,36 @@ class _Run:
             self.by_file[fact.file].merged += 1
         if res.anchors:
             add_anchors(rec, res.anchors)
-        # (a file and line is read once a run, so only the store can hold it already)
-        if not stored.fed(rec.id, fact.file, fact.line, fp):
-            rec.new_provenance.append((fact.file, fact.line, fp))
-        rec.origin = rec.origin or (fact.file, fact.line)
+        self._provenance(rec, fact, fp)
         if res.citations:
             add_gone(rec, [c.name for c in res.citations if c.state == "gone"])
         if rec.stored:
             self.fed.append(rec.id)
-            if known is None or rec.new_provenance or held != (len(rec.anchors), len(rec.gone)):
+            if (
+                known is None
+                or rec.new_provenance
+                or rec.refed
+                or held != (len(rec.anchors), len(rec.gone))
+            ):
                 self.changed.append(rec.id)
         if res.citations:
             self._cited(fact, rec, res.citations)
+
+    def _provenance(self, rec: FactRecord, fact: ParsedFact, fp: str) -> None:
+        """Record that ``fact`` (its line key ``fp``) fed ``rec``, which makes it the fact's
+        origin (README "The store": the most recent line that fed it). A line the store
+        holds already is recorded again, last (``refed``), only when another row would
+        otherwise be the fact's last one: a new row of this run, or a stored row last."""
+        where = (fact.file, fact.line)
+        rec.origin = where
+        # (a file and line is read once a run, so only the store can hold it already)
+        if not self.stored.fed(rec.id, fact.file, fact.line, fp):
+            rec.new_provenance.append((fact.file, fact.line, fp))
+            rec.refed = None
+        elif rec.new_provenance or self.stored.latest(rec.id) != where:
+            rec.refed = (fact.file, fact.line, fp)
+        else:
+            rec.refed = None
 
     def _cited(self, fact: ParsedFact, rec: FactRecord, citations) -> None:
         """The report's entry of each citation of ``fact`` (merged into ``rec``) that is

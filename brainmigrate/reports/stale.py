@@ -2,7 +2,7 @@
 
 ``text`` and ``json`` are its own; ``github``, ``sarif`` and ``markdown`` are ``check``'s
 reporters (``reports.ci``) over one ``BM501`` finding per stale fact, placed at the notes
-line that fed the fact (its provenance), so a pull request that changes code shows which
+line that fed the fact most recently (its origin), so a pull request that changes code shows which
 note to read again.
 """
 

@@ -1,6 +1,6 @@
 """Reading facts from an open store connection, every row checked as it enters
 (``rows``): the facts with their anchors and gone citations, the anchored facts staleness
-reads, the scopes, the first notes line of each fact, and the whole store as a
+reads, the scopes, the origin (latest notes line) of each fact, and the whole store as a
 ``Snapshot``. These raise ``sqlite3.Error`` and ``Inconsistent``; the ``Reader``, the
 import's ``Stored`` and the status updater run them inside ``connection.translated``.
 """
@@ -222,15 +222,16 @@ def ids_of(rows: Iterable[tuple]) -> list[int]:
 
 
 def origins(con: sqlite3.Connection, ids: Iterable[int] | None = None) -> dict[int, tuple]:
-    """Fact id -> ``(file, line)`` of the first notes line that fed it (its provenance), of
-    the facts ``ids`` (None: every fact); each row it returns checked (``Inconsistent``)."""
+    """Fact id -> ``(file, line)`` of its origin: the provenance row recorded last, the
+    line that fed it most recently (README "The store"); of the facts ``ids`` (None: every
+    fact); each row it returns checked (``Inconsistent``)."""
     only, args = "", []
     if ids is not None:
         only, args = " WHERE fact_id IN (SELECT value FROM json_each(?))", [json.dumps(list(ids))]
     out: dict[int, tuple] = {}
     for fid, file, line in con.execute(
         "SELECT fact_id, file, line FROM provenance WHERE rowid IN"
-        f" (SELECT min(rowid) FROM provenance{only} GROUP BY fact_id)",
+        f" (SELECT max(rowid) FROM provenance{only} GROUP BY fact_id)",
         args,
     ):
         fid, file, line, _ = provenance_row(fid, file, line, "")

@@ -107,6 +107,12 @@ _INSERT_PROVENANCE = (
     "INSERT OR IGNORE INTO provenance (fact_id, file, line, fingerprint, imported)"
     " VALUES (?,?,?,?,?)"
 )
+#: A stored provenance row recorded again, last (a new rowid) with this import's time: the
+#: line that fed the fact last in this run, so it is the fact's origin again.
+_REFEED_PROVENANCE = (
+    "INSERT OR REPLACE INTO provenance (fact_id, file, line, fingerprint, imported)"
+    " VALUES (?,?,?,?,?)"
+)
 
 
 def _join(values: Iterable[str]) -> str:
@@ -126,6 +132,7 @@ def _write(con: sqlite3.Connection, facts: Iterable[FactRecord], words, now: str
         sql: [] for sql in (_INSERT_FACT, _INSERT_FTS, _INSERT_ANCHOR, _INSERT_GONE)
     }
     rows[_INSERT_PROVENANCE] = []
+    rows[_REFEED_PROVENANCE] = []  # after the new rows: the origin is the last row
     held = 0
 
     def flush() -> None:
@@ -175,6 +182,8 @@ def _write(con: sqlite3.Connection, facts: Iterable[FactRecord], words, now: str
         rows[_INSERT_PROVENANCE].extend(
             (rec.id, f, ln, fp, now) for f, ln, fp in rec.new_provenance
         )
+        if rec.refed:
+            rows[_REFEED_PROVENANCE].append((rec.id, *rec.refed, now))
         held += 1
         if held >= WRITE_BATCH:
             flush()

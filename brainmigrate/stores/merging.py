@@ -26,6 +26,7 @@ from brainmigrate.stores.rows import (
     entry_row,
     missing,
     provenance_ok,
+    provenance_row,
 )
 
 
@@ -38,7 +39,8 @@ class Stored:
     reads one fact with its anchors and gone paths (``stored`` set, ``snapshot`` taken);
     ``known(fp)`` is the id of the fact a line with fingerprint ``fp`` first fed, or None;
     ``fed(id, file, line, fp)`` says whether the store holds that provenance row;
-    ``prefetch(fps)`` reads all three for a batch of lines at once.
+    ``latest(id)`` is ``(file, line)`` of a fact's last provenance row (its origin);
+    ``prefetch(fps)`` reads all four for a batch of lines at once.
     ``Stored()`` is an empty store. Reads raise ``sqlite3.Error``; ``reading`` and
     ``transact`` turn it into ``StoreError``.
     """
@@ -51,6 +53,7 @@ class Stored:
         self._known: dict[str, int] = {}
         self._fed: set[tuple[int, str, int, str]] = set()
         self._facts: dict[int, FactRecord] = {}
+        self._latest: dict[int, tuple[str, int]] = {}
         if con is not None:
             if con.execute("PRAGMA user_version").fetchone()[0] == 0:
                 self._con = None  # a new, empty store
@@ -86,10 +89,11 @@ class Stored:
             entry_row(row)
 
     def prefetch(self, fps: list[str]) -> None:
-        """Read at once what ``known``, ``fed`` and ``fact`` will be asked about the lines
-        of fingerprints ``fps`` (a few hundred): one query each instead of one a line.
-        Forgets what the previous call read."""
+        """Read at once what ``known``, ``fed``, ``latest`` and ``fact`` will be asked about
+        the lines of fingerprints ``fps`` (a few hundred): one query each instead of one a
+        line. Forgets what the previous call read."""
         self._asked, self._known, self._fed, self._facts = set(fps), {}, set(), {}
+        self._latest = {}
         if self._con is None or not fps:
             return
         unique = list(self._asked)
@@ -113,7 +117,28 @@ class Stored:
                 first[fp] = (rowid, fid)
         self._known = {fp: fid for fp, (_, fid) in first.items()}
         if self._known:
-            self._facts = read_facts(self._con, sorted(set(self._known.values())))
+            ids = sorted(set(self._known.values()))
+            self._facts = read_facts(self._con, ids)
+            self._latest = self._last_rows(ids)
+
+    def _last_rows(self, ids: list[int]) -> dict[int, tuple[str, int]]:
+        """``(file, line)`` of the last provenance row (by rowid) of each of ``ids``."""
+        out: dict[int, tuple[str, int]] = {}
+        for fid, file, line in self._con.execute(
+            "SELECT fact_id, file, line FROM provenance WHERE rowid IN (SELECT max(rowid)"
+            f" FROM provenance WHERE fact_id IN ({','.join('?' * len(ids))}) GROUP BY fact_id)",
+            ids,
+        ):
+            fid, file, line, _ = provenance_row(fid, file, line, "")
+            out[fid] = (file, line)
+        return out
+
+    def latest(self, fid: int) -> tuple[str, int] | None:
+        """``(file, line)`` of the provenance row the store recorded last for fact ``fid``
+        (its origin: README "The store"), or None when it holds none."""
+        if fid not in self._latest and self._con is not None:
+            self._latest.update(self._last_rows([fid]))
+        return self._latest.get(fid)
 
     def fact(self, fid: int) -> FactRecord:
         """Stored fact ``fid`` with its anchors and gone paths, its ``snapshot`` taken.

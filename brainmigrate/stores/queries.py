@@ -95,8 +95,8 @@ class Reader:
     def details(self, ids: Iterable[int] | None = None) -> dict[int, dict]:
         """What a ``snapshot`` leaves out, per fact id: ``imported``, ``updated`` (ISO UTC
         times) and ``provenance``, a list of ``{"file", "line", "imported"}`` in the order
-        it was recorded. ``ids`` limits the answer to those facts, and the rows read
-        (None: every fact)."""
+        it was recorded (the last one is the fact's origin: README "The store"). ``ids``
+        limits the answer to those facts, and the rows read (None: every fact)."""
         wanted = None if ids is None else [i for i in dict.fromkeys(ids) if 1 <= i <= MAX_ID]
         if wanted == []:
             return {}
@@ -289,8 +289,9 @@ class Reader:
         return self._run(work)
 
     def origins(self, ids: Iterable[int] | None = None) -> dict[int, tuple]:
-        """Fact id -> ``(file, line)`` of the first notes line that fed it, of the facts
-        ``ids`` (None: every fact; ``facts.origins``)."""
+        """Fact id -> ``(file, line)`` of the notes line that fed it most recently (its
+        origin, the provenance row recorded last), of the facts ``ids`` (None: every fact;
+        ``facts.origins``)."""
         return self._run(lambda con: origins(con, ids))
 
     def version(self) -> int:
