@@ -27,6 +27,7 @@ from brainmigrate.stores.rows import (
     missing,
     provenance_ok,
 )
+from brainmigrate.stores.schema import upgrade
 
 
 class Stored:
@@ -208,6 +209,7 @@ def reading(path: Path) -> Iterator[Stored]:
                     raise
                 raise SpillError(folder(), exc) from None
             con.close()
+            upgrade(copy, path)  # the copy reads as the import's upgraded store would
             yield Stored(copy, path)
     finally:
         con.close()
