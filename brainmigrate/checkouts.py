@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from brainmigrate.codeindex.extract import digest, normalise_source
@@ -30,7 +30,8 @@ class CheckoutFiles:
     recorded with it (a store moved to another machine): first in the folder its recorded
     root maps to (``mapped``), then in the others in order. ``base``: the store's folder,
     that a recorded root relative to it is read in (``roots.root_folder``); ``recorded``:
-    the store's roots table (``(name, remote)`` in order). ``cache_dir``: the
+    the store's roots table (``(name, remote)`` in order); ``folders``: recorded root name
+    -> its folder, where the run knows it (an import's own roots). ``cache_dir``: the
     declaration cache folder (None: the default). ``few``: up to this many changed files
     of a root are parsed without the cache (``search`` and ``show``, which read a handful
     of files: loading a large root's cache costs more than parsing them); 0: always
@@ -44,12 +45,13 @@ class CheckoutFiles:
         few: int = 0,
         base: str | None = None,
         recorded: Sequence[tuple[str, str | None]] = (),
+        folders: Mapping[str, str] | None = None,
     ) -> None:
         self.roots = [os.path.abspath(os.fspath(r)) for r in roots]
         self.base = base
         self.recorded = list(recorded)
         self._mapped: dict[str, str] | None = None
-        self._folders: dict[str, str] = {}
+        self._folders: dict[str, str] = dict(folders or {})
         self.few = few
         self.cache_dir = Path(cache_dir) if cache_dir else None
         self._readable: dict[str, bool] = {}

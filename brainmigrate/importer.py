@@ -167,7 +167,9 @@ def _verify(ran: RunResult, cache_dir, base: str, batch: int = 4096) -> None:
     stored_ids, new_ids = ran.changed
     stored_ids = sorted(set(stored_ids).union(ran.fed))
     ran.changed = (stored_ids, new_ids)
-    checkouts = Checkouts((), cache_dir, base=base)
+    # the run's own roots where they are, also one named after a recorded root elsewhere
+    folders = {r.name: r.path for r in ran.roots}
+    checkouts = Checkouts((), cache_dir, base=base, folders=folders)
     taken, chunk = Spill(), []
     keys = itertools.chain(stored_ids, new_ids)
     for rec in ran.facts.values_of(keys, len(stored_ids) + len(new_ids)):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
+import subprocess
 from pathlib import Path
 
 from clirun import cli
@@ -150,6 +151,16 @@ def test_a_store_beside_the_checkouts_matches_a_clone_by_its_remote(tmp_path, mo
     # the recorded folder is not here: --root maps the recorded root to the clone
     r = cli("stale", "--store", str(ci / "know.db"), "--root", ".")
     assert (r.exit_code, r.output) == (0, "OK: checked 2, stale 0, unreachable 0\n")
+    # import --verify fingerprints in the clone the import read, not the recorded folder
+    r = cli("import", "notes", "--root", ".", "--store", str(ci / "know.db"), "--verify")
+    assert r.exit_code == 0, r.output
+    head = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=ci / "src/pay", capture_output=True, text=True
+    ).stdout.strip()
+    assert rows(ci / "know.db", "SELECT root, verified_commit FROM anchors") == [
+        ("../code/pay", head),
+        ("../code/pay", head),
+    ]
 
 
 def test_root_maps_several_recorded_roots_by_remote_before_position(tmp_path, monkeypatch):
