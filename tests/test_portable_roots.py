@@ -232,3 +232,23 @@ def test_a_version_2_store_is_read_as_it_is_and_upgraded_on_its_first_write(tmp_
     ]
     assert rows(db, "SELECT name, remote, position FROM roots") == [(".", "github.com/acme/pay", 0)]
     assert rows(db, "SELECT count(*) FROM anchors WHERE verified_commit IS NOT NULL") == [(2,)]
+
+
+def test_a_fixed_absolute_citation_replaces_the_anchor_of_a_relative_root(tmp_path, monkeypatch):
+    """``check --fix`` rewrote an absolute citation under the root: the re-import drops the
+    anchor the old path gave, though the store records the root as ``.``."""
+    repo = tmp_path / "repo"
+    write(repo, {"src/old.py": "def a():\n    return 1\n"})
+    write(repo, {"notes/facts.md": f"+ the helper lives in {repo}/src/old.py\n"})
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "start")
+    imported(monkeypatch, repo)
+    assert rows(repo / "know.db", "SELECT root, path FROM anchors") == [(".", "src/old.py")]
+    git(repo, "mv", "src/old.py", "src/new.py")
+    git(repo, "commit", "-qm", "move")
+    r = cli("check", "notes", "--root", ".", "--fix")
+    assert r.exit_code == 0, r.output
+    assert (repo / "notes/facts.md").read_text() == f"+ the helper lives in {repo}/src/new.py\n"
+    imported(monkeypatch, repo)
+    assert rows(repo / "know.db", "SELECT root, path FROM anchors") == [(".", "src/new.py")]
