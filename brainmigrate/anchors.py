@@ -302,7 +302,7 @@ class Resolver:
             folder = found[3] == "folder"
             lines = None if folder else tok.lines
             anchor = Anchor(
-                "folder" if folder else "file", root.label, printable(found[2]), None, lines, how
+                "folder" if folder else "file", root.name, printable(found[2]), None, lines, how
             )
             if anchor not in seen:
                 seen.add(anchor)
@@ -386,7 +386,7 @@ class Resolver:
                 return
             files = [near]
         anchor = Anchor(
-            "file", self.roots[0].label, printable(files[0]), None, tok.lines, "bare-name"
+            "file", self.roots[0].name, printable(files[0]), None, tok.lines, "bare-name"
         )
         if (self._add_named(out, anchor, seen) or anchor in seen) and ctx.diags is not None:
             self._check(tok, 0, files[0], ctx)  # each citation's lines and fragment
@@ -427,7 +427,7 @@ class Resolver:
             base = root.relative(folder) if folder is not None else None
             for rel in (f"{base}/{name}" if base else None, name):
                 if rel and rel in k.folders:
-                    anchor = Anchor("folder", root.label, printable(rel), None, None, "bare-name")
+                    anchor = Anchor("folder", root.name, printable(rel), None, None, "bare-name")
                     self._add_named(out, anchor, seen)
                     return True
         return False
@@ -500,7 +500,7 @@ class Resolver:
         count = dropped = 0
         seen: set[str] = set()
         have = set(res.anchors)
-        root = self.roots[0].label
+        root = self.roots[0].name
         for tok in res.camel:
             if tok.text in seen:
                 continue

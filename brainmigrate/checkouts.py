@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from brainmigrate.codeindex.extract import digest, normalise_source
 from brainmigrate.git import RenameTrail
 from brainmigrate.model import Anchor
+from brainmigrate.roots import remote_of, root_folder
 
 #: The kind of an anchor checked for existence only (SPEC.md §Staleness "Folder anchor").
 FOLDER = "folder"
@@ -25,8 +26,12 @@ FOLDER = "folder"
 class CheckoutFiles:
     """The checkouts' files as they are now, read once per run.
 
-    ``roots``: when given, every anchor is looked up in these folders in order instead of
-    the root recorded with it (a store moved to another machine). ``cache_dir``: the
+    ``roots``: when given, every anchor is looked up in these folders instead of the root
+    recorded with it (a store moved to another machine): first in the folder its recorded
+    root maps to (``mapped``), then in the others in order. ``base``: the store's folder,
+    that a recorded root relative to it is read in (``roots.root_folder``); ``recorded``:
+    the store's roots table (``(name, remote)`` in order); ``folders``: recorded root name
+    -> its folder, where the run knows it (an import's own roots). ``cache_dir``: the
     declaration cache folder (None: the default). ``few``: up to this many changed files
     of a root are parsed without the cache (``search`` and ``show``, which read a handful
     of files: loading a large root's cache costs more than parsing them); 0: always
@@ -38,8 +43,15 @@ class CheckoutFiles:
         roots: Sequence[str | os.PathLike] = (),
         cache_dir: str | os.PathLike | None = None,
         few: int = 0,
+        base: str | None = None,
+        recorded: Sequence[tuple[str, str | None]] = (),
+        folders: Mapping[str, str] | None = None,
     ) -> None:
         self.roots = [os.path.abspath(os.fspath(r)) for r in roots]
+        self.base = base
+        self.recorded = list(recorded)
+        self._mapped: dict[str, str] | None = None
+        self._folders: dict[str, str] = dict(folders or {})
         self.few = few
         self.cache_dir = Path(cache_dir) if cache_dir else None
         self._readable: dict[str, bool] = {}
@@ -57,9 +69,49 @@ class CheckoutFiles:
 
     # --- roots and files
 
+    def folder(self, name: str) -> str:
+        """The folder recorded root ``name`` is read in without ``--root``."""
+        found = self._folders.get(name)
+        if found is None:
+            found = self._folders[name] = root_folder(name, self.base)
+        return found
+
+    def mapped(self) -> dict[str, str]:
+        """Recorded root name -> the ``--root`` folder it maps to: one recorded root maps
+        to the first ``--root``; of several, each to the ``--root`` of the same git remote,
+        else to the ``--root`` at its position (the second recorded root to the second
+        ``--root``); a folder maps to one recorded root at most."""
+        if self._mapped is None:
+            self._mapped = {}
+            if len(self.recorded) == 1 and self.roots:
+                self._mapped[self.recorded[0][0]] = self.roots[0]
+            elif self.recorded and self.roots:
+                remotes = {r: remote_of(r) for r in self.roots if self.readable(r)}
+                free = list(self.roots)
+                for name, remote in self.recorded:
+                    hit = next((r for r in free if remote and remotes.get(r) == remote), None)
+                    if hit is not None:
+                        self._mapped[name] = hit
+                        free.remove(hit)
+                for i, (name, _) in enumerate(self.recorded):
+                    if name not in self._mapped and i < len(self.roots) and self.roots[i] in free:
+                        self._mapped[name] = self.roots[i]
+                        free.remove(self.roots[i])
+        return self._mapped
+
+    def order(self, anchor: Anchor) -> list[str]:
+        """The folders an anchor is looked up in, in order: its recorded root's folder, or
+        with ``--root`` the folder that root maps to, then the other ``--root`` folders."""
+        if not self.roots:
+            return [self.folder(anchor.root)]
+        first = self.mapped().get(anchor.root)
+        if first is None or first == self.roots[0]:
+            return self.roots
+        return [first, *(r for r in self.roots if r != first)]
+
     def roots_of(self, anchor: Anchor) -> list[str]:
-        """The readable roots an anchor is looked up in, in order."""
-        return [r for r in (self.roots or [anchor.root]) if self.readable(r)]
+        """The readable roots an anchor is looked up in, in order (``order``)."""
+        return [r for r in self.order(anchor) if self.readable(r)]
 
     def readable(self, root: str) -> bool:
         """Whether folder ``root`` can be listed (asked once per root; its real path is

@@ -110,7 +110,7 @@ class Checkouts(CheckoutFiles):
         it was fingerprinted on (the common case: one hash per file, no parsing)."""
         if a.content_hash is None:
             return None
-        for root in self.roots or (a.root,):
+        for root in self.order(a):
             h = self._hashes.get((root, a.path), _UNKNOWN)
             if h is _UNKNOWN:
                 h = self._hash_in(root, a.path)
@@ -127,7 +127,7 @@ class Checkouts(CheckoutFiles):
                 return fresh
         roots = self.roots_of(a)
         if not roots:
-            where = ", ".join(self.roots) if self.roots else a.root
+            where = ", ".join(self.order(a))
             return AnchorCheck(a, UNREACHABLE, f"root cannot be read: {where}")
         if a.kind == FOLDER:  # existence only (SPEC.md §Staleness "Folder anchor")
             for root in roots:
@@ -379,9 +379,10 @@ def fingerprint_records(facts: Iterable[FactRecord], checkouts: Checkouts) -> No
         anchors, every = [], True
         for a in rec.anchors:
             taken = None
-            if checkouts.readable(a.root):
-                if checkouts.holds(a.root, a):
-                    taken = checkouts.fingerprint(a, a.root, a.path, when)
+            folder = checkouts.folder(a.root)
+            if checkouts.readable(folder):
+                if checkouts.holds(folder, a):
+                    taken = checkouts.fingerprint(a, folder, a.path, when)
                 if taken is None:
                     found = checkouts.check(a)
                     if found.moved_to is not None and found.root is not None:

@@ -21,7 +21,7 @@ from brainmigrate.fsutil import printable
 from brainmigrate.model import Diagnostic, FactRecord
 from brainmigrate.read.files import InputError, notes_files
 from brainmigrate.read.run import ImportOptions, Notes, ReadFacts, gc_paused, read_files, reader
-from brainmigrate.roots import Root
+from brainmigrate.roots import Root, match_recorded, remote_of, store_base
 from brainmigrate.spill import Spill
 
 if TYPE_CHECKING:  # the merge and the store are loaded by an import, not by check
@@ -30,17 +30,27 @@ if TYPE_CHECKING:  # the merge and the store are loaded by an import, not by che
     from brainmigrate.merge.run import RunResult
 
 
-def make_roots(roots: Sequence[str | os.PathLike]) -> list[Root]:
+def make_roots(
+    roots: Sequence[str | os.PathLike], store: str | os.PathLike | None = None
+) -> list[Root]:
     """``Root`` values for the folders given, in order; the current folder when none.
+    With ``store`` (the store an import writes), each is named as the store records it:
+    relative to the store's folder, or after the recorded root of the same git remote
+    (``roots.match_recorded``); without, by its absolute path.
 
     Raises ``InputError`` for a root that does not exist or is not a folder.
     """
     out = []
+    base = store_base(store) if store is not None else None
     for i, r in enumerate(roots or ["."]):
         if not Path(r).is_dir():
             what = "is not a folder" if os.path.lexists(r) else "no such folder"
             raise InputError(f"--root {r}: {what}; pass --root with the folder of a checkout")
-        out.append(Root.of(i, r))
+        out.append(Root.of(i, r, base))
+    if store is not None:
+        from brainmigrate import stores
+
+        match_recorded(out, stores.recorded_roots(Path(store)))
     return out
 
 
@@ -58,22 +68,26 @@ def _name_index(root: Root, cache_dir):
 
 
 def read_notes(
-    paths: Sequence[str | os.PathLike], options: ImportOptions, stems: Stems | None = None
+    paths: Sequence[str | os.PathLike],
+    options: ImportOptions,
+    stems: Stems | None = None,
+    store: str | os.PathLike | None = None,
 ) -> Notes:
-    """Read every notes file: count every line, build facts, resolve what they name.
+    """Read every notes file: count every line, build facts, resolve what they name;
+    the anchors name their roots as ``store`` records them (``make_roots``).
 
     With ``stems``, each fact's stems are made (and kept with it) and counted in
     ``Notes.frequencies``, for the merge. Raises ``InputError`` (bad path, root, notation or task
     pattern), ``lines.NotesReadError`` or ``spill.SpillError``.
     """
     with gc_paused():
-        return _read_notes(paths, options, stems)
+        return _read_notes(paths, options, stems, store)
 
 
 def _read_notes(
-    paths: Sequence[str | os.PathLike], options: ImportOptions, stems: Stems | None
+    paths: Sequence[str | os.PathLike], options: ImportOptions, stems: Stems | None, store
 ) -> Notes:
-    roots = make_roots(options.roots)
+    roots = make_roots(options.roots, store)
     odd: list[str] = []
     files = notes_files(paths, odd, options.names)
     how = reader(options)
@@ -141,7 +155,7 @@ def _dropped(file: str, line: int, notes: list[tuple[int, str]], diags: list[Dia
         )
 
 
-def _verify(ran: RunResult, cache_dir, batch: int = 4096) -> None:
+def _verify(ran: RunResult, cache_dir, base: str, batch: int = 4096) -> None:
     """``import --verify``: fingerprint the anchors of the facts the run writes (those it
     may have changed, and every stored fact a line fed) in the run's own records, before
     a dry run's report or the write reads them, so both say the same (an anchor that
@@ -153,7 +167,9 @@ def _verify(ran: RunResult, cache_dir, batch: int = 4096) -> None:
     stored_ids, new_ids = ran.changed
     stored_ids = sorted(set(stored_ids).union(ran.fed))
     ran.changed = (stored_ids, new_ids)
-    checkouts = Checkouts((), cache_dir)
+    # the run's own roots where they are, also one named after a recorded root elsewhere
+    folders = {r.name: r.path for r in ran.roots}
+    checkouts = Checkouts((), cache_dir, base=base, folders=folders)
     taken, chunk = Spill(), []
     keys = itertools.chain(stored_ids, new_ids)
     for rec in ran.facts.values_of(keys, len(stored_ids) + len(new_ids)):
@@ -191,7 +207,7 @@ def import_notes(
     if not dry_run:
         stores.check_writable(store_path)
     stems = Stems()
-    notes = read_notes(paths, options, stems)
+    notes = read_notes(paths, options, stems, store_path)
     lines = sum(st.lines for st in notes.files)
     if options.progress is not None:
         options.progress("merge", 0, len(notes.facts), lines)
@@ -199,16 +215,17 @@ def import_notes(
         with stores.reading(store_path) as stored:
             result = run.merge(notes, stored, stems)
         if verify:
-            _verify(result, options.cache_dir)
+            _verify(result, options.cache_dir, store_base(store_path))
     else:
-        plan = _plan(notes, stems, options, lines, verify)
+        plan = _plan(notes, stems, options, lines, verify, store_path)
         now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        result = stores.transact(store_path, plan, run.fts_words(stems), now)
+        recorded = [(r.name, remote_of(r.path)) for r in notes.roots]
+        result = stores.transact(store_path, plan, run.fts_words(stems), now, recorded)
     result.store, result.dry_run = str(store_path), dry_run
     return result
 
 
-def _plan(notes: Notes, stems: Stems, options: ImportOptions, lines: int, verify: bool):
+def _plan(notes: Notes, stems: Stems, options: ImportOptions, lines: int, verify: bool, store):
     """What an import runs under the store's write lock (``stores.transact``): a function
     of the store as it is then that merges against it and returns the records to write
     with the merge's ``RunResult``, which ``transact`` hands back once committed."""
@@ -220,7 +237,7 @@ def _plan(notes: Notes, stems: Stems, options: ImportOptions, lines: int, verify
         if options.progress is not None:
             options.progress("write", 0, len(notes.facts), lines)
         if verify:  # also every stored fact a line fed, already imported or not
-            _verify(ran, options.cache_dir)
+            _verify(ran, options.cache_dir, store_base(store))
         # only facts the run may have changed are read back (a re-import: none)
         stored_ids, new_ids = ran.changed
         records = (

@@ -26,6 +26,7 @@ from brainmigrate import stores
 from brainmigrate.errors import BrainmigrateError
 from brainmigrate.merge.rule import Stems
 from brainmigrate.model import FactRecord
+from brainmigrate.roots import store_base
 from brainmigrate.shapes import fact_dict, safe_text, shorten
 from brainmigrate.terms import parse_scopes, task_token
 
@@ -139,7 +140,7 @@ def search(
     if recheck:
         from brainmigrate import fingerprints, stale
 
-        checkouts = fingerprints.Checkouts((), cache_dir, few=FEW_FILES)
+        checkouts = fingerprints.Checkouts((), cache_dir, few=FEW_FILES, base=store_base(store))
         checks = stale.check_facts([f for f in hits if f.anchors], checkouts)
         for fc in checks:
             stale.mark(fc)
@@ -249,7 +250,7 @@ def show(
     if recheck and rec.anchors:
         from brainmigrate import fingerprints, stale
 
-        checkouts = fingerprints.Checkouts((), cache_dir, few=FEW_FILES)
+        checkouts = fingerprints.Checkouts((), cache_dir, few=FEW_FILES, base=store_base(store))
         stale.mark(stale.check_facts([rec], checkouts)[0])
     return fact_dict(rec, extra)
 

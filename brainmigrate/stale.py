@@ -175,9 +175,9 @@ def stale(
     anchored file once, so the cost grows with the files, not with the facts.
     """
     path = Path(store)
-    checkouts = Checkouts(roots, cache_dir)
     unlisted = 0
     with stores.reader(path) as r:
+        checkouts = Checkouts(roots, cache_dir, base=r.base, recorded=r.recorded_roots())
         if every or scopes or kinds or r.version() < 2:
             facts = list(r.anchored().values())
             if scopes and not _selected(facts, scopes):
@@ -247,10 +247,11 @@ def verify(
         raise VerifyError("name the facts to verify: IDs, --all or --scope")
     stores.require(path)
     result = VerifyResult()
-    checkouts = Checkouts(roots, cache_dir)
     when = now_utc()
 
     with stores.updating(path) as up:
+        recorded = up.reader.recorded_roots()
+        checkouts = Checkouts(roots, cache_dir, base=up.reader.base, recorded=recorded)
         if ids:
             facts = up.reader.fetch(ids)  # (skips an id SQLite cannot hold: no fact has it)
             missing = [i for i in dict.fromkeys(ids) if i not in facts]

@@ -19,7 +19,7 @@ _SCAN = anchors.Resolver.scan
 
 def plant(monkeypatch, made: dict[str, Maker]) -> None:
     """Make ``Resolver.scan`` give, for each text of ``made`` written in a fact, the value
-    ``made[text]`` makes at its line and column (the first root's label as ``root``): an
+    ``made[text]`` makes at its line and column (the first root's recorded name as ``root``): an
     anchor is added, a citation replaces what the resolver said at that place, a
     diagnostic goes to the run's diagnostics."""
     real = _SCAN
@@ -31,7 +31,7 @@ def plant(monkeypatch, made: dict[str, Maker]) -> None:
                 at = seg.text.find(text)
                 if at < 0:
                     continue
-                value = make(self.roots[0].label, fact.file, seg.line, seg.col + at)
+                value = make(self.roots[0].name, fact.file, seg.line, seg.col + at)
                 if isinstance(value, Anchor):
                     res.anchors.append(value)
                 elif isinstance(value, Citation):

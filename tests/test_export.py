@@ -106,7 +106,9 @@ def test_jsonl_one_fact_per_line_with_provenance(store, tmp_path):
         ("file", "src/main/kotlin/com/example/payments/PaymentGateway.kt", [13, 24], "cited"),
         ("symbol", "src/main/kotlin/com/example/payments/PaymentGateway.kt", [7, 30], "camelcase"),
     ]
-    assert k11["anchors"][0]["root"] == str(SAMPLES / "roots" / "app")
+    # recorded relative to the store's folder, never as an absolute path
+    recorded = os.path.relpath(SAMPLES / "roots/app", store.parent.resolve())
+    assert k11["anchors"][0]["root"] == recorded
     assert facts[20]["status"] == "superseded"
     assert facts[8]["gone"] == ["docker/certs/dev.pem", "scripts/gen-certs.sh"]
 

@@ -200,7 +200,7 @@ def test_the_store_keeps_folder_and_module_anchors(project):
     ] == [("folder", "tools/importers/legacy", None, None, "cited")]
     assert shown["status"] == "active"
     text = search.render_fact(shown).splitlines()
-    root = str(project / "repo")
+    root = "repo"
     assert text[text.index("anchors: 1") + 1 :][:2] == [
         f"  folder tools/importers/legacy/ (cited; root {root})",
         "    not fingerprinted (only checked to exist)",
@@ -250,7 +250,7 @@ def test_a_folder_anchor_whose_folder_is_gone_is_stale(project):
             "kind": "folder",
             "path": "tools/importers/legacy",
             "symbol": None,
-            "root": str(project / "repo"),
+            "root": "repo",
             "fingerprinted": False,
             "verified_at": None,
             "commit": None,
@@ -336,7 +336,7 @@ def test_jsonl_writes_folder_anchors_as_show_does(project):
         {
             "kind": "folder",
             "path": "tools/importers/legacy",
-            "root": str(project / "repo"),
+            "root": "repo",
             "lines": None,
             "symbol": None,
             "how": "cited",
@@ -355,7 +355,7 @@ def test_knowledge_writes_a_folder_anchor_without_a_hash(project):
     [entry] = sorted((project / "out").glob("importers-*-k1.md"))
     front = yaml.safe_load(entry.read_text().split("---\n")[1])
     assert front["anchors"] == [
-        {"root": str(project / "repo"), "path": "tools/importers/legacy", "kind": "folder"}
+        {"root": "repo", "path": "tools/importers/legacy", "kind": "folder"}
     ]
     [module_entry] = sorted((project / "out").glob("*-k2.md"))
     front = yaml.safe_load(module_entry.read_text().split("---\n")[1])

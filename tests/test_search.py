@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import shutil
 import sqlite3
 from pathlib import Path
@@ -199,7 +200,7 @@ def test_show_by_k_and_number(store):
     assert "task: TER-160" in lines and "run: ter-160-b" in lines
     assert (
         "  file src/main/kotlin/com/example/payments/PaymentGateway.kt:13-24 (cited; root "
-        + str(SAMPLES / "roots" / "app")
+        + os.path.relpath(SAMPLES / "roots" / "app", store.parent.resolve())
         + ")"
         in lines
     )

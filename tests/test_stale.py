@@ -63,7 +63,7 @@ def test_first_write_upgrades_version_1_in_place(tmp_path):
     notes = tmp_path / "more.md"
     notes.write_text("+ a fact the upgrade must not disturb\n", encoding="utf-8")
     importer.import_notes([notes], ImportOptions(roots=[SAMPLES]), db)
-    assert version(db) == 2
+    assert version(db) == 3
     columns = [r[1] for r in table(db, "PRAGMA table_info(anchors)")]
     assert columns[-5:] == [
         "verified_commit",
@@ -73,8 +73,17 @@ def test_first_write_upgrades_version_1_in_place(tmp_path):
         "content_hash",
     ]
     assert table(db, "SELECT * FROM facts WHERE id <= 29 ORDER BY id") == facts_before
-    # the old rows keep every value; the new columns are empty
-    assert [r[:11] for r in table(db, "SELECT * FROM anchors ORDER BY rowid")] == anchors_before
+    # the old rows keep every value but the root, now relative to the store's folder
+    # (version 3); the new columns are empty
+    base = os.path.realpath(tmp_path)
+    assert [r[:11] for r in table(db, "SELECT * FROM anchors ORDER BY rowid")] == [
+        (*r[:2], os.path.relpath(r[2], base), *r[3:]) for r in anchors_before
+    ]
+    assert table(db, "SELECT name, remote, position FROM roots") == [
+        (os.path.relpath("/work/wt-13/samples/roots/app", base), None, 0),
+        (os.path.relpath("/work/wt-13/samples/roots/infra", base), None, 1),
+        (os.path.relpath(SAMPLES, base), None, 2),
+    ]
     assert table(db, "SELECT count(*) FROM anchors WHERE verified_commit IS NOT NULL") == [(0,)]
     assert table(db, "SELECT count(*), max(id) FROM facts") == [(30, 30)]
 
@@ -85,7 +94,7 @@ def test_an_upgrade_that_fails_later_in_its_transaction_is_rolled_back(tmp_path)
     before = db.read_bytes()
 
     with pytest.raises(RuntimeError), store.updating(db) as up:
-        assert up.reader.version() == 2
+        assert up.reader.version() == 3
         raise RuntimeError("disk gave up")
     assert version(db) == 1
     assert db.read_bytes() == before
@@ -442,7 +451,7 @@ def test_an_unreachable_root_is_counted_and_leaves_the_status(env, how):
     r = cli("verify", "k6", "--root", moved, "--store", env.store)
     assert (r.exit_code, r.stdout) == (0, "k6 verified: 1 anchors fingerprinted\n")
     assert env.states("--root", moved)["k6"] == ("fresh", None)
-    assert table(env.store, "SELECT DISTINCT root FROM anchors") == [(str(env.repo),)]
+    assert table(env.store, "SELECT DISTINCT root FROM anchors") == [("repo",)]
 
 
 def test_stale_json_is_the_spec_shape(env):
@@ -470,7 +479,7 @@ def test_stale_json_is_the_spec_shape(env):
                 "kind": "symbol",
                 "path": "web/api.ts",
                 "symbol": "ApiClient",
-                "root": str(env.repo),
+                "root": "repo",
                 "fingerprinted": True,
                 "verified_at": when,
                 "commit": head,
@@ -509,7 +518,7 @@ def test_dry_run_records_nothing_and_a_version_1_store_stays_version_1(env, tmp_
         "  the app image runs on eclipse-temurin:21-jre, see docker/Dockerfile",
         "STALE: checked 14, stale 1, unreachable 0",
     ]
-    assert version(db) == 2  # the first command that wrote upgraded it
+    assert version(db) == 3  # the first command that wrote upgraded it
     assert table(db, "SELECT status, status_reason FROM facts WHERE id=5") == [
         ("stale", "file gone: docker/Dockerfile")
     ]
@@ -604,7 +613,7 @@ def test_show_and_search_read_the_anchors_again(env):
         "status: stale: body changed: pkg/merge.py#MergeIndex",
     ]
     assert lines[lines.index("anchors: 1") + 1 :][:2] == [
-        f"  symbol MergeIndex in pkg/merge.py:{first}-{last} (camelcase; root {env.repo})",
+        f"  symbol MergeIndex in pkg/merge.py:{first}-{last} (camelcase; root repo)",
         f"    fingerprinted {when} at {head}",
     ]
     r = cli("search", "MergeIndex", "--store", env.store)

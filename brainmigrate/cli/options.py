@@ -68,8 +68,9 @@ def cache_option(help: str):
 
 #: ``--root`` of the commands that read anchors again (``stale``, ``verify``).
 anchor_roots_option = root_option(
-    "Look anchors up in this checkout instead of the root recorded with them; "
-    "repeat, first holding the file wins."
+    "Look anchors up in this checkout instead of the root recorded with them (a path "
+    "relative to the store's folder); repeat, first holding the file wins; several "
+    "recorded roots map to the --root of the same git remote, else of the same position."
 )
 
 #: ``--cache-dir`` of the commands that read anchors again (``stale``, ``verify``).

@@ -161,7 +161,7 @@ def export(
         if fmt == "brain":
             files = brain_files(facts, options.plus_kind, tasks, result.notes, result.refused)
         elif fmt == "knowledge":
-            files = knowledge_files(facts, extra, type_map)
+            files = knowledge_files(facts, extra, type_map, store_reader.base)
         else:
             files = memory_files(facts, options, result)
         result.files = sorted(files)

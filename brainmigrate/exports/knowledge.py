@@ -16,6 +16,7 @@ from brainmigrate.exports.common import (
 from brainmigrate.exports.files import slug
 from brainmigrate.model import KINDS, FactRecord
 from brainmigrate.read.notation import fold
+from brainmigrate.roots import root_folder
 from brainmigrate.shapes import shorten
 
 #: Knowledge entry types (seed 000): facts about the project, about third parties, and the
@@ -40,14 +41,18 @@ def parse_type_map(values: Iterable[str]) -> dict[str, str]:
 
 
 def knowledge_files(
-    facts: Sequence[FactRecord], extra: dict[int, dict], type_map: dict[str, str]
+    facts: Sequence[FactRecord],
+    extra: dict[int, dict],
+    type_map: dict[str, str],
+    base: str | None = None,
 ) -> dict[str, str]:
     """One ``<name>.md`` per fact: YAML frontmatter (seed 000) and a body.
 
     ``name`` is the kebab-case slug of the text and the id (``app-image-runs-on-k5``), so
     it is unique, stable across exports and safe as a file name. Anchored files are hashed
     (SHA-256 of their bytes) when they exist as regular files inside their root; a folder
-    anchor is written ``{root, path, kind: folder}``, without a hash.
+    anchor is written ``{root, path, kind: folder}``, without a hash. ``root`` is the root
+    as the store records it; a relative one is read in the store's folder ``base``.
     """
     digests: dict[tuple[str, str], str | None] = {}
     files: dict[str, str] = {}
@@ -62,7 +67,7 @@ def knowledge_files(
                 continue
             key = (a.root, a.path)
             if key not in digests:
-                digests[key] = file_digest(a.root, a.path)
+                digests[key] = file_digest(root_folder(a.root, base), a.path)
             entry: dict = {"root": a.root, "path": a.path, "sha256": digests[key]}
             if a.symbol:
                 entry["symbol"] = a.symbol

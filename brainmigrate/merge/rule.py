@@ -275,12 +275,22 @@ def drop_moved(rec: FactRecord, edits: list[tuple[str, str]]) -> None:
     if not old:
         return
     rec.gone = [p for p in rec.gone if p not in old and p.rstrip("/") not in old]  # a folder
+    absolute = {p for p in old if p.startswith("/")}
     rec.anchors = [
         a
         for a in rec.anchors
         if not (
             a.kind in ("file", "folder")
             and a.how == "cited"
-            and (a.path in old or f"{a.root.rstrip('/')}/{a.path}" in old)
+            and (a.path in old or _absolute_in(a, absolute))
         )
     ]
+
+
+def _absolute_in(a: Anchor, absolute: set[str]) -> bool:
+    """Whether one of the ``absolute`` paths is ``a``'s path under its root: the root's
+    path then ``a.path`` (a root recorded absolute, before schema 3), or, for a root
+    recorded relative to the store's folder, any folder then ``a.path``."""
+    if a.root.startswith("/"):
+        return f"{a.root.rstrip('/')}/{a.path}" in absolute
+    return any(p.endswith(f"/{a.path}") for p in absolute)

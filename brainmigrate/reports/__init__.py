@@ -47,7 +47,7 @@ def report(result, with_facts: bool = True, entries: str = "list") -> dict:
     skipped``. Each ``files`` entry says the ``notation`` its file was read as (``brain`` or
     ``markdown``, SPEC.md §Notation, Markdown notes).
     """
-    roots = {r.label: r.index for r in result.roots}
+    roots = {r.name: r.index for r in result.roots}
     files = []
     totals = dict.fromkeys(COUNTS, 0)
     skipped = Counter({r: 0 for r in SKIP_REASONS})
@@ -140,7 +140,7 @@ def json_chunks(result) -> Iterator[str]:
     dicts or as one string. Parses to ``report(result)``.
     """
     data = report(result, with_facts=False, entries="none")
-    roots = {r.label: r.index for r in result.roots}
+    roots = {r.name: r.index for r in result.roots}
     yield "{\n"
     last = len(data) - 1
     for i, (key, value) in enumerate(data.items()):

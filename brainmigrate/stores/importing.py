@@ -22,14 +22,24 @@ from brainmigrate.stores.connection import abandon, check_file, connect, transla
 from brainmigrate.stores.errors import StoreError
 from brainmigrate.stores.merging import Stored
 from brainmigrate.stores.rows import COLUMNS
-from brainmigrate.stores.schema import check_schema, create, create_indexes, upgrade
+from brainmigrate.stores.schema import (
+    check_schema,
+    create,
+    create_indexes,
+    record_roots,
+    upgrade,
+)
 from brainmigrate.stores.status import set_fingerprint
 
 T = TypeVar("T")
 
 
 def transact(
-    path: Path, plan: Callable[[Stored], tuple[Iterable[FactRecord], T]], words, now: str
+    path: Path,
+    plan: Callable[[Stored], tuple[Iterable[FactRecord], T]],
+    words,
+    now: str,
+    roots: Iterable[tuple[str, str | None]] = (),
 ) -> T:
     """Import into the store at ``path`` under its write lock, in one transaction, and
     return what ``plan`` made of it.
@@ -40,8 +50,9 @@ def transact(
     returns with its value (``(records, value)``); ``value`` is returned once committed.
     So two imports at once run one after the other, each against what the other wrote.
     ``words(rec)`` gives the stemmed words FTS5 indexes; ``now`` is the ISO time of the
-    import. Raises ``StoreError``; on any failure (or a kill) the store is left as it
-    was, and a store file this run created is removed again.
+    import; ``roots`` the ``(name, remote)`` of its roots, recorded in the ``roots``
+    table when new (``schema.record_roots``). Raises ``StoreError``; on any failure (or a
+    kill) the store is left as it was, and a store file this run created is removed again.
     """
     check_file(path)
     existed = path.exists()
@@ -55,7 +66,8 @@ def transact(
                 if new:
                     check_schema(con, path)  # someone else's SQLite file is refused, not extended
                     create(con, indexes=False)
-                upgrade(con)
+                upgrade(con, path)
+                record_roots(con, roots)
                 records, value = plan(Stored(con, path))
                 _write(con, records, words, now)
                 if new:  # built once over the rows written, not row by row (same transaction)

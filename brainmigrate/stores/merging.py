@@ -28,6 +28,7 @@ from brainmigrate.stores.rows import (
     provenance_ok,
     provenance_row,
 )
+from brainmigrate.stores.schema import upgrade
 
 
 class Stored:
@@ -233,6 +234,7 @@ def reading(path: Path) -> Iterator[Stored]:
                     raise
                 raise SpillError(folder(), exc) from None
             con.close()
+            upgrade(copy, path)  # the copy reads as the import's upgraded store would
             yield Stored(copy, path)
     finally:
         con.close()

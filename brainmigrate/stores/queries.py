@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from brainmigrate.model import Anchor, FactRecord
 from brainmigrate.stores.connection import check_file, connect, open_store, translated
-from brainmigrate.stores.errors import Inconsistent
+from brainmigrate.stores.errors import Inconsistent, StoreError
 from brainmigrate.stores.facts import (
     Snapshot,
     check_held,
@@ -62,6 +62,18 @@ def reader(path: Path) -> Iterator[Reader]:
         yield Reader(con, path)
     finally:
         con.close()
+
+
+def recorded_roots(path: Path) -> list[tuple[str, str | None]]:
+    """``Reader.recorded_roots`` of the store at ``path``; none when there is no store
+    there yet or it cannot be read (the import that asks reports that itself)."""
+    try:
+        if not path.is_file() or path.stat().st_size == 0:
+            return []
+        with reader(path) as r:
+            return r.recorded_roots()
+    except (StoreError, OSError):
+        return []
 
 
 class Reader:
@@ -297,6 +309,25 @@ class Reader:
     def version(self) -> int:
         """The store's schema version (``PRAGMA user_version``)."""
         return self._run(lambda con: con.execute("PRAGMA user_version").fetchone()[0])
+
+    def recorded_roots(self) -> list[tuple[str, str | None]]:
+        """``(name, remote)`` of each root the store records, in the order first recorded
+        (none in a store before schema 3, whose anchors hold absolute roots)."""
+
+        def work(con: sqlite3.Connection) -> list[tuple[str, str | None]]:
+            if con.execute("PRAGMA user_version").fetchone()[0] < 3:
+                return []
+            rows = con.execute("SELECT name, remote FROM roots ORDER BY position").fetchall()
+            return [(n, r) for n, r in rows if type(n) is str and type(r) in (str, type(None))]
+
+        return self._run(work)
+
+    @property
+    def base(self) -> str:
+        """The folder the store's relative roots are read in (``roots.store_base``)."""
+        from brainmigrate.roots import store_base
+
+        return store_base(self._path)
 
     def fetch(self, ids: Iterable[int]) -> dict[int, FactRecord]:
         """The facts with these ids (those the store holds), with anchors and gone

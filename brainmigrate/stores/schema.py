@@ -3,13 +3,18 @@
 
 ``PRAGMA user_version`` holds the schema version: 2 adds each anchor's fingerprint
 (``verified_commit``, ``target_*``, ``content_hash`` beside the digest and time columns
-version 1 already had, SPEC.md §Staleness). A version-1 store is upgraded in place, in the
-transaction of the first command that writes it (``upgrade``); read-only commands read it
-as it is (its anchors without fingerprints).
+version 1 already had, SPEC.md §Staleness); 3 records each anchor's root relative to the
+store file's folder (``roots.recorded_name``: ``.``, ``app``, ``../checkout``) instead of
+the absolute path of the machine that imported, and the ``roots`` table (each recorded
+root's git remote and the order roots were first recorded in). An older store is
+upgraded in place, in the transaction of the first command that writes it (``upgrade``);
+read-only commands read it as it is (its anchors without fingerprints, its roots
+absolute).
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,9 +27,9 @@ if TYPE_CHECKING:
 #: The store's schema version (``PRAGMA user_version``); older stores are upgraded on
 #: their first write, newer ones refused. One version name per document: ``STORE_SCHEMA``,
 #: ``reports.IMPORT_SCHEMA``, ``rules.CHECK_SCHEMA``, ``stale.STALE_SCHEMA``.
-STORE_SCHEMA = 2
+STORE_SCHEMA = 3
 #: Versions this one reads (and upgrades when it writes).
-READS = (1, 2)
+READS = (1, 2, 3)
 APPLICATION = "brainmigrate"
 
 
@@ -85,12 +90,19 @@ CREATE TABLE provenance (
     PRIMARY KEY (fact_id, file, line, fingerprint)
 );
 CREATE INDEX provenance_fingerprint ON provenance (fingerprint);
+CREATE TABLE roots (
+    name TEXT PRIMARY KEY,
+    remote TEXT,
+    position INTEGER NOT NULL
+);
 CREATE VIRTUAL TABLE facts_fts USING fts5 (words, tokenize = 'unicode61');
 """
 
 
 #: The tables of every store version this one reads.
 _TABLES = ("meta", "facts", "anchors", "citations", "provenance", "facts_fts")
+#: The tables a version added (a store of that version holds them).
+_ADDED = {3: ("roots",)}
 
 
 def check_schema(con: sqlite3.Connection, path: Path) -> None:
@@ -120,7 +132,7 @@ def check_schema(con: sqlite3.Connection, path: Path) -> None:
             app = con.execute("SELECT value FROM meta WHERE key='application'").fetchone()
         if "meta" not in tables or not app or app[0] != APPLICATION:
             raise StoreError(f"{path} is not a brainmigrate store; pass --store with another path")
-        lost = [t for t in _TABLES if t not in tables]
+        lost = [t for t in _TABLES + _ADDED.get(version, ()) if t not in tables]
         if lost:
             raise inconsistent(path, Inconsistent(f"table {lost[0]} is missing"))
 
@@ -137,15 +149,53 @@ _UPGRADES = {
 }
 
 
-def upgrade(con: sqlite3.Connection) -> None:
-    """Bring the store to ``STORE_SCHEMA`` inside the caller's open write transaction
-    (so a failure later in it rolls the upgrade back too)."""
+def upgrade(con: sqlite3.Connection, path: Path) -> None:
+    """Bring the store at ``path`` to ``STORE_SCHEMA`` inside the caller's open write
+    transaction (so a failure later in it rolls the upgrade back too). A new, empty file
+    (version 0) is left to ``create``."""
     version = con.execute("PRAGMA user_version").fetchone()[0]
-    while version < STORE_SCHEMA:
-        for statement in _UPGRADES[version]:
-            con.execute(statement)
+    while 0 < version < STORE_SCHEMA:
+        if version == 2:
+            _relative_roots(con, path)
+        else:
+            for statement in _UPGRADES[version]:
+                con.execute(statement)
         version += 1
         con.execute(f"PRAGMA user_version = {version}")
+
+
+def _relative_roots(con: sqlite3.Connection, path: Path) -> None:
+    """Version 2 to 3: each anchor's absolute root rewritten relative to the store's
+    folder, and recorded in the new ``roots`` table (in the order first stored, with its
+    git remote when that folder is a checkout here). Two absolute roots that name one
+    folder become one: a row the rewrite would repeat is dropped."""
+    from brainmigrate.roots import recorded_name, remote_of, store_base
+
+    base = store_base(path)
+    con.execute(SCHEMA[SCHEMA.index("CREATE TABLE roots") :].split(";")[0])
+    olds = [r[0] for r in con.execute("SELECT root FROM anchors GROUP BY root ORDER BY min(rowid)")]
+    for old in olds:
+        if type(old) is not str:
+            continue  # read_anchored refuses the row, naming it
+        new = recorded_name(old, base) if os.path.isabs(old) else old
+        if new != old:
+            con.execute("UPDATE OR IGNORE anchors SET root=? WHERE root=?", (new, old))
+            con.execute("DELETE FROM anchors WHERE root=?", (old,))
+        remote = remote_of(old) if os.path.isdir(old) else None
+        record_roots(con, [(new, remote)])
+
+
+def record_roots(con: sqlite3.Connection, roots) -> None:
+    """Record each ``(name, remote)`` of ``roots`` the ``roots`` table does not hold yet,
+    after those it holds (its ``position``); a recorded root keeps its remote, unless it
+    had none."""
+    for name, remote in roots:
+        con.execute(
+            "INSERT INTO roots (name, remote, position)"
+            " SELECT ?, ?, (SELECT count(*) FROM roots) WHERE true"
+            " ON CONFLICT (name) DO UPDATE SET remote = coalesce(remote, excluded.remote)",
+            (name, remote),
+        )
 
 
 def create(con: sqlite3.Connection, indexes: bool = True) -> None:

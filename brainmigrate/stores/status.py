@@ -87,7 +87,7 @@ def updating(path: Path) -> Iterator[Updater]:
             try:
                 con = connect(path, readonly=False)
                 con.execute("BEGIN IMMEDIATE")
-                upgrade(con)
+                upgrade(con, path)
                 yield Updater(con, path)
                 con.execute("COMMIT")
             except BaseException:
