@@ -328,10 +328,14 @@ def _owner(d: Diagnostic, last: ParsedFact | None) -> ParsedFact | None:
 
 
 def _citation_finding(fact: ParsedFact, c: Citation, hints: MoveHints | None) -> Finding:
+    severity = None
     if c.state == "gone":
         code, subject = "BM101", c.name
         message = f"cites {c.name}, which no root holds"
         hint = hints.hint(c.name) if hints else None
+        if fact.status == "superseded":  # history: where the code was, not where it is
+            severity = HISTORY_SEVERITY
+            message += " (the fact is SUPERSEDED: history, not a fault)"
     elif c.state == "outside":
         code, subject, hint = "BM102", c.name, None
         message = f"cites {c.name}, outside every root ({c.reason})"
@@ -352,7 +356,7 @@ def _citation_finding(fact: ParsedFact, c: Citation, hints: MoveHints | None) ->
             message = f"{c.name} names {len(c.candidates)} files: {shown}"
     return Finding(
         code=code,
-        severity=RULES[code].severity,
+        severity=severity or RULES[code].severity,
         file=fact.file,
         line=c.line,
         col=c.col,
@@ -365,6 +369,11 @@ def _citation_finding(fact: ParsedFact, c: Citation, hints: MoveHints | None) ->
         hint=hint,
     )
 
+
+#: The severity of a gone path (BM101) in a SUPERSEDED fact: it records where the code
+#: was ("lived in src/converters.py before the split"), so it is told, never a failure
+#: (docs/check.md, "Finding codes").
+HISTORY_SEVERITY = "info"
 
 #: Diagnostics whose message names lines: a finding of one that belongs to no fact has a
 #: fingerprint of the message without them, so a baseline holds it while lines above move.
