@@ -217,14 +217,34 @@ def run_check(
     files = tuple(st.path for st in notes.files)
     status = None
     if baseline is not None:
-        from brainmigrate.baseline import apply_baseline, read_baseline, write_baseline
-
-        if update_baseline:
-            write_baseline(baseline, findings)
-        entries = read_baseline(baseline)
-        findings, status = apply_baseline(findings, entries, os.fspath(baseline))
-        status = replace(status, updated=update_baseline)
+        findings, status = _met(findings, baseline, update_baseline, files, notes)
     return CheckResult(files, facts, tuple(findings), fail_on, status, tuple(excluded))
+
+
+def _met(
+    findings: list[Finding], baseline, update: bool, files: tuple[str, ...], notes: Notes
+) -> tuple[list[Finding], BaselineStatus]:
+    """The findings met with the baseline's entries of the files this run read; with
+    ``update`` the file is first rewritten with this run's findings and the other files'
+    entries as they were (a baseline that cannot be read is written anew)."""
+    from brainmigrate.baseline import (
+        BaselineError,
+        apply_baseline,
+        in_run,
+        read_baseline,
+        write_baseline,
+    )
+
+    scopes = {st.scope for st in notes.files}
+    if update:
+        try:
+            kept = in_run(read_baseline(baseline), files, scopes)[1]
+        except BaselineError:
+            kept = []
+        write_baseline(baseline, findings, kept)
+    mine, others = in_run(read_baseline(baseline), files, scopes)
+    findings, status = apply_baseline(findings, mine, os.fspath(baseline), others)
+    return findings, replace(status, updated=update)
 
 
 def collect(notes: Notes, hints: MoveHints | None = None) -> list[Finding]:
