@@ -86,9 +86,19 @@ class CheckedFacts:
 
     def __init__(self, facts: ReadFacts) -> None:
         self._facts = facts
+        self._distinct: int | None = None
 
     def __len__(self) -> int:
         return len(self._facts)
+
+    def distinct(self) -> int:
+        """How many facts these fact lines make, repeats merged (``merge.rule.count_facts``:
+        what an import into an empty store counts as ``facts``); counted once."""
+        if self._distinct is None:
+            from brainmigrate.merge.rule import count_facts
+
+            self._distinct = count_facts(self._facts.parsed())
+        return self._distinct
 
     def __iter__(self) -> Iterator[CheckedFact]:
         for f in self._facts.parsed():
@@ -164,13 +174,21 @@ class CheckResult:
         """1 when a finding fails the check, else 0 (SPEC.md §Exit codes)."""
         return EXIT_FINDINGS if self.failing else EXIT_OK
 
-    def totals(self) -> dict:
-        """Counts every report shows: files, facts, findings by severity and by code,
-        failing, suppressed, baselined."""
+    def totals(self, facts: bool = False) -> dict:
+        """Counts every report shows: files, ``fact_lines`` (the lines that start a fact),
+        findings by severity and by code, failing, suppressed, baselined; with ``facts``
+        (the JSON report) also ``facts``, the facts those lines make, repeats merged, as
+        an import into an empty store counts them (``CheckedFacts.distinct``: the repeat
+        rule run over the lines, so only the report that shows it pays for it)."""
         sev = Counter(f.severity for f in self.findings)
+        read = self.facts
+        made = {}
+        if facts:
+            made["facts"] = read.distinct() if isinstance(read, CheckedFacts) else len(read)
         return {
             "files": len(self.files),
-            "facts": len(self.facts),
+            "fact_lines": len(read),
+            **made,
             "findings": len(self.findings),
             "by_severity": {lvl: sev.get(lvl, 0) for lvl in LEVELS},
             "by_code": dict(sorted(Counter(f.code for f in self.findings).items())),

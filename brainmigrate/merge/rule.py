@@ -249,6 +249,26 @@ class Repeats:
         return carried
 
 
+def count_facts(facts: Iterable[ParsedFact], stems: Stems | None = None) -> int:
+    """How many facts the fact lines ``facts`` make in an empty store: each line is a new
+    fact unless the repeat rule finds one it repeats (SPEC.md §Merge), as an import into
+    an empty store counts them (``facts``; ``fact_lines == facts + merged``). The rule's
+    index alone: no record is made."""
+    stems = stems or Stems()
+    lines = [(f.scope, numbers(f.full_text), f.tasks, stems(f.full_text)) for f in facts]
+    index = MergeIndex(MergeIndex.frequencies(st for *_, st in lines))
+    made = 0
+    for scope, nums, tasks, st in lines:
+        key = Key(scope, nums, tasks)
+        hit = index.best(key, st)
+        if hit is None:
+            made += 1
+            index.add(made, key, st)
+        else:
+            index.replace(hit[0], key, st)
+    return made
+
+
 def add_anchors(rec: FactRecord, anchors: Iterable[Anchor], carried: Carried | None = None) -> None:
     """Add ``anchors`` to ``rec``'s, those it lacks, in order (anchors add up). An anchor
     at the new path of a rewritten citation takes the fingerprint of the one the old path
