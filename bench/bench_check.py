@@ -111,7 +111,7 @@ def main() -> None:
     totals = result.totals()
     hinted = sum(1 for f in result.findings if f.hint)
     print(
-        f"facts: {totals['facts']:,}; findings: {totals['findings']:,} "
+        f"fact lines: {totals['fact_lines']:,}; findings: {totals['findings']:,} "
         f"({totals['by_code'].get('BM101', 0):,} gone, {hinted:,} with a hint)"
     )
     print(f"import --dry-run  {best_import:7.2f} s")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -18,7 +18,10 @@ from brainmigrate.rules import CHECK_SCHEMA, Finding
 
 @dataclass(frozen=True, slots=True)
 class BaselineEntry:
-    """A finding the baseline accepts: ``fingerprint`` and ``count``; the rest is for people."""
+    """A finding the baseline accepts: ``fingerprint`` and ``count``; ``file`` the notes
+    file it was found in, as the run named it ("" in a baseline written before entries
+    named their file, or for a finding on a root): a run over some files meets only the
+    entries of the files it read (``in_run``). The rest is for people."""
 
     fingerprint: str
     code: str
@@ -26,12 +29,14 @@ class BaselineEntry:
     path: str
     text: str
     count: int = 1
+    file: str = ""
 
     def to_dict(self) -> dict:
         """The entry as the baseline file holds it."""
         return {
             "code": self.code,
             "count": self.count,
+            "file": self.file,
             "fingerprint": self.fingerprint,
             "path": self.path,
             "scope": self.scope,
@@ -55,30 +60,61 @@ class BaselineError(InputError):
 
 
 def baseline_entries(findings: Sequence[Finding]) -> list[BaselineEntry]:
-    """Baseline entries for ``findings`` (suppressed ones left out), sorted."""
-    counts: Counter[str] = Counter()
-    first: dict[str, Finding] = {}
+    """Baseline entries for ``findings`` (suppressed ones left out): one per notes file and
+    fingerprint, with its count."""
+    counts: Counter[tuple[str, str]] = Counter()
+    first: dict[tuple[str, str], Finding] = {}
     for f in findings:
         if not f.suppressed:
-            counts[f.fingerprint] += 1
-            first.setdefault(f.fingerprint, f)
-    entries = [
-        BaselineEntry(fp, f.code, f.scope, f.subject, f.fact_text or f.message)
-        for fp, f in first.items()
+            key = (f.file or "", f.fingerprint)
+            counts[key] += 1
+            first.setdefault(key, f)
+    return [
+        BaselineEntry(
+            fp, f.code, f.scope, f.subject, f.fact_text or f.message, counts[file, fp], file
+        )
+        for (file, fp), f in first.items()
     ]
-    entries = [replace(e, count=counts[e.fingerprint]) for e in entries]
-    return sorted(entries, key=lambda e: (e.code, e.scope, e.path, e.text, e.fingerprint))
 
 
-def write_baseline(path: str | os.PathLike, findings: Sequence[Finding]) -> None:
-    """Write the baseline of ``findings`` to ``path`` (JSON, sorted, atomic).
+def _order(e: BaselineEntry) -> tuple:
+    return (e.code, e.scope, e.path, e.text, e.file, e.fingerprint)
+
+
+def in_run(
+    entries: Sequence[BaselineEntry], files: Sequence[str], scopes: Iterable[str]
+) -> tuple[list[BaselineEntry], list[BaselineEntry]]:
+    """``entries`` split into the run's and the others (those of notes files it did not
+    read, kept as they are). An entry is the run's when its ``file`` is one of ``files``
+    (compared as normalized paths) or names a file that no longer exists (no run can read
+    it again); an entry without a file (a baseline written before entries named their
+    file, a finding on a root) when its scope is one of ``scopes``, the run's, or it has
+    none."""
+    read = {os.path.normpath(f) for f in files}
+    scopes = set(scopes)
+    mine, others = [], []
+    for e in entries:
+        if e.file:
+            ours = os.path.normpath(e.file) in read or not os.path.lexists(e.file)
+        else:
+            ours = not e.scope or e.scope in scopes
+        (mine if ours else others).append(e)
+    return mine, others
+
+
+def write_baseline(
+    path: str | os.PathLike, findings: Sequence[Finding], kept: Sequence[BaselineEntry] = ()
+) -> None:
+    """Write the baseline of ``findings`` to ``path`` (JSON, sorted, atomic), with the
+    ``kept`` entries (those of notes files the run did not read) as they were.
 
     Raises ``BaselineError`` when it cannot be written.
     """
+    entries = sorted([*baseline_entries(findings), *kept], key=_order)
     data = {
         "schema_version": CHECK_SCHEMA,
         "tool": "brainmigrate check",
-        "entries": [e.to_dict() for e in baseline_entries(findings)],
+        "entries": [e.to_dict() for e in entries],
     }
     try:
         write_text_atomic(
@@ -95,8 +131,8 @@ def read_baseline(path: str | os.PathLike) -> list[BaselineEntry]:
     """The entries of the baseline file at ``path``, every field checked where it enters:
     ``schema_version`` the number 1, ``entries`` a list of objects, each with a non-empty
     ``fingerprint`` string, a ``count`` that is a whole number of 1 or more (default 1) and
-    strings for ``code``, ``scope``, ``path`` and ``text``. Raises ``BaselineError`` naming
-    the entry and the field."""
+    strings for ``code``, ``scope``, ``path``, ``text`` and ``file`` (default ""). Raises
+    ``BaselineError`` naming the entry and the field."""
     name = os.fspath(path)
     fix = "fix it, or write it again with --update-baseline"
     try:
@@ -146,12 +182,13 @@ def read_baseline(path: str | os.PathLike) -> list[BaselineEntry]:
                 f"{where}: count is {_json_value(count)}, not a whole number of 1 or more; {fix}"
             )
         fields = []
-        for key in ("code", "scope", "path", "text"):
+        for key in ("code", "scope", "path", "text", "file"):
             value = item.get(key, "")
             if not isinstance(value, str):
                 raise BaselineError(f"{where}: {key} is {_json_value(value)}, not a string; {fix}")
             fields.append(value)
-        entries.append(BaselineEntry(fp, *fields, count))
+        code, scope, cited, text, file = fields
+        entries.append(BaselineEntry(fp, code, scope, cited, text, count, file))
     return entries
 
 
@@ -170,19 +207,28 @@ def _json_value(value) -> str:
 
 
 def apply_baseline(
-    findings: Sequence[Finding], entries: Sequence[BaselineEntry], path: str
+    findings: Sequence[Finding],
+    entries: Sequence[BaselineEntry],
+    path: str,
+    others: Sequence[BaselineEntry] = (),
 ) -> tuple[list[Finding], BaselineStatus]:
     """Mark the findings the baseline holds (each entry covers ``count`` findings, in
-    order); entries left over are ``vanished``. Suppressed findings are never matched."""
-    left = Counter()
+    order): ``entries`` (the run's files', ``in_run``) first, then ``others`` (a fact moved
+    in from a file the run did not read keeps its entry). Entries of ``entries`` left
+    over are ``vanished``; ``others`` never are. Suppressed findings are never matched."""
+    left, elsewhere = Counter(), Counter()
     for e in entries:
         left[e.fingerprint] += e.count
+    for e in others:
+        elsewhere[e.fingerprint] += e.count
     out, matched = [], 0
     for f in findings:
-        if not f.suppressed and left[f.fingerprint] > 0:
-            left[f.fingerprint] -= 1
-            matched += 1
-            f = replace(f, baselined=True)
+        if not f.suppressed:
+            pool = left if left[f.fingerprint] > 0 else elsewhere
+            if pool[f.fingerprint] > 0:
+                pool[f.fingerprint] -= 1
+                matched += 1
+                f = replace(f, baselined=True)
         out.append(f)
     vanished = []
     for e in entries:

@@ -86,9 +86,19 @@ class CheckedFacts:
 
     def __init__(self, facts: ReadFacts) -> None:
         self._facts = facts
+        self._distinct: int | None = None
 
     def __len__(self) -> int:
         return len(self._facts)
+
+    def distinct(self) -> int:
+        """How many facts these fact lines make, repeats merged (``merge.rule.count_facts``:
+        what an import into an empty store counts as ``facts``); counted once."""
+        if self._distinct is None:
+            from brainmigrate.merge.rule import count_facts
+
+            self._distinct = count_facts(self._facts.parsed())
+        return self._distinct
 
     def __iter__(self) -> Iterator[CheckedFact]:
         for f in self._facts.parsed():
@@ -164,13 +174,21 @@ class CheckResult:
         """1 when a finding fails the check, else 0 (SPEC.md §Exit codes)."""
         return EXIT_FINDINGS if self.failing else EXIT_OK
 
-    def totals(self) -> dict:
-        """Counts every report shows: files, facts, findings by severity and by code,
-        failing, suppressed, baselined."""
+    def totals(self, facts: bool = False) -> dict:
+        """Counts every report shows: files, ``fact_lines`` (the lines that start a fact),
+        findings by severity and by code, failing, suppressed, baselined; with ``facts``
+        (the JSON report) also ``facts``, the facts those lines make, repeats merged, as
+        an import into an empty store counts them (``CheckedFacts.distinct``: the repeat
+        rule run over the lines, so only the report that shows it pays for it)."""
         sev = Counter(f.severity for f in self.findings)
+        read = self.facts
+        made = {}
+        if facts:
+            made["facts"] = read.distinct() if isinstance(read, CheckedFacts) else len(read)
         return {
             "files": len(self.files),
-            "facts": len(self.facts),
+            "fact_lines": len(read),
+            **made,
             "findings": len(self.findings),
             "by_severity": {lvl: sev.get(lvl, 0) for lvl in LEVELS},
             "by_code": dict(sorted(Counter(f.code for f in self.findings).items())),
@@ -217,14 +235,34 @@ def run_check(
     files = tuple(st.path for st in notes.files)
     status = None
     if baseline is not None:
-        from brainmigrate.baseline import apply_baseline, read_baseline, write_baseline
-
-        if update_baseline:
-            write_baseline(baseline, findings)
-        entries = read_baseline(baseline)
-        findings, status = apply_baseline(findings, entries, os.fspath(baseline))
-        status = replace(status, updated=update_baseline)
+        findings, status = _met(findings, baseline, update_baseline, files, notes)
     return CheckResult(files, facts, tuple(findings), fail_on, status, tuple(excluded))
+
+
+def _met(
+    findings: list[Finding], baseline, update: bool, files: tuple[str, ...], notes: Notes
+) -> tuple[list[Finding], BaselineStatus]:
+    """The findings met with the baseline's entries of the files this run read; with
+    ``update`` the file is first rewritten with this run's findings and the other files'
+    entries as they were (a baseline that cannot be read is written anew)."""
+    from brainmigrate.baseline import (
+        BaselineError,
+        apply_baseline,
+        in_run,
+        read_baseline,
+        write_baseline,
+    )
+
+    scopes = {st.scope for st in notes.files}
+    if update:
+        try:
+            kept = in_run(read_baseline(baseline), files, scopes)[1]
+        except BaselineError:
+            kept = []
+        write_baseline(baseline, findings, kept)
+    mine, others = in_run(read_baseline(baseline), files, scopes)
+    findings, status = apply_baseline(findings, mine, os.fspath(baseline), others)
+    return findings, replace(status, updated=update)
 
 
 def collect(notes: Notes, hints: MoveHints | None = None) -> list[Finding]:
@@ -328,10 +366,14 @@ def _owner(d: Diagnostic, last: ParsedFact | None) -> ParsedFact | None:
 
 
 def _citation_finding(fact: ParsedFact, c: Citation, hints: MoveHints | None) -> Finding:
+    severity = None
     if c.state == "gone":
         code, subject = "BM101", c.name
         message = f"cites {c.name}, which no root holds"
         hint = hints.hint(c.name) if hints else None
+        if fact.status == "superseded":  # history: where the code was, not where it is
+            severity = HISTORY_SEVERITY
+            message += " (the fact is SUPERSEDED: history, not a fault)"
     elif c.state == "outside":
         code, subject, hint = "BM102", c.name, None
         message = f"cites {c.name}, outside every root ({c.reason})"
@@ -352,7 +394,7 @@ def _citation_finding(fact: ParsedFact, c: Citation, hints: MoveHints | None) ->
             message = f"{c.name} names {len(c.candidates)} files: {shown}"
     return Finding(
         code=code,
-        severity=RULES[code].severity,
+        severity=severity or RULES[code].severity,
         file=fact.file,
         line=c.line,
         col=c.col,
@@ -365,6 +407,11 @@ def _citation_finding(fact: ParsedFact, c: Citation, hints: MoveHints | None) ->
         hint=hint,
     )
 
+
+#: The severity of a gone path (BM101) in a SUPERSEDED fact: it records where the code
+#: was ("lived in src/converters.py before the split"), so it is told, never a failure
+#: (docs/check.md, "Finding codes").
+HISTORY_SEVERITY = "info"
 
 #: Diagnostics whose message names lines: a finding of one that belongs to no fact has a
 #: fingerprint of the message without them, so a baseline holds it while lines above move.

@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -104,6 +105,7 @@ def search(
     anchor: str | None = None,
     recheck: bool = True,
     cache_dir: str | os.PathLike | None = None,
+    roots: Sequence[str | os.PathLike] = (),
 ) -> list[Hit]:
     """The facts best matching ``query``, at most ``limit``: the facts of a task id the
     query names first, then BM25 order, then facts holding a number it names.
@@ -112,11 +114,14 @@ def search(
     Superseded facts only with ``include_superseded``. ``anchor``: only facts anchored to
     that file or declaration (``anchor_matches``); without a query, newest first. With
     ``recheck`` the hits' anchors are read again and stale ones marked in the line (and
-    their ``status``); without, the stored status is shown. Raises ``stores.StoreError``
-    (no store, newer schema) and ``ValueError`` for a limit outside 1..30.
+    their ``status``); without, the stored status is shown. ``roots``: the checkouts the
+    anchors are read in instead of their recorded roots (``--root``). Raises
+    ``stores.StoreError`` (no store, newer schema), ``stale.RootError`` (a ``roots`` folder
+    that does not exist) and ``ValueError`` for a limit outside 1..30.
     """
     if not 1 <= limit <= MAX_LIMIT:
         raise ValueError(f"--limit must be between 1 and {MAX_LIMIT}")
+    _require_roots(roots)
     with stores.reader(Path(store)) as store_reader:
         exact, areas = parse_scopes(scopes)
         only = None
@@ -140,11 +145,24 @@ def search(
     if recheck:
         from brainmigrate import fingerprints, stale
 
-        checkouts = fingerprints.Checkouts((), cache_dir, few=FEW_FILES, base=store_base(store))
+        checkouts = fingerprints.Checkouts(
+            roots,
+            cache_dir,
+            few=FEW_FILES,
+            base=store_base(store),
+            recorded=stores.recorded_roots(Path(store)) if roots else (),
+        )
         checks = stale.check_facts([f for f in hits if f.anchors], checkouts)
         for fc in checks:
             stale.mark(fc)
     return [Hit(f, hit_line(f), extra.get(f.id, {})) for f in hits]
+
+
+def _require_roots(roots: Sequence[str | os.PathLike]) -> None:
+    if roots:
+        from brainmigrate import stale
+
+        stale.require_roots(roots)
 
 
 def _path_like(text: str) -> bool:
@@ -231,16 +249,20 @@ def show(
     *,
     recheck: bool = True,
     cache_dir: str | os.PathLike | None = None,
+    roots: Sequence[str | os.PathLike] = (),
 ) -> dict:
     """The whole fact ``fact_id`` (``k17`` or ``17``) as a dict: the §Report fact shape
     (anchors with ``root`` the checkout's path and their fingerprint) plus
     ``status_reason``, ``supersedes``, ``related``, ``gone``, ``imported``, ``updated`` and
     ``provenance``. With ``recheck`` its anchors are read again: a stale fact shows status
-    ``stale`` with the reason, a fresh one ``active``, as the checkouts are now.
+    ``stale`` with the reason, a fresh one ``active``, as the checkouts are now (``roots``
+    instead of the recorded ones when given: ``--root``).
 
-    Raises ``NotFound`` and ``stores.StoreError``.
+    Raises ``NotFound``, ``stale.RootError`` (a ``roots`` folder that does not exist) and
+    ``stores.StoreError``.
     """
     path = Path(store)
+    _require_roots(roots)
     number = parse_id(fact_id)
     with stores.reader(path) as store_reader:
         rec = store_reader.fetch([number]).get(number)
@@ -250,7 +272,13 @@ def show(
     if recheck and rec.anchors:
         from brainmigrate import fingerprints, stale
 
-        checkouts = fingerprints.Checkouts((), cache_dir, few=FEW_FILES, base=store_base(store))
+        checkouts = fingerprints.Checkouts(
+            roots,
+            cache_dir,
+            few=FEW_FILES,
+            base=store_base(store),
+            recorded=stores.recorded_roots(path) if roots else (),
+        )
         stale.mark(stale.check_facts([rec], checkouts)[0])
     return fact_dict(rec, extra)
 

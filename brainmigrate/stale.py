@@ -128,6 +128,41 @@ class StaleResult:
         return EXIT_FINDINGS if self.stale else EXIT_OK
 
 
+class RootError(BrainmigrateError):
+    """A ``--root`` that is no folder, or no anchor could be read in any root."""
+
+
+def require_roots(roots: Sequence[str | os.PathLike]) -> None:
+    """Raise ``RootError`` for the first of ``roots`` (``--root`` values) that does not exist
+    or is no folder, as ``import`` does: a typo must not read as "every anchor
+    unreachable"."""
+    for r in roots:
+        if not os.path.isdir(r):
+            what = "is not a folder" if os.path.lexists(r) else "no such folder"
+            raise RootError(
+                f"--root {os.fspath(r)}: {what}; pass --root with the folder of a checkout"
+            )
+
+
+def _none_readable(result: StaleResult, roots: Sequence[str | os.PathLike]) -> str | None:
+    """The message when every anchor ``stale`` read was unreachable (and none was found
+    fresh without reading), else None."""
+    if not result.facts or result.fresh_unlisted or result.unreachable < len(result.facts):
+        return None
+    where = (
+        "in --root " + ", ".join(os.fspath(r) for r in roots)
+        if roots
+        else "in the roots recorded with them ("
+        + ", ".join(sorted({a.root for f in result.facts for a in f.fact.anchors})[:3])
+        + ")"
+    )
+    n = len(result.facts)
+    return (
+        f"no anchor could be read {where}: {n} anchored {'fact' if n == 1 else 'facts'}"
+        " unreachable; check --root"
+    )
+
+
 def _no_scope(scopes, path, known) -> str:
     """The message for a ``--scope`` that names no anchored fact: the store's scopes
     ``known``."""
@@ -167,7 +202,9 @@ def stale(
     ``kinds`` when given) and, unless ``dry_run``, record each one's state in one
     transaction: status ``stale`` with its reason, or back to ``active``; unreachable facts
     keep theirs. The checkouts are read before the store is locked, so the lock is held
-    only for the writes. Raises ``stores.StoreError``.
+    only for the writes. Raises ``stores.StoreError``, and ``RootError`` for a ``roots``
+    folder that does not exist and when every anchor read was unreachable (none found
+    fresh): the store is then left as it was.
 
     Without ``every`` (reports that list only stale and unreachable facts), a fact all of
     whose files hold the bytes its anchors were fingerprinted on, and that is not stored
@@ -175,6 +212,7 @@ def stale(
     anchored file once, so the cost grows with the files, not with the facts.
     """
     path = Path(store)
+    require_roots(roots)
     unlisted = 0
     with stores.reader(path) as r:
         checkouts = Checkouts(roots, cache_dir, base=r.base, recorded=r.recorded_roots())
@@ -193,6 +231,9 @@ def stale(
             facts = list(r.anchored(suspects).values())
         origins = r.origins([f.id for f in facts]) if facts else {}
     result = StaleResult(check_facts(facts, checkouts, origins), dry_run, 0, unlisted)
+    unread = _none_readable(result, roots)
+    if unread is not None:
+        raise RootError(unread)
     if dry_run:
         return result
     changes = []
@@ -240,12 +281,14 @@ def verify(
     hold again (status ``active``). A fact whose anchor is gone (or unreachable) is
     refused with the reason and left as it was; a moved target is fingerprinted where it
     is now and the anchor follows it. One transaction, under the store's write lock.
-    Raises ``VerifyError`` (unknown ids, nothing chosen) and ``stores.StoreError``.
+    Raises ``VerifyError`` (unknown ids, nothing chosen), ``RootError`` (a ``roots`` folder
+    that does not exist) and ``stores.StoreError``.
     """
     path = Path(store)
     if not ids and not every and not scopes:
         raise VerifyError("name the facts to verify: IDs, --all or --scope")
     stores.require(path)
+    require_roots(roots)
     result = VerifyResult()
     when = now_utc()
 

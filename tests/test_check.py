@@ -125,7 +125,7 @@ def test_findings_have_codes_severities_and_positions(project):
     assert result.exit_code == 1
     assert result.totals() == {
         "files": 1,
-        "facts": 6,
+        "fact_lines": 6,
         "findings": 5,
         "by_severity": {"error": 2, "warning": 1, "info": 2},
         "by_code": {"BM101": 2, "BM102": 1, "BM201": 1, "BM301": 1},

@@ -437,11 +437,13 @@ def test_an_unreachable_root_is_counted_and_leaves_the_status(env, how):
     env.repo.rename(moved)
     if how == "a file":
         env.repo.write_text("not a folder", encoding="utf-8")
-    r = env.stale("--format", "json")
-    assert r.exit_code == 0
-    data = json.loads(r.output)
-    assert (data["checked"], data["stale"], data["unreachable"]) == (6, 0, 6)
-    assert {f["state"] for f in data["facts"]} == {"unreachable"}
+    r = env.stale("--format", "json")  # every anchor unreachable: a wrong root, not "OK"
+    assert (r.exit_code, r.stdout) == (2, "")
+    assert r.stderr == (  # the root as the store records it, relative to the store's folder
+        "brainmigrate: error: no anchor could be read in the roots recorded with them"
+        f" ({os.path.relpath(env.repo, env.store.parent)}): 6 anchored facts unreachable;"
+        " check --root\n"
+    )
     assert env.status()["k6"] == ("stale", "body changed: web/api.ts#ApiClient")
     # --root reads the anchors in another folder (a store moved to another machine)
     assert env.states("--root", moved)["k6"] == (
@@ -743,9 +745,8 @@ def test_a_root_that_cannot_be_read_is_unreachable(env, monkeypatch):
 
     monkeypatch.setattr(os, "scandir", refuse)
     r = env.stale("--format", "json")
-    assert r.exit_code == 0
-    data = json.loads(r.output)
-    assert (data["checked"], data["stale"], data["unreachable"]) == (6, 0, 6)
+    assert (r.exit_code, r.stdout) == (2, "")
+    assert r.stderr.endswith("6 anchored facts unreachable; check --root\n")
     assert env.status()["k6"] == ("stale", "body changed: web/api.ts#ApiClient")
     r = cli("verify", "k6", "--store", env.store)
     assert (r.exit_code, r.stdout) == (1, f"k6 refused: root cannot be read: {env.repo}\n")

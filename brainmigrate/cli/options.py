@@ -66,7 +66,8 @@ def cache_option(help: str):
     )
 
 
-#: ``--root`` of the commands that read anchors again (``stale``, ``verify``).
+#: ``--root`` of the commands that read anchors again (``stale``, ``verify``, ``search``,
+#: ``show``).
 anchor_roots_option = root_option(
     "Look anchors up in this checkout instead of the root recorded with them (a path "
     "relative to the store's folder); repeat, first holding the file wins; several "

@@ -8,6 +8,7 @@ import click
 
 from brainmigrate.cli.options import (
     EXPORT_FORMATS,
+    anchor_roots_option,
     format_option,
     kind_filter,
     plus_kind_option,
@@ -156,9 +157,10 @@ class QueryCommand(click.Command):
     "--limit", type=click.IntRange(1, 30), default=5, show_default=True, help="Most hits."
 )
 @click.option("--all", "include_all", is_flag=True, help="Also superseded facts.")
+@anchor_roots_option
 @format_option(["text", "json"], "One line per hit, or JSON.")
 @guarded
-def search_cmd(query, store, anchor, scopes, kinds, limit, include_all, fmt):
+def search_cmd(query, store, anchor, scopes, kinds, limit, include_all, roots, fmt):
     """Full-text search (BM25 over stemmed words); one line per hit, best first.
 
     Any text is a query (quote it, or give several words); a word starting with '-' is a
@@ -176,7 +178,9 @@ def search_cmd(query, store, anchor, scopes, kinds, limit, include_all, fmt):
             f"--anchor {anchor!r} names no file or declaration; give a path (src/Foo.kt),"
             " a name (Foo.start) or both (src/Foo.kt#Foo.start)"
         )
-    hits = search.search(store, " ".join(query), scopes, kinds, limit, include_all, anchor=anchor)
+    hits = search.search(
+        store, " ".join(query), scopes, kinds, limit, include_all, anchor=anchor, roots=roots
+    )
     if fmt == "json":
         click.echo(to_json({"hits": [h.to_dict() for h in hits]}, indent=2))
         return
@@ -189,9 +193,10 @@ def search_cmd(query, store, anchor, scopes, kinds, limit, include_all, fmt):
 @click.command("show")
 @click.argument("fact_id")
 @store_option()
+@anchor_roots_option
 @format_option(["text", "json"], "Output format.")
 @guarded
-def show_cmd(fact_id, store, fmt):
+def show_cmd(fact_id, store, roots, fmt):
     """Show one fact (k17 or 17) with its anchors and provenance.
 
     Its anchors are read again (a stale fact shows status stale with the reason); each
@@ -201,7 +206,7 @@ def show_cmd(fact_id, store, fmt):
     from brainmigrate import search
 
     try:
-        fact = search.show(store, fact_id)
+        fact = search.show(store, fact_id, roots=roots)
     except search.NotFound as exc:
         raise Failure(str(exc)) from None
     if fmt == "json":

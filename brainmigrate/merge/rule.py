@@ -224,11 +224,13 @@ class Repeats:
         key: Key,
         stems: frozenset[str],
         edits: list[tuple[str, str]] | None = None,
-    ) -> None:
+    ) -> Carried:
         """``rec`` as a repeat ``fact`` updates it: text, kind, marker, status and task are
         the later line's; ``run`` only when the line has one; ``created`` only when it was
         empty. A line with only cited paths changed (``edits``) also takes the line's
-        numbers and task ids, and forgets what the old paths held (``drop_moved``)."""
+        numbers and task ids, and forgets what the old paths held (``drop_moved``): returns
+        the fingerprints the new paths' anchors take (``add_anchors``), else ``{}``."""
+        carried: Carried = {}
         rec.text, rec.kind, rec.marker = fact.text, fact.kind, fact.marker
         rec.status, rec.status_reason = fact.status, status_reason(fact.status)
         rec.task, rec.stems = fact.task, stem_tuple
@@ -242,17 +244,62 @@ class Repeats:
             if was != key:  # a path's digits changed the block (v1/ -> v2/)
                 self.index.remove(rec.id, was)
                 self.index.add(rec.id, key, stems)
-            drop_moved(rec, edits)
+            carried = drop_moved(rec, edits)
         self.index.replace(rec.id, key, stems)
+        return carried
 
 
-def add_anchors(rec: FactRecord, anchors: Iterable[Anchor]) -> None:
-    """Add ``anchors`` to ``rec``'s, those it lacks, in order (anchors add up)."""
+def count_facts(facts: Iterable[ParsedFact], stems: Stems | None = None) -> int:
+    """How many facts the fact lines ``facts`` make in an empty store: each line is a new
+    fact unless the repeat rule finds one it repeats (SPEC.md §Merge), as an import into
+    an empty store counts them (``facts``; ``fact_lines == facts + merged``). The rule's
+    index alone: no record is made."""
+    stems = stems or Stems()
+    lines = [(f.scope, numbers(f.full_text), f.tasks, stems(f.full_text)) for f in facts]
+    index = MergeIndex(MergeIndex.frequencies(st for *_, st in lines))
+    made = 0
+    for scope, nums, tasks, st in lines:
+        key = Key(scope, nums, tasks)
+        hit = index.best(key, st)
+        if hit is None:
+            made += 1
+            index.add(made, key, st)
+        else:
+            index.replace(hit[0], key, st)
+    return made
+
+
+def add_anchors(rec: FactRecord, anchors: Iterable[Anchor], carried: Carried | None = None) -> None:
+    """Add ``anchors`` to ``rec``'s, those it lacks, in order (anchors add up). An anchor
+    at the new path of a rewritten citation takes the fingerprint of the one the old path
+    gave (``carried``, from ``drop_moved``: SPEC.md §Staleness, "An anchor whose citation
+    was rewritten … keeps its fingerprint, and is compared at the new path")."""
     have = set(rec.anchors)  # (a fact may cite thousands of paths)
     for a in anchors:
         if a not in have:
             have.add(a)
+            if carried:
+                a = _carry(a, carried)
             rec.anchors.append(a)
+
+
+#: The anchors a rewritten citation dropped that held a fingerprint, by the anchor the
+#: new path gives: ``(kind, new path, symbol)`` -> the dropped anchor.
+Carried = dict[tuple[str, str, str | None], Anchor]
+
+
+def _carry(a: Anchor, carried: Carried) -> Anchor:
+    """``a`` with the fingerprint of the dropped anchor it replaces, if any (its own
+    root, path and lines kept)."""
+    old = carried.get((a.kind, a.path, a.symbol)) or carried.get(
+        (a.kind, f"{a.root.rstrip('/')}/{a.path}", a.symbol)
+    )
+    if old is None or a.fingerprinted:
+        return a
+    return Anchor(
+        a.kind, a.root, a.path, a.symbol, a.lines, a.how, old.signature_digest,
+        old.body_digest, old.target, old.commit, old.verified_at, old.content_hash,
+    )  # fmt: skip
 
 
 def add_gone(rec: FactRecord, paths: Iterable[str]) -> None:
@@ -265,32 +312,39 @@ def add_gone(rec: FactRecord, paths: Iterable[str]) -> None:
             rec.gone.append(p)
 
 
-def drop_moved(rec: FactRecord, edits: list[tuple[str, str]]) -> None:
+def drop_moved(rec: FactRecord, edits: list[tuple[str, str]]) -> Carried:
     """Forget what ``rec`` held for the paths a fixed line no longer cites: their gone
-    citations, and the file and folder anchors they were cited as (a root-relative path,
-    or an absolute one under the anchor's root). What the line cites now is added after."""
+    citations, and every anchor those paths gave (files, folders and the declarations
+    found in them; a root-relative path, or an absolute one under the anchor's root).
+    What the line cites now is added after (``add_anchors``).
+
+    Returns the dropped anchors that held a fingerprint, by the anchor the new path gives
+    (``Carried``), so that anchor keeps the fingerprint (SPEC.md §Staleness)."""
     still = {new for _, new in edits}
-    old = {p for p, _ in edits if p not in still}
-    old |= {unquote(p) for p in old}
-    if not old:
-        return
-    rec.gone = [p for p in rec.gone if p not in old and p.rstrip("/") not in old]  # a folder
-    absolute = {p for p in old if p.startswith("/")}
-    rec.anchors = [
-        a
-        for a in rec.anchors
-        if not (
-            a.kind in ("file", "folder")
-            and a.how == "cited"
-            and (a.path in old or _absolute_in(a, absolute))
-        )
-    ]
+    moves = {p: new for p, new in edits if p not in still}
+    moves.update({unquote(p): new for p, new in moves.items()})
+    if not moves:
+        return {}
+    rec.gone = [p for p in rec.gone if p not in moves and p.rstrip("/") not in moves]
+    absolute = {p: new for p, new in moves.items() if p.startswith("/")}
+    kept, carried = [], {}
+    for a in rec.anchors:
+        new = moves.get(a.path) or _absolute_move(a, absolute)
+        if new is None:
+            kept.append(a)
+        elif a.fingerprinted:
+            carried.setdefault((a.kind, unquote(new), a.symbol), a)
+    rec.anchors = kept
+    return carried
 
 
-def _absolute_in(a: Anchor, absolute: set[str]) -> bool:
-    """Whether one of the ``absolute`` paths is ``a``'s path under its root: the root's
-    path then ``a.path`` (a root recorded absolute, before schema 3), or, for a root
-    recorded relative to the store's folder, any folder then ``a.path``."""
+def _absolute_move(a: Anchor, absolute: dict[str, str]) -> str | None:
+    """The new path of ``a`` when one of the ``absolute`` old paths (old path -> new) is
+    ``a``'s path under its root: the root's path then ``a.path`` (a root recorded
+    absolute, before schema 3), or, for a root recorded relative to the store's folder,
+    any folder then ``a.path``; else None."""
+    if not absolute:
+        return None
     if a.root.startswith("/"):
-        return f"{a.root.rstrip('/')}/{a.path}" in absolute
-    return any(p.endswith(f"/{a.path}") for p in absolute)
+        return absolute.get(f"{a.root.rstrip('/')}/{a.path}")
+    return next((new for p, new in absolute.items() if p.endswith(f"/{a.path}")), None)

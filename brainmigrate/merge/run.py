@@ -172,6 +172,7 @@ class _Run:
         known = stored.known(fp)
         rule = self.rule
         fid, sim, edits = rule.which(key, st, known, lambda fact=fact: self._edited(fact))
+        carried = None  # fingerprints a rewritten citation's new anchors keep
         if fid is None:
             rec = rule.new(self.next_id, fact, stem_tuple, nums, key, st)
             self.next_id += 1
@@ -183,7 +184,7 @@ class _Run:
                 sim = similarity(st, rec.stems)
             into_text = rec.text  # before this line's text replaces it
             if known is None:
-                rule.update(rec, fact, stem_tuple, nums, key, st, edits)
+                carried = rule.update(rec, fact, stem_tuple, nums, key, st, edits)
             self.merged.append(
                 {
                     "into": rec.key,
@@ -198,7 +199,7 @@ class _Run:
             )
             self.by_file[fact.file].merged += 1
         if res.anchors:
-            add_anchors(rec, res.anchors)
+            add_anchors(rec, res.anchors, carried)
         self._provenance(rec, fact, fp)
         if res.citations:
             add_gone(rec, [c.name for c in res.citations if c.state == "gone"])

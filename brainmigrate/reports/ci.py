@@ -190,7 +190,7 @@ def as_json(result: CheckResult) -> str:
         "tool": "brainmigrate check",
         "fail_on": result.fail_on,
         "exit_code": result.exit_code,
-        "totals": result.totals(),
+        "totals": result.totals(facts=True),
         "files": list(result.files),
         "excluded": list(result.excluded),
         "findings": [finding_dict(f, result.fail_on) for f in result.findings],

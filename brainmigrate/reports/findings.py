@@ -28,7 +28,7 @@ def summary(result: CheckResult) -> str:
     t = result.totals()
     sev = ", ".join(f"{t['by_severity'][lvl]} {lvl}" for lvl in LEVELS)
     parts = [
-        f"{_n(t['files'], 'file')}, {_n(t['facts'], 'fact line')}:"
+        f"{_n(t['files'], 'file')}, {_n(t['fact_lines'], 'fact line')}:"
         f" {_n(t['findings'], 'finding')} ({sev})",
         f"{t['failing']} failing at --fail-on {result.fail_on}",
         f"{t['suppressed']} suppressed",
