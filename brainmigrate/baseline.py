@@ -14,6 +14,7 @@ from pathlib import Path
 from brainmigrate.fsutil import write_text_atomic
 from brainmigrate.read.files import InputError
 from brainmigrate.rules import CHECK_SCHEMA, Finding
+from brainmigrate.shapes import shorten
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,7 +204,7 @@ def _json_value(value) -> str:
         text = json.dumps(value)  # (inf, which 1e400 reads as, is "Infinity")
     except ValueError:  # pragma: no cover - json.loads gives only what it can dump
         text = repr(value)
-    return text if len(text) <= 40 else text[:39] + "…"
+    return shorten(text, 40)
 
 
 def apply_baseline(

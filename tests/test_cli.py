@@ -795,3 +795,10 @@ def test_the_format_choices_are_the_formats_the_reports_render():
 
     assert [f.value for f in ci.Format] == CHECK_FORMATS
     assert [f.value for f in stale.Format] == STALE_FORMATS
+
+
+def test_the_fail_on_choices_are_the_severity_levels():
+    from brainmigrate import codes
+    from brainmigrate.cli.options import LEVELS
+
+    assert tuple(LEVELS) == codes.LEVELS

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import click
 
-from brainmigrate.cli.options import CHECK_FORMATS, not_blank, notes_options
+from brainmigrate.cli.options import CHECK_FORMATS, LEVELS, not_blank, notes_options
 from brainmigrate.cli.reading import load_settings, notes_progress, read_options, stdin_notes
 from brainmigrate.cli.runtime import (
     emit,
@@ -92,7 +92,7 @@ CHECK_OPTIONS = [
     ),
     click.option(
         "--fail-on",
-        type=click.Choice(["error", "warning", "info"]),
+        type=click.Choice(LEVELS),
         help="Lowest severity that fails the check (exit 1). Default: error, or the config's.",
     ),
     click.option(

@@ -15,6 +15,9 @@ EXPORT_FORMATS = ["jsonl", "brain", "knowledge", "memory"]
 
 #: ``check``'s report formats (``reports.ci.Format``; named here so that ``--help`` loads
 #: no report, and a test keeps them equal).
+#: The severity levels ``--fail-on`` takes, highest first (``codes.LEVELS``: ``--help``
+#: does not load the code registry; a test holds them equal).
+LEVELS = ["error", "warning", "info"]
 CHECK_FORMATS = ["text", "json", "github", "sarif", "junit", "markdown", "gitlab"]
 
 #: ``stale``'s report formats (``reports.stale.Format``; a test keeps them equal).
