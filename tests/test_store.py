@@ -48,7 +48,10 @@ def test_import_twice_adds_nothing_and_changes_nothing(tmp_path):
     assert first["totals"]["added"] == first["totals"]["facts"] == 29
     assert second["totals"]["added"] == 0
     assert second["totals"]["updated"] == 0
-    assert second["totals"]["merged"] == second["totals"]["fact_lines"] == 32
+    # every line is one already imported, none a repeat merged in this run (issue 24)
+    assert second["totals"]["already_imported"] == second["totals"]["fact_lines"] == 32
+    assert second["totals"]["merged"] == 0
+    assert [f["merged"] for f in second["files"]] == [0] * len(second["files"])
     assert dump(tmp_path / "know.db") == before
     assert (tmp_path / "know.db").stat().st_mtime_ns == mtime
 

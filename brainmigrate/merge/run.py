@@ -196,7 +196,10 @@ class _Run:
                     "into_text": into_text,
                 }
             )
-            self.by_file[fact.file].merged += 1
+            if known is None:
+                self.by_file[fact.file].merged += 1
+            else:
+                self.by_file[fact.file].already_imported += 1
         if res.anchors:
             add_anchors(rec, res.anchors)
         # (a file and line is read once a run, so only the store can hold it already)

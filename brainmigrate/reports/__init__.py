@@ -58,6 +58,7 @@ def report(result, with_facts: bool = True, entries: str = "list") -> dict:
             totals[key] += entry[key]
         entry["skipped_by_reason"] = {r: st.skipped_by_reason.get(r, 0) for r in SKIP_REASONS}
         entry["merged"] = st.merged
+        entry["already_imported"] = st.already_imported
         entry["gone"] = st.gone
         skipped.update(st.skipped_by_reason)
         files.append(entry)
@@ -87,7 +88,8 @@ def report(result, with_facts: bool = True, entries: str = "list") -> dict:
             "files": len(files),
             **totals,
             "facts": len(result.facts),
-            "merged": len(result.merged),
+            "merged": len(result.merged) - result.merged.known,
+            "already_imported": result.merged.known,
             "superseded": superseded,
             "citing_gone": len({g["fact"] for g in result.gone}),
             "added": actions.get("added", 0),
