@@ -175,10 +175,14 @@ def import_notes(
     store: str | os.PathLike = "know.db",
     dry_run: bool = False,
     verify: bool = False,
+    sync: bool = False,
 ) -> RunResult:
     """Import notes files into the store at ``store``; with ``dry_run`` write nothing.
     With ``verify``, the anchors of the facts the import writes are fingerprinted
-    (``fingerprints.fingerprint_records``) in the same transaction.
+    (``fingerprints.fingerprint_records``) in the same transaction. Every import finds the
+    stored facts no longer in the notes it read (``RunResult.removed``); with ``sync`` it
+    retires them in the same transaction (``merge.sync``); ``sync`` raises ``InputError``
+    for a store with no fact, or one none of the files read ever fed.
 
     Raises ``InputError``, ``lines.NotesReadError`` or ``stores.StoreError``; on any of
     them the store is left exactly as it was.
@@ -197,18 +201,48 @@ def import_notes(
         options.progress("merge", 0, len(notes.facts), lines)
     if dry_run:
         with stores.reading(store_path) as stored:
-            result = run.merge(notes, stored, stems)
+            _check_sync(sync, stored, notes, store_path)
+            result = run.merge(notes, stored, stems, sync)
         if verify:
             _verify(result, options.cache_dir)
     else:
-        plan = _plan(notes, stems, options, lines, verify)
+        plan = _plan(notes, stems, options, lines, verify, sync, store_path)
         now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         result = stores.transact(store_path, plan, run.fts_words(stems), now)
     result.store, result.dry_run = str(store_path), dry_run
     return result
 
 
-def _plan(notes: Notes, stems: Stems, options: ImportOptions, lines: int, verify: bool):
+def _check_sync(sync: bool, stored: stores.Stored, notes: Notes, store: Path) -> None:
+    """``import --sync`` refused (``InputError``) without a store to sync against, or when
+    none of the notes files read ever fed the store (other files, or the same ones named
+    from another folder: syncing would retire nothing it should)."""
+    if not sync:
+        return
+    if stored.next_id == 1:
+        raise InputError(
+            f"--sync: {store} holds no fact to sync against; import the notes once without"
+            " --sync (or pass --store with the store to sync)"
+        )
+    files = [st.path for st in notes.files]
+    if files and not stored.fed_files(files):
+        fed = ", ".join(printable(f) for f in stored.some_files())
+        raise InputError(
+            f"--sync: none of the {len(files)} notes files read ever fed {store} (it was fed"
+            f" from {fed}, …); pass the notes files the store was imported from, named as"
+            " they were then"
+        )
+
+
+def _plan(
+    notes: Notes,
+    stems: Stems,
+    options: ImportOptions,
+    lines: int,
+    verify: bool,
+    sync: bool = False,
+    store: Path = Path("know.db"),
+):
     """What an import runs under the store's write lock (``stores.transact``): a function
     of the store as it is then that merges against it and returns the records to write
     with the merge's ``RunResult``, which ``transact`` hands back once committed."""
@@ -216,7 +250,8 @@ def _plan(notes: Notes, stems: Stems, options: ImportOptions, lines: int, verify
     def plan(stored: stores.Stored) -> tuple[Iterator[FactRecord], RunResult]:
         from brainmigrate.merge import run
 
-        ran = run.merge(notes, stored, stems)
+        _check_sync(sync, stored, notes, store)
+        ran = run.merge(notes, stored, stems, sync)
         if options.progress is not None:
             options.progress("write", 0, len(notes.facts), lines)
         if verify:  # also every stored fact a line fed, already imported or not

@@ -266,7 +266,7 @@ def test_a_dry_run_holds_no_lock_on_the_store_while_it_merges(tmp_path, monkeypa
     db = tmp_path / "know.db"
     merge, took = merge_run.merge, []
 
-    def merge_then_write(notes, stored, stems):
+    def merge_then_write(notes, stored, stems, *more):
         # while the dry run merges, another writer takes the store exclusively at once
         other = sqlite3.connect(db, timeout=0, isolation_level=None)
         other.execute("BEGIN EXCLUSIVE")
@@ -274,7 +274,7 @@ def test_a_dry_run_holds_no_lock_on_the_store_while_it_merges(tmp_path, monkeypa
         other.execute("COMMIT")
         other.close()
         took.append(True)
-        return merge(notes, stored, stems)
+        return merge(notes, stored, stems, *more)
 
     monkeypatch.setattr(merge_run, "merge", merge_then_write)
     dry = run(tmp_path, dry_run=True)

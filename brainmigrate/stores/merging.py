@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import sqlite3
 from collections.abc import Container, Iterator
 from pathlib import Path
@@ -159,6 +160,58 @@ class Stored:
                 if fid not in ids:
                     ids.append(checked_id(fid, "a provenance row", "fact_id"))
         return out
+
+    def last_lines(
+        self, files: list[str], every: bool
+    ) -> Iterator[tuple[int, str, int, bool, str, str, str]]:
+        """``(id, file, line, inside, status, scope, text)`` of the stored facts whose last
+        line (their most recent provenance row) is in one of the notes files ``files``;
+        ``inside`` says that every line that ever fed the fact is in them. Without
+        ``every``, only the facts ``inside`` and not superseded (those an import that read
+        ``files`` may find no longer in the notes). One query over the provenance table."""
+        if self._con is None or not files:
+            return
+        only = "" if every else " AND last.inside AND f.status != 'superseded'"
+        rows = self._con.execute(
+            "WITH chosen(file) AS (SELECT value FROM json_each(?1)),"
+            " last(fact_id, r, inside) AS (SELECT fact_id, max(rowid),"
+            " sum(file NOT IN chosen) = 0 FROM provenance GROUP BY fact_id)"
+            " SELECT last.fact_id, p.file, p.line, last.inside, f.status, f.scope, f.text"
+            " FROM last JOIN provenance p ON p.rowid = last.r JOIN facts f ON f.id = last.fact_id"
+            f" WHERE p.file IN chosen{only} ORDER BY p.file, p.line, last.fact_id",
+            (json.dumps(files),),
+        )
+        for fid, file, line, inside, status, scope, text in rows:
+            yield (
+                checked_id(fid, "a provenance row", "fact_id"),
+                checked_text(file, "a provenance row", "file"),
+                checked_line(line, "a provenance row", "line"),
+                bool(inside),
+                status,
+                scope,
+                text,
+            )
+
+    def fed_files(self, files: list[str]) -> int:
+        """How many of the notes files ``files`` the store holds provenance of."""
+        if self._con is None or not files:
+            return 0
+        return self._con.execute(
+            "SELECT count(DISTINCT file) FROM provenance"
+            " WHERE file IN (SELECT value FROM json_each(?))",
+            (json.dumps(files),),
+        ).fetchone()[0]
+
+    def some_files(self, limit: int = 3) -> list[str]:
+        """Up to ``limit`` notes files the store was fed from, by name."""
+        if self._con is None:
+            return []
+        return [
+            r[0]
+            for r in self._con.execute(
+                "SELECT DISTINCT file FROM provenance ORDER BY file LIMIT ?", (limit,)
+            )
+        ]
 
     def fed(self, fid: int, file: str, line: int, fp: str) -> bool:
         """Whether the store holds the provenance row ``(fid, file, line, fp)``."""
