@@ -201,8 +201,10 @@ def import_notes(
         options.progress("merge", 0, len(notes.facts), lines)
     if dry_run:
         with stores.reading(store_path) as stored:
+            renamed = _follow(notes, stored, options.scope)
             _check_sync(sync, stored, notes, store_path)
             result = run.merge(notes, stored, stems, sync)
+            result.renamed = renamed
         if verify:
             _verify(result, options.cache_dir)
     else:
@@ -211,6 +213,21 @@ def import_notes(
         result = stores.transact(store_path, plan, run.fts_words(stems), now)
     result.store, result.dry_run = str(store_path), dry_run
     return result
+
+
+def _follow(notes: Notes, stored: stores.Stored, scope: str | None) -> list[dict]:
+    """``merge.renames.follow`` for a dry run, against its copy of the store; a store read in
+    place (WAL mode, read-only) follows no rename."""
+    import sqlite3
+
+    from brainmigrate.merge import renames
+
+    try:
+        return renames.follow(notes, stored, scope)
+    except sqlite3.OperationalError as exc:
+        if "readonly" not in str(exc):
+            raise
+        return []
 
 
 def _check_sync(sync: bool, stored: stores.Stored, notes: Notes, store: Path) -> None:
@@ -248,10 +265,12 @@ def _plan(
     with the merge's ``RunResult``, which ``transact`` hands back once committed."""
 
     def plan(stored: stores.Stored) -> tuple[Iterator[FactRecord], RunResult]:
-        from brainmigrate.merge import run
+        from brainmigrate.merge import renames, run
 
+        renamed = renames.follow(notes, stored, options.scope)
         _check_sync(sync, stored, notes, store)
         ran = run.merge(notes, stored, stems, sync)
+        ran.renamed = renamed
         if options.progress is not None:
             options.progress("write", 0, len(notes.facts), lines)
         if verify:  # also every stored fact a line fed, already imported or not

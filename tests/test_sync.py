@@ -276,3 +276,61 @@ def test_a_retired_fact_leaves_stale_and_comes_back_with_its_line(tmp_path, monk
     assert _facts(repo)[4][1:3] == ("active", None)
     stale = cli("stale", "--store", "know.db", "--root", ".", "--format", "json")
     assert (stale.exit_code, json.loads(stale.stdout)["checked"]) == (0, 1)
+
+
+def _scopes(repo):
+    con = sqlite3.connect(repo / "know.db")
+    try:
+        facts = con.execute("SELECT id, scope FROM facts ORDER BY id").fetchall()
+        files = con.execute("SELECT DISTINCT file FROM provenance ORDER BY file").fetchall()
+        return facts, [f for (f,) in files]
+    finally:
+        con.close()
+
+
+def test_a_notes_file_renamed_in_git_carries_its_facts(tmp_path, monkeypatch):
+    repo = _repo(tmp_path)
+    monkeypatch.chdir(repo)
+    _import(repo)
+    git(repo, "mv", "notes/pay.md", "notes/payments.md")
+    git(repo, "commit", "-qm", "rename")
+    data = _import(repo, "--sync")
+    assert data["renamed"] == [{"from": "notes/pay.md", "to": "notes/payments.md", "facts": 4}]
+    assert (data["totals"]["added"], data["totals"]["removed"]) == (0, 0)
+    assert _scopes(repo) == (
+        [(1, "area:payments"), (2, "area:payments"), (3, "area:payments"), (4, "area:payments")],
+        ["notes/payments.md"],
+    )
+    assert [f[1] for f in _facts(repo)] == ["active"] * 4
+    hits = cli("search", "ledger", "--store", "know.db", "--scope", "area:payments").output
+    assert "k2" in hits
+    again = _import(repo, "--sync")
+    assert again["renamed"] == [] and again["totals"]["updated"] == 0
+    text = cli("import", "notes", "--root", ".", "--store", "know.db").output
+    assert "Renamed notes files" not in text
+
+
+def test_a_copy_under_a_new_name_keeps_its_scope_with_scope_given(tmp_path, monkeypatch):
+    """Found with the same content under a new name (no git): with ``--scope`` the facts
+    keep the scope given; a fact edited meanwhile is followed too."""
+    repo = _repo(tmp_path)
+    monkeypatch.chdir(repo)
+    _import(repo, "--scope", "team:pay")
+    (repo / "notes/pay.md").unlink()
+    write(repo, {"notes/billing.md": PAY.replace("batch job", "batch jobs")})
+    data = _import(repo, "--scope", "team:pay", "--sync")
+    assert data["renamed"] == [{"from": "notes/pay.md", "to": "notes/billing.md", "facts": 4}]
+    assert _scopes(repo) == ([(i, "team:pay") for i in range(1, 5)], ["notes/billing.md"])
+    assert data["totals"]["removed"] == 0 and data["totals"]["added"] == 0
+    assert _facts(repo)[3][4] == "invoices are rendered nightly by the batch jobs"
+
+
+def test_a_file_not_like_the_gone_one_is_no_rename(tmp_path, monkeypatch):
+    repo = _repo(tmp_path)
+    monkeypatch.chdir(repo)
+    _import(repo)
+    (repo / "notes/pay.md").unlink()
+    write(repo, {"notes/ops.md": "+ webhook retries back off exponentially\n+ deploys from main\n"})
+    data = _import(repo)
+    assert data["renamed"] == [] and data["totals"]["added"] == 2
+    assert _scopes(repo)[1] == ["notes/ops.md", "notes/pay.md"]

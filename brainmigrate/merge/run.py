@@ -72,6 +72,8 @@ class RunResult:
     removed: list = field(default_factory=list)
     #: whether the run retires them (``import --sync``)
     sync: bool = False
+    #: dicts, one per notes file renamed: ``from``, ``to``, ``facts`` (``merge.renames``)
+    renamed: list = field(default_factory=list)
 
     @property
     def files(self) -> list[FileStats]:

@@ -27,7 +27,16 @@ FORMATS = ("text", "json", "markdown", "html")
 
 COUNTS = ("lines", "fact_lines", "continuations", "blank", "skipped")
 #: The report's lists of entries a run made while merging, in report order.
-ENTRIES = ("gone", "outside", "unresolved", "ignored", "ambiguous", "merged", "removed")
+ENTRIES = (
+    "gone",
+    "outside",
+    "unresolved",
+    "ignored",
+    "ambiguous",
+    "merged",
+    "removed",
+    "renamed",
+)
 
 
 def report(result, with_facts: bool = True, entries: str = "list") -> dict:
@@ -90,16 +99,13 @@ def report(result, with_facts: bool = True, entries: str = "list") -> dict:
             "already_imported": result.merged.known,
             "superseded": superseded,
             "removed": len(result.removed),
+            "renamed": len(result.renamed),
             "citing_gone": len({g["fact"] for g in result.gone}),
             "added": actions.get("added", 0),
             "updated": actions.get("updated", 0),
             "unchanged": actions.get("unchanged", 0),
             "provenance_added": provenance,
-            "gone": len(result.gone),
-            "outside": len(result.outside),
-            "unresolved": len(result.unresolved),
-            "ignored": len(result.ignored),
-            "ambiguous": len(result.ambiguous),
+            **{key: len(getattr(result, key)) for key in ENTRIES[:5]},
             "warnings": len(result.warnings),
             "by_kind": dict(by_kind),
             "by_marker": dict(by_marker),

@@ -52,6 +52,8 @@ class Stored:
         self._known: dict[str, int] = {}
         self._fed: set[tuple[int, str, int, str]] = set()
         self._facts: dict[int, FactRecord] = {}
+        # facts whose notes file was renamed: the scope they take (``rename``)
+        self._rescoped: dict[int, str] = {}
         if con is not None:
             if con.execute("PRAGMA user_version").fetchone()[0] == 0:
                 self._con = None  # a new, empty store
@@ -68,10 +70,14 @@ class Stored:
         checked (``rows.entry_row``)."""
         if self._con is None:
             return
+        rescoped = self._rescoped
         for row in self._con.execute(
             "SELECT id, scope, numbers, tasks, stems FROM facts ORDER BY id"
         ):
-            yield entry_row(row)
+            entry = entry_row(row)
+            if rescoped and entry[0] in rescoped:
+                entry = (entry[0], rescoped[entry[0]], *entry[2:])
+            yield entry
 
     def check_entries(self) -> None:
         """Raise ``Inconsistent`` as ``entries`` would, for the first stored fact (by id)
@@ -120,13 +126,12 @@ class Stored:
         """Stored fact ``fid`` with its anchors and gone paths, its ``snapshot`` taken.
         Raises ``StoreError`` when the store holds no such fact."""
         rec = self._facts.pop(fid, None)
-        if rec is not None:
-            rec.snapshot = rec.state()
-            return rec
-        rec = read_facts(self._con, [fid]).get(fid) if self._con is not None else None
+        if rec is None:
+            rec = read_facts(self._con, [fid]).get(fid) if self._con is not None else None
         if rec is None:  # a provenance row or an index entry names a fact that is gone
             raise inconsistent(self._path, missing(fid, "provenance"))
         rec.snapshot = rec.state()
+        rec.scope = self._rescoped.get(fid, rec.scope)  # a change the write then makes
         return rec
 
     def known(self, fp: str) -> int | None:
@@ -191,6 +196,29 @@ class Stored:
                 scope,
                 text,
             )
+
+    def files(self) -> list[str]:
+        """Every notes file the store holds provenance of, by name."""
+        if self._con is None:
+            return []
+        return [r[0] for r in self._con.execute("SELECT DISTINCT file FROM provenance")]
+
+    def rename(self, old: str, new: str, scopes: dict[str, str]) -> int:
+        """Follow the notes file ``old`` renamed to ``new``: its provenance rows move to
+        ``new`` (in the store, inside the caller's transaction: a dry run's is a copy), and
+        the facts whose last line was in it and whose scope is a key of ``scopes`` take
+        its value, as their records say from now on. Returns how many facts moved."""
+        ids = [fid for fid, *_ in self.last_lines([old], True)]
+        self._con.execute("UPDATE OR IGNORE provenance SET file=? WHERE file=?", (new, old))
+        self._con.execute("DELETE FROM provenance WHERE file=?", (old,))
+        if ids and scopes:
+            marks = ",".join("?" * len(ids))
+            for fid, scope in self._con.execute(
+                f"SELECT id, scope FROM facts WHERE id IN ({marks})", ids
+            ):
+                if scope in scopes and scopes[scope] != scope:
+                    self._rescoped[fid] = scopes[scope]
+        return len(ids)
 
     def fed_files(self, files: list[str]) -> int:
         """How many of the notes files ``files`` the store holds provenance of."""
