@@ -25,7 +25,8 @@ def follow(notes: Notes, stored, scope: str | None = None) -> list[dict]:
     ``sqlite3.Error`` (from ``stored``)."""
     read = {st.path: st for st in notes.files}
     known = stored.files()
-    fresh = [path for path in read if path not in set(known)]
+    held = set(known)
+    fresh = [path for path in read if path not in held]
     gone = sorted(f for f in known if f not in read and not os.path.lexists(f))
     if not fresh or not gone:
         return []

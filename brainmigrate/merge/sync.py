@@ -59,6 +59,8 @@ def removed(
     this run fed; ``placed`` (``--sync`` only) the run's facts of each file in line order,
     ``(id, new, scope)``, and ``record(id)`` a fact's record, for the rewordings.
     Raises ``sqlite3.Error`` (from ``stored``)."""
+    if len(fed) >= stored.next_id - 1:  # every stored fact was fed (ids are dense from 1)
+        return []
     rows = list(stored.last_lines(files, placed is not None))
     out = []
     by_file: dict[str, list[tuple[int, bool, str]]] = {}

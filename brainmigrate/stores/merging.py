@@ -29,6 +29,9 @@ from brainmigrate.stores.rows import (
     provenance_ok,
 )
 
+#: The notes files a query is about, given as one JSON list (``?1``).
+_CHOSEN = "(SELECT value FROM json_each(?1))"
+
 
 class Stored:
     """The store as an import merges against it: read fact by fact when the merge needs
@@ -178,12 +181,11 @@ class Stored:
             return
         only = "" if every else " AND last.inside AND f.status != 'superseded'"
         rows = self._con.execute(
-            "WITH chosen(file) AS (SELECT value FROM json_each(?1)),"
-            " last(fact_id, r, inside) AS (SELECT fact_id, max(rowid),"
-            " sum(file NOT IN chosen) = 0 FROM provenance GROUP BY fact_id)"
+            f"WITH last(fact_id, r, inside) AS (SELECT fact_id, max(rowid),"
+            f" sum(file NOT IN {_CHOSEN}) = 0 FROM provenance GROUP BY fact_id)"
             " SELECT last.fact_id, p.file, p.line, last.inside, f.status, f.scope, f.text"
             " FROM last JOIN provenance p ON p.rowid = last.r JOIN facts f ON f.id = last.fact_id"
-            f" WHERE p.file IN chosen{only} ORDER BY p.file, p.line, last.fact_id",
+            f" WHERE p.file IN {_CHOSEN}{only} ORDER BY p.file, p.line, last.fact_id",
             (json.dumps(files),),
         )
         for fid, file, line, inside, status, scope, text in rows:
