@@ -334,3 +334,91 @@ def test_a_file_not_like_the_gone_one_is_no_rename(tmp_path, monkeypatch):
     data = _import(repo)
     assert data["renamed"] == [] and data["totals"]["added"] == 2
     assert _scopes(repo)[1] == ["notes/ops.md", "notes/pay.md"]
+
+
+def _anchors(repo):
+    con = sqlite3.connect(repo / "know.db")
+    try:
+        return con.execute("SELECT fact_id, path, symbol FROM anchors ORDER BY 1, 2").fetchall()
+    finally:
+        con.close()
+
+
+def _stale(repo):
+    return cli("stale", "--store", "know.db", "--root", ".", "--dry-run").exit_code
+
+
+def test_a_week_of_edits_with_import_sync_verify(tmp_path, monkeypatch):
+    """The CI recipe, ``import --sync --verify`` after each change on main, through a week
+    of edits in a git repository: after each, every fact's status, the anchors and the exit
+    code of ``stale``."""
+    repo = tmp_path
+    write(
+        repo,
+        {
+            "src/app.py": "def run():\n    return 1\n\n\ndef stop():\n    return 0\n",
+            "src/jobs.py": "def nightly():\n    return 2\n",
+            "notes/pay.md": (
+                "+ src/app.py:1 run returns one\n"
+                "+ src/app.py:5 stop returns zero\n"
+                "+ src/jobs.py runs the nightly invoices\n"
+            ),
+        },
+    )
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "monday")
+    monkeypatch.chdir(repo)
+
+    def step(message):
+        git(repo, "add", "-A")
+        git(repo, "commit", "-qm", message)
+        return _import(repo, "--sync", "--verify")
+
+    _import(repo, "--verify")  # the first import: there is no store to sync against yet
+    anchors = [(1, "src/app.py", ""), (2, "src/app.py", ""), (3, "src/jobs.py", "")]
+    assert [f[1] for f in _facts(repo)] == ["active"] * 3
+    assert _anchors(repo) == anchors and _stale(repo) == 0
+    # tuesday: the note on stop() is deleted, then stop() changes: no stale fact for it
+    (repo / "notes/pay.md").write_text(
+        "+ src/app.py:1 run returns one\n+ src/jobs.py runs the nightly invoices\n"
+    )
+    tuesday = step("tuesday")
+    assert [r["fact"] for r in tuesday["removed"]] == ["k2"]
+    (repo / "src/app.py").write_text("def run():\n    return 1\n\n\ndef stop():\n    return 9\n")
+    git(repo, "commit", "-qam", "stop changes")
+    assert [f[1] for f in _facts(repo)] == ["active", "superseded", "active"]
+    assert _anchors(repo) == anchors and _stale(repo) == 0  # history keeps its anchors
+    # wednesday: the jobs note is reworded beyond the merge rule
+    (repo / "notes/pay.md").write_text(
+        "+ src/app.py:1 run returns one\n+ src/jobs.py renders invoices each night since TER-4\n"
+    )
+    step("wednesday")
+    assert [(f[0], f[1], f[3]) for f in _facts(repo)] == [
+        (1, "active", "[]"),
+        (2, "superseded", "[]"),
+        (3, "superseded", "[]"),
+        (4, "active", "[3]"),
+    ]
+    assert _anchors(repo) == [*anchors, (4, "src/jobs.py", "")] and _stale(repo) == 0
+    # thursday: a block moved up; friday: the notes file renamed
+    (repo / "notes/pay.md").write_text(
+        "+ src/jobs.py renders invoices each night since TER-4\n+ src/app.py:1 run returns one\n"
+    )
+    thursday = step("thursday")
+    assert (thursday["totals"]["removed"], thursday["totals"]["added"]) == (0, 0)
+    git(repo, "mv", "notes/pay.md", "notes/billing.md")
+    friday = step("friday")
+    assert [(r["from"], r["to"]) for r in friday["renamed"]] == [
+        ("notes/pay.md", "notes/billing.md")
+    ]
+    assert (friday["totals"]["removed"], friday["totals"]["added"]) == (0, 0)
+    assert [(f[0], f[1]) for f in _facts(repo)] == [
+        (1, "active"), (2, "superseded"), (3, "superseded"), (4, "active")
+    ]  # fmt: skip
+    assert _scopes(repo)[0] == [
+        (1, "area:billing"), (2, "area:pay"), (3, "area:pay"), (4, "area:billing")
+    ]  # fmt: skip
+    assert _anchors(repo) == [*anchors, (4, "src/jobs.py", "")] and _stale(repo) == 0
+    (repo / "src/app.py").write_text("def run():\n    return 7\n")
+    assert _stale(repo) == 1  # the active fact on run() still fails CI
