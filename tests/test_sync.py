@@ -246,6 +246,8 @@ def test_counts_mean_one_thing(tmp_path, monkeypatch):
     assert [(f["merged"], f["already_imported"]) for f in data["files"]] == [(1, 4)]
     again = _import(repo)
     assert (again["totals"]["merged"], again["totals"]["already_imported"]) == (0, 5)
+    for t in (data["totals"], again["totals"]):
+        assert t["fact_lines"] == t["added"] + t["merged"] + t["already_imported"]
     args = ("import", "notes", "--root", ".", "--store", "know.db", "--format")
     text = cli(*args[:-1]).output
     assert "repeats merged 0, lines already imported 5;" in text
