@@ -191,10 +191,14 @@ def import_notes(
     store: str | os.PathLike = "know.db",
     dry_run: bool = False,
     verify: bool = False,
+    sync: bool = False,
 ) -> RunResult:
     """Import notes files into the store at ``store``; with ``dry_run`` write nothing.
     With ``verify``, the anchors of the facts the import writes are fingerprinted
-    (``fingerprints.fingerprint_records``) in the same transaction.
+    (``fingerprints.fingerprint_records``) in the same transaction. Every import finds the
+    stored facts no longer in the notes it read (``RunResult.removed``); with ``sync`` it
+    retires them in the same transaction (``merge.sync``); ``sync`` raises ``InputError``
+    for a store with no fact, or one none of the files read ever fed.
 
     Raises ``InputError``, ``lines.NotesReadError`` or ``stores.StoreError``; on any of
     them the store is left exactly as it was.
@@ -213,11 +217,14 @@ def import_notes(
         options.progress("merge", 0, len(notes.facts), lines)
     if dry_run:
         with stores.reading(store_path) as stored:
-            result = run.merge(notes, stored, stems)
+            renamed = _follow(notes, stored, options.scope)
+            _check_sync(sync, stored, notes, store_path)
+            result = run.merge(notes, stored, stems, sync)
+            result.renamed = renamed
         if verify:
             _verify(result, options.cache_dir, store_base(store_path))
     else:
-        plan = _plan(notes, stems, options, lines, verify, store_path)
+        plan = _plan(notes, stems, options, lines, verify, sync, store_path)
         now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         recorded = [(r.name, remote_of(r.path)) for r in notes.roots]
         result = stores.transact(store_path, plan, run.fts_words(stems), now, recorded)
@@ -225,15 +232,62 @@ def import_notes(
     return result
 
 
-def _plan(notes: Notes, stems: Stems, options: ImportOptions, lines: int, verify: bool, store):
+def _follow(notes: Notes, stored: stores.Stored, scope: str | None) -> list[dict]:
+    """``merge.renames.follow`` for a dry run, against its copy of the store; a store read in
+    place (WAL mode, read-only) follows no rename."""
+    import sqlite3
+
+    from brainmigrate.merge import renames
+
+    try:
+        return renames.follow(notes, stored, scope)
+    except sqlite3.OperationalError as exc:
+        if "readonly" not in str(exc):
+            raise
+        return []
+
+
+def _check_sync(sync: bool, stored: stores.Stored, notes: Notes, store: Path) -> None:
+    """``import --sync`` refused (``InputError``) without a store to sync against, or when
+    none of the notes files read ever fed the store (other files, or the same ones named
+    from another folder: syncing would retire nothing it should)."""
+    if not sync:
+        return
+    if stored.next_id == 1:
+        raise InputError(
+            f"--sync: {store} holds no fact to sync against; import the notes once without"
+            " --sync (or pass --store with the store to sync)"
+        )
+    files = [st.path for st in notes.files]
+    if files and not stored.fed_files(files):
+        fed = ", ".join(printable(f) for f in stored.some_files())
+        raise InputError(
+            f"--sync: none of the {len(files)} notes files read ever fed {store} (it was fed"
+            f" from {fed}, …); pass the notes files the store was imported from, named as"
+            " they were then"
+        )
+
+
+def _plan(
+    notes: Notes,
+    stems: Stems,
+    options: ImportOptions,
+    lines: int,
+    verify: bool,
+    sync: bool = False,
+    store: Path = Path("know.db"),
+):
     """What an import runs under the store's write lock (``stores.transact``): a function
     of the store as it is then that merges against it and returns the records to write
     with the merge's ``RunResult``, which ``transact`` hands back once committed."""
 
     def plan(stored: stores.Stored) -> tuple[Iterator[FactRecord], RunResult]:
-        from brainmigrate.merge import run
+        from brainmigrate.merge import renames, run
 
-        ran = run.merge(notes, stored, stems)
+        renamed = renames.follow(notes, stored, options.scope)
+        _check_sync(sync, stored, notes, store)
+        ran = run.merge(notes, stored, stems, sync)
+        ran.renamed = renamed
         if options.progress is not None:
             options.progress("write", 0, len(notes.facts), lines)
         if verify:  # also every stored fact a line fed, already imported or not

@@ -48,7 +48,10 @@ def test_import_twice_adds_nothing_and_changes_nothing(tmp_path):
     assert first["totals"]["added"] == first["totals"]["facts"] == 29
     assert second["totals"]["added"] == 0
     assert second["totals"]["updated"] == 0
-    assert second["totals"]["merged"] == second["totals"]["fact_lines"] == 32
+    # every line is one already imported, none a repeat merged in this run (issue 24)
+    assert second["totals"]["already_imported"] == second["totals"]["fact_lines"] == 32
+    assert second["totals"]["merged"] == 0
+    assert [f["merged"] for f in second["files"]] == [0] * len(second["files"])
     assert dump(tmp_path / "know.db") == before
     assert (tmp_path / "know.db").stat().st_mtime_ns == mtime
 
@@ -263,7 +266,7 @@ def test_a_dry_run_holds_no_lock_on_the_store_while_it_merges(tmp_path, monkeypa
     db = tmp_path / "know.db"
     merge, took = merge_run.merge, []
 
-    def merge_then_write(notes, stored, stems):
+    def merge_then_write(notes, stored, stems, *more):
         # while the dry run merges, another writer takes the store exclusively at once
         other = sqlite3.connect(db, timeout=0, isolation_level=None)
         other.execute("BEGIN EXCLUSIVE")
@@ -271,7 +274,7 @@ def test_a_dry_run_holds_no_lock_on_the_store_while_it_merges(tmp_path, monkeypa
         other.execute("COMMIT")
         other.close()
         took.append(True)
-        return merge(notes, stored, stems)
+        return merge(notes, stored, stems, *more)
 
     monkeypatch.setattr(merge_run, "merge", merge_then_write)
     dry = run(tmp_path, dry_run=True)

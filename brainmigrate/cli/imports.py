@@ -31,6 +31,11 @@ from brainmigrate.reports import FORMATS as REPORT_FORMATS
     is_flag=True,
     help="Fingerprint the anchors of the facts this import writes (see 'brainmigrate stale').",
 )
+@click.option(
+    "--sync",
+    is_flag=True,
+    help="Retire the stored facts no longer in the notes files read (status superseded).",
+)
 @format_option(REPORT_FORMATS, "Report format (html: one self-contained audit page).")
 @output_option
 @guarded
@@ -45,6 +50,7 @@ def import_cmd(
     store,
     dry_run,
     verify,
+    sync,
     fmt,
     output,
     **given,
@@ -66,7 +72,7 @@ def import_cmd(
     ):
         options = read_options(s, parser, names, progress, notation)
         paths, _ = select_files(paths, s.excludes, names)
-        result = importer.import_notes(paths, options, store, dry_run=dry_run, verify=verify)
+        result = importer.import_notes(paths, options, store, dry_run, verify, sync)
     if fmt == "json":
         emit(reports.json_chunks(result), output)
     else:  # streamed: facts and entries are read back as they are written

@@ -15,7 +15,16 @@ from dataclasses import dataclass, field
 
 from brainmigrate.digests import blake2b
 from brainmigrate.merge.index import Key, MergeIndex, similarity
-from brainmigrate.merge.rule import Repeats, Stems, add_anchors, add_gone, numbers, path_edits
+from brainmigrate.merge.rule import (
+    Repeats,
+    Stems,
+    add_anchors,
+    add_gone,
+    numbers,
+    path_edits,
+    status_reason,
+)
+from brainmigrate.merge.sync import revive
 from brainmigrate.model import Diagnostic, FactRecord, ParsedFact
 from brainmigrate.read.run import FileStats, Notes, gc_paused
 from brainmigrate.roots import Root
@@ -59,6 +68,12 @@ class RunResult:
     #: dicts, one per git-ignored citation (SPEC.md §Anchors "Git-ignored paths"): ``file``,
     #: ``line``, ``col``, ``fact``, ``path`` (root-relative), as ``unresolved`` without lines
     ignored: Spill | list = field(default_factory=list)
+    #: dicts, one per stored fact no longer in the notes read (``merge.sync.removed``)
+    removed: list = field(default_factory=list)
+    #: whether the run retires them (``import --sync``)
+    sync: bool = False
+    #: dicts, one per notes file renamed: ``from``, ``to``, ``facts`` (``merge.renames``)
+    renamed: list = field(default_factory=list)
 
     @property
     def files(self) -> list[FileStats]:
@@ -84,7 +99,7 @@ def line_key(fact: ParsedFact) -> str:
     return blake2b(data.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
 
 
-def merge(notes: Notes, stored, stems: Stems) -> RunResult:
+def merge(notes: Notes, stored, stems: Stems, sync: bool = False) -> RunResult:
     """Merge the facts read into the stored ones (SPEC.md §Merge); writes no store.
 
     A line whose key (``line_key``) the store already holds is the fact it fed and changes
@@ -93,11 +108,14 @@ def merge(notes: Notes, stored, stems: Stems) -> RunResult:
 
     What the merge holds in memory is its index (about 250 bytes a fact); the facts it
     merges into and its entries for the report are kept in temporary files (``spill``).
+    The stored facts no longer in the notes read are the result's ``removed``; with
+    ``sync`` they are retired and the new facts at their places supersede them
+    (``merge.sync``).
     Raises ``sqlite3.Error`` from reading ``stored``, ``spill.SpillError``.
     """
     with gc_paused():
         stored.check_entries()  # a store the index would refuse is refused first, as ever
-        run = _Run(notes, stored, stems)
+        run = _Run(notes, stored, stems, sync)
         for fact, res, stem_tuple, key in _prefetched(notes.facts.with_stems(), stored):
             run.line(fact, res, stem_tuple, key)
         return run.result()
@@ -106,8 +124,10 @@ def merge(notes: Notes, stored, stems: Stems) -> RunResult:
 class _Run:
     """One merge: the rule, the records it touched and the entries for the report."""
 
-    def __init__(self, notes: Notes, stored, stems: Stems) -> None:
-        self.notes, self.stored, self.stems = notes, stored, stems
+    def __init__(self, notes: Notes, stored, stems: Stems, sync: bool = False) -> None:
+        self.notes, self.stored, self.stems, self.sync = notes, stored, stems, sync
+        # ``--sync``: the run's facts of each file in line order, for the rewordings
+        self.placed: dict[str, list[tuple[int, bool, str]]] | None = {} if sync else None
         self.rule = Repeats(self._index)
         self.next_id = self.first_new = first_new = stored.next_id
         self.facts = Keyed()  # the facts this run touched, by id
@@ -173,6 +193,7 @@ class _Run:
         rule = self.rule
         fid, sim, edits = rule.which(key, st, known, lambda fact=fact: self._edited(fact))
         carried = None  # fingerprints a rewritten citation's new anchors keep
+        revived = False
         if fid is None:
             rec = rule.new(self.next_id, fact, stem_tuple, nums, key, st)
             self.next_id += 1
@@ -185,6 +206,8 @@ class _Run:
             into_text = rec.text  # before this line's text replaces it
             if known is None:
                 carried = rule.update(rec, fact, stem_tuple, nums, key, st, edits)
+            elif rec.status == "superseded":  # retired by --sync, its line is back?
+                revived = revive(rec, fact.status, status_reason(fact.status))
             self.merged.append(
                 {
                     "into": rec.key,
@@ -197,16 +220,22 @@ class _Run:
                     "into_text": into_text,
                 }
             )
-            self.by_file[fact.file].merged += 1
+            if known is None:
+                self.by_file[fact.file].merged += 1
+            else:
+                self.by_file[fact.file].already_imported += 1
         if res.anchors:
             add_anchors(rec, res.anchors, carried)
         self._provenance(rec, fact, fp)
+        if self.placed is not None:
+            self.placed.setdefault(fact.file, []).append((rec.id, not rec.stored, fact.scope))
         if res.citations:
             add_gone(rec, [c.name for c in res.citations if c.state == "gone"])
         if rec.stored:
             self.fed.append(rec.id)
             if (
                 known is None
+                or revived
                 or rec.new_provenance
                 or rec.refed
                 or held != (len(rec.anchors), len(rec.gone))
@@ -250,8 +279,27 @@ class _Run:
                     {**entry, "name": c.name, "how": c.how, "candidates": list(c.candidates)}
                 )
 
+    def _record(self, fid: int) -> FactRecord:
+        return self.facts.get(fid) if fid >= self.first_new else self._touch(fid)
+
+    def _removed(self) -> list[dict]:
+        """The stored facts no longer in the notes read (``merge.sync.removed``), retired
+        when the run syncs."""
+        from brainmigrate.merge import sync
+
+        files = [st.path for st in self.notes.files]
+        fed = set(self.fed)
+        entries = sync.removed(self.stored, files, fed, self.placed, self._record)
+        if self.sync:
+            for rec in sync.retire(entries, self._touch, self.facts.get):
+                self.facts.replace(rec.id, rec)
+                if rec.stored:
+                    self.changed.append(rec.id)
+        return entries
+
     def result(self) -> RunResult:
         """What the run merged, as a dry run's (``store`` None) ``RunResult``."""
+        removed = self._removed()
         return RunResult(
             self.notes,
             self.facts,
@@ -265,6 +313,8 @@ class _Run:
             (sorted(set(self.changed)), range(self.first_new, self.next_id)),
             sorted(set(self.fed)),
             self.ignored,
+            removed,
+            self.sync,
         )
 
 

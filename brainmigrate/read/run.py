@@ -123,7 +123,9 @@ class FileStats:
     blank: int = 0
     skipped: int = 0
     skipped_by_reason: Counter = field(default_factory=Counter)
+    #: repeats merged in this run, and lines an earlier import already read (SPEC.md §Merge)
     merged: int = 0
+    already_imported: int = 0
     gone: int = 0
     notation: str = "brain"
 
@@ -131,7 +133,7 @@ class FileStats:
     # fmt: off
     def __init__(
         self, path, scope, lines=0, fact_lines=0, continuations=0, blank=0, skipped=0,
-        skipped_by_reason=FROM_FACTORY, merged=0, gone=0, notation="brain",
+        skipped_by_reason=FROM_FACTORY, merged=0, already_imported=0, gone=0, notation="brain",
     ) -> None:
         self.path = path
         self.scope = scope
@@ -144,6 +146,7 @@ class FileStats:
             skipped_by_reason = Counter()
         self.skipped_by_reason = skipped_by_reason
         self.merged = merged
+        self.already_imported = already_imported
         self.gone = gone
         self.notation = notation
 
@@ -154,18 +157,20 @@ class FileStats:
             f"lines={self.lines!r}, fact_lines={self.fact_lines!r}, "
             f"continuations={self.continuations!r}, blank={self.blank!r}, "
             f"skipped={self.skipped!r}, skipped_by_reason={self.skipped_by_reason!r}, "
-            f"merged={self.merged!r}, gone={self.gone!r}, notation={self.notation!r})"
+            f"merged={self.merged!r}, already_imported={self.already_imported!r}, "
+            f"gone={self.gone!r}, notation={self.notation!r})"
         )
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
             return (
                 self.path, self.scope, self.lines, self.fact_lines, self.continuations, self.blank,
-                self.skipped, self.skipped_by_reason, self.merged, self.gone, self.notation,
+                self.skipped, self.skipped_by_reason, self.merged, self.already_imported, self.gone,
+                self.notation,
             ) == (
                 other.path, other.scope, other.lines, other.fact_lines, other.continuations,
-                other.blank, other.skipped, other.skipped_by_reason, other.merged, other.gone,
-                other.notation,
+                other.blank, other.skipped, other.skipped_by_reason, other.merged,
+                other.already_imported, other.gone, other.notation,
             )
         return NotImplemented
     # fmt: on

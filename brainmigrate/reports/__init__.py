@@ -27,25 +27,31 @@ FORMATS = ("text", "json", "markdown", "html")
 
 COUNTS = ("lines", "fact_lines", "continuations", "blank", "skipped")
 #: The report's lists of entries a run made while merging, in report order.
-ENTRIES = ("gone", "outside", "unresolved", "ignored", "ambiguous", "merged")
+ENTRIES = (
+    "gone",
+    "outside",
+    "unresolved",
+    "ignored",
+    "ambiguous",
+    "merged",
+    "removed",
+    "renamed",
+)
 
 
 def report(result, with_facts: bool = True, entries: str = "list") -> dict:
     """The JSON report of an import (``merge.run.RunResult``), keys per SPEC.md §Report.
 
-    ``with_facts=False`` leaves the ``facts`` list empty (its count stays in ``totals``), for
-    renderers that do not show facts one by one: the list is the report's bulk.
-    ``entries`` says how ``gone``, ``outside``, ``unresolved``, ``ignored``, ``ambiguous`` and
-    ``merged`` come: ``list``
-    (lists of dicts), ``none`` (empty lists, counts kept; ``json_chunks`` streams them) or
-    ``stream`` (the run's own sequences, read back from their temporary files each time
-    they are iterated, and ``facts`` made again on each iteration; for ``render_chunks``,
-    so a large run never holds them).
-
-    Counts ``by_kind``, ``by_marker``, ``superseded`` and ``citing_gone`` are over the facts
-    after merging; per file and in total ``lines == fact_lines + continuations + blank +
-    skipped``. Each ``files`` entry says the ``notation`` its file was read as (``brain`` or
-    ``markdown``, SPEC.md §Notation, Markdown notes).
+    ``with_facts=False`` leaves ``facts`` empty (its count stays in ``totals``), for
+    renderers that do not show facts one by one. ``entries`` says how the lists of
+    ``ENTRIES`` come: ``list`` (lists of dicts), ``none`` (empty lists, counts kept;
+    ``json_chunks`` streams them) or ``stream`` (the run's own sequences, read back from
+    their temporary files on each iteration, and ``facts`` made again; for
+    ``render_chunks``, so a large run never holds them).
+    ``removed``: the stored facts no longer in the notes (``merge.sync.removed``). Counts
+    ``by_kind``, ``by_marker``, ``superseded``, ``citing_gone`` are over the facts after
+    merging; per file and in total ``lines == fact_lines + continuations + blank +
+    skipped``; each ``files`` entry names its ``notation`` (SPEC.md §Notation).
     """
     roots = {r.name: r.index for r in result.roots}
     files = []
@@ -58,6 +64,7 @@ def report(result, with_facts: bool = True, entries: str = "list") -> dict:
             totals[key] += entry[key]
         entry["skipped_by_reason"] = {r: st.skipped_by_reason.get(r, 0) for r in SKIP_REASONS}
         entry["merged"] = st.merged
+        entry["already_imported"] = st.already_imported
         entry["gone"] = st.gone
         skipped.update(st.skipped_by_reason)
         files.append(entry)
@@ -81,24 +88,24 @@ def report(result, with_facts: bool = True, entries: str = "list") -> dict:
     return {
         "schema_version": IMPORT_SCHEMA,
         "dry_run": result.dry_run,
+        "sync": result.sync,
         "store": result.store,
         "roots": [r.label for r in result.roots],
         "totals": {
             "files": len(files),
             **totals,
             "facts": len(result.facts),
-            "merged": len(result.merged),
+            "merged": len(result.merged) - result.merged.known,
+            "already_imported": result.merged.known,
             "superseded": superseded,
+            "removed": len(result.removed),
+            "renamed": len(result.renamed),
             "citing_gone": len({g["fact"] for g in result.gone}),
             "added": actions.get("added", 0),
             "updated": actions.get("updated", 0),
             "unchanged": actions.get("unchanged", 0),
             "provenance_added": provenance,
-            "gone": len(result.gone),
-            "outside": len(result.outside),
-            "unresolved": len(result.unresolved),
-            "ignored": len(result.ignored),
-            "ambiguous": len(result.ambiguous),
+            **{key: len(getattr(result, key)) for key in ENTRIES[:5]},
             "warnings": len(result.warnings),
             "by_kind": dict(by_kind),
             "by_marker": dict(by_marker),

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import sqlite3
 from collections.abc import Container, Iterator
 from pathlib import Path
@@ -29,6 +30,9 @@ from brainmigrate.stores.rows import (
     provenance_row,
 )
 from brainmigrate.stores.schema import upgrade
+
+#: The notes files a query is about, given as one JSON list (``?1``).
+_CHOSEN = "(SELECT value FROM json_each(?1))"
 
 
 class Stored:
@@ -55,6 +59,8 @@ class Stored:
         self._fed: set[tuple[int, str, int, str]] = set()
         self._facts: dict[int, FactRecord] = {}
         self._latest: dict[int, tuple[str, int]] = {}
+        # facts whose notes file was renamed: the scope they take (``rename``)
+        self._rescoped: dict[int, str] = {}
         if con is not None:
             if con.execute("PRAGMA user_version").fetchone()[0] == 0:
                 self._con = None  # a new, empty store
@@ -71,10 +77,14 @@ class Stored:
         checked (``rows.entry_row``)."""
         if self._con is None:
             return
+        rescoped = self._rescoped
         for row in self._con.execute(
             "SELECT id, scope, numbers, tasks, stems FROM facts ORDER BY id"
         ):
-            yield entry_row(row)
+            entry = entry_row(row)
+            if rescoped and entry[0] in rescoped:
+                entry = (entry[0], rescoped[entry[0]], *entry[2:])
+            yield entry
 
     def check_entries(self) -> None:
         """Raise ``Inconsistent`` as ``entries`` would, for the first stored fact (by id)
@@ -145,13 +155,12 @@ class Stored:
         """Stored fact ``fid`` with its anchors and gone paths, its ``snapshot`` taken.
         Raises ``StoreError`` when the store holds no such fact."""
         rec = self._facts.pop(fid, None)
-        if rec is not None:
-            rec.snapshot = rec.state()
-            return rec
-        rec = read_facts(self._con, [fid]).get(fid) if self._con is not None else None
+        if rec is None:
+            rec = read_facts(self._con, [fid]).get(fid) if self._con is not None else None
         if rec is None:  # a provenance row or an index entry names a fact that is gone
             raise inconsistent(self._path, missing(fid, "provenance"))
         rec.snapshot = rec.state()
+        rec.scope = self._rescoped.get(fid, rec.scope)  # a change the write then makes
         return rec
 
     def known(self, fp: str) -> int | None:
@@ -185,6 +194,80 @@ class Stored:
                 if fid not in ids:
                     ids.append(checked_id(fid, "a provenance row", "fact_id"))
         return out
+
+    def last_lines(
+        self, files: list[str], every: bool
+    ) -> Iterator[tuple[int, str, int, bool, str, str, str]]:
+        """``(id, file, line, inside, status, scope, text)`` of the stored facts whose last
+        line (their most recent provenance row) is in one of the notes files ``files``;
+        ``inside`` says that every line that ever fed the fact is in them. Without
+        ``every``, only the facts ``inside`` and not superseded (those an import that read
+        ``files`` may find no longer in the notes). One query over the provenance table."""
+        if self._con is None or not files:
+            return
+        only = "" if every else " AND last.inside AND f.status != 'superseded'"
+        rows = self._con.execute(
+            f"WITH last(fact_id, r, inside) AS (SELECT fact_id, max(rowid),"
+            f" sum(file NOT IN {_CHOSEN}) = 0 FROM provenance GROUP BY fact_id)"
+            " SELECT last.fact_id, p.file, p.line, last.inside, f.status, f.scope, f.text"
+            " FROM last JOIN provenance p ON p.rowid = last.r JOIN facts f ON f.id = last.fact_id"
+            f" WHERE p.file IN {_CHOSEN}{only} ORDER BY p.file, p.line, last.fact_id",
+            (json.dumps(files),),
+        )
+        for fid, file, line, inside, status, scope, text in rows:
+            yield (
+                checked_id(fid, "a provenance row", "fact_id"),
+                checked_text(file, "a provenance row", "file"),
+                checked_line(line, "a provenance row", "line"),
+                bool(inside),
+                status,
+                scope,
+                text,
+            )
+
+    def files(self) -> list[str]:
+        """Every notes file the store holds provenance of, by name."""
+        if self._con is None:
+            return []
+        return [r[0] for r in self._con.execute("SELECT DISTINCT file FROM provenance")]
+
+    def rename(self, old: str, new: str, scopes: dict[str, str]) -> int:
+        """Follow the notes file ``old`` renamed to ``new``: its provenance rows move to
+        ``new`` (in the store, inside the caller's transaction: a dry run's is a copy), and
+        the facts whose last line was in it and whose scope is a key of ``scopes`` take
+        its value, as their records say from now on. Returns how many facts moved."""
+        ids = [fid for fid, *_ in self.last_lines([old], True)]
+        self._con.execute("UPDATE OR IGNORE provenance SET file=? WHERE file=?", (new, old))
+        self._con.execute("DELETE FROM provenance WHERE file=?", (old,))
+        if ids and scopes:
+            marks = ",".join("?" * len(ids))
+            for fid, scope in self._con.execute(
+                f"SELECT id, scope FROM facts WHERE id IN ({marks})", ids
+            ):
+                if scope in scopes and scopes[scope] != scope:
+                    self._rescoped[fid] = scopes[scope]
+        return len(ids)
+
+    def fed_files(self, files: list[str]) -> int:
+        """How many of the notes files ``files`` the store holds provenance of."""
+        if self._con is None or not files:
+            return 0
+        return self._con.execute(
+            "SELECT count(DISTINCT file) FROM provenance"
+            " WHERE file IN (SELECT value FROM json_each(?))",
+            (json.dumps(files),),
+        ).fetchone()[0]
+
+    def some_files(self, limit: int = 3) -> list[str]:
+        """Up to ``limit`` notes files the store was fed from, by name."""
+        if self._con is None:
+            return []
+        return [
+            r[0]
+            for r in self._con.execute(
+                "SELECT DISTINCT file FROM provenance ORDER BY file LIMIT ?", (limit,)
+            )
+        ]
 
     def fed(self, fid: int, file: str, line: int, fp: str) -> bool:
         """Whether the store holds the provenance row ``(fid, file, line, fp)``."""
