@@ -20,7 +20,7 @@ from brainmigrate.codes import diagnostic
 from brainmigrate.fsutil import printable
 from brainmigrate.model import Diagnostic, FactRecord
 from brainmigrate.read.files import InputError, notes_files
-from brainmigrate.read.run import ImportOptions, Notes, ReadFacts, gc_paused, read_files, reader
+from brainmigrate.read.run import ImportOptions, Notes, ReadFacts, gc_paused, read_files, read_rules
 from brainmigrate.roots import Root, match_recorded, remote_of, store_base
 from brainmigrate.spill import Spill
 
@@ -90,7 +90,7 @@ def _read_notes(
     roots = make_roots(options.roots, store)
     odd: list[str] = []
     files = notes_files(paths, odd, options.names)
-    how = reader(options)
+    how = read_rules(options)
     resolver = Resolver(
         roots, lambda: _name_index(roots[0], options.cache_dir), cache_folder(options.cache_dir)
     )

@@ -15,7 +15,7 @@ FILE_NAMES = frozenset(
     NOTICE AUTHORS CODEOWNERS README CHANGELOG CONTRIBUTING""".split()
 )
 #: The kinds ``cited_path`` and ``cited_link`` tell.
-KINDS = ("file", "folder", "maybe")
+PATH_KINDS = ("file", "folder", "maybe")
 
 _EXTENSION = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]+:")

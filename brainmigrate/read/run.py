@@ -272,17 +272,17 @@ def gc_paused():
             gc.enable()
 
 
-class Reader(NamedTuple):
+class ReadRules(NamedTuple):
     """How a run reads each line and fact: the task ids, the line classifier, the
-    Markdown globs (``reader`` checks them)."""
+    Markdown globs (``read_rules`` checks them)."""
 
     tasks: TaskIds
     classify: Callable[[str], notation.Classified]
     markdown: markdown_notes.MarkdownGlobs
 
 
-def reader(options: ImportOptions) -> Reader:
-    """The ``Reader`` of ``options``. Raises ``InputError`` for a task pattern that is not a
+def read_rules(options: ImportOptions) -> ReadRules:
+    """The ``ReadRules`` of ``options``. Raises ``InputError`` for a task pattern that is not a
     regular expression, a notation that is not one of ``markdown_notes.NOTATIONS`` or a bad
     Markdown glob, in that order (a bad ``--parser`` raises ``ValueError``)."""
     try:
@@ -300,7 +300,7 @@ def reader(options: ImportOptions) -> Reader:
         markdown = markdown_notes.MarkdownGlobs(tuple(options.markdown))
     except ValueError as exc:
         raise InputError(f"markdown: {exc}; fix the glob in the configuration") from None
-    return Reader(tasks, classify, markdown)
+    return ReadRules(tasks, classify, markdown)
 
 
 #: ``resolve(fact, folder, references)``: what a fact names (None: nothing), from the
@@ -311,7 +311,7 @@ Resolve = Callable[[ParsedFact, str, Mapping], object]
 def read_files(
     files: Sequence[tuple[str, Path]],
     options: ImportOptions,
-    how: Reader,
+    how: ReadRules,
     diags: list[Diagnostic],
     resolve: Resolve,
     stems: StemsOf | None = None,
