@@ -363,7 +363,7 @@ def _result(
     return AnchorCheck(a, state, f"{state}: {where} (moved from {moved_from})", root, rel, rel)
 
 
-def fingerprint_records(facts: Iterable[FactRecord], checkouts: Checkouts) -> None:
+def fingerprint_records(facts: Iterable[FactRecord], checkouts: Checkouts) -> set[int]:
     """``import --verify``: fingerprint the anchors of ``facts`` in place, as ``verify``
     does: where each one is, in the roots recorded with them; a target that moved (a
     renamed file, a declaration now in another file: ``Checkouts.check``) is fingerprinted
@@ -371,8 +371,14 @@ def fingerprint_records(facts: Iterable[FactRecord], checkouts: Checkouts) -> No
     by (root, path, symbol) (SPEC.md §Anchors), so the anchor a repeat adds at the new
     place and the stored one that followed it are one. An anchor whose target is gone is
     left as it was (``stale`` reports it); a ``stale`` fact whose every anchor was
-    fingerprinted is ``active`` again, as ``verify`` makes it."""
+    fingerprinted is ``active`` again, as ``verify`` makes it.
+
+    A fingerprint equal to the one an anchor holds (same place, lines and digests) leaves
+    the anchor as it is, its ``commit`` and ``verified_at`` included: an ``import
+    --verify`` that finds nothing changed writes nothing (README "Keeping the store in
+    sync"). Returns the ids of the facts whose anchors or status changed."""
     facts = list(facts)
+    changed: set[int] = set()
     checkouts.prepare(a for f in facts for a in f.anchors)
     when = now_utc()
     for rec in facts:
@@ -387,8 +393,41 @@ def fingerprint_records(facts: Iterable[FactRecord], checkouts: Checkouts) -> No
                     found = checkouts.check(a)
                     if found.moved_to is not None and found.root is not None:
                         taken = checkouts.fingerprint(a, found.root, found.moved_to, when)
-            anchors.append(a if taken is None else taken)
+            anchors.append(a if taken is None or _same_fingerprint(a, taken) else taken)
             every = every and taken is not None
+        before = [_fingerprint_of(a) for a in rec.anchors]
         rec.anchors = list(dict.fromkeys(anchors))
+        if [_fingerprint_of(a) for a in rec.anchors] != before:
+            changed.add(rec.id)
         if every and rec.anchors and rec.status == "stale":
             rec.status, rec.status_reason = "active", None  # it holds again, as after verify
+            changed.add(rec.id)
+    return changed
+
+
+def _fingerprint_of(a: Anchor) -> tuple:
+    """What an anchor records: its target and place and every part of its fingerprint."""
+    return (
+        a.kind,
+        a.root,
+        a.path,
+        a.symbol,
+        a.lines,
+        a.how,
+        a.signature_digest,
+        a.body_digest,
+        a.target,
+        a.commit,
+        a.verified_at,
+        a.content_hash,
+    )
+
+
+def _same_fingerprint(held: Anchor, taken: Anchor) -> bool:
+    """Whether the fingerprint just ``taken`` is the one the anchor already ``held``: the
+    same target, place, lines and digests (its commit and time aside)."""
+    if held.signature_digest is None and held.body_digest is None and held.content_hash is None:
+        return False  # never fingerprinted
+    return _fingerprint_of(held)[:9] == _fingerprint_of(taken)[:9] and (
+        held.content_hash == taken.content_hash
+    )

@@ -155,13 +155,14 @@ def _dropped(file: str, line: int, notes: list[tuple[int, str]], diags: list[Dia
         )
 
 
-def _verify(ran: RunResult, cache_dir, base: str, batch: int = 4096) -> None:
+def _verify(ran: RunResult, cache_dir, base: str, batch: int = 4096) -> set[int]:
     """``import --verify``: fingerprint the anchors of the facts the run writes (those it
     may have changed, and every stored fact a line fed) in the run's own records, before
     a dry run's report or the write reads them, so both say the same (an anchor that
     follows a moved target changes the fact). A batch at a time: a large import is read
     back from its temporary file, never held whole. Adds the fed facts to
-    ``ran.changed``."""
+    ``ran.changed``; returns the ids of the facts whose anchors or status the
+    fingerprints changed (a fingerprint equal to the stored one changes nothing)."""
     from brainmigrate.fingerprints import Checkouts, fingerprint_records
 
     stored_ids, new_ids = ran.changed
@@ -170,19 +171,20 @@ def _verify(ran: RunResult, cache_dir, base: str, batch: int = 4096) -> None:
     # the run's own roots where they are, also one named after a recorded root elsewhere
     folders = {r.name: r.path for r in ran.roots}
     checkouts = Checkouts((), cache_dir, base=base, folders=folders)
-    taken, chunk = Spill(), []
+    taken, chunk, refreshed = Spill(), [], set()
     keys = itertools.chain(stored_ids, new_ids)
     for rec in ran.facts.values_of(keys, len(stored_ids) + len(new_ids)):
         chunk.append(rec)
         if len(chunk) >= batch:
-            fingerprint_records(chunk, checkouts)
+            refreshed |= fingerprint_records(chunk, checkouts)
             taken.extend(chunk)
             chunk = []
     if chunk:
-        fingerprint_records(chunk, checkouts)
+        refreshed |= fingerprint_records(chunk, checkouts)
         taken.extend(chunk)
     for rec in taken:  # after the reading: the records are not changed under it
         ran.facts.replace(rec.id, rec)
+    return refreshed
 
 
 def import_notes(
@@ -290,8 +292,9 @@ def _plan(
         ran.renamed = renamed
         if options.progress is not None:
             options.progress("write", 0, len(notes.facts), lines)
+        refreshed = set()
         if verify:  # also every stored fact a line fed, already imported or not
-            _verify(ran, options.cache_dir, store_base(store))
+            refreshed = _verify(ran, options.cache_dir, store_base(store))
         # only facts the run may have changed are read back (a re-import: none)
         stored_ids, new_ids = ran.changed
         records = (
@@ -299,7 +302,7 @@ def _plan(
             for r in ran.facts.values_of(
                 itertools.chain(stored_ids, new_ids), len(stored_ids) + len(new_ids)
             )
-            if verify or r.action() != "unchanged" or r.new_provenance or r.refed
+            if r.id in refreshed or r.action() != "unchanged" or r.new_provenance or r.refed
         )
         return records, ran
 

@@ -424,3 +424,26 @@ def test_a_week_of_edits_with_import_sync_verify(tmp_path, monkeypatch):
     assert _anchors(repo) == [*anchors, (4, "src/jobs.py", "")] and _stale(repo) == 0
     (repo / "src/app.py").write_text("def run():\n    return 7\n")
     assert _stale(repo) == 1  # the active fact on run() still fails CI
+
+
+def test_an_unchanged_verify_leaves_the_store_file_as_it_was(tmp_path, monkeypatch):
+    """The CI recipe's ``git diff --quiet know.db`` holds on a push that changed nothing: an
+    equal fingerprint keeps its commit and time; a changed target is fingerprinted anew."""
+    repo = _repo(tmp_path, "+ run() lives in src/app.py\n+ the ledger is append only\n")
+    monkeypatch.chdir(repo)
+    _import(repo, "--verify")
+    before = (repo / "know.db").read_bytes()
+    (repo / "notes" / "pay.md").touch()
+    again = _import(repo, "--sync", "--verify")
+    assert (again["totals"]["added"], again["totals"]["updated"]) == (0, 0)
+    assert (repo / "know.db").read_bytes() == before
+    con = sqlite3.connect(repo / "know.db")
+    held = con.execute("SELECT body_digest, verified_at FROM anchors").fetchall()
+    con.close()
+    write(repo, {"src/app.py": "def run():\n    return 2\n"})
+    _import(repo, "--sync", "--verify")
+    assert (repo / "know.db").read_bytes() != before
+    con = sqlite3.connect(repo / "know.db")
+    now = con.execute("SELECT body_digest, verified_at FROM anchors").fetchall()
+    con.close()
+    assert now[0][0] != held[0][0]
