@@ -221,12 +221,12 @@ def import_notes(
         with stores.reading(store_path) as stored:
             renamed = _follow(notes, stored, options.scope)
             _check_sync(sync, stored, notes, store_path)
-            result = run.merge(notes, stored, stems, sync)
+            result = run.merge(notes, stored, stems, sync, _deleted(stored, paths, notes))
             result.renamed = renamed
         if verify:
             _verify(result, options.cache_dir, store_base(store_path))
     else:
-        plan = _plan(notes, stems, options, lines, verify, sync, store_path)
+        plan = _plan(notes, stems, options, lines, verify, sync, store_path, paths)
         now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         recorded = [(r.name, remote_of(r.path)) for r in notes.roots]
         result = stores.transact(store_path, plan, run.fts_words(stems), now, recorded)
@@ -247,6 +247,14 @@ def _follow(notes: Notes, stored: stores.Stored, scope: str | None) -> list[dict
         if "readonly" not in str(exc):
             raise
         return []
+
+
+def _deleted(stored: stores.Stored, paths, notes: Notes) -> list[str]:
+    """The notes files that fed the store and are deleted, under what this import reads
+    (``merge.sync.deleted``), after renames were followed."""
+    from brainmigrate.merge import sync
+
+    return sync.deleted(stored, [os.fspath(p) for p in paths], [st.path for st in notes.files])
 
 
 def _check_sync(sync: bool, stored: stores.Stored, notes: Notes, store: Path) -> None:
@@ -278,6 +286,7 @@ def _plan(
     verify: bool,
     sync: bool = False,
     store: Path = Path("know.db"),
+    paths: Sequence[str | os.PathLike] = (),
 ):
     """What an import runs under the store's write lock (``stores.transact``): a function
     of the store as it is then that merges against it and returns the records to write
@@ -288,7 +297,7 @@ def _plan(
 
         renamed = renames.follow(notes, stored, options.scope)
         _check_sync(sync, stored, notes, store)
-        ran = run.merge(notes, stored, stems, sync)
+        ran = run.merge(notes, stored, stems, sync, _deleted(stored, paths, notes))
         ran.renamed = renamed
         if options.progress is not None:
             options.progress("write", 0, len(notes.facts), lines)

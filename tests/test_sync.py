@@ -447,3 +447,42 @@ def test_an_unchanged_verify_leaves_the_store_file_as_it_was(tmp_path, monkeypat
     now = con.execute("SELECT body_digest, verified_at FROM anchors").fetchall()
     con.close()
     assert now[0][0] != held[0][0]
+
+
+def test_a_deleted_notes_file_loses_its_facts_to_sync(tmp_path, monkeypatch):
+    """A notes file removed from a folder the import reads is read as empty: its facts are
+    reported (every import) and retired (``--sync``); a file of another folder is not."""
+    repo = _repo(tmp_path)
+    write(repo, {"notes/old.md": "+ the old cron runs hourly\n", "other/x.md": "+ kept apart\n"})
+    monkeypatch.chdir(repo)
+    _import(repo)
+    assert cli("import", "other", "--store", "know.db").exit_code == 0
+    (repo / "notes" / "old.md").unlink()
+    (repo / "other" / "x.md").unlink()
+    plain = _import(repo, "--dry-run")
+    assert [(e["fact"], e["file"], e["line"]) for e in plain["removed"]] == [
+        ("k1", "notes/old.md", 1)
+    ]
+    synced = _import(repo, "--sync")
+    assert synced["totals"]["removed"] == 1
+    assert [row[:3] for row in _facts(repo)] == [
+        (1, "superseded", "removed from notes"),
+        *((n, "active", None) for n in range(2, 7)),
+    ]
+
+
+def test_the_same_notes_file_read_from_another_folder_is_no_rename(tmp_path, monkeypatch):
+    repo = _repo(tmp_path)
+    monkeypatch.chdir(repo)
+    _import(repo)
+    before = (repo / "know.db").read_bytes()
+    monkeypatch.chdir(repo / "notes")
+    res = cli("import", "pay.md", "--root", "..", "--store", "../know.db", "--sync")
+    assert res.exit_code == 2
+    assert "none of the 1 notes files read ever fed ../know.db" in res.stderr
+    assert (repo / "know.db").read_bytes() == before
+    dry = cli(
+        "import", "pay.md", "--root", "..", "--store", "../know.db", "--dry-run", "--format", "json"
+    )
+    report = json.loads(dry.stdout)
+    assert (report["renamed"], report["totals"]["removed"]) == ([], 0)

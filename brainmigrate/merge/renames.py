@@ -6,7 +6,9 @@ follow the new name (provenance moves, ids stay, the scope follows the new file'
 A file is the rename of a gone one when at least half of the gone file's facts (those whose
 last line was in it, superseded ones left out) have their text among the new file's facts'
 texts, the most of any gone file (ties: the first by name): what git calls a rename,
-committed or not, and a copy under a new name alike. Writes no store itself; ``stored`` is
+committed or not, and a copy under a new name alike. A file read from another folder than
+the imports before (``notes/a.md`` read as ``a.md`` from ``notes/``) is the same file, not
+a rename (``merge.sync.same_file``). Writes no store itself; ``stored`` is
 a ``stores.Stored``.
 """
 
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import os
 
+from brainmigrate.merge.sync import same_file
 from brainmigrate.read.facts import scope_for
 from brainmigrate.read.run import Notes
 
@@ -27,7 +30,10 @@ def follow(notes: Notes, stored, scope: str | None = None) -> list[dict]:
     known = stored.files()
     held = set(known)
     fresh = [path for path in read if path not in held]
-    gone = sorted(f for f in known if f not in read and not os.path.lexists(f))
+    real = {os.path.realpath(path) for path in read}
+    gone = sorted(
+        f for f in known if f not in read and not os.path.lexists(f) and not same_file(f, real)
+    )
     if not fresh or not gone:
         return []
     texts: dict[str, set[str]] = {path: set() for path in fresh}

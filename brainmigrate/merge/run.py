@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 from array import array
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from brainmigrate.digests import blake2b
@@ -99,7 +100,9 @@ def line_key(fact: ParsedFact) -> str:
     return blake2b(data.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
 
 
-def merge(notes: Notes, stored, stems: Stems, sync: bool = False) -> RunResult:
+def merge(
+    notes: Notes, stored, stems: Stems, sync: bool = False, deleted: Sequence[str] = ()
+) -> RunResult:
     """Merge the facts read into the stored ones (SPEC.md §Merge); writes no store.
 
     A line whose key (``line_key``) the store already holds is the fact it fed and changes
@@ -110,12 +113,14 @@ def merge(notes: Notes, stored, stems: Stems, sync: bool = False) -> RunResult:
     merges into and its entries for the report are kept in temporary files (``spill``).
     The stored facts no longer in the notes read are the result's ``removed``; with
     ``sync`` they are retired and the new facts at their places supersede them
-    (``merge.sync``).
+    (``merge.sync``). ``deleted`` names notes files that fed the store and are gone, under
+    what the import reads (``merge.sync.deleted``): read as empty, their facts are no longer
+    in the notes either.
     Raises ``sqlite3.Error`` from reading ``stored``, ``spill.SpillError``.
     """
     with gc_paused():
         stored.check_entries()  # a store the index would refuse is refused first, as ever
-        run = _Run(notes, stored, stems, sync)
+        run = _Run(notes, stored, stems, sync, deleted)
         for fact, res, stem_tuple, key in _prefetched(notes.facts.with_stems(), stored):
             run.line(fact, res, stem_tuple, key)
         return run.result()
@@ -124,8 +129,11 @@ def merge(notes: Notes, stored, stems: Stems, sync: bool = False) -> RunResult:
 class _Run:
     """One merge: the rule, the records it touched and the entries for the report."""
 
-    def __init__(self, notes: Notes, stored, stems: Stems, sync: bool = False) -> None:
+    def __init__(
+        self, notes: Notes, stored, stems: Stems, sync: bool = False, deleted: Sequence[str] = ()
+    ) -> None:
         self.notes, self.stored, self.stems, self.sync = notes, stored, stems, sync
+        self.deleted = list(deleted)
         # ``--sync``: the run's facts of each file in line order, for the rewordings
         self.placed: dict[str, list[tuple[int, bool, str]]] | None = {} if sync else None
         self.rule = Repeats(self._index)
@@ -287,7 +295,7 @@ class _Run:
         when the run syncs."""
         from brainmigrate.merge import sync
 
-        files = [st.path for st in self.notes.files]
+        files = [st.path for st in self.notes.files] + self.deleted
         fed = set(self.fed)
         entries = sync.removed(self.stored, files, fed, self.placed, self._record)
         if self.sync:
