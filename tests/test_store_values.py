@@ -334,3 +334,15 @@ def test_sql_finds_a_blank_scope_as_python_does():
     from brainmigrate.stores import rows as store
 
     assert set(store.BLANKS) == {c for c in map(chr, range(0x110000)) if c.isspace()}
+
+
+def test_a_notes_file_name_that_is_no_text_is_refused_by_an_import(imported, tmp_path):
+    """The files an import checks for renames and deletions (``Stored.files``) are read
+    with the row checks: a BLOB name of a file that is gone was an internal error."""
+    db = edited(
+        imported,
+        tmp_path,
+        "UPDATE provenance SET file = CAST('gone.md' AS BLOB) WHERE fact_id = 2",
+    )
+    for args in commands(imported, tmp_path, db, "import", "import --dry-run"):
+        refused_by(db, args, "a provenance row: file is a BLOB, not text")

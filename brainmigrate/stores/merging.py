@@ -226,10 +226,12 @@ class Stored:
             )
 
     def files(self) -> list[str]:
-        """Every notes file the store holds provenance of, by name."""
+        """Every notes file the store holds provenance of, by name. Raises
+        ``Inconsistent`` for a name no import writes (not text)."""
         if self._con is None:
             return []
-        return [r[0] for r in self._con.execute("SELECT DISTINCT file FROM provenance")]
+        rows = self._con.execute("SELECT DISTINCT file FROM provenance")
+        return [checked_text(r[0], "a provenance row", "file") for r in rows]
 
     def rename(self, old: str, new: str, scopes: dict[str, str]) -> int:
         """Follow the notes file ``old`` renamed to ``new``: its provenance rows move to
