@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from brainmigrate.fsutil import write_text_atomic
+from brainmigrate.fsutil import located, write_text_atomic
 from brainmigrate.read.files import InputError
 from brainmigrate.rules import CHECK_SCHEMA, Finding
 from brainmigrate.shapes import shorten
@@ -87,16 +87,22 @@ def in_run(
 ) -> tuple[list[BaselineEntry], list[BaselineEntry]]:
     """``entries`` split into the run's and the others (those of notes files it did not
     read, kept as they are). An entry is the run's when its ``file`` is one of ``files``
-    (compared as normalized paths) or names a file that no longer exists (no run can read
-    it again); an entry without a file (a baseline written before entries named their
-    file, a finding on a root) when its scope is one of ``scopes``, the run's, or it has
-    none."""
+    (compared as normalized paths, or as the same file named from another folder:
+    ``fsutil.located``) or names a file that no longer exists (no run can read it
+    again); an entry without a file (a baseline written before entries named their file,
+    a finding on a root) when its scope is one of ``scopes``, the run's, or it has none."""
     read = {os.path.normpath(f) for f in files}
+    real: set[str] | None = None
     scopes = set(scopes)
     mine, others = [], []
     for e in entries:
         if e.file:
-            ours = os.path.normpath(e.file) in read or not os.path.lexists(e.file)
+            if os.path.normpath(e.file) in read:
+                ours = True
+            else:  # the same file named from another folder, or gone: every run's
+                real = {os.path.realpath(f) for f in files} if real is None else real
+                where = located(e.file)
+                ours = where is None or where in real
         else:
             ours = not e.scope or e.scope in scopes
         (mine if ours else others).append(e)

@@ -426,8 +426,8 @@ def _fingerprint_of(a: Anchor) -> tuple:
 def _same_fingerprint(held: Anchor, taken: Anchor) -> bool:
     """Whether the fingerprint just ``taken`` is the one the anchor already ``held``: the
     same target, place, lines and digests (its commit and time aside)."""
-    if held.signature_digest is None and held.body_digest is None and held.content_hash is None:
-        return False  # never fingerprinted
+    if held.verified_at is None:
+        return False  # never fingerprinted (a folder anchor's has no digests, only a time)
     return _fingerprint_of(held)[:9] == _fingerprint_of(taken)[:9] and (
         held.content_hash == taken.content_hash
     )

@@ -241,6 +241,28 @@ def write_chunks_atomic(path: str | os.PathLike, chunks: Iterable[str]) -> None:
         raise
 
 
+def located(name: str) -> str | None:
+    """The real path of the notes file ``name`` as an earlier run named it (relative to the
+    folder that run started in, or absolute): found from the current folder, else from
+    the nearest folder above it that holds it (``billing.md``, named from ``notes/``, is
+    ``notes/billing.md`` seen from above); None when it is gone. A few ``lstat`` calls."""
+    if os.path.lexists(name):
+        return os.path.realpath(name)
+    if os.path.isabs(name):
+        return None
+    here = os.path.abspath(os.curdir)
+    while (above := os.path.dirname(here)) != here:
+        here = above
+        if os.path.lexists(os.path.join(here, name)):
+            return os.path.realpath(os.path.join(here, name))
+    return None
+
+
+def gone_from_here(name: str) -> bool:
+    """Whether the notes file ``name`` an earlier run named is gone (``located``)."""
+    return located(name) is None
+
+
 def printable(name: str) -> str:
     """A file name as text every output can hold: bytes that are not UTF-8 (which Python
     keeps as lone surrogates) become U+FFFD. The file is still opened by its real name."""

@@ -221,7 +221,7 @@ def import_notes(
         with stores.reading(store_path) as stored:
             renamed = _follow(notes, stored, options.scope)
             _check_sync(sync, stored, notes, store_path)
-            result = run.merge(notes, stored, stems, sync, _deleted(stored, paths, notes))
+            result = run.merge(notes, stored, stems, sync, _deleted(stored, paths))
             result.renamed = renamed
         if verify:
             _verify(result, options.cache_dir, store_base(store_path))
@@ -249,12 +249,12 @@ def _follow(notes: Notes, stored: stores.Stored, scope: str | None) -> list[dict
         return []
 
 
-def _deleted(stored: stores.Stored, paths, notes: Notes) -> list[str]:
+def _deleted(stored: stores.Stored, paths) -> list[str]:
     """The notes files that fed the store and are deleted, under what this import reads
     (``merge.sync.deleted``), after renames were followed."""
     from brainmigrate.merge import sync
 
-    return sync.deleted(stored, [os.fspath(p) for p in paths], [st.path for st in notes.files])
+    return sync.deleted(stored, [os.fspath(p) for p in paths])
 
 
 def _check_sync(sync: bool, stored: stores.Stored, notes: Notes, store: Path) -> None:
@@ -297,7 +297,7 @@ def _plan(
 
         renamed = renames.follow(notes, stored, options.scope)
         _check_sync(sync, stored, notes, store)
-        ran = run.merge(notes, stored, stems, sync, _deleted(stored, paths, notes))
+        ran = run.merge(notes, stored, stems, sync, _deleted(stored, paths))
         ran.renamed = renamed
         if options.progress is not None:
             options.progress("write", 0, len(notes.facts), lines)

@@ -53,6 +53,20 @@ def test_a_partial_update_keeps_the_other_files_entries(notes):
     assert "no longer" not in r.output
 
 
+def test_a_partial_update_from_another_folder_keeps_the_other_files_entries(notes, monkeypatch):
+    """Run from inside ``notes/``: ``notes/two.md`` is there from the folder above, so its
+    entries are not a deleted file's and stay."""
+    monkeypatch.chdir(notes / "notes")
+    r = cli("check", "one.md", "--root", "../repo", "--isolated", "--baseline", "../bl.json",
+            "--update-baseline")  # fmt: skip
+    assert r.exit_code == 0, r.output
+    assert entries(notes / "bl.json") == [
+        ("one.md", "src/gone_one.py", 1),
+        ("notes/two.md", "src/gone_three.py", 1),
+        ("notes/two.md", "src/gone_two.py", 1),
+    ]
+
+
 def test_a_partial_run_reports_only_its_files_entries_as_gone(notes):
     write(notes, {"notes/one.md": "+ one cites src/app.py\n"})
     r = cli("check", "notes/two.md", "--root", "repo", "--isolated", "--baseline", "bl.json",

@@ -10,6 +10,8 @@ import sqlite3
 from clirun import invoker
 from trees import git, write
 
+from brainmigrate import fingerprints
+
 cli = invoker(catch_exceptions=False)
 
 PAY = (
@@ -429,11 +431,13 @@ def test_a_week_of_edits_with_import_sync_verify(tmp_path, monkeypatch):
 def test_an_unchanged_verify_leaves_the_store_file_as_it_was(tmp_path, monkeypatch):
     """The CI recipe's ``git diff --quiet know.db`` holds on a push that changed nothing: an
     equal fingerprint keeps its commit and time; a changed target is fingerprinted anew."""
-    repo = _repo(tmp_path, "+ run() lives in src/app.py\n+ the ledger is append only\n")
+    repo = _repo(tmp_path, "+ run() lives in src/app.py\n+ the app is in src/ alone\n")
     monkeypatch.chdir(repo)
     _import(repo, "--verify")
     before = (repo / "know.db").read_bytes()
     (repo / "notes" / "pay.md").touch()
+    # a later run: a folder anchor (no digests, only a time) keeps its time too
+    monkeypatch.setattr(fingerprints, "now_utc", lambda: "2099-01-01T00:00:00Z")
     again = _import(repo, "--sync", "--verify")
     assert (again["totals"]["added"], again["totals"]["updated"]) == (0, 0)
     assert (repo / "know.db").read_bytes() == before
@@ -486,3 +490,16 @@ def test_the_same_notes_file_read_from_another_folder_is_no_rename(tmp_path, mon
     )
     report = json.loads(dry.stdout)
     assert (report["renamed"], report["totals"]["removed"]) == ([], 0)
+
+
+def test_a_deleted_file_beside_a_namesake_below_is_still_deleted(tmp_path, monkeypatch):
+    """``a.md`` imported from ``notes/`` and then deleted is gone, although ``x/a.md`` ends
+    with the same name: only a folder above the current one names the same file."""
+    repo = _repo(tmp_path)
+    write(repo, {"notes/a.md": "+ the a fact stands\n", "notes/x/a.md": "+ the x fact stands\n"})
+    monkeypatch.chdir(repo / "notes")
+    assert cli("import", ".", "--store", "../know.db").exit_code == 0
+    (repo / "notes" / "a.md").unlink()
+    res = cli("import", ".", "--store", "../know.db", "--sync", "--format", "json")
+    assert res.exit_code == 0, res.output
+    assert [e["file"] for e in json.loads(res.stdout)["removed"]] == ["a.md"]

@@ -8,15 +8,14 @@ last line was in it, superseded ones left out) have their text among the new fil
 texts, the most of any gone file (ties: the first by name): what git calls a rename,
 committed or not, and a copy under a new name alike. A file read from another folder than
 the imports before (``notes/a.md`` read as ``a.md`` from ``notes/``) is the same file, not
-a rename (``merge.sync.same_file``). Writes no store itself; ``stored`` is
+a rename: a gone file is one not there from the current folder nor from one above it
+(``fsutil.gone_from_here``). Writes no store itself; ``stored`` is
 a ``stores.Stored``.
 """
 
 from __future__ import annotations
 
-import os
-
-from brainmigrate.merge.sync import same_file
+from brainmigrate.fsutil import gone_from_here
 from brainmigrate.read.facts import scope_for
 from brainmigrate.read.run import Notes
 
@@ -30,10 +29,7 @@ def follow(notes: Notes, stored, scope: str | None = None) -> list[dict]:
     known = stored.files()
     held = set(known)
     fresh = [path for path in read if path not in held]
-    real = {os.path.realpath(path) for path in read}
-    gone = sorted(
-        f for f in known if f not in read and not os.path.lexists(f) and not same_file(f, real)
-    )
+    gone = sorted(f for f in known if f not in read and gone_from_here(f))
     if not fresh or not gone:
         return []
     texts: dict[str, set[str]] = {path: set() for path in fresh}

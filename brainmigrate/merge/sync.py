@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 
+from brainmigrate.fsutil import gone_from_here
 from brainmigrate.merge.index import similarity
 from brainmigrate.model import FactRecord
 
@@ -41,33 +42,22 @@ def reworded_reason(key: str) -> str:
     return _REWORDED + key
 
 
-def deleted(stored, paths: Sequence[str], read: Sequence[str]) -> list[str]:
-    """The notes files that fed the store (``stored.files()``), are gone from their path, and
-    lie under what the import reads: a folder of ``paths`` (the command line's notes paths,
-    as given) or one of them. An import reads such a file as empty: a deleted notes file's
-    facts are no longer in the notes. A name that is one of the ``read`` files seen from
-    another folder (its real path ends with the name) is the same file, never deleted."""
+def deleted(stored, paths: Sequence[str]) -> list[str]:
+    """The notes files that fed the store (``stored.files()``), are gone
+    (``fsutil.gone_from_here``: not there from the current folder nor from one above it),
+    and lie under what the import reads: a folder of ``paths`` (the command line's notes
+    paths, as given) or one of them. An import reads such a file as empty: a deleted notes
+    file's facts are no longer in the notes."""
     given = [os.path.normpath(os.fspath(p)) for p in paths if os.fspath(p) != "-"]
     if not given:
         return []
-    held = {os.path.realpath(f) for f in read}
     out = []
     for name in stored.files():
-        if os.path.lexists(name) or same_file(name, held):
-            continue
         plain = os.path.normpath(name)
-        if any(
-            plain == g or g == "." or plain.startswith(g.rstrip(os.sep) + os.sep) for g in given
-        ):
+        under = any(g in (".", plain) or plain.startswith(g.rstrip(os.sep) + os.sep) for g in given)
+        if under and gone_from_here(name):
             out.append(name)
     return out
-
-
-def same_file(name: str, real_paths: set[str]) -> bool:
-    """Whether the notes file ``name`` (as a store recorded it, from the folder of that
-    import) is one of ``real_paths`` named from another folder: a real path ends with it."""
-    tail = os.sep + os.path.normpath(name).lstrip(os.sep)
-    return any(real.endswith(tail) for real in real_paths)
 
 
 #: A fact's place among the facts of its file: (the fact before, the fact after), each the
