@@ -217,8 +217,9 @@ def import_notes(
     lines = sum(st.lines for st in notes.files)
     if options.progress is not None:
         options.progress("merge", 0, len(notes.facts), lines)
+    recorded = [(r.name, remote_of(r.path)) for r in notes.roots]
     if dry_run:
-        with stores.reading(store_path) as stored:
+        with stores.reading(store_path, recorded) as stored:
             renamed = _follow(notes, stored, options.scope)
             _check_sync(sync, stored, notes, store_path)
             result = run.merge(notes, stored, stems, sync, _deleted(stored, paths))
@@ -228,7 +229,6 @@ def import_notes(
     else:
         plan = _plan(notes, stems, options, lines, verify, sync, store_path, paths)
         now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        recorded = [(r.name, remote_of(r.path)) for r in notes.roots]
         result = stores.transact(store_path, plan, run.fts_words(stems), now, recorded)
     result.store, result.dry_run = str(store_path), dry_run
     return result

@@ -252,3 +252,24 @@ def test_a_fixed_absolute_citation_replaces_the_anchor_of_a_relative_root(tmp_pa
     assert (repo / "notes/facts.md").read_text() == f"+ the helper lives in {repo}/src/new.py\n"
     imported(monkeypatch, repo)
     assert rows(repo / "know.db", "SELECT root, path FROM anchors") == [(".", "src/new.py")]
+
+
+def test_a_version_2_store_made_elsewhere_upgrades_onto_the_importing_root(tmp_path, monkeypatch):
+    """A committed v2 store's absolute root is no folder in a clone: the clone's first
+    import names it after its own root at that position, so it adds no anchor."""
+    repo = checkout(tmp_path / "alice" / "repo")
+    imported(monkeypatch, repo, "--verify")
+    downgraded_to_version_2(repo / "know.db", repo)
+    clone = tmp_path / "ci" / "repo"
+    shutil.copytree(repo, clone)
+    shutil.rmtree(repo)
+    dry = imported(monkeypatch, clone, "--dry-run")
+    assert (dry["totals"]["added"], dry["totals"]["updated"]) == (0, 0)
+    data = imported(monkeypatch, clone)
+    assert (data["totals"]["added"], data["totals"]["updated"]) == (0, 0)
+    db = clone / "know.db"
+    assert rows(db, "SELECT root, path FROM anchors ORDER BY rowid") == [
+        (".", "src/pay.py"),
+        (".", "deploy/run.sh"),
+    ]
+    assert rows(db, "SELECT name, position FROM roots") == [(".", 0)]

@@ -66,7 +66,7 @@ def transact(
                 if new:
                     check_schema(con, path)  # someone else's SQLite file is refused, not extended
                     create(con, indexes=False)
-                upgrade(con, path)
+                upgrade(con, path, roots)
                 record_roots(con, roots)
                 records, value = plan(Stored(con, path))
                 _write(con, records, words, now)

@@ -287,12 +287,13 @@ class Stored:
 
 
 @contextlib.contextmanager
-def reading(path: Path) -> Iterator[Stored]:
+def reading(path: Path, roots=()) -> Iterator[Stored]:
     """The store at ``path`` as a dry run merges against it: a copy taken in one read
     (SQLite's backup, about a second for 400 MB) into a temporary database, so the
     merge sees one state of the store and holds no lock on it while it runs; a store in
     WAL mode is read in place, in one read transaction (which holds no writer back). An
-    absent or empty file reads as an empty store. Raises ``StoreError`` (also for read
+    absent or empty file reads as an empty store; ``roots`` are the import's, for the
+    copy's upgrade (``schema.upgrade``). Raises ``StoreError`` (also for read
     errors inside the ``with`` block) or ``spill.SpillError`` when the copy cannot be
     written."""
     check_file(path)
@@ -319,7 +320,7 @@ def reading(path: Path) -> Iterator[Stored]:
                     raise
                 raise SpillError(folder(), exc) from None
             con.close()
-            upgrade(copy, path)  # the copy reads as the import's upgraded store would
+            upgrade(copy, path, roots)  # the copy reads as the import's upgraded store would
             yield Stored(copy, path)
     finally:
         con.close()

@@ -149,14 +149,15 @@ _UPGRADES = {
 }
 
 
-def upgrade(con: sqlite3.Connection, path: Path) -> None:
+def upgrade(con: sqlite3.Connection, path: Path, roots=()) -> None:
     """Bring the store at ``path`` to ``STORE_SCHEMA`` inside the caller's open write
     transaction (so a failure later in it rolls the upgrade back too). A new, empty file
-    (version 0) is left to ``create``."""
+    (version 0) is left to ``create``. ``roots``: the ``(name, remote)`` of the roots of
+    the import that upgrades it, in order (``_relative_roots``)."""
     version = con.execute("PRAGMA user_version").fetchone()[0]
     while 0 < version < STORE_SCHEMA:
         if version == 2:
-            _relative_roots(con, path)
+            _relative_roots(con, path, roots)
         else:
             for statement in _UPGRADES[version]:
                 con.execute(statement)
@@ -164,24 +165,36 @@ def upgrade(con: sqlite3.Connection, path: Path) -> None:
         con.execute(f"PRAGMA user_version = {version}")
 
 
-def _relative_roots(con: sqlite3.Connection, path: Path) -> None:
+def _relative_roots(con: sqlite3.Connection, path: Path, roots=()) -> None:
     """Version 2 to 3: each anchor's absolute root rewritten relative to the store's
     folder, and recorded in the new ``roots`` table (in the order first stored, with its
-    git remote when that folder is a checkout here). Two absolute roots that name one
-    folder become one: a row the rewrite would repeat is dropped."""
+    git remote when that folder is a checkout here). A store of one root that is no folder
+    here (committed, copied or cloned from another machine or place) gives that root the
+    name of the upgrading import's first root (``roots``: ``(name, remote)``), so a
+    clone's first import adds no anchor; with several, none is guessed.
+    Two absolute roots that name one folder become one: a row the rewrite would repeat is
+    dropped."""
     from brainmigrate.roots import recorded_name, remote_of, store_base
 
     base = store_base(path)
     con.execute(SCHEMA[SCHEMA.index("CREATE TABLE roots") :].split(";")[0])
     olds = [r[0] for r in con.execute("SELECT root FROM anchors GROUP BY root ORDER BY min(rowid)")]
-    for old in olds:
+    absolute = [o for o in olds if type(o) is str and os.path.isabs(o)]
+    roots = list(roots)[:1] if len(absolute) == 1 and not os.path.isdir(absolute[0]) else []
+    for i, old in enumerate(olds):
         if type(old) is not str:
             continue  # read_anchored refuses the row, naming it
-        new = recorded_name(old, base) if os.path.isabs(old) else old
+        here = os.path.isdir(old)
+        remote = remote_of(old) if here else None
+        if not os.path.isabs(old):
+            new = old
+        elif not here and i < len(roots):
+            new, remote = roots[i]
+        else:
+            new = recorded_name(old, base)
         if new != old:
             con.execute("UPDATE OR IGNORE anchors SET root=? WHERE root=?", (new, old))
             con.execute("DELETE FROM anchors WHERE root=?", (old,))
-        remote = remote_of(old) if os.path.isdir(old) else None
         record_roots(con, [(new, remote)])
 
 
