@@ -21,7 +21,7 @@ from brainmigrate.fsutil import printable
 from brainmigrate.model import Diagnostic, FactRecord
 from brainmigrate.read.files import InputError, notes_files
 from brainmigrate.read.run import ImportOptions, Notes, ReadFacts, gc_paused, read_files, read_rules
-from brainmigrate.roots import Root, match_recorded, remote_of, store_base
+from brainmigrate.roots import Root, match_recorded, not_a_root, remote_of, store_base
 from brainmigrate.spill import Spill
 
 if TYPE_CHECKING:  # the merge and the store are loaded by an import, not by check
@@ -43,9 +43,8 @@ def make_roots(
     out = []
     base = store_base(store) if store is not None else None
     for i, r in enumerate(roots or ["."]):
-        if not Path(r).is_dir():
-            what = "is not a folder" if os.path.lexists(r) else "no such folder"
-            raise InputError(f"--root {r}: {what}; pass --root with the folder of a checkout")
+        if (why := not_a_root(r)) is not None:
+            raise InputError(why)
         out.append(Root.of(i, r, base))
     if store is not None:
         from brainmigrate import stores

@@ -172,6 +172,15 @@ def readings_of(roots: Sequence[Root], path: str, folder: str | None, near: bool
 # ------------------------------------------------------------------ recorded roots
 
 
+def not_a_root(folder: str | os.PathLike) -> str | None:
+    """Why ``folder`` (a ``--root`` value) cannot be a root, in the one sentence every
+    command gives (it does not exist, or is no folder); None when it can."""
+    if os.path.isdir(folder):
+        return None
+    what = "is not a folder" if os.path.lexists(folder) else "no such folder"
+    return f"--root {os.fspath(folder)}: {what}; pass --root with the folder of a checkout"
+
+
 def store_base(store: str | os.PathLike) -> str:
     """The folder recorded roots are relative to: the real folder of the store file
     ``store`` (through a symlink to it, the folder of the file it leads to)."""

@@ -30,6 +30,7 @@ from brainmigrate.fingerprints import (
     now_utc,
 )
 from brainmigrate.model import Anchor, FactRecord
+from brainmigrate.roots import not_a_root
 
 #: ``schema_version`` of ``stale --format json``.
 STALE_SCHEMA = 1
@@ -137,11 +138,8 @@ def require_roots(roots: Sequence[str | os.PathLike]) -> None:
     or is no folder, as ``import`` does: a typo must not read as "every anchor
     unreachable"."""
     for r in roots:
-        if not os.path.isdir(r):
-            what = "is not a folder" if os.path.lexists(r) else "no such folder"
-            raise RootError(
-                f"--root {os.fspath(r)}: {what}; pass --root with the folder of a checkout"
-            )
+        if (why := not_a_root(r)) is not None:
+            raise RootError(why)
 
 
 def _none_readable(result: StaleResult, roots: Sequence[str | os.PathLike]) -> str | None:
