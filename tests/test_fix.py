@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from clirun import cli
+from trees import git
 
 from brainmigrate import check, fix, importer
 from brainmigrate.cli import main
@@ -29,21 +30,6 @@ from brainmigrate.read.files import notes_files
 from brainmigrate.read.run import ImportOptions
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
-
-
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-C", str(repo), *args],
-        check=True,
-        capture_output=True,
-        env={
-            **os.environ,
-            "GIT_AUTHOR_NAME": "t",
-            "GIT_AUTHOR_EMAIL": "t@example.com",
-            "GIT_COMMITTER_NAME": "t",
-            "GIT_COMMITTER_EMAIL": "t@example.com",
-        },
-    )
 
 
 def mv(repo: Path, old: str, new: str) -> None:

@@ -10,13 +10,12 @@ notes' bytes as ``--fix`` always does.
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from trees import git, write
 
 from brainmigrate import check, fix, importer, rules
 from brainmigrate.cli import main
@@ -26,27 +25,6 @@ from brainmigrate.reports import fix as fix_report
 from brainmigrate.roots import Root
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
-
-
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-C", str(repo), *args],
-        check=True,
-        capture_output=True,
-        env={
-            **os.environ,
-            "GIT_AUTHOR_NAME": "t",
-            "GIT_AUTHOR_EMAIL": "t@example.com",
-            "GIT_COMMITTER_NAME": "t",
-            "GIT_COMMITTER_EMAIL": "t@example.com",
-        },
-    )
-
-
-def write(base: Path, files: dict[str, str]) -> None:
-    for rel, text in files.items():
-        (base / rel).parent.mkdir(parents=True, exist_ok=True)
-        (base / rel).write_text(text)
 
 
 @pytest.fixture
