@@ -66,6 +66,7 @@ class CheckoutFiles:
         self._commits: dict[str, str | None] = {}
         self._renames: dict[tuple[str, str | None], tuple[RenameTrail, bool]] = {}
         self._digests: dict[tuple[str, str], dict[str, list[str]]] = {}
+        self._lines: dict[tuple[str, str], list[bytes] | None] = {}
 
     # --- roots and files
 
@@ -244,14 +245,25 @@ class CheckoutFiles:
         data = self.data(root, rel)
         return None if data is None else digest(data)
 
+    def line_texts(self, root: str, rel: str) -> list[bytes] | None:
+        """Each line of ``rel`` as a lines digest reads it (``codeindex.tokens.line_texts``),
+        or None when it cannot be read."""
+        key = (root, rel)
+        if key not in self._lines:
+            from brainmigrate.codeindex.tokens import line_texts
+
+            data = self.data(root, rel)
+            language = self.index(root).language_of(rel)
+            self._lines[key] = None if data is None else line_texts(data, language)
+        return self._lines[key]
+
     def lines_digest(self, root: str, rel: str, lines: tuple[int, int]) -> str | None:
-        """The digest of lines ``(first, last)`` (1-based, inclusive) of ``rel``, or None
-        when it cannot be read."""
-        data = self.data(root, rel)
-        if data is None:
-            return None
-        first, last = lines
-        return digest(b"\n".join(data.split(b"\n")[first - 1 : last]))
+        """The digest of lines ``(first, last)`` (1-based, inclusive) of ``rel``
+        (``codeindex.tokens.lines_digest``), or None when it cannot be read."""
+        from brainmigrate.codeindex.tokens import lines_digest
+
+        texts = self.line_texts(root, rel)
+        return None if texts is None else lines_digest(texts, *lines)
 
     def same_digest(self, root: str, rel: str, wanted: str) -> list[str]:
         """Files of ``root`` with ``rel``'s extension whose file digest is ``wanted``."""

@@ -254,8 +254,13 @@ def extract(data: bytes, language: str) -> tuple[bool, tuple[Row, ...]]:
     return has_error, rows
 
 
-def extract_file(data: bytes, language: str) -> tuple[bool, tuple[Row, ...], str]:
+def extract_file(
+    data: bytes, language: str, *, legacy: bool = False
+) -> tuple[bool, tuple[Row, ...], str]:
     """Parse one file's bytes and return ``(has_error, rows, file_digest)``.
+
+    ``legacy``: the digests as fingerprints of ``digest_version`` 1 took them (the text
+    with whitespace runs folded), to compare a fingerprint taken before token digests.
 
     Digests (SPEC.md §Staleness): a declaration's signature digest covers its header, from
     its first decorator or annotation up to its body; its body digest the whole

@@ -287,6 +287,14 @@ class CodeIndex:
             return self._declarations_named(name)
         return self.declarations_of([name]).get(name, [])
 
+    def language_of(self, rel: str) -> str | None:
+        """The index's language name for root-relative ``rel`` (None for a file it does not
+        read); a ``.h`` file is C++ when the root holds C++ sources (``language_for``)."""
+        cpp = extension_of(rel) == ".h" and any(
+            extension_of(f.path) in CPP_MARKERS for f in self._list()
+        )
+        return language_for(rel, cpp)
+
     def read_files(
         self, paths: Iterable[str], *, cached: bool = True
     ) -> dict[str, FileState | None]:
