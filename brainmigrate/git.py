@@ -312,16 +312,23 @@ def history_events(
     folder: str | os.PathLike, since: str | None = None
 ) -> list[tuple[str, str, str]] | None:
     """``change_events`` of the checked-out branch's history (from commit ``since`` when
-    given: ``since..HEAD``), oldest first, paths relative to ``folder``: ``git log -M
-    --reverse --diff-filter=ADR --relative``. Only the events of paths some rename names
-    are kept (a rename's old and new path), and only those are decoded: what following a
-    rename needs, without every file ever added. None when git fails (``since`` unknown
-    to it included)."""
+    given: ``since..HEAD``), oldest first (a commit after its parents), paths relative to
+    ``folder``: ``git log -M --reverse --date-order --diff-merges=first-parent
+    --diff-filter=ADR --relative``. A merge is listed with its changes against its first
+    parent, so a rename only the merge shows (a branch deleted the file in one commit and
+    added it at its new path in another, or the merge's resolution moved it) is read too
+    (SPEC.md §Staleness, "renames made by merge commits included"); the branch's own
+    commits are listed as well, before the merge. Only the events of paths some rename
+    names are kept (a rename's old and new path), and only those are decoded: what
+    following a rename needs, without every file ever added. None when git fails
+    (``since`` unknown to it included)."""
     out = run_git(
         folder,
         "log",
         "-M",
         "--reverse",
+        "--date-order",
+        "--diff-merges=first-parent",
         "--diff-filter=ADR",
         "--name-status",
         "-z",
@@ -350,13 +357,30 @@ def worktree_events(folder: str | os.PathLike) -> list[tuple[str, str, str]]:
 
 class RenameTrail:
     """Where a file went, by git's ``events`` (``history_events`` then ``worktree_events``,
-    oldest first), indexed once for any number of paths (``follow``)."""
+    oldest first), indexed once for any number of paths (``follow``).
+
+    A removal of a path seen again with no add of that path between is the same removal
+    listed twice: by the branch commit that made it and by the merge that brought it in
+    (against the merge's first parent). A rename among them wins (a branch's delete, then
+    the merge's rename of the same path: the file was renamed), and the later of two
+    renames (the merge's, which names where the branch left the file)."""
 
     def __init__(self, events: list[tuple[str, str, str]]) -> None:
         self._removals: dict[str, list[tuple[int, str, str]]] = {}
+        open_removal: set[str] = set()  # paths removed and not added since
         for seq, (kind, old, new) in enumerate(events):
-            if kind in ("R", "D"):
-                self._removals.setdefault(old, []).append((seq, kind, new))
+            if kind == "A":
+                open_removal.discard(old)
+                continue
+            if kind == "R":
+                open_removal.discard(new)  # a rename adds its new path
+            gone = self._removals.setdefault(old, [])
+            if old in open_removal:
+                if kind == "R":
+                    gone[-1] = (seq, kind, new)
+                continue
+            gone.append((seq, kind, new))
+            open_removal.add(old)
 
     def removed(self) -> Iterable[str]:
         """Every path the events renamed or deleted (in no particular order)."""

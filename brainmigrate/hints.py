@@ -40,6 +40,10 @@ EXT_CUTOFF = 80.0
 #: ... and when its score (stem 70 %, extension 10 %, folder 20 %) leads the next one's by
 #: this much.
 MARGIN = 5.0
+#: The layout of the kept rename history (``history_at_head``): 2 since merges are read
+#: against their first parent (``git.history_events``), so a history kept before is read
+#: from git again.
+HISTORY_FORMAT = 2
 _DIGITS = re.compile(r"[0-9]+")
 
 
@@ -354,7 +358,8 @@ def history_at_head(
     small repository, seconds on a large one; ``HEAD``, ``git.head_state``, little).
 
     The file, ``git-renames-<key>.json`` (key: the folder and ``HEAD``'s commit), holds
-    the events; one that is not what this function writes is made again. When the cache
+    the events and ``HISTORY_FORMAT``; one that is not what this function writes (an
+    older format included) is made again. When the cache
     cannot be written, the answer is still given. Not cached in a shallow clone (its
     history grows with a fetch while ``HEAD`` stays). Empty without a commit or git.
     ``heads`` keeps ``HEAD`` by checkout for a run's roots (read once for roots in one
@@ -376,7 +381,7 @@ def history_at_head(
     events = history_events(folder)
     if events is None:
         return []  # git failed: nothing to keep
-    data = {"folder": real, "head": commit, "events": events}
+    data = {"format": HISTORY_FORMAT, "folder": real, "head": commit, "events": events}
     with contextlib.suppress(OSError):
         where.mkdir(parents=True, exist_ok=True)
         write_text_atomic(path, json.dumps(data))
@@ -390,7 +395,12 @@ def _read_events(path: Path, real: str, commit: str) -> list[tuple[str, str, str
         kept = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not isinstance(kept, dict) or kept.get("folder") != real or kept.get("head") != commit:
+    if (
+        not isinstance(kept, dict)
+        or kept.get("format") != HISTORY_FORMAT
+        or kept.get("folder") != real
+        or kept.get("head") != commit
+    ):
         return None
     events = kept.get("events")
     if not isinstance(events, list):
