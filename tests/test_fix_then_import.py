@@ -9,7 +9,9 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
+import subprocess
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from clirun import cli
@@ -104,3 +106,180 @@ def test_a_changed_file_at_the_new_path_is_compared_with_the_kept_fingerprint(mo
     [fact] = json.loads(after.stdout)["facts"]
     assert fact["state"] == "body changed"
     assert fact["reason"] == "STALE: body changed: src/convert/base.py"
+
+
+# ------------------------------------------------------------------ every kind of anchor
+
+SERVER = (
+    "package server\n\nfunc Start(port int) error {\n\treturn nil\n}\n\n"
+    "func Restart(port int) error {\n\treturn Start(port)\n}\n"
+)
+
+
+def fixed_and_imported(tmp_path: Path, notes: dict[str, str], change, *imported) -> list:
+    """``notes`` imported with --verify into a checkout of src/converters.py and
+    cmd/server.go; the converters file renamed (and ``change``d) and committed; ``check
+    --fix`` run, the notes imported again with ``imported`` options; ``stale``'s facts as
+    ``(id, state, reason, [(path, symbol, fingerprinted)])``."""
+    repo = tmp_path / "repo"
+    write(repo, {"src/converters.py": CONVERTERS, "cmd/server.go": SERVER})
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "converters")
+    write(tmp_path, notes)
+    r = cli("import", "notes", "--root", "repo", "--verify", "--isolated")
+    assert r.exit_code == 0, r.output
+    (repo / "src/convert").mkdir()
+    git(repo, "mv", "src/converters.py", "src/convert/base.py")
+    if change:
+        (repo / "src/convert/base.py").write_text(change(CONVERTERS))
+    git(repo, "commit", "-qam", "split")
+    r = cli("check", "notes", "--root", "repo", "--fix", "--isolated")
+    assert r.exit_code == 0, r.output
+    r = cli("import", "notes", "--root", "repo", "--isolated", *imported)
+    assert r.exit_code == 0, r.output
+    after = cli("stale", "--root", "repo", "--format", "json")
+    return [
+        (
+            f["id"],
+            f["state"],
+            f["reason"],
+            [(a["path"], a["symbol"], a["fingerprinted"]) for a in f["anchors"]],
+        )
+        for f in json.loads(after.stdout)["facts"]
+    ]
+
+
+def upper(text: str) -> str:
+    return text.replace("return name", "return name.upper()")
+
+
+def test_a_symbol_anchor_keeps_its_fingerprint_at_the_new_path(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    notes = {"notes/a.md": "+ ConverterRegistry in src/converters.py keeps the names\n"}
+    assert fixed_and_imported(tmp_path, notes, upper) == [
+        (
+            "k1",
+            "body changed",
+            "STALE: body changed: src/convert/base.py",
+            [
+                ("src/convert/base.py", None, True),
+                ("src/convert/base.py", "ConverterRegistry", True),
+            ],
+        )
+    ]
+
+
+def test_a_file_anchor_with_lines_keeps_its_fingerprint_at_the_new_path(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    notes = {"notes/a.md": "+ src/converters.py:2-3 keeps the names\n"}
+    assert fixed_and_imported(tmp_path, notes, upper) == [
+        (
+            "k1",
+            "body changed",
+            "STALE: body changed: src/convert/base.py#ConverterRegistry.register",
+            [("src/convert/base.py", None, True)],
+        )
+    ]
+    assert (tmp_path / "notes/a.md").read_text() == "+ src/convert/base.py:2-3 keeps the names\n"
+
+
+def test_an_unchanged_target_with_lines_reads_fresh_with_its_old_fingerprint(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    notes = {"notes/a.md": "+ src/converters.py:2-3 keeps the names\n"}
+    assert fixed_and_imported(tmp_path, notes, None) == [
+        ("k1", "fresh", None, [("src/convert/base.py", None, True)])
+    ]
+    [(verified_at, commit)] = (
+        sqlite3.connect(tmp_path / "know.db")
+        .execute("SELECT verified_at, verified_commit FROM anchors")
+        .fetchall()
+    )
+    first = subprocess.run(
+        ["git", "rev-list", "--max-parents=0", "HEAD"],
+        cwd=tmp_path / "repo",
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert commit == first  # the fingerprint taken before the move, not a new one
+    assert verified_at is not None
+
+
+def test_several_citations_in_one_fact_each_keep_theirs(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    notes = {"notes/a.md": "+ src/converters.py and cmd/server.go keep the names\n"}
+    assert fixed_and_imported(tmp_path, notes, upper) == [
+        (
+            "k1",
+            "body changed",
+            "STALE: body changed: src/convert/base.py",
+            [("cmd/server.go", None, True), ("src/convert/base.py", None, True)],
+        )
+    ]
+
+
+def test_a_fact_merged_with_a_repeat_keeps_its_fingerprint(tmp_path, monkeypatch):
+    """Two lines, one fact: its text is the second line's, so the first line, fixed, is
+    not the fact's text with only its paths changed; with its old path put back it
+    repeats the fact. No new fact is made (it would read fresh without a fingerprint)."""
+    monkeypatch.chdir(tmp_path)
+    line = "+ the ConverterRegistry class in src/converters.py keeps the names of {} converter"
+    line += " it was given at startup\n"
+    notes = {"notes/a.md": line.format("every") + line.format("each")}
+    assert fixed_and_imported(tmp_path, notes, upper) == [
+        (
+            "k1",
+            "body changed",
+            "STALE: body changed: src/convert/base.py",
+            [
+                ("src/convert/base.py", None, True),
+                ("src/convert/base.py", "ConverterRegistry", True),
+            ],
+        )
+    ]
+
+
+def test_sync_keeps_the_fingerprint_too(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    notes = {
+        "notes/a.md": "+ src/converters.py keeps the names\n+ cmd/server.go restarts\n",
+    }
+    assert fixed_and_imported(tmp_path, notes, upper, "--sync") == [
+        (
+            "k1",
+            "body changed",
+            "STALE: body changed: src/convert/base.py",
+            [("src/convert/base.py", None, True)],
+        ),
+        ("k2", "fresh", None, [("cmd/server.go", None, True)]),
+    ]
+
+
+def test_import_verify_takes_a_new_fingerprint_at_the_new_path(tmp_path, monkeypatch):
+    """``import --verify`` says the facts it writes hold: the new path is fingerprinted
+    as it is now (SPEC.md §Staleness "When fingerprints are taken")."""
+    monkeypatch.chdir(tmp_path)
+    notes = {"notes/a.md": "+ src/converters.py keeps the names\n"}
+    assert fixed_and_imported(tmp_path, notes, upper, "--verify") == [
+        ("k1", "fresh", None, [("src/convert/base.py", None, True)])
+    ]
+
+
+def test_every_field_of_a_fingerprint_travels_with_a_rewritten_citation():
+    from brainmigrate.merge.rule import add_anchors, drop_moved
+    from brainmigrate.model import Anchor
+
+    old = Anchor(
+        "file", "repo", "src/a.rs", None, (3, 9), "cited", "s", "b", ("function", None, "f"),
+        "c0ffee", "2026-11-30T08:00:00Z", "h", "sketch-bytes", 2,
+    )  # fmt: skip
+    rec = SimpleNamespace(anchors=[old], gone=[])  # what the two read of a fact's record
+    carried = drop_moved(rec, [("src/a.rs", "lib/a.rs")])
+    assert rec.anchors == []
+    add_anchors(rec, [Anchor("file", "repo", "lib/a.rs", None, (3, 9), "cited")], carried)
+    [new] = rec.anchors
+    assert (new.path, new.lines, new.how) == ("lib/a.rs", (3, 9), "cited")
+    fingerprint = ("signature_digest", "body_digest", "target", "commit", "verified_at")
+    fingerprint += ("content_hash", "sketch", "digest_version")
+    assert [getattr(new, f) for f in fingerprint] == [getattr(old, f) for f in fingerprint]

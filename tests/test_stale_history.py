@@ -258,4 +258,3 @@ def test_a_folder_renamed_on_a_branch_and_merged_reads_folder_gone(tree):
     git(repo, "commit", "-qm", "rename the folder")
     merge_side(repo)
     assert facts()[2] == ("k3", "file gone", "STALE: folder gone: tools/legacy")
-

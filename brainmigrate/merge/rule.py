@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from itertools import chain
 from urllib.parse import unquote
 
@@ -121,6 +122,29 @@ def path_edits(before: str, after: str) -> list[tuple[str, str]] | None:
             pairs.append((p1, p2))
         pos_a, pos_b = e1, e2
     if before[pos_a:] != after[pos_b:] or not pairs:
+        return None
+    return pairs
+
+
+def restored_edits(
+    before: str, after: str, same: Callable[[str], bool]
+) -> list[tuple[str, str]] | None:
+    """The cited paths ``after`` changed in ``before``, as ``(old, new)`` pairs (normalized,
+    paired in order), when both hold the same number of paths, at least one differs, and
+    ``after`` with ``before``'s paths put back where its own stand is the same fact as
+    ``before`` by ``same`` (the repeat rule, SPEC.md §Merge): a line ``check --fix``
+    rewrote whose fact was merged with a repeat, so the fact's text is another line's.
+    Else None."""
+    a, b = cited_paths(before), cited_paths(after)
+    if not a or len(a) != len(b):
+        return None
+    pairs, parts, pos = [], [], 0
+    for (s1, e1, p1), (s2, e2, p2) in zip(a, b, strict=True):
+        if before[s1:e1] != after[s2:e2]:
+            pairs.append((p1, p2))
+        parts += [after[pos:s2], before[s1:e1]]
+        pos = e2
+    if not pairs or not same("".join(parts) + after[pos:]):
         return None
     return pairs
 
@@ -296,10 +320,10 @@ def _carry(a: Anchor, carried: Carried) -> Anchor:
     )
     if old is None or a.fingerprinted:
         return a
-    return Anchor(
-        a.kind, a.root, a.path, a.symbol, a.lines, a.how, old.signature_digest,
-        old.body_digest, old.target, old.commit, old.verified_at, old.content_hash,
-    )  # fmt: skip
+    # every field of the fingerprint travels, those added later too
+    return replace(
+        old, kind=a.kind, root=a.root, path=a.path, symbol=a.symbol, lines=a.lines, how=a.how
+    )
 
 
 def add_gone(rec: FactRecord, paths: Iterable[str]) -> None:
