@@ -283,3 +283,96 @@ def test_every_field_of_a_fingerprint_travels_with_a_rewritten_citation():
     fingerprint = ("signature_digest", "body_digest", "target", "commit", "verified_at")
     fingerprint += ("content_hash", "sketch", "digest_version")
     assert [getattr(new, f) for f in fingerprint] == [getattr(old, f) for f in fingerprint]
+
+
+def fixed(tmp_path: Path, notes: str, then: str | None = None, *imported: str) -> list:
+    """``notes`` (notes/a.md) imported with --verify; src/converters.py renamed and
+    changed; ``check --fix`` run; the fixed notes edited by ``then`` (``{}`` stands for
+    the fixed text) and imported again with ``imported``; ``stale``'s facts as
+    ``(id, state, reason, [(path, fingerprinted)])``."""
+    repo = tmp_path / "repo"
+    write(repo, {"src/converters.py": CONVERTERS, "cmd/server.go": SERVER})
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "converters")
+    write(tmp_path, {"notes/a.md": notes})
+    assert cli("import", "notes", "--root", "repo", "--verify", "--isolated").exit_code == 0
+    (repo / "src/convert").mkdir()
+    git(repo, "mv", "src/converters.py", "src/convert/base.py")
+    (repo / "src/convert/base.py").write_text(upper(CONVERTERS))
+    git(repo, "commit", "-qam", "split")
+    assert cli("check", "notes", "--root", "repo", "--fix", "--isolated").exit_code == 0
+    if then is not None:
+        text = (tmp_path / "notes/a.md").read_text()
+        (tmp_path / "notes/a.md").write_text(then.format(text))
+    r = cli("import", "notes", "--root", "repo", "--isolated", *imported)
+    assert r.exit_code == 0, r.output
+    after = cli("stale", "--root", "repo", "--format", "json")
+    return [
+        (f["id"], f["state"], f["reason"], [(a["path"], a["fingerprinted"]) for a in f["anchors"]])
+        for f in json.loads(after.stdout)["facts"]
+    ]
+
+
+@pytest.mark.parametrize("imported", [(), ("--sync",)])
+def test_a_fixed_line_that_moved_down_its_file_keeps_its_fingerprint(
+    tmp_path, monkeypatch, imported
+):
+    """Lines added above the fixed line before the import: it is no longer at the file
+    and line that fed the fact, and its text with other paths is not similar enough for
+    the repeat rule (the path is most of its words); it is still that fact."""
+    monkeypatch.chdir(tmp_path)
+    got = fixed(tmp_path, "+ src/converters.py keeps names\n", "+ cmd/server.go restarts\n{}")
+    assert got == [
+        ("k1", "body changed", "STALE: body changed: src/convert/base.py",
+         [("src/convert/base.py", True)]),
+        ("k2", "fresh", None, [("cmd/server.go", False)]),
+    ]  # fmt: skip
+
+
+def test_a_moved_line_is_no_edit_when_two_stored_facts_could_be_it(tmp_path, monkeypatch):
+    """Both stored facts are gone from the notes and the line is either up to its path:
+    it is a new fact, and the old ones keep what they had."""
+    monkeypatch.chdir(tmp_path)
+    notes = "+ src/converters.py keeps names\n+ cmd/server.go keeps names\n"
+    got = fixed(
+        tmp_path, notes, "+ one thing\n+ another thing\n+ src/convert/base.py keeps names\n"
+    )
+    assert got == [
+        ("k1", "body changed",
+         "STALE: body changed: src/convert/base.py (moved from src/converters.py)",
+         [("src/converters.py", True)]),
+        ("k2", "fresh", None, [("cmd/server.go", True)]),
+        ("k5", "fresh", None, [("src/convert/base.py", False)]),
+    ]  # fmt: skip
+
+
+def test_a_fact_added_above_one_that_cites_another_file_is_a_new_fact(tmp_path, monkeypatch):
+    """A new line at the file and line of a fact that is still stated below it is no
+    edit of that fact, though its text is the fact's up to its cited path."""
+    monkeypatch.chdir(tmp_path)
+    repo = tmp_path / "repo"
+    write(repo, {"src/a.py": "def a():\n    return 1\n", "src/b.py": "def b():\n    return 2\n"})
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "two")
+    write(tmp_path, {"notes/n.md": "+ see src/a.py for the reader\n"})
+    assert cli("import", "notes", "--root", "repo", "--verify", "--isolated").exit_code == 0
+    (tmp_path / "notes/n.md").write_text(
+        "+ see src/b.py for the reader\n+ see src/a.py for the reader\n"
+    )
+    assert cli("import", "notes", "--root", "repo", "--isolated").exit_code == 0
+    after = cli("stale", "--root", "repo", "--format", "json")
+    got = [
+        (
+            f["id"],
+            f["state"],
+            f["origin"]["line"],
+            [(a["path"], a["fingerprinted"]) for a in f["anchors"]],
+        )
+        for f in json.loads(after.stdout)["facts"]
+    ]
+    assert got == [
+        ("k1", "fresh", 2, [("src/a.py", True)]),
+        ("k2", "fresh", 1, [("src/b.py", False)]),
+    ]

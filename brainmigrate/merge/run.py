@@ -15,15 +15,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from brainmigrate.digests import blake2b
-from brainmigrate.merge.index import Key, MergeIndex, qualifies, similarity
+from brainmigrate.merge.edits import PathEdits
+from brainmigrate.merge.index import Key, MergeIndex, similarity
 from brainmigrate.merge.rule import (
     Repeats,
     Stems,
     add_anchors,
     add_gone,
     numbers,
-    path_edits,
-    restored_edits,
     status_reason,
 )
 from brainmigrate.merge.sync import revive
@@ -150,7 +149,13 @@ class _Run:
         self.read: bytearray | set[int] = (
             bytearray(first_new // 8 + 1) if first_new < 1 << 25 else set()
         )
-        self.fed_at: dict[tuple[str, int], list[int]] | None = None
+        self.edits = PathEdits(
+            notes,
+            stored,
+            stems,
+            lambda fid: self.facts.get(fid) or self.stored.fact(fid),
+            lambda fid: fid >= self.first_new or _has(self.read, fid),
+        )
         self.changed = array("q")  # stored facts' ids, in the order touched (more than once)
         self.fed = array("q")  # every stored fact a line fed (more than once)
 
@@ -176,37 +181,6 @@ class _Run:
         _put(self.read, fid)
         return rec
 
-    def _edited(self, fact: ParsedFact) -> tuple[int, list[tuple[str, str]]] | None:
-        """The stored fact this file and line fed, when this line is its text with only
-        cited paths changed (``check --fix``), or, for a fact merged with a repeat (its
-        text another line's), when this line with the fact's paths put back repeats it
-        (``rule.restored_edits``); with the ``(old, new)`` paths. Else None."""
-        if self.fed_at is None:
-            self.fed_at = self.stored.fed_lines(self.by_file)
-        fed = [
-            self.facts.get(fid) or self.stored.fact(fid)
-            for fid in self.fed_at.get((fact.file, fact.line), ())
-        ]
-        fed = [rec for rec in fed if rec.scope == fact.scope]
-        for rec in fed:
-            pairs = path_edits(rec.text, fact.text)
-            if pairs is not None:
-                return rec.id, pairs
-        for rec in fed:  # a fact merged with a repeat: its text is the other line's
-            pairs = restored_edits(
-                rec.text, fact.text, lambda text, rec=rec: self._repeats(rec, fact, text)
-            )
-            if pairs is not None:
-                return rec.id, pairs
-        return None
-
-    def _repeats(self, rec: FactRecord, fact: ParsedFact, text: str) -> bool:
-        """Whether ``text`` (``fact``'s line with other paths) repeats ``rec`` by the rule
-        (SPEC.md §Merge): the same numbers and task ids, stems similar enough."""
-        if numbers(text) != rec.numbers or fact.tasks != rec.tasks:
-            return False
-        return qualifies(frozenset(self.stems(text)), rec.stems)
-
     def line(self, fact: ParsedFact, res, stem_tuple: tuple[str, ...] | None, fp: str) -> None:
         """Merge one fact line (``fp``: its ``line_key``): a new fact or a repeat, then what
         it adds up (anchors, provenance, gone paths) and its citations' entries."""
@@ -217,7 +191,7 @@ class _Run:
         key = Key(fact.scope, nums, fact.tasks)
         known = stored.known(fp)
         rule = self.rule
-        fid, sim, edits = rule.which(key, st, known, lambda fact=fact: self._edited(fact))
+        fid, sim, edits = rule.which(key, st, known, lambda fact=fact: self.edits.find(fact))
         carried = None  # fingerprints a rewritten citation's new anchors keep
         revived = False
         if fid is None:
