@@ -252,6 +252,26 @@ def test_a_folder_git_renamed_reads_folder_gone(tree):
     assert facts()[2] == ("k3", "fresh", None)
 
 
+def test_a_folder_git_renamed_is_hinted_fixed_and_fresh_at_its_new_path(tree):
+    repo = tree / "repo"
+    git(repo, "checkout", "-q", "main")
+    git(repo, "mv", "tools/legacy", "tools/importers")
+    git(repo, "commit", "-qm", "rename the folder")
+    r = cli("check", "notes/n.md", "--root", "repo", "--isolated")
+    assert r.output.splitlines()[0] == (
+        "notes/n.md:3:25: BM101 error cites tools/legacy/, which no root holds;"
+        " moved? tools/importers/ (renamed in git history)"
+    )
+    assert cli("check", "notes/n.md", "--root", "repo", "--fix", "--isolated").exit_code == 0
+    assert cli("import", "notes/n.md", "--root", "repo", "--isolated").exit_code == 0
+    r = cli("stale", "--root", "repo", "--format", "json")
+    [fact] = [f for f in json.loads(r.stdout)["facts"] if f["id"] == "k3"]
+    assert (fact["state"], fact["reason"]) == ("fresh", None)
+    assert [(a["kind"], a["path"], a["fingerprinted"]) for a in fact["anchors"]] == [
+        ("folder", "tools/importers", True)
+    ]
+
+
 def test_a_folder_renamed_on_a_branch_and_merged_reads_folder_gone(tree):
     repo = tree / "repo"
     git(repo, "mv", "tools/legacy", "tools/importers")

@@ -76,16 +76,20 @@ class PathEdits:
             files = {st.path: st for st in self.notes.files}
             self.fed_at = self.stored.fed_lines(files)
         fed = [self.record(fid) for fid in self.fed_at.get((fact.file, fact.line), ())]
-        fed = [rec for rec in fed if rec.scope == fact.scope]
+        fed = [
+            rec
+            for rec in fed
+            if rec.scope == fact.scope and not self.still_stated(rec.scope, rec.text)
+        ]
         for rec in fed:
             pairs = path_edits(rec.text, fact.text)
-            if pairs is not None and not self.still_stated(rec.scope, rec.text):
+            if pairs is not None:
                 return rec.id, pairs
         for rec in fed:
             pairs = restored_edits(
                 rec.text, fact.text, lambda text, rec=rec: self._repeats(rec, fact, text)
             )
-            if pairs is not None and not self.still_stated(rec.scope, rec.text):
+            if pairs is not None:
                 return rec.id, pairs
         return self._moved_line(fact)
 
@@ -105,12 +109,13 @@ class PathEdits:
     def _moved_line(self, fact: ParsedFact) -> Edit | None:
         """Rule 3: the one stored fact whose last line is in ``fact``'s file, of its scope,
         not superseded and not read by this run yet, that no line states any more and
-        whose text ``fact``'s is up to its cited paths."""
+        whose text ``fact``'s is up to its cited paths. Only the facts no line states are
+        cut into skeletons (in a re-import, the few whose lines changed)."""
         if self._last is None:
             self._last = {}
             rows = self.stored.last_lines([st.path for st in self.notes.files], True)
             for fid, file, _line, _inside, status, scope, text in rows:
-                if status != "superseded":
+                if status != "superseded" and not self.still_stated(scope, text):
                     self._last.setdefault(file, []).append((fid, scope, text))
         if fact.file not in self._last:
             return None
@@ -126,7 +131,7 @@ class PathEdits:
             return None
         found = None
         for fid, scope, text in shapes.get(shape, ()):
-            if scope != fact.scope or self.touched(fid) or self.still_stated(scope, text):
+            if scope != fact.scope or self.touched(fid):
                 continue
             pairs = path_edits(text, fact.text)
             if pairs is None:
