@@ -133,7 +133,7 @@ class Checkouts(CheckoutFiles):
             for root in roots:
                 if self.is_dir(root, a.path):
                     return AnchorCheck(a, "fresh", None, root, a.path)
-            return AnchorCheck(a, "file gone", f"folder gone: {a.path}")
+            return AnchorCheck(a, "file gone", f"folder gone: {a.path}", roots[0])
         for root in roots:
             if self.is_file(root, a.path):
                 return self._at(a, root, a.path, None)
@@ -141,7 +141,7 @@ class Checkouts(CheckoutFiles):
             found = self._moved(a, root)
             if found is not None:
                 return found
-        return AnchorCheck(a, "file gone", f"file gone: {a.path}")
+        return AnchorCheck(a, "file gone", f"file gone: {a.path}", roots[0])
 
     def _declaration(self, a: Anchor, root: str, rel: str):
         """The declaration ``a`` is fingerprinted on (or names) in ``rel``, or None."""

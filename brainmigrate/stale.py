@@ -15,6 +15,7 @@ whose anchors are all unreachable is ``unreachable``).
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -251,6 +252,24 @@ def stale(
     return result
 
 
+def diff_command(c: AnchorCheck) -> str | None:
+    """The command that shows what changed in a stale anchor's target since it was
+    fingerprinted: ``git -C <root> diff <commit> -- <path>``, or for a target found at
+    another path ``git -C <root> diff -M <commit> -- <old> <new>`` (each word
+    shell-quoted; the root relative to the current folder when inside it, else absolute);
+    None when the anchor is fresh or unreachable or has no commit (docs/staleness.md,
+    "What changed")."""
+    a = c.anchor
+    if c.state in ("fresh", UNREACHABLE) or not a.commit or not c.root:
+        return None
+    words = ["git", "-C", _shown(c.root), "diff"]
+    if c.moved_to is not None and c.moved_to != a.path:
+        words += ["-M", a.commit, "--", a.path, c.moved_to]
+    else:
+        words += [a.commit, "--", a.path]
+    return shlex.join(words)
+
+
 @dataclass
 class VerifyResult:
     """What ``verify`` did: ``verified`` facts (id -> their anchors as fingerprinted) and
@@ -344,3 +363,12 @@ def mark(fc: FactCheck) -> None:
         rec.status, rec.status_reason = "stale", fc.reason
     elif rec.status == "stale":
         rec.status, rec.status_reason = "active", None
+
+
+def _shown(folder: str) -> str:
+    """``folder`` relative to the current folder when it lies inside it, else absolute."""
+    try:
+        rel = os.path.relpath(folder)
+    except ValueError:  # another drive (Windows)
+        return os.path.abspath(folder)
+    return os.path.abspath(folder) if rel.split(os.sep)[0] == ".." else rel
