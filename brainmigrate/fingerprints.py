@@ -44,7 +44,10 @@ def now_utc() -> str:
 class AnchorCheck:
     """One anchor read again: its ``state`` (``STATES`` or ``unreachable``), the
     ``reason`` without the ``STALE:`` prefix (None when fresh), where it was found
-    (``root``, ``path``; ``moved_to`` is ``path`` when it moved, else None)."""
+    (``root``, ``path``; ``moved_to`` is ``path`` when it moved, else None).
+
+    ``lines``: where the text of an anchor fingerprinted on lines was found, when not at
+    its recorded lines (``(first, last)``, 1-based), else None."""
 
     anchor: Anchor
     state: str
@@ -52,6 +55,7 @@ class AnchorCheck:
     root: str | None = None
     path: str | None = None
     moved_to: str | None = None
+    lines: tuple[int, int] | None = None
 
 
 def label(path: str, anchor: Anchor, target=None) -> str:
@@ -213,10 +217,28 @@ class Checkouts(CheckoutFiles):
             return _result(a, "fresh", root, rel, moved_from, label(rel, a))
         if a.target and a.target[0] == LINES and a.lines:
             now = self.lines_digest(root, rel, a.lines)
+            if now != a.body_digest and now is not None:
+                found = self._lines_found(a, root, rel)
+                if found is not None:
+                    where = label(rel, replace(a, lines=found))
+                    check = _result(a, "fresh", root, rel, moved_from, where)
+                    check.lines = found
+                    return check
         else:
             now = self.file_digest(root, rel)
         state = "fresh" if now == a.body_digest else "body changed"
         return _result(a, state, root, rel, moved_from, label(rel, a))
+
+    def _lines_found(self, a: Anchor, root: str, rel: str) -> tuple[int, int] | None:
+        """Where the fingerprinted text of ``a``'s lines stands in ``rel`` now: the window
+        of as many lines with its digest nearest the recorded lines (SPEC.md §Staleness
+        "File anchor with lines"), or None."""
+        from brainmigrate.codeindex.tokens import find_lines
+
+        texts = self.line_texts(root, rel)
+        if texts is None or not a.body_digest:
+            return None
+        return find_lines(texts, a.body_digest, *a.lines)
 
     def _declaration_elsewhere(self, a: Anchor, root: str, rel: str | None):
         """The declaration found by (kind, container, name) at exactly one other path."""
@@ -326,6 +348,15 @@ class Checkouts(CheckoutFiles):
             commit=commit,
             verified_at=when,
         )
+
+
+def followed(c: AnchorCheck) -> Anchor:
+    """The anchor of check ``c`` pointing where its target was found: at the lines its
+    text stands at now (``AnchorCheck.lines``); what ``verify`` fingerprints."""
+    a = c.anchor
+    if c.lines is not None:
+        a = replace(a, lines=c.lines)
+    return a
 
 
 def _by_name(decls, name: str, lines):

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import shlex
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from brainmigrate import stores
@@ -28,6 +28,7 @@ from brainmigrate.fingerprints import (
     UNREACHABLE,
     AnchorCheck,
     Checkouts,
+    followed,
     now_utc,
 )
 from brainmigrate.model import Anchor, FactRecord
@@ -236,6 +237,7 @@ def stale(
     if dry_run:
         return result
     changes = []
+    shifted = _shifted(result.facts, checkouts)
     for fc in result.facts:
         if fc.state == UNREACHABLE:
             continue
@@ -243,13 +245,29 @@ def stale(
             changes.append((fc.fact.id, "stale", fc.reason))
         elif not fc.stale and fc.fact.status == "stale":
             changes.append((fc.fact.id, "active", None))
-    if changes:
+    if changes or shifted:
         when = now_utc()
         with stores.updating(path) as up:
             for fid, status, reason in changes:
                 up.set_status(fid, status, reason, when)
+            for fid, old, new in shifted:
+                up.set_fingerprint(fid, old, new)
     result.recorded = len(changes)
     return result
+
+
+def _shifted(facts: Iterable[FactCheck], checkouts: Checkouts) -> list[tuple]:
+    """``(fact id, anchor, anchor at its new lines)`` for each fresh anchor whose cited
+    text was found at other lines of its file (SPEC.md §Staleness "File anchor with
+    lines": its new lines are recorded). The new anchor keeps its digests, commit and
+    time, and takes the file's content hash now (its digests hold at these bytes)."""
+    out = []
+    for fc in facts:
+        for c in fc.anchors:
+            if c.lines is not None and c.state == "fresh" and c.root and c.path:
+                h = checkouts.content_hash(c.root, c.path)
+                out.append((fc.fact.id, c.anchor, replace(c.anchor, lines=c.lines, content_hash=h)))
+    return out
 
 
 def diff_command(c: AnchorCheck) -> str | None:
@@ -337,7 +355,7 @@ def verify(
                 continue
             new = []
             for c in fc.anchors:
-                taken = checkouts.fingerprint(c.anchor, c.root, c.path, when)
+                taken = checkouts.fingerprint(followed(c), c.root, c.path, when)
                 if taken is None:  # pragma: no cover - checked just above
                     result.refused[fc.fact.id] = c.reason or "target gone"
                     break
