@@ -47,7 +47,9 @@ class AnchorCheck:
     (``root``, ``path``; ``moved_to`` is ``path`` when it moved, else None).
 
     ``lines``: where the text of an anchor fingerprinted on lines was found, when not at
-    its recorded lines (``(first, last)``, 1-based), else None."""
+    its recorded lines (``(first, last)``, 1-based); ``target``: the declaration found,
+    ``(kind, container, name)``, when it was not found by its recorded one (a function
+    that became a method). Both None otherwise."""
 
     anchor: Anchor
     state: str
@@ -56,6 +58,7 @@ class AnchorCheck:
     path: str | None = None
     moved_to: str | None = None
     lines: tuple[int, int] | None = None
+    target: tuple | None = None
 
 
 def label(path: str, anchor: Anchor, target=None) -> str:
@@ -200,6 +203,9 @@ class Checkouts(CheckoutFiles):
                     found = self._declaration_elsewhere(a, root, rel)
                     if found is not None:
                         return found
+                found = self._renested(a, root, rel, moved_from)
+                if found is not None:
+                    return found
                 return AnchorCheck(
                     a, "declaration gone", f"declaration gone: {label(rel, a)}", root, rel
                 )
@@ -239,6 +245,38 @@ class Checkouts(CheckoutFiles):
         if texts is None or not a.body_digest:
             return None
         return find_lines(texts, a.body_digest, *a.lines)
+
+    def _renested(
+        self, a: Anchor, root: str, rel: str, moved_from: str | None
+    ) -> AnchorCheck | None:
+        """A declaration not found by (kind, container, name) that is now in another
+        container (a function that became a method, a method now in another class or at
+        the top level): the one declaration of its name and kind in ``rel``, else (when
+        ``rel`` is its recorded path) the one in the root. Its state is ``signature
+        changed`` (how it is called changed), naming where it is and what it was:
+        ``signature changed: path#Parser.parse (was path#parse)`` (SPEC.md §Staleness is
+        silent; docs/staleness.md "A function that became a method"); None when there
+        is not exactly one."""
+        if not (a.fingerprinted and a.target and a.target[0] not in (FILE, LINES)):
+            return None
+        kind, _, name = a.target
+        same = [d for d in self._by_name(root, rel).get(name, ()) if d.category == kind]
+        path = rel
+        if not same and moved_from is None:
+            found = self.index(root).declarations_of([name]).get(name, [])
+            same = [d for d in found if d.category == kind and d.path != rel]
+            if len({d.path for d in same}) == 1:
+                path = same[0].path
+                same = [d for d in self._by_name(root, path).get(name, ()) if d.category == kind]
+        if len(same) != 1:
+            return None
+        d = same[0]
+        target = (d.category, d.container, d.name)
+        was = label(moved_from or a.path, a)
+        where = f"{label(path, a, target)} (was {was})"
+        moved = path if (moved_from or path != a.path) else None
+        reason = f"signature changed: {where}"
+        return AnchorCheck(a, "signature changed", reason, root, path, moved, None, target)
 
     def _declaration_elsewhere(self, a: Anchor, root: str, rel: str | None):
         """The declaration found by (kind, container, name) at exactly one other path."""
@@ -352,10 +390,13 @@ class Checkouts(CheckoutFiles):
 
 def followed(c: AnchorCheck) -> Anchor:
     """The anchor of check ``c`` pointing where its target was found: at the lines its
-    text stands at now (``AnchorCheck.lines``); what ``verify`` fingerprints."""
+    text stands at now, at the declaration it became (``AnchorCheck.lines``, ``target``);
+    what ``verify`` fingerprints."""
     a = c.anchor
     if c.lines is not None:
         a = replace(a, lines=c.lines)
+    if c.target is not None:
+        a = replace(a, target=c.target)
     return a
 
 
@@ -422,8 +463,9 @@ def fingerprint_records(facts: Iterable[FactRecord], checkouts: Checkouts) -> se
                     taken = checkouts.fingerprint(a, folder, a.path, when)
                 if taken is None:
                     found = checkouts.check(a)
-                    if found.moved_to is not None and found.root is not None:
-                        taken = checkouts.fingerprint(a, found.root, found.moved_to, when)
+                    follows = found.moved_to is not None or found.target is not None
+                    if follows and found.path is not None and found.root is not None:
+                        taken = checkouts.fingerprint(followed(found), found.root, found.path, when)
             anchors.append(a if taken is None or _same_fingerprint(a, taken) else taken)
             every = every and taken is not None
         before = [_fingerprint_of(a) for a in rec.anchors]

@@ -1,8 +1,8 @@
 """The rules of SPEC.md §Staleness, one test each, on git trees the tests build from small
 Rust, Go, Python and TypeScript files: every row of the states table and the worst-of rule,
-text searched again when no declaration encloses cited lines, and the command that shows
-what changed. Each asserts the exact state and reason in ``stale --format json`` and the
-exact ``stale`` text."""
+text searched again when no declaration encloses cited lines, a function that became a
+method (docs/staleness.md), and the command that shows what changed. Each asserts the exact
+state and reason in ``stale --format json`` and the exact ``stale`` text."""
 
 from __future__ import annotations
 
@@ -494,6 +494,94 @@ def test_verify_fingerprints_the_lines_the_text_was_found_at(lines_tree):
     assert _lines_of(tree)[1] == (2, 231, 233)
     tree.edit("docs/guide.md", "`make seed`", "`make seed-all`")
     assert tree.states()["k2"] == ("body changed", "STALE: body changed: docs/guide.md:231-233")
+
+
+# ------------------------------------------------------------------ a function that became a method
+
+
+PY_METHOD = """\
+import sys
+
+
+class Report:
+    def report(self, rows):
+        total = sum(r["amount"] for r in rows)
+        print(f"total: {total}", file=sys.stderr)
+        return total
+"""
+GO_METHOD = """\
+package cfg
+
+import "strings"
+
+type Parser struct{ strict bool }
+
+// ParseConfig splits a line into its key and value.
+func (p *Parser) ParseConfig(line string) (string, string) {
+	key, value, _ := strings.Cut(line, "=")
+	return strings.TrimSpace(key), strings.TrimSpace(value)
+}
+"""
+
+
+def test_a_function_that_became_a_method_in_its_file_is_signature_changed(tree):
+    (tree.repo / "tools/report.py").write_text(PY_METHOD, encoding="utf-8")
+    (tree.repo / "cfg/parse.go").write_text(GO_METHOD, encoding="utf-8")
+    k2 = "STALE: signature changed: cfg/parse.go#Parser.ParseConfig (was cfg/parse.go#ParseConfig)"
+    k3 = "STALE: signature changed: tools/report.py#Report.report (was tools/report.py#report)"
+    assert tree.states() == {
+        **FRESH,
+        "k2": ("signature changed", k2),
+        "k3": ("signature changed", k3),
+    }
+    assert [a["moved_to"] for a in tree.anchors("k2")] == [None]
+    assert tree.text() == (
+        1,
+        [
+            tree.line("k2", k2),
+            tree.diff("cfg/parse.go"),
+            tree.line("k3", k3),
+            tree.diff("tools/report.py"),
+            "STALE: checked 6, stale 2, unreachable 0",
+        ],
+    )
+    # it still exists: verify takes it where it is now, and the fact holds again
+    r = cli("verify", "k2", "k3", "--store", tree.store)
+    assert r.exit_code == 0, r.output
+    assert tree.rows(
+        "SELECT fact_id, target_kind, target_container, target_name FROM anchors"
+        " WHERE fact_id IN (2, 3) ORDER BY fact_id"
+    ) == [(2, "function", "Parser", "ParseConfig"), (3, "function", "Report", "report")]
+    assert tree.states() == FRESH
+
+
+def test_a_function_that_became_a_method_in_another_file_is_found_in_the_root(tree):
+    (tree.repo / "cfg/parse.go").write_text("package cfg\n", encoding="utf-8")
+    (tree.repo / "cfg/parser.go").write_text(GO_METHOD, encoding="utf-8")
+    k2 = "STALE: signature changed: cfg/parser.go#Parser.ParseConfig (was cfg/parse.go#ParseConfig)"
+    assert tree.states() == {**FRESH, "k2": ("signature changed", k2)}
+    [anchor] = tree.anchors("k2")
+    assert anchor["moved_to"] == "cfg/parser.go"
+    assert anchor["diff"] == tree.diff("cfg/parse.go", "cfg/parser.go", moved=True)[4:]
+
+
+def test_a_method_that_became_a_function_and_two_candidates(tree):
+    (tree.repo / "cfg/parse.go").write_text(GO_METHOD, encoding="utf-8")
+    assert cli("verify", "k2", "--store", tree.store).exit_code == 0
+    (tree.repo / "cfg/parse.go").write_text(GO, encoding="utf-8")  # a function again
+    k2 = "STALE: signature changed: cfg/parse.go#ParseConfig (was cfg/parse.go#Parser.ParseConfig)"
+    assert tree.states()["k2"] == ("signature changed", k2)
+    # two methods of that name now, of other types: which one it became is unknown
+    two = (
+        "package cfg\n\ntype Loose struct{}\n\ntype Strict struct{}\n\n"
+        "func (l Loose) ParseConfig(line string) (string, string) { return line, line }\n\n"
+        "func (s Strict) ParseConfig(line string) (string, string) { return line, line }\n"
+    )
+    (tree.repo / "cfg/parse.go").write_text(two, encoding="utf-8")
+    assert tree.states()["k2"] == (
+        "declaration gone",
+        "STALE: declaration gone: cfg/parse.go#Parser.ParseConfig",
+    )
 
 
 # ------------------------------------------------------------------ what changed
