@@ -201,10 +201,12 @@ def stale(
     """Read every anchored fact that is not superseded again (those of ``scopes`` and
     ``kinds`` when given) and, unless ``dry_run``, record each one's state in one
     transaction: status ``stale`` with its reason, or back to ``active``; unreachable facts
-    keep theirs. The checkouts are read before the store is locked, so the lock is held
-    only for the writes. Raises ``stores.StoreError``, and ``RootError`` for a ``roots``
-    folder that does not exist and when every anchor read was unreachable (none found
-    fresh): the store is then left as it was.
+    keep theirs; an anchor whose cited text was found at other lines gets those lines
+    (``_shifted``; SPEC.md §Staleness "File anchor with lines"). The checkouts are read
+    before the store is locked, so the lock is held only for the writes. Raises
+    ``stores.StoreError``, and ``RootError`` for a ``roots`` folder that does not exist
+    and when every anchor read was unreachable (none found fresh): the store is then left
+    as it was.
 
     Without ``every`` (reports that list only stale and unreachable facts), a fact all of
     whose files hold the bytes its anchors were fingerprinted on, and that is not stored
