@@ -451,6 +451,37 @@ def test_cited_lines_moved_down_unchanged_are_fresh_and_their_new_lines_are_reco
     assert tree.states()["k1"] == ("body changed", reason)
 
 
+TWO_FUNCS = """\
+package routes
+
+func Index() string {
+	return "index"
+}
+
+func Health() string {
+	return "ok"
+}
+"""
+
+
+def test_two_functions_cited_together_moved_222_lines_down_are_fresh(tmp_path, monkeypatch):
+    """The trial's case: a range over two functions (no one declaration encloses it), moved
+    down by code added above it, unchanged."""
+    monkeypatch.chdir(tmp_path)
+    notes = "+ both handlers answer with a constant, routes/handlers.go:3-9 TER-12\n"
+    tree = make_tree(tmp_path, {"routes/handlers.go": TWO_FUNCS}, notes)
+    assert tree.rows("SELECT target_kind, line_first, line_last FROM anchors") == [("lines", 3, 9)]
+    added = "".join(f"const Limit{i} = {i}\n" for i in range(220))
+    tree.edit("routes/handlers.go", "package routes\n", "package routes\n\n" + added + "\n")
+    assert tree.states() == {"k1": ("fresh", None)}
+    assert tree.text() == (0, ["OK: checked 1, stale 0, unreachable 0"])
+    assert _lines_of(tree) == [(1, 225, 231)]
+    tree.edit("routes/handlers.go", 'return "ok"', 'return "healthy"')
+    assert tree.states() == {
+        "k1": ("body changed", "STALE: body changed: routes/handlers.go:225-231")
+    }
+
+
 def test_cited_lines_moved_and_edited_are_body_changed_at_their_recorded_lines(lines_tree):
     tree = lines_tree
     tree.edit("app/registry.py", "\n\nroutes.add(", "\n\n" + FILLER + "\nroutes.add(")
