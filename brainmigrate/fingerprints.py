@@ -246,6 +246,20 @@ class Checkouts(CheckoutFiles):
             return None
         return find_lines(texts, a.body_digest, *a.lines)
 
+    def at_its_text(self, a: Anchor, root: str) -> Anchor:
+        """``a`` at the lines its fingerprinted text stands at now in ``root`` when it is
+        fingerprinted on lines whose text moved (``_lines_found``), else ``a`` as it is:
+        so a fingerprint taken again covers the text the fact was verified on, not what
+        moved into its old lines (``import --verify``)."""
+        if not (a.fingerprinted and a.target and a.target[0] == LINES and a.lines):
+            return a
+        if self.unchanged(a, root, a.path):
+            return a
+        if self.lines_digest(root, a.path, a.lines) == a.body_digest:
+            return a
+        found = self._lines_found(a, root, a.path)
+        return a if found is None else replace(a, lines=found)
+
     def _renested(
         self, a: Anchor, root: str, rel: str, moved_from: str | None
     ) -> AnchorCheck | None:
@@ -460,7 +474,8 @@ def fingerprint_records(facts: Iterable[FactRecord], checkouts: Checkouts) -> se
             folder = checkouts.folder(a.root)
             if checkouts.readable(folder):
                 if checkouts.holds(folder, a):
-                    taken = checkouts.fingerprint(a, folder, a.path, when)
+                    here = checkouts.at_its_text(a, folder)
+                    taken = checkouts.fingerprint(here, folder, a.path, when)
                 if taken is None:
                     found = checkouts.check(a)
                     follows = found.moved_to is not None or found.target is not None

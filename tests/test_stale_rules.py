@@ -527,6 +527,19 @@ def test_verify_fingerprints_the_lines_the_text_was_found_at(lines_tree):
     assert tree.states()["k2"] == ("body changed", "STALE: body changed: docs/guide.md:231-233")
 
 
+def test_import_verify_fingerprints_the_text_where_it_moved_not_what_took_its_lines(lines_tree):
+    tree = lines_tree
+    tree.edit("docs/guide.md", "1. `make up`", FILLER_MD + "1. `make up`")
+    r = cli("import", "notes", "--root", "repo", "--store", tree.store, "--verify")
+    assert r.exit_code == 0, r.output
+    assert _lines_of(tree) == [(1, 12, 14), (2, 231, 233)]
+    tree.edit("docs/guide.md", "`make seed`", "`make seed-all`")
+    assert tree.states() == {
+        "k1": ("fresh", None),
+        "k2": ("body changed", "STALE: body changed: docs/guide.md:231-233"),
+    }
+
+
 # ------------------------------------------------------------------ a function that became a method
 
 
