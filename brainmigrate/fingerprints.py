@@ -44,7 +44,12 @@ def now_utc() -> str:
 class AnchorCheck:
     """One anchor read again: its ``state`` (``STATES`` or ``unreachable``), the
     ``reason`` without the ``STALE:`` prefix (None when fresh), where it was found
-    (``root``, ``path``; ``moved_to`` is ``path`` when it moved, else None)."""
+    (``root``, ``path``; ``moved_to`` is ``path`` when it moved, else None).
+
+    ``lines``: where the text of an anchor fingerprinted on lines was found, when not at
+    its recorded lines (``(first, last)``, 1-based); ``target``: the declaration found,
+    ``(kind, container, name)``, when it was not found by its recorded one (a function
+    that became a method). Both None otherwise."""
 
     anchor: Anchor
     state: str
@@ -52,6 +57,8 @@ class AnchorCheck:
     root: str | None = None
     path: str | None = None
     moved_to: str | None = None
+    lines: tuple[int, int] | None = None
+    target: tuple | None = None
 
 
 def label(path: str, anchor: Anchor, target=None) -> str:
@@ -133,7 +140,7 @@ class Checkouts(CheckoutFiles):
             for root in roots:
                 if self.is_dir(root, a.path):
                     return AnchorCheck(a, "fresh", None, root, a.path)
-            return AnchorCheck(a, "file gone", f"folder gone: {a.path}")
+            return AnchorCheck(a, "file gone", f"folder gone: {a.path}", roots[0])
         for root in roots:
             if self.is_file(root, a.path):
                 return self._at(a, root, a.path, None)
@@ -141,7 +148,7 @@ class Checkouts(CheckoutFiles):
             found = self._moved(a, root)
             if found is not None:
                 return found
-        return AnchorCheck(a, "file gone", f"file gone: {a.path}")
+        return AnchorCheck(a, "file gone", f"file gone: {a.path}", roots[0])
 
     def _declaration(self, a: Anchor, root: str, rel: str):
         """The declaration ``a`` is fingerprinted on (or names) in ``rel``, or None."""
@@ -196,6 +203,9 @@ class Checkouts(CheckoutFiles):
                     found = self._declaration_elsewhere(a, root, rel)
                     if found is not None:
                         return found
+                found = self._renested(a, root, rel, moved_from)
+                if found is not None:
+                    return found
                 return AnchorCheck(
                     a, "declaration gone", f"declaration gone: {label(rel, a)}", root, rel
                 )
@@ -213,10 +223,74 @@ class Checkouts(CheckoutFiles):
             return _result(a, "fresh", root, rel, moved_from, label(rel, a))
         if a.target and a.target[0] == LINES and a.lines:
             now = self.lines_digest(root, rel, a.lines)
+            if now != a.body_digest and now is not None:
+                found = self._lines_found(a, root, rel)
+                if found is not None:
+                    where = label(rel, replace(a, lines=found))
+                    check = _result(a, "fresh", root, rel, moved_from, where)
+                    check.lines = found
+                    return check
         else:
             now = self.file_digest(root, rel)
         state = "fresh" if now == a.body_digest else "body changed"
         return _result(a, state, root, rel, moved_from, label(rel, a))
+
+    def _lines_found(self, a: Anchor, root: str, rel: str) -> tuple[int, int] | None:
+        """Where the fingerprinted text of ``a``'s lines stands in ``rel`` now: the window
+        of as many lines with its digest nearest the recorded lines (SPEC.md §Staleness
+        "File anchor with lines"), or None."""
+        from brainmigrate.codeindex.tokens import find_lines
+
+        texts = self.line_texts(root, rel)
+        if texts is None or not a.body_digest:
+            return None
+        return find_lines(texts, a.body_digest, *a.lines)
+
+    def at_its_text(self, a: Anchor, root: str) -> Anchor:
+        """``a`` at the lines its fingerprinted text stands at now in ``root`` when it is
+        fingerprinted on lines whose text moved (``_lines_found``), else ``a`` as it is:
+        so a fingerprint taken again covers the text the fact was verified on, not what
+        moved into its old lines (``import --verify``)."""
+        if not (a.fingerprinted and a.target and a.target[0] == LINES and a.lines):
+            return a
+        if self.unchanged(a, root, a.path):
+            return a
+        if self.lines_digest(root, a.path, a.lines) == a.body_digest:
+            return a
+        found = self._lines_found(a, root, a.path)
+        return a if found is None else replace(a, lines=found)
+
+    def _renested(
+        self, a: Anchor, root: str, rel: str, moved_from: str | None
+    ) -> AnchorCheck | None:
+        """A declaration not found by (kind, container, name) that is now in another
+        container (a function that became a method, a method now in another class or at
+        the top level): the one declaration of its name and kind in ``rel``, else (when
+        ``rel`` is its recorded path) the one in the root. Its state is ``signature
+        changed`` (how it is called changed), naming where it is and what it was:
+        ``signature changed: path#Parser.parse (was path#parse)`` (SPEC.md §Staleness is
+        silent; docs/staleness.md "A function that became a method"); None when there
+        is not exactly one."""
+        if not (a.fingerprinted and a.target and a.target[0] not in (FILE, LINES)):
+            return None
+        kind, _, name = a.target
+        same = [d for d in self._by_name(root, rel).get(name, ()) if d.category == kind]
+        path = rel
+        if not same and moved_from is None:
+            found = self.index(root).declarations_of([name]).get(name, [])
+            same = [d for d in found if d.category == kind and d.path != rel]
+            if len({d.path for d in same}) == 1:
+                path = same[0].path
+                same = [d for d in self._by_name(root, path).get(name, ()) if d.category == kind]
+        if len(same) != 1:
+            return None
+        d = same[0]
+        target = (d.category, d.container, d.name)
+        was = label(moved_from or a.path, a)
+        where = f"{label(path, a, target)} (was {was})"
+        moved = path if (moved_from or path != a.path) else None
+        reason = f"signature changed: {where}"
+        return AnchorCheck(a, "signature changed", reason, root, path, moved, None, target)
 
     def _declaration_elsewhere(self, a: Anchor, root: str, rel: str | None):
         """The declaration found by (kind, container, name) at exactly one other path."""
@@ -328,6 +402,18 @@ class Checkouts(CheckoutFiles):
         )
 
 
+def followed(c: AnchorCheck) -> Anchor:
+    """The anchor of check ``c`` pointing where its target was found: at the lines its
+    text stands at now, at the declaration it became (``AnchorCheck.lines``, ``target``);
+    what ``verify`` fingerprints."""
+    a = c.anchor
+    if c.lines is not None:
+        a = replace(a, lines=c.lines)
+    if c.target is not None:
+        a = replace(a, target=c.target)
+    return a
+
+
 def _by_name(decls, name: str, lines):
     """A symbol anchor's declaration by name: the one at its lines, else a type, else the
     first."""
@@ -388,11 +474,13 @@ def fingerprint_records(facts: Iterable[FactRecord], checkouts: Checkouts) -> se
             folder = checkouts.folder(a.root)
             if checkouts.readable(folder):
                 if checkouts.holds(folder, a):
-                    taken = checkouts.fingerprint(a, folder, a.path, when)
+                    here = checkouts.at_its_text(a, folder)
+                    taken = checkouts.fingerprint(here, folder, a.path, when)
                 if taken is None:
                     found = checkouts.check(a)
-                    if found.moved_to is not None and found.root is not None:
-                        taken = checkouts.fingerprint(a, found.root, found.moved_to, when)
+                    follows = found.moved_to is not None or found.target is not None
+                    if follows and found.path is not None and found.root is not None:
+                        taken = checkouts.fingerprint(followed(found), found.root, found.path, when)
             anchors.append(a if taken is None or _same_fingerprint(a, taken) else taken)
             every = every and taken is not None
         before = [_fingerprint_of(a) for a in rec.anchors]

@@ -15,8 +15,9 @@ whose anchors are all unreachable is ``unreachable``).
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from brainmigrate import stores
@@ -27,6 +28,7 @@ from brainmigrate.fingerprints import (
     UNREACHABLE,
     AnchorCheck,
     Checkouts,
+    followed,
     now_utc,
 )
 from brainmigrate.model import Anchor, FactRecord
@@ -199,10 +201,12 @@ def stale(
     """Read every anchored fact that is not superseded again (those of ``scopes`` and
     ``kinds`` when given) and, unless ``dry_run``, record each one's state in one
     transaction: status ``stale`` with its reason, or back to ``active``; unreachable facts
-    keep theirs. The checkouts are read before the store is locked, so the lock is held
-    only for the writes. Raises ``stores.StoreError``, and ``RootError`` for a ``roots``
-    folder that does not exist and when every anchor read was unreachable (none found
-    fresh): the store is then left as it was.
+    keep theirs; an anchor whose cited text was found at other lines gets those lines
+    (``_shifted``; SPEC.md §Staleness "File anchor with lines"). The checkouts are read
+    before the store is locked, so the lock is held only for the writes. Raises
+    ``stores.StoreError``, and ``RootError`` for a ``roots`` folder that does not exist
+    and when every anchor read was unreachable (none found fresh): the store is then left
+    as it was.
 
     Without ``every`` (reports that list only stale and unreachable facts), a fact all of
     whose files hold the bytes its anchors were fingerprinted on, and that is not stored
@@ -235,6 +239,7 @@ def stale(
     if dry_run:
         return result
     changes = []
+    shifted = _shifted(result.facts, checkouts)
     for fc in result.facts:
         if fc.state == UNREACHABLE:
             continue
@@ -242,13 +247,47 @@ def stale(
             changes.append((fc.fact.id, "stale", fc.reason))
         elif not fc.stale and fc.fact.status == "stale":
             changes.append((fc.fact.id, "active", None))
-    if changes:
+    if changes or shifted:
         when = now_utc()
         with stores.updating(path) as up:
             for fid, status, reason in changes:
                 up.set_status(fid, status, reason, when)
+            for fid, old, new in shifted:
+                up.set_fingerprint(fid, old, new)
     result.recorded = len(changes)
     return result
+
+
+def _shifted(facts: Iterable[FactCheck], checkouts: Checkouts) -> list[tuple]:
+    """``(fact id, anchor, anchor at its new lines)`` for each fresh anchor whose cited
+    text was found at other lines of its file (SPEC.md §Staleness "File anchor with
+    lines": its new lines are recorded). The new anchor keeps its digests, commit and
+    time, and takes the file's content hash now (its digests hold at these bytes)."""
+    out = []
+    for fc in facts:
+        for c in fc.anchors:
+            if c.lines is not None and c.state == "fresh" and c.root and c.path:
+                h = checkouts.content_hash(c.root, c.path)
+                out.append((fc.fact.id, c.anchor, replace(c.anchor, lines=c.lines, content_hash=h)))
+    return out
+
+
+def diff_command(c: AnchorCheck) -> str | None:
+    """The command that shows what changed in a stale anchor's target since it was
+    fingerprinted: ``git -C <root> diff <commit> -- <path>``, or for a target found at
+    another path ``git -C <root> diff -M <commit> -- <old> <new>`` (each word
+    shell-quoted; the root relative to the current folder when inside it, else absolute);
+    None when the anchor is fresh or unreachable or has no commit (docs/staleness.md,
+    "What changed")."""
+    a = c.anchor
+    if c.state in ("fresh", UNREACHABLE) or not a.commit or not c.root:
+        return None
+    words = ["git", "-C", _shown(c.root), "diff"]
+    if c.moved_to is not None and c.moved_to != a.path:
+        words += ["-M", a.commit, "--", a.path, c.moved_to]
+    else:
+        words += [a.commit, "--", a.path]
+    return shlex.join(words)
 
 
 @dataclass
@@ -318,7 +357,7 @@ def verify(
                 continue
             new = []
             for c in fc.anchors:
-                taken = checkouts.fingerprint(c.anchor, c.root, c.path, when)
+                taken = checkouts.fingerprint(followed(c), c.root, c.path, when)
                 if taken is None:  # pragma: no cover - checked just above
                     result.refused[fc.fact.id] = c.reason or "target gone"
                     break
@@ -344,3 +383,12 @@ def mark(fc: FactCheck) -> None:
         rec.status, rec.status_reason = "stale", fc.reason
     elif rec.status == "stale":
         rec.status, rec.status_reason = "active", None
+
+
+def _shown(folder: str) -> str:
+    """``folder`` relative to the current folder when it lies inside it, else absolute."""
+    try:
+        rel = os.path.relpath(folder)
+    except ValueError:  # another drive (Windows)
+        return os.path.abspath(folder)
+    return os.path.abspath(folder) if rel.split(os.sep)[0] == ".." else rel

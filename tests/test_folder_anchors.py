@@ -256,6 +256,7 @@ def test_a_folder_anchor_whose_folder_is_gone_is_stale(project):
             "commit": None,
             "state": "file gone",
             "moved_to": None,
+            "diff": None,  # a plain import: no fingerprint, no commit to compare with
         }
     ]
     assert rows(db, "SELECT id, status, status_reason FROM facts WHERE id = 1") == [

@@ -487,10 +487,12 @@ def test_stale_json_is_the_spec_shape(env):
                 "commit": head,
                 "state": "body changed",
                 "moved_to": None,
+                "diff": f"git -C repo diff {head} -- web/api.ts",
             }
         ],
     }
     assert data["facts"][0] == {**data["facts"][0], "state": "fresh", "reason": None}
+    assert data["facts"][0]["anchors"][0]["diff"] is None
 
 
 def test_dry_run_records_nothing_and_a_version_1_store_stays_version_1(env, tmp_path):

@@ -24,3 +24,31 @@ def lines_digest(texts: list[bytes], first: int, last: int) -> str:
     read by ``line_texts``: their non-empty texts joined by one space."""
     joined = b" ".join(t for t in texts[first - 1 : last] if t)
     return blake2b(joined, digest_size=12).hexdigest()
+
+
+def find_lines(texts: list[bytes], wanted: str, first: int, last: int) -> tuple[int, int] | None:
+    """Where the text a lines digest ``wanted`` was taken of stands now in a file read by
+    ``line_texts``: the window of ``last - first + 1`` lines whose ``lines_digest`` is
+    ``wanted``, the one starting nearest line ``first`` (the earlier of two as near), as
+    ``(first, last)`` 1-based; None when no window has it (SPEC.md §Staleness "File anchor
+    with lines"). One join of the file's texts; each window is a slice of it, hashed."""
+    n = last - first + 1
+    if n < 1 or n > len(texts):
+        return None
+    kept = [t for t in texts if t]
+    joined = b" ".join(kept)
+    starts, ends, at = [], [], 0
+    for t in kept:
+        starts.append(at)
+        at += len(t)
+        ends.append(at)
+        at += 1
+    before = [0]  # before[i]: how many non-empty texts precede line i + 1
+    for t in texts:
+        before.append(before[-1] + (1 if t else 0))
+    for s in sorted(range(len(texts) - n + 1), key=lambda s: (abs(s + 1 - first), s)):
+        i, j = before[s], before[s + n] - 1
+        window = joined[starts[i] : ends[j]] if i <= j else b""
+        if blake2b(window, digest_size=12).hexdigest() == wanted:
+            return s + 1, s + n
+    return None

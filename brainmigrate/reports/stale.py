@@ -13,7 +13,7 @@ from enum import StrEnum
 from brainmigrate.check import CheckedFact, CheckResult
 from brainmigrate.rules import Finding, finding_key
 from brainmigrate.shapes import safe_text, shorten, to_json
-from brainmigrate.stale import STALE_SCHEMA, FactCheck, StaleResult
+from brainmigrate.stale import STALE_SCHEMA, FactCheck, StaleResult, diff_command
 
 
 class Format(StrEnum):
@@ -45,13 +45,17 @@ def _line(fc: FactCheck) -> str:
 
 def text(result: StaleResult) -> str:
     """Each stale fact as its search line after the notes line that fed it
-    (``notes/x.md:12: k17 pattern area:x STALE: body changed: …  text``), each unreachable
+    (``notes/x.md:12: k17 pattern area:x STALE: body changed: …  text``), under it the
+    command that shows each stale anchor's change (``    git -C /abs diff 1f65… --
+    src/Foo.kt``: ``stale.diff_command``; one line per distinct command), each unreachable
     one with its reason, then the counts."""
     out = []
     for fc in result.facts:
         where = f"{fc.origin[0]}:{fc.origin[1]}: " if fc.origin else ""
         if fc.stale:
             out.append(safe_text(where) + _line(fc))
+            diffs = (diff_command(c) for c in fc.anchors)
+            out.extend(safe_text(f"    {d}") for d in dict.fromkeys(diffs) if d)
         elif fc.state == "unreachable":
             reason = fc.anchors[0].reason if fc.anchors else "unreachable"
             out.append(safe_text(f"{where}{fc.fact.key} unreachable: {reason}"))
@@ -60,7 +64,9 @@ def text(result: StaleResult) -> str:
 
 
 def anchor_dict(c) -> dict:
-    """An anchor of ``stale --format json`` (SPEC.md §Staleness)."""
+    """An anchor of ``stale --format json`` (SPEC.md §Staleness), with ``diff``: the
+    command that shows what changed (``stale.diff_command``; null when fresh, unreachable
+    or without a commit)."""
     a = c.anchor
     return {
         "kind": a.kind,
@@ -72,6 +78,7 @@ def anchor_dict(c) -> dict:
         "commit": a.commit,
         "state": c.state,
         "moved_to": c.moved_to,
+        "diff": diff_command(c),
     }
 
 

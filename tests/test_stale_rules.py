@@ -1,0 +1,667 @@
+"""The rules of SPEC.md §Staleness, one test each, on git trees the tests build from small
+Rust, Go, Python and TypeScript files: every row of the states table and the worst-of rule,
+text searched again when no declaration encloses cited lines, a function that became a
+method (docs/staleness.md), and the command that shows what changed. Each asserts the exact
+state and reason in ``stale --format json`` and the exact ``stale`` text."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from clirun import invoker
+from trees import git, write
+
+cli = invoker(catch_exceptions=False)
+
+RUST = """\
+/// Where the settings come from.
+pub struct ConfigLoader {
+    path: String,
+}
+
+impl ConfigLoader {
+    pub fn load(&self) -> String {
+        std::fs::read_to_string(&self.path).unwrap_or_default()
+    }
+}
+"""
+GO = """\
+package cfg
+
+import "strings"
+
+// ParseConfig splits a line into its key and value.
+func ParseConfig(line string) (string, string) {
+	key, value, _ := strings.Cut(line, "=")
+	return strings.TrimSpace(key), strings.TrimSpace(value)
+}
+"""
+PYTHON = """\
+import sys
+
+
+def report(rows):
+    total = sum(r["amount"] for r in rows)
+    print(f"total: {total}", file=sys.stderr)
+    return total
+"""
+TYPESCRIPT = """\
+export class HttpClient {
+  constructor(private readonly base: string) {}
+
+  async get(path: string): Promise<Response> {
+    return fetch(this.base + path);
+  }
+}
+"""
+SETUP = "# Set-up\n\n1. `make up`\n2. open the app\n"
+NOTES = (
+    "+ ConfigLoader reads its file once TER-1\n"
+    "+ ParseConfig trims the key and the value TER-2\n"
+    "+ the report prints its total to stderr, tools/report.py:6 TER-3\n"
+    "+ HttpClient never retries TER-4\n"
+    "+ the set-up steps are in docs/setup.md TER-5\n"
+    "+ the schema lives in db/migrations/ TER-6\n"
+)
+#: The text of each fact after its id, kind and scope in a ``stale`` line.
+TEXTS = {f"k{i}": line[2:] for i, line in enumerate(NOTES.splitlines(), 1)}
+FRESH = {f"k{i}": ("fresh", None) for i in range(1, 7)}
+
+
+@dataclass
+class Tree:
+    """A git checkout ``repo`` of the sources above, notes citing them, a store made by
+    ``import --verify``; the test runs in the folder above ``repo``."""
+
+    repo: Path
+    store: Path
+    head: str
+
+    def json(self, *args) -> dict:
+        r = cli("stale", "--store", self.store, "--format", "json", "--dry-run", *args)
+        assert r.exit_code in (0, 1), r.output
+        return json.loads(r.stdout)
+
+    def states(self, *args) -> dict[str, tuple[str, str | None]]:
+        return {f["id"]: (f["state"], f["reason"]) for f in self.json(*args)["facts"]}
+
+    def anchors(self, fid: str) -> list[dict]:
+        return next(f for f in self.json()["facts"] if f["id"] == fid)["anchors"]
+
+    def text(self, *args) -> tuple[int, list[str]]:
+        r = cli("stale", "--store", self.store, *args)
+        return r.exit_code, r.stdout.splitlines()
+
+    def line(self, fid: str, reason: str, origin: int | None = None) -> str:
+        """The ``stale`` text line of fact ``fid`` with ``reason`` (its notes line is its
+        number unless given)."""
+        n = origin or int(fid[1:])
+        return f"notes/code.md:{n}: {fid} environment area:code {reason}  {TEXTS[fid]}"
+
+    def diff(self, *paths: str, moved: bool = False) -> str:
+        """The indented command under a stale line."""
+        flag = "-M " if moved else ""
+        return f"    git -C repo diff {flag}{self.head} -- {' '.join(paths)}"
+
+    def edit(self, rel: str, old: str, new: str) -> None:
+        path = self.repo / rel
+        text = path.read_text(encoding="utf-8")
+        assert text.count(old) == 1, old
+        path.write_text(text.replace(old, new), encoding="utf-8")
+
+    def rows(self, sql: str) -> list:
+        con = sqlite3.connect(self.store)
+        try:
+            return con.execute(sql).fetchall()
+        finally:
+            con.close()
+
+
+def make_tree(base: Path, sources: dict[str, str], notes: str) -> Tree:
+    repo = base / "repo"
+    write(repo, sources)
+    git(repo, "init", "-q")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "sources")
+    write(base / "notes", {"code.md": notes})
+    store = base / "know.db"
+    r = cli("import", "notes", "--root", "repo", "--store", store, "--verify")
+    assert r.exit_code == 0, r.output
+    head = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, check=True, text=True
+    ).stdout.strip()
+    return Tree(repo, store, head)
+
+
+SOURCES = {
+    "src/config.rs": RUST,
+    "cfg/parse.go": GO,
+    "tools/report.py": PYTHON,
+    "web/client.ts": TYPESCRIPT,
+    "docs/setup.md": SETUP,
+    "db/migrations/0001_init.sql": "create table t (id int);\n",
+}
+
+
+@pytest.fixture
+def tree(tmp_path, monkeypatch) -> Tree:
+    monkeypatch.chdir(tmp_path)
+    return make_tree(tmp_path, SOURCES, NOTES)
+
+
+DRY = "(dry run: nothing recorded)"
+
+
+# ------------------------------------------------------------------ the states table
+
+
+def test_fresh_when_the_digests_are_equal_though_the_bytes_changed(tree):
+    assert tree.states() == FRESH
+    tree.edit("cfg/parse.go", "package cfg\n", "// Package cfg reads settings.\npackage cfg\n\n")
+    tree.edit("src/config.rs", "    path: String,", "        path:   String,")
+    assert tree.states() == FRESH
+    assert tree.text("--dry-run") == (0, [f"OK: checked 6, stale 0, unreachable 0 {DRY}"])
+
+
+def test_signature_changed(tree):
+    tree.edit("cfg/parse.go", "(line string) (", "(line string, sep string) (")
+    reason = "STALE: signature changed: cfg/parse.go#ParseConfig"
+    assert tree.states() == {**FRESH, "k2": ("signature changed", reason)}
+    assert tree.text("--dry-run") == (
+        1,
+        [tree.line("k2", reason), tree.diff("cfg/parse.go"), f"STALE: checked 6, stale 1, "
+         f"unreachable 0 {DRY}"],
+    )  # fmt: skip
+
+
+def test_body_changed_of_a_type_and_of_the_function_cited_lines_are_in(tree):
+    tree.edit("src/config.rs", "    path: String,", "    path: std::path::PathBuf,")
+    tree.edit("tools/report.py", 'f"total: {total}"', 'f"sum: {total}"')
+    k1 = "STALE: body changed: src/config.rs#ConfigLoader"
+    k3 = "STALE: body changed: tools/report.py#report"
+    assert tree.states() == {**FRESH, "k1": ("body changed", k1), "k3": ("body changed", k3)}
+    assert tree.text() == (
+        1,
+        [
+            tree.line("k1", k1),
+            tree.diff("src/config.rs"),
+            tree.line("k3", k3),
+            tree.diff("tools/report.py"),
+            "STALE: checked 6, stale 2, unreachable 0",
+        ],
+    )
+    assert tree.rows("SELECT id, status, status_reason FROM facts WHERE status='stale'") == [
+        (1, "stale", k1.removeprefix("STALE: ")),
+        (3, "stale", k3.removeprefix("STALE: ")),
+    ]
+
+
+def test_moved_unchanged(tree):
+    (tree.repo / "web/http").mkdir()
+    git(tree.repo, "mv", "web/client.ts", "web/http/client.ts")
+    reason = "STALE: moved: web/client.ts → web/http/client.ts#HttpClient"
+    assert tree.states() == {**FRESH, "k4": ("moved", reason)}
+    [anchor] = tree.anchors("k4")
+    assert (anchor["state"], anchor["moved_to"]) == ("moved", "web/http/client.ts")
+    assert anchor["diff"] == tree.diff("web/client.ts", "web/http/client.ts", moved=True)[4:]
+    assert tree.text("--dry-run") == (
+        1,
+        [
+            tree.line("k4", reason),
+            tree.diff("web/client.ts", "web/http/client.ts", moved=True),
+            f"STALE: checked 6, stale 1, unreachable 0 {DRY}",
+        ],
+    )
+
+
+def test_moved_and_changed_counts_as_its_change_for_a_body_and_for_a_signature(tree):
+    (tree.repo / "web/http").mkdir()
+    git(tree.repo, "mv", "web/client.ts", "web/http/client.ts")
+    tree.edit("web/http/client.ts", "this.base + path", "this.base + '/' + path")
+    (tree.repo / "cmd").mkdir()
+    shutil.move(tree.repo / "cfg/parse.go", tree.repo / "cmd/parse.go")  # no git mv
+    tree.edit("cmd/parse.go", "(line string) (", "(line string, sep string) (")
+    k2 = "STALE: signature changed: cmd/parse.go#ParseConfig (moved from cfg/parse.go)"
+    k4 = "STALE: body changed: web/http/client.ts#HttpClient (moved from web/client.ts)"
+    assert tree.states() == {
+        **FRESH,
+        "k2": ("signature changed", k2),
+        "k4": ("body changed", k4),
+    }
+    assert [a["moved_to"] for a in tree.anchors("k2")] == ["cmd/parse.go"]
+    assert tree.text("--dry-run") == (
+        1,
+        [
+            tree.line("k2", k2),
+            tree.diff("cfg/parse.go", "cmd/parse.go", moved=True),
+            tree.line("k4", k4),
+            tree.diff("web/client.ts", "web/http/client.ts", moved=True),
+            f"STALE: checked 6, stale 2, unreachable 0 {DRY}",
+        ],
+    )
+
+
+def test_declaration_gone(tree):
+    (tree.repo / "cfg/parse.go").write_text("package cfg\n", encoding="utf-8")
+    reason = "STALE: declaration gone: cfg/parse.go#ParseConfig"
+    assert tree.states() == {**FRESH, "k2": ("declaration gone", reason)}
+    assert tree.text("--dry-run") == (
+        1,
+        [tree.line("k2", reason), tree.diff("cfg/parse.go"), f"STALE: checked 6, stale 1, "
+         f"unreachable 0 {DRY}"],
+    )  # fmt: skip
+
+
+def test_file_gone_and_folder_gone(tree):
+    (tree.repo / "docs/setup.md").unlink()
+    shutil.rmtree(tree.repo / "db/migrations")
+    k5 = "STALE: file gone: docs/setup.md"
+    k6 = "STALE: folder gone: db/migrations"
+    assert tree.states() == {**FRESH, "k5": ("file gone", k5), "k6": ("file gone", k6)}
+    assert tree.text("--dry-run") == (
+        1,
+        [
+            tree.line("k5", k5),
+            tree.diff("docs/setup.md"),
+            tree.line("k6", k6),
+            tree.diff("db/migrations"),
+            f"STALE: checked 6, stale 2, unreachable 0 {DRY}",
+        ],
+    )
+
+
+def test_an_unreachable_root_is_counted_not_stale_and_its_anchors_do_not_count(
+    tmp_path, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "other", {"lib/util.py": "def helper():\n    return 1\n"})
+    write(tmp_path / "repo", SOURCES)
+    git(tmp_path / "repo", "init", "-q")
+    git(tmp_path / "repo", "add", ".")
+    git(tmp_path / "repo", "commit", "-qm", "sources")
+    write(
+        tmp_path / "notes",
+        {
+            "code.md": "+ lib/util.py helps TER-7\n"
+            "+ lib/util.py and docs/setup.md go together TER-8\n"
+        },
+    )
+    store = tmp_path / "know.db"
+    roots = ("--root", "repo", "--root", "other")
+    r = cli("import", "notes", *roots, "--store", store, "--verify")
+    assert r.exit_code == 0, r.output
+    shutil.rmtree(tmp_path / "other")
+    r = cli("stale", "--store", store, "--format", "json", "--dry-run")
+    assert r.exit_code == 0
+    data = json.loads(r.stdout)
+    assert (data["checked"], data["stale"], data["unreachable"]) == (2, 0, 1)
+    assert [(f["id"], f["state"], f["reason"]) for f in data["facts"]] == [
+        ("k1", "unreachable", None),
+        ("k2", "fresh", None),  # its unreachable anchor does not count
+    ]
+    assert [a["state"] for a in data["facts"][1]["anchors"]] == ["unreachable", "fresh"]
+    assert [a["diff"] for a in data["facts"][1]["anchors"]] == [None, None]
+    r = cli("stale", "--store", store)
+    other = os.path.join(os.path.realpath(tmp_path), "other")
+    assert (r.exit_code, r.stdout.splitlines()) == (
+        0,
+        [
+            f"notes/code.md:1: k1 unreachable: root cannot be read: {other}",
+            "OK: checked 2, stale 0, unreachable 1",
+        ],
+    )
+    con = sqlite3.connect(store)
+    assert con.execute("SELECT status FROM facts ORDER BY id").fetchall() == [("active",)] * 2
+    con.close()
+
+
+def test_a_fact_takes_the_worst_state_of_its_anchors(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    notes = "+ ConfigLoader feeds ParseConfig, HttpClient and docs/setup.md TER-9\n"
+    tree = make_tree(tmp_path, SOURCES, notes)
+    TEXTS["k1"] = notes[2:].rstrip("\n")
+    try:
+        steps = [
+            (
+                lambda: (
+                    (tree.repo / "web/http").mkdir(),
+                    git(tree.repo, "mv", "web/client.ts", "web/http/client.ts"),
+                ),
+                "moved",
+                "moved: web/client.ts → web/http/client.ts#HttpClient",
+            ),
+            (
+                lambda: tree.edit("src/config.rs", "path: String,", "path: Vec<u8>,"),
+                "body changed",
+                "body changed: src/config.rs#ConfigLoader",
+            ),
+            (
+                lambda: tree.edit("cfg/parse.go", "(line string) (", "(line, sep string) ("),
+                "signature changed",
+                "signature changed: cfg/parse.go#ParseConfig",
+            ),
+            (
+                lambda: (tree.repo / "cfg/parse.go").write_text("package cfg\n", "utf-8"),
+                "declaration gone",
+                "declaration gone: cfg/parse.go#ParseConfig",
+            ),
+            (
+                lambda: (tree.repo / "docs/setup.md").unlink(),
+                "file gone",
+                "file gone: docs/setup.md",
+            ),
+        ]
+        for change, state, reason in steps:
+            change()
+            assert tree.states() == {"k1": (state, f"STALE: {reason}")}
+            code, lines = tree.text("--dry-run")
+            assert (code, lines[0]) == (1, tree.line("k1", f"STALE: {reason}"))
+        # every stale anchor's command, one line each, in the anchors' order
+        assert [a["path"] for a in tree.anchors("k1")] == [
+            "docs/setup.md",
+            "src/config.rs",
+            "cfg/parse.go",
+            "web/client.ts",
+        ]
+        assert lines[1:] == [
+            tree.diff("docs/setup.md"),
+            tree.diff("src/config.rs"),
+            tree.diff("cfg/parse.go"),
+            tree.diff("web/client.ts", "web/http/client.ts", moved=True),
+            f"STALE: checked 1, stale 1, unreachable 0 {DRY}",
+        ]
+    finally:
+        TEXTS["k1"] = NOTES.splitlines()[0][2:]
+
+
+# ------------------------------------------------------------------ lines no declaration encloses
+
+REGISTRY = """\
+from app import routes
+
+
+def index():
+    return "index"
+
+
+def health():
+    return "ok"
+
+
+routes.add("/", index)
+routes.add("/health", health)
+routes.add("/health/live", health)
+"""
+GUIDE = "".join(f"Paragraph {i} of the guide.\n\n" for i in range(1, 5)) + (
+    "1. `make up`\n2. `make seed`\n3. open the app\n"
+)
+FILLER = "".join(f"filler_{i} = {i}\n" for i in range(222))
+FILLER_MD = "".join(f"- filler {i}\n" for i in range(222))
+
+
+@pytest.fixture
+def lines_tree(tmp_path, monkeypatch) -> Tree:
+    monkeypatch.chdir(tmp_path)
+    sources = {"app/registry.py": REGISTRY, "docs/guide.md": GUIDE}
+    notes = (
+        "+ the health routes are registered last, app/registry.py:12-14 TER-10\n"
+        "+ the set-up seeds the database, docs/guide.md:9-11 TER-11\n"
+    )
+    tree = make_tree(tmp_path, sources, notes)
+    assert tree.rows("SELECT fact_id, target_kind, line_first, line_last FROM anchors") == [
+        (1, "lines", 12, 14),
+        (2, "lines", 9, 11),
+    ]
+    return tree
+
+
+def _lines_of(tree: Tree) -> list[tuple]:
+    return tree.rows("SELECT fact_id, line_first, line_last FROM anchors ORDER BY fact_id")
+
+
+def test_cited_lines_moved_down_unchanged_are_fresh_and_their_new_lines_are_recorded(
+    lines_tree,
+):
+    tree = lines_tree
+    tree.edit("app/registry.py", "\n\nroutes.add(", "\n\n" + FILLER + "\nroutes.add(")
+    tree.edit("docs/guide.md", "1. `make up`", FILLER_MD + "1. `make up`")
+    assert tree.states() == {"k1": ("fresh", None), "k2": ("fresh", None)}
+    r = cli("search", "routes", "--store", tree.store)  # reads them again, records nothing
+    assert (r.exit_code, r.stdout) == (
+        0,
+        "k1 environment area:code  the health routes are registered last,"
+        " app/registry.py:12-14 TER-10\n",
+    )
+    assert _lines_of(tree) == [(1, 12, 14), (2, 9, 11)]  # a dry run records nothing
+    assert tree.text() == (0, ["OK: checked 2, stale 0, unreachable 0"])
+    assert _lines_of(tree) == [(1, 235, 237), (2, 231, 233)]
+    (digests,) = {r for r in tree.rows("SELECT DISTINCT verified_commit FROM anchors")}
+    assert digests == (tree.head,)  # the fingerprint's commit stays: nothing was verified
+    assert tree.states() == {"k1": ("fresh", None), "k2": ("fresh", None)}
+    # edited now: named at the lines recorded last
+    tree.edit("app/registry.py", 'routes.add("/health/live"', 'routes.add("/live"')
+    reason = "STALE: body changed: app/registry.py:235-237"
+    assert tree.states()["k1"] == ("body changed", reason)
+
+
+TWO_FUNCS = """\
+package routes
+
+func Index() string {
+	return "index"
+}
+
+func Health() string {
+	return "ok"
+}
+"""
+
+
+def test_two_functions_cited_together_moved_222_lines_down_are_fresh(tmp_path, monkeypatch):
+    """The trial's case: a range over two functions (no one declaration encloses it), moved
+    down by code added above it, unchanged."""
+    monkeypatch.chdir(tmp_path)
+    notes = "+ both handlers answer with a constant, routes/handlers.go:3-9 TER-12\n"
+    tree = make_tree(tmp_path, {"routes/handlers.go": TWO_FUNCS}, notes)
+    assert tree.rows("SELECT target_kind, line_first, line_last FROM anchors") == [("lines", 3, 9)]
+    added = "".join(f"const Limit{i} = {i}\n" for i in range(220))
+    tree.edit("routes/handlers.go", "package routes\n", "package routes\n\n" + added + "\n")
+    assert tree.states() == {"k1": ("fresh", None)}
+    assert tree.text() == (0, ["OK: checked 1, stale 0, unreachable 0"])
+    assert _lines_of(tree) == [(1, 225, 231)]
+    tree.edit("routes/handlers.go", 'return "ok"', 'return "healthy"')
+    assert tree.states() == {
+        "k1": ("body changed", "STALE: body changed: routes/handlers.go:225-231")
+    }
+
+
+def test_cited_lines_moved_and_edited_are_body_changed_at_their_recorded_lines(lines_tree):
+    tree = lines_tree
+    tree.edit("app/registry.py", "\n\nroutes.add(", "\n\n" + FILLER + "\nroutes.add(")
+    tree.edit("app/registry.py", 'routes.add("/health/live"', 'routes.add("/live"')
+    tree.edit("docs/guide.md", "1. `make up`", FILLER_MD + "1. `make up`")
+    tree.edit("docs/guide.md", "`make seed`", "`make seed-all`")
+    k1 = "STALE: body changed: app/registry.py:12-14"
+    k2 = "STALE: body changed: docs/guide.md:9-11"
+    assert tree.states() == {"k1": ("body changed", k1), "k2": ("body changed", k2)}
+    assert tree.text() == (
+        1,
+        [
+            f"notes/code.md:1: k1 environment area:code {k1}  the health routes are"
+            " registered last, app/registry.py:12-14 TER-10",
+            tree.diff("app/registry.py"),
+            f"notes/code.md:2: k2 environment area:code {k2}  the set-up seeds the"
+            " database, docs/guide.md:9-11 TER-11",
+            tree.diff("docs/guide.md"),
+            "STALE: checked 2, stale 2, unreachable 0",
+        ],
+    )
+    assert _lines_of(tree) == [(1, 12, 14), (2, 9, 11)]
+
+
+def test_the_occurrence_nearest_the_recorded_lines_wins(lines_tree):
+    tree = lines_tree
+    steps = "1. `make up`\n2. `make seed`\n3. open the app\n"
+    # a copy 2 lines above (the original is pushed down 8), another one far below
+    tree.edit("docs/guide.md", "Paragraph 4", steps + "\nParagraph 4")
+    path = tree.repo / "docs/guide.md"
+    path.write_text(path.read_text("utf-8") + FILLER_MD + steps, "utf-8")
+    assert tree.text() == (0, ["OK: checked 2, stale 0, unreachable 0"])
+    assert _lines_of(tree)[1] == (2, 7, 9)
+
+
+def test_verify_fingerprints_the_lines_the_text_was_found_at(lines_tree):
+    tree = lines_tree
+    tree.edit("docs/guide.md", "1. `make up`", FILLER_MD + "1. `make up`")
+    r = cli("verify", "k2", "--store", tree.store)
+    assert (r.exit_code, r.stdout) == (0, "k2 verified: 1 anchors fingerprinted\n")
+    assert _lines_of(tree)[1] == (2, 231, 233)
+    tree.edit("docs/guide.md", "`make seed`", "`make seed-all`")
+    assert tree.states()["k2"] == ("body changed", "STALE: body changed: docs/guide.md:231-233")
+
+
+def test_import_verify_fingerprints_the_text_where_it_moved_not_what_took_its_lines(lines_tree):
+    tree = lines_tree
+    tree.edit("docs/guide.md", "1. `make up`", FILLER_MD + "1. `make up`")
+    r = cli("import", "notes", "--root", "repo", "--store", tree.store, "--verify")
+    assert r.exit_code == 0, r.output
+    assert _lines_of(tree) == [(1, 12, 14), (2, 231, 233)]
+    tree.edit("docs/guide.md", "`make seed`", "`make seed-all`")
+    assert tree.states() == {
+        "k1": ("fresh", None),
+        "k2": ("body changed", "STALE: body changed: docs/guide.md:231-233"),
+    }
+
+
+# ------------------------------------------------------------------ a function that became a method
+
+
+PY_METHOD = """\
+import sys
+
+
+class Report:
+    def report(self, rows):
+        total = sum(r["amount"] for r in rows)
+        print(f"total: {total}", file=sys.stderr)
+        return total
+"""
+GO_METHOD = """\
+package cfg
+
+import "strings"
+
+type Parser struct{ strict bool }
+
+// ParseConfig splits a line into its key and value.
+func (p *Parser) ParseConfig(line string) (string, string) {
+	key, value, _ := strings.Cut(line, "=")
+	return strings.TrimSpace(key), strings.TrimSpace(value)
+}
+"""
+
+
+def test_a_function_that_became_a_method_in_its_file_is_signature_changed(tree):
+    (tree.repo / "tools/report.py").write_text(PY_METHOD, encoding="utf-8")
+    (tree.repo / "cfg/parse.go").write_text(GO_METHOD, encoding="utf-8")
+    k2 = "STALE: signature changed: cfg/parse.go#Parser.ParseConfig (was cfg/parse.go#ParseConfig)"
+    k3 = "STALE: signature changed: tools/report.py#Report.report (was tools/report.py#report)"
+    assert tree.states() == {
+        **FRESH,
+        "k2": ("signature changed", k2),
+        "k3": ("signature changed", k3),
+    }
+    assert [a["moved_to"] for a in tree.anchors("k2")] == [None]
+    assert tree.text() == (
+        1,
+        [
+            tree.line("k2", k2),
+            tree.diff("cfg/parse.go"),
+            tree.line("k3", k3),
+            tree.diff("tools/report.py"),
+            "STALE: checked 6, stale 2, unreachable 0",
+        ],
+    )
+    # it still exists: verify takes it where it is now, and the fact holds again
+    r = cli("verify", "k2", "k3", "--store", tree.store)
+    assert r.exit_code == 0, r.output
+    assert tree.rows(
+        "SELECT fact_id, target_kind, target_container, target_name FROM anchors"
+        " WHERE fact_id IN (2, 3) ORDER BY fact_id"
+    ) == [(2, "function", "Parser", "ParseConfig"), (3, "function", "Report", "report")]
+    assert tree.states() == FRESH
+
+
+def test_a_function_that_became_a_method_in_another_file_is_found_in_the_root(tree):
+    (tree.repo / "cfg/parse.go").write_text("package cfg\n", encoding="utf-8")
+    (tree.repo / "cfg/parser.go").write_text(GO_METHOD, encoding="utf-8")
+    k2 = "STALE: signature changed: cfg/parser.go#Parser.ParseConfig (was cfg/parse.go#ParseConfig)"
+    assert tree.states() == {**FRESH, "k2": ("signature changed", k2)}
+    [anchor] = tree.anchors("k2")
+    assert anchor["moved_to"] == "cfg/parser.go"
+    assert anchor["diff"] == tree.diff("cfg/parse.go", "cfg/parser.go", moved=True)[4:]
+
+
+def test_a_method_that_became_a_function_and_two_candidates(tree):
+    (tree.repo / "cfg/parse.go").write_text(GO_METHOD, encoding="utf-8")
+    assert cli("verify", "k2", "--store", tree.store).exit_code == 0
+    (tree.repo / "cfg/parse.go").write_text(GO, encoding="utf-8")  # a function again
+    k2 = "STALE: signature changed: cfg/parse.go#ParseConfig (was cfg/parse.go#Parser.ParseConfig)"
+    assert tree.states()["k2"] == ("signature changed", k2)
+    # two methods of that name now, of other types: which one it became is unknown
+    two = (
+        "package cfg\n\ntype Loose struct{}\n\ntype Strict struct{}\n\n"
+        "func (l Loose) ParseConfig(line string) (string, string) { return line, line }\n\n"
+        "func (s Strict) ParseConfig(line string) (string, string) { return line, line }\n"
+    )
+    (tree.repo / "cfg/parse.go").write_text(two, encoding="utf-8")
+    assert tree.states()["k2"] == (
+        "declaration gone",
+        "STALE: declaration gone: cfg/parse.go#Parser.ParseConfig",
+    )
+
+
+# ------------------------------------------------------------------ what changed
+
+
+def test_no_command_without_a_commit(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "repo", {"cfg/parse.go": GO})  # no git: the fingerprint has no commit
+    write(tmp_path / "notes", {"code.md": NOTES.splitlines()[1] + "\n"})
+    store = tmp_path / "know.db"
+    assert cli("import", "notes", "--root", "repo", "--store", store, "--verify").exit_code == 0
+    (tmp_path / "repo/cfg/parse.go").write_text(GO.replace("line string)", "l string)"))
+    r = cli("stale", "--store", store, "--format", "json", "--dry-run")
+    [anchor] = json.loads(r.stdout)["facts"][0]["anchors"]
+    assert (anchor["state"], anchor["commit"], anchor["diff"]) == ("signature changed", None, None)
+    r = cli("stale", "--store", store, "--dry-run")
+    assert r.stdout.splitlines() == [
+        "notes/code.md:1: k1 environment area:code STALE: signature changed:"
+        " cfg/parse.go#ParseConfig  ParseConfig trims the key and the value TER-2",
+        f"STALE: checked 1, stale 1, unreachable 0 {DRY}",
+    ]
+
+
+def test_the_command_is_shell_quoted_and_shows_the_change(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    notes = "+ the set-up steps are in `docs/set up.md` TER-5\n"
+    tree = make_tree(tmp_path, {"docs/set up.md": SETUP}, notes)
+    tree.edit("docs/set up.md", "`make up`", "`make start`")
+    [anchor] = tree.anchors("k1")
+    assert anchor["diff"] == f"git -C repo diff {tree.head} -- 'docs/set up.md'"
+    shown = subprocess.run(anchor["diff"], shell=True, capture_output=True, text=True)
+    assert shown.stdout.splitlines()[4:] == [
+        "@@ -1,4 +1,4 @@",
+        " # Set-up",
+        " ",
+        "-1. `make up`",
+        "+1. `make start`",
+        " 2. open the app",
+    ]
