@@ -21,6 +21,8 @@ from brainmigrate.roots import remote_of, root_folder
 
 #: The kind of an anchor checked for existence only (SPEC.md §Staleness "Folder anchor").
 FOLDER = "folder"
+#: Target kinds of a fingerprint that are no declaration.
+FILE, LINES = "file", "lines"
 
 
 class CheckoutFiles:

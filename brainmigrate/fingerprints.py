@@ -20,8 +20,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
-from brainmigrate.checkouts import FOLDER, CheckoutFiles
+from brainmigrate.checkouts import FILE, FOLDER, LINES
 from brainmigrate.model import Anchor, FactRecord
+from brainmigrate.moves import MoveSearch
 
 #: Anchor and fact states, from fresh to worst (SPEC.md §Staleness).
 STATES = ("fresh", "moved", "body changed", "signature changed", "declaration gone", "file gone")
@@ -30,8 +31,6 @@ UNREACHABLE = "unreachable"
 RANK = {s: i for i, s in enumerate(STATES)}
 #: States ``verify`` refuses: the anchor's target is not there to fingerprint.
 GONE = frozenset({"declaration gone", "file gone", UNREACHABLE})
-#: Target kinds of a fingerprint that are no declaration.
-FILE, LINES = "file", "lines"
 _UNKNOWN = object()
 
 
@@ -69,7 +68,7 @@ def label(path: str, anchor: Anchor, target=None) -> str:
     return path
 
 
-class Checkouts(CheckoutFiles):
+class Checkouts(MoveSearch):
     """The checkouts as they are now, read once per run (``CheckoutFiles``), and what they
     say of anchors: each anchor read again (``quick``, ``check``: its state) and
     fingerprinted (``fingerprint``)."""
@@ -217,46 +216,6 @@ class Checkouts(CheckoutFiles):
             now = self.file_digest(root, rel)
         state = "fresh" if now == a.body_digest else "body changed"
         return _result(a, state, root, rel, moved_from, label(rel, a))
-
-    def _declaration_elsewhere(self, a: Anchor, root: str, rel: str | None):
-        """The declaration found by (kind, container, name) at exactly one other path."""
-        target = a.target
-        name = target[2] if target and target[0] not in (FILE, LINES) else a.symbol
-        if not name:
-            return None
-        found = self.index(root).declarations_of([name]).get(name, [])
-        if target and target[0] not in (FILE, LINES):
-            found = [d for d in found if d.container == target[1] and d.category == target[0]]
-        else:
-            types = [d for d in found if d.category == "type"]
-            found = types or found
-        paths = sorted({d.path for d in found if d.path != rel and d.path != a.path})
-        if len(paths) != 1:
-            return None
-        return self._at(a, root, paths[0], a.path)
-
-    def _moved(self, a: Anchor, root: str) -> AnchorCheck | None:
-        """``a``'s target gone from its path, found at exactly one other path of ``root``."""
-        if self._targets_declaration(a):
-            found = self._declaration_elsewhere(a, root, None)
-            if found is not None:
-                return found
-        rel = self._file_moved(a, root)
-        if rel is None:
-            return None
-        return self._at(a, root, rel, a.path)
-
-    def _file_moved(self, a: Anchor, root: str) -> str | None:
-        trail, from_start = self.rename_trail(root, a.commit)
-        path = trail.follow(a.path, from_start=from_start)
-        if path is not None and self.is_file(root, path):
-            return path
-        if a.fingerprinted and a.target and a.target[0] == FILE and a.body_digest:
-            same = self.same_digest(root, a.path, a.body_digest)
-            if len(same) == 1:
-                return same[0]
-        named = [p for p in self.index(root).files_named(a.path.rpartition("/")[2])]
-        return named[0] if len(named) == 1 else None
 
     # --- fingerprints
 
