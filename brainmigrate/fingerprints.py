@@ -31,6 +31,9 @@ UNREACHABLE = "unreachable"
 RANK = {s: i for i, s in enumerate(STATES)}
 #: States ``verify`` refuses: the anchor's target is not there to fingerprint.
 GONE = frozenset({"declaration gone", "file gone", UNREACHABLE})
+#: The form of the digests a fingerprint takes now (``Anchor.digest_version``): 2, over
+#: code's tokens (SPEC.md §Staleness); 1 was the text with whitespace runs folded.
+DIGEST_VERSION = 2
 _UNKNOWN = object()
 
 
@@ -144,7 +147,7 @@ class Checkouts(MoveSearch):
 
     def _declaration(self, a: Anchor, root: str, rel: str):
         """The declaration ``a`` is fingerprinted on (or names) in ``rel``, or None."""
-        by_name = self._by_name(root, rel)
+        by_name = self._by_name(root, rel, _legacy(a))
         if not by_name:
             return None
         target = a.target
@@ -167,13 +170,14 @@ class Checkouts(MoveSearch):
             return same[0] if same else None
         return _by_name(by_name.get(a.symbol, ()), a.symbol, a.lines) if a.symbol else None
 
-    def _by_name(self, root: str, rel: str) -> dict[str, list]:
-        """The declarations of ``rel`` by name (empty for a file the index does not read)."""
-        key = (root, rel)
+    def _by_name(self, root: str, rel: str, legacy: bool = False) -> dict[str, list]:
+        """The declarations of ``rel`` by name (empty for a file the index does not read;
+        ``legacy``: with version-1 digests)."""
+        key = (root, rel, legacy)
         index = self._names.get(key)
         if index is None:
             index = {}
-            for d in self.decl_digests(root, rel) or ():
+            for d in self.decl_digests(root, rel, legacy) or ():
                 index.setdefault(d.name, []).append(d)
             self._names[key] = index
         return index
@@ -211,9 +215,9 @@ class Checkouts(MoveSearch):
         if not a.fingerprinted:
             return _result(a, "fresh", root, rel, moved_from, label(rel, a))
         if a.target and a.target[0] == LINES and a.lines:
-            now = self.lines_digest(root, rel, a.lines)
+            now = self.lines_digest(root, rel, a.lines, _legacy(a))
         else:
-            now = self.file_digest(root, rel)
+            now = self.file_digest(root, rel, _legacy(a))
         state = "fresh" if now == a.body_digest else "body changed"
         return _result(a, state, root, rel, moved_from, label(rel, a))
 
@@ -235,10 +239,17 @@ class Checkouts(MoveSearch):
                 body_digest=None,
                 target=None,
                 content_hash=None,
+                sketch=None,
+                digest_version=DIGEST_VERSION,
                 commit=commit,
                 verified_at=when,
             )
-        a = replace(a, content_hash=self.content_hash(root, rel))
+        a = replace(
+            a,
+            content_hash=self.content_hash(root, rel),
+            sketch=self.sketch(root, rel),
+            digest_version=DIGEST_VERSION,
+        )
         if a.kind == "symbol":
             d = self._declaration(a, root, rel)
             if d is None:
@@ -285,6 +296,12 @@ class Checkouts(MoveSearch):
             commit=commit,
             verified_at=when,
         )
+
+
+def _legacy(a: Anchor) -> bool:
+    """Whether ``a``'s digests are of the form before token digests (``digest_version``
+    1: a fingerprint an older store holds), so it is compared with digests of that form."""
+    return a.digest_version == 1
 
 
 def _by_name(decls, name: str, lines):
@@ -379,14 +396,17 @@ def _fingerprint_of(a: Anchor) -> tuple:
         a.commit,
         a.verified_at,
         a.content_hash,
+        a.sketch,
+        a.digest_version,
     )
 
 
 def _same_fingerprint(held: Anchor, taken: Anchor) -> bool:
     """Whether the fingerprint just ``taken`` is the one the anchor already ``held``: the
-    same target, place, lines and digests (its commit and time aside)."""
+    same target, place, lines, digests, content hash, sketch and digest form (its commit
+    and time aside: a fingerprint of ``digest_version`` 1 is taken again as 2)."""
     if held.verified_at is None:
         return False  # never fingerprinted (a folder anchor's has no digests, only a time)
     return _fingerprint_of(held)[:9] == _fingerprint_of(taken)[:9] and (
-        held.content_hash == taken.content_hash
+        _fingerprint_of(held)[11:] == _fingerprint_of(taken)[11:]
     )

@@ -299,6 +299,7 @@ def _carry(a: Anchor, carried: Carried) -> Anchor:
     return Anchor(
         a.kind, a.root, a.path, a.symbol, a.lines, a.how, old.signature_digest,
         old.body_digest, old.target, old.commit, old.verified_at, old.content_hash,
+        old.sketch, old.digest_version,
     )  # fmt: skip
 
 
