@@ -69,12 +69,13 @@ class CheckoutFiles:
         self._names: dict[tuple[str, str, bool], dict[str, list]] = {}
         self._commits: dict[str, str | None] = {}
         self._renames: dict[tuple[str, str | None], tuple[RenameTrail, bool]] = {}
-        self._digests: dict[tuple[str, str], dict[str, list[str]]] = {}
+        self._digests: dict[tuple[str, str, bool], dict[str, list[str]]] = {}
         self._lines: dict[tuple[str, str, bool], list[bytes] | None] = {}
         self._legacy: dict[tuple[str, str], object] = {}
         self._line_hashes: dict[tuple[str, str], frozenset[str] | None] = {}
         self._same_bytes: dict[tuple[str, str], dict[str, list[str]]] = {}
         self._held: dict[tuple[str, str, str], bytes | None] = {}
+        self._sketches: dict[tuple[str, str], str | None] = {}
 
     # --- roots and files
 
@@ -299,7 +300,7 @@ class CheckoutFiles:
         """Files of ``root`` with ``rel``'s extension whose file digest is ``wanted``
         (``legacy``: their version-1 digest, ``file_digest``)."""
         ext = os.path.splitext(rel)[1]
-        key = (root, ext + ("\0legacy" if legacy else ""))
+        key = (root, ext, legacy)
         if key not in self._digests:
             paths = self._with_extension(root, ext)
             for rel_path, st in self.index(root).read_files(paths).items():
@@ -341,9 +342,12 @@ class CheckoutFiles:
 
     def sketch(self, root: str, rel: str) -> str | None:
         """The sketch of ``rel``'s lines a fingerprint keeps (``sketch_of``), or None when
-        it cannot be read."""
-        hashes = self.line_hashes(root, rel)
-        return None if hashes is None else sketch_of(hashes)
+        it cannot be read (taken once per file)."""
+        key = (root, rel)
+        if key not in self._sketches:
+            hashes = self.line_hashes(root, rel)
+            self._sketches[key] = None if hashes is None else sketch_of(hashes)
+        return self._sketches[key]
 
     def held_at(self, root: str, commit: str, rel: str) -> bytes | None:
         """``rel``'s bytes as commit ``commit`` held them (``git show commit:./rel`` in
@@ -359,6 +363,9 @@ class CheckoutFiles:
 
 #: How many line hashes a sketch keeps (the lowest; SPEC.md §Staleness, "moved").
 SKETCH_SIZE = 32
+#: The hex characters of one line hash in a sketch (blake2b-4: among a file's thousands
+#: of lines, a false match is one in a million).
+SKETCH_HEX = 8
 #: A line a sketch counts holds a letter or digit (``}`` or ``);`` say nothing of a file).
 _WORDY = re.compile(rb"[0-9A-Za-z]")
 
@@ -366,11 +373,10 @@ _WORDY = re.compile(rb"[0-9A-Za-z]")
 def sketch_lines(data: bytes) -> frozenset[str]:
     """The hashes of ``data``'s distinct lines a sketch is taken of: each line with its
     whitespace runs folded to one space and stripped, empty ones and those without a
-    letter or digit left out, hashed with blake2b-6 (12 hex characters)."""
+    letter or digit left out, hashed with blake2b-4 (``SKETCH_HEX`` hex characters)."""
     lines = {b" ".join(line.split()) for line in data.split(b"\n")}
-    return frozenset(
-        blake2b(line, digest_size=6).hexdigest() for line in lines if _WORDY.search(line)
-    )
+    size = SKETCH_HEX // 2
+    return frozenset(blake2b(ln, digest_size=size).hexdigest() for ln in lines if _WORDY.search(ln))
 
 
 def sketch_of(hashes: Iterable[str]) -> str:
@@ -381,7 +387,7 @@ def sketch_of(hashes: Iterable[str]) -> str:
 
 def sketch_hashes(sketch: str) -> list[str]:
     """The line hashes a ``sketch_of`` text holds."""
-    return [sketch[i : i + 12] for i in range(0, len(sketch), 12)]
+    return [sketch[i : i + SKETCH_HEX] for i in range(0, len(sketch), SKETCH_HEX)]
 
 
 def shares_half(sketch: str, hashes: frozenset[str]) -> bool:

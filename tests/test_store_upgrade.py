@@ -17,6 +17,7 @@ the tests build the same files again and read the store with ``--root``.
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 from pathlib import Path
@@ -66,6 +67,11 @@ def rows(db: Path, sql: str) -> list[tuple]:
         return con.execute(sql).fetchall()
     finally:
         con.close()
+
+
+def states(tmp_path: Path) -> dict[str, tuple[str, str | None]]:
+    r = cli("stale", "--store", tmp_path / "know.db", "--format", "json", "--dry-run")
+    return {f["id"]: (f["state"], f["reason"]) for f in json.loads(r.stdout)["facts"]}
 
 
 def checkout(tmp_path: Path, monkeypatch) -> Path:
@@ -157,7 +163,7 @@ def test_a_version_1_fingerprint_on_changed_bytes_but_not_code_reads_fresh(tmp_p
     assert r.exit_code == 0, r.output
     got = rows(db, "SELECT digest_version, length(sketch) FROM anchors ORDER BY rowid")
     # distinct lines with a letter or digit: 7 in lib.rs, 4 in util.py, 3 in README.md
-    assert got == [(2, 7 * 12), (2, 4 * 12), (2, 3 * 12), (2, 4 * 12)]
+    assert got == [(2, 7 * 8), (2, 4 * 8), (2, 3 * 8), (2, 4 * 8)]
     r = cli("stale", "--store", "know.db")
     assert (r.exit_code, r.output) == (0, FRESH)
 
@@ -186,7 +192,7 @@ def test_a_sketch_or_digest_version_the_importer_never_writes_is_refused(tmp_pat
     assert r.exit_code == 0, r.output
     db = tmp_path / "know.db"
     for column, value, wanted in (
-        ("sketch", "xyz", "hex hashes of 12 characters each, joined"),
+        ("sketch", "0123456789ab", "hashes of 8 hex characters each, joined"),
         ("digest_version", 3, "1 or 2"),
     ):
         con = sqlite3.connect(db)
@@ -200,3 +206,43 @@ def test_a_sketch_or_digest_version_the_importer_never_writes_is_refused(tmp_pat
         con.execute("UPDATE anchors SET sketch = NULL, digest_version = 2")
         con.commit()
         con.close()
+
+
+def test_a_version_1_lines_fingerprint_is_read_with_lines_of_its_own_form(tmp_path, monkeypatch):
+    """Lines no declaration encloses, fingerprinted as version 1 (the folded text): once
+    the lines of code the index reads are taken another way (here: ``line_texts`` that
+    reads a Python file's lines with every space removed), a version-1 fingerprint is
+    still read with the folded text and holds; the same digest marked version 2 does not."""
+    from brainmigrate.codeindex import tokens
+
+    main = "import os\nimport sys\n\n\ndef run():\n    return os.name, sys.argv\n"
+    repo = tmp_path / "repo"
+    write(repo, {"app/main.py": main})
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "sources")
+    write(tmp_path, {"notes/code.md": "+ the imports come first, app/main.py:1-2 TER-9\n"})
+    monkeypatch.chdir(tmp_path)
+    r = cli("import", "notes", "--root", "repo", "--store", "know.db", "--verify")
+    assert r.exit_code == 0, r.output
+    db = tmp_path / "know.db"
+    assert rows(db, "SELECT target_kind FROM anchors") == [("lines",)]
+    folded = tokens.lines_digest(tokens.line_texts(main.encode(), None), 1, 2)
+    con = sqlite3.connect(db)
+    con.execute("UPDATE anchors SET body_digest = ?, digest_version = 1, sketch = NULL", (folded,))
+    con.commit()
+    con.close()
+    plain = tokens.line_texts
+
+    def other_form(data: bytes, language: str | None) -> list[bytes]:
+        texts = plain(data, None)
+        return texts if language is None else [t.replace(b" ", b"") for t in texts]
+
+    monkeypatch.setattr(tokens, "line_texts", other_form)
+    (repo / "app/main.py").write_text(main.replace("import sys", "import  sys"))
+    assert states(tmp_path) == {"k1": ("fresh", None)}
+    con = sqlite3.connect(db)
+    con.execute("UPDATE anchors SET digest_version = 2")
+    con.commit()
+    con.close()
+    assert states(tmp_path) == {"k1": ("body changed", "STALE: body changed: app/main.py:1-2")}

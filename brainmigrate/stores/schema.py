@@ -15,8 +15,8 @@ absolute).
 An anchor's ``sketch`` (version 4; NULL for a folder, and for a fingerprint taken before
 version 4) is a bottom-k sketch of the lines of its file as it was fingerprinted: of the
 file's distinct lines (whitespace runs folded, stripped; those without a letter or digit,
-such as ``}``, left out), the blake2b-6 hashes in hex (12 characters each) of the 32 that
-hash lowest, ascending and joined without a separator (at most 384 characters; "" for a
+such as ``}``, left out), the blake2b-4 hashes in hex (8 characters each) of the 32 that
+hash lowest, ascending and joined without a separator (at most 256 characters; "" for a
 file without such lines). ``checkouts.sketch_of`` takes it, and the move search reads it: a file
 of the same name is the anchored file moved only when at least half of these hashes are
 among its lines' (SPEC.md §Staleness, "moved"). ``digest_version`` is the form of the
