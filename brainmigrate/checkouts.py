@@ -11,16 +11,20 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from brainmigrate.codeindex.extract import digest, normalise_source
+from brainmigrate.digests import blake2b
 from brainmigrate.git import RenameTrail
 from brainmigrate.model import Anchor
 from brainmigrate.roots import remote_of, root_folder
 
 #: The kind of an anchor checked for existence only (SPEC.md §Staleness "Folder anchor").
 FOLDER = "folder"
+#: Target kinds of a fingerprint that are no declaration.
+FILE, LINES = "file", "lines"
 
 
 class CheckoutFiles:
@@ -62,11 +66,16 @@ class CheckoutFiles:
         self._states: dict[tuple[str, str], object] = {}
         self._bytes: dict[tuple[str, str], bytes | None] = {}
         self._hashes: dict[tuple[str, str], str | None] = {}
-        self._names: dict[tuple[str, str], dict[str, list]] = {}
+        self._names: dict[tuple[str, str, bool], dict[str, list]] = {}
         self._commits: dict[str, str | None] = {}
         self._renames: dict[tuple[str, str | None], tuple[RenameTrail, bool]] = {}
-        self._digests: dict[tuple[str, str], dict[str, list[str]]] = {}
-        self._lines: dict[tuple[str, str], list[bytes] | None] = {}
+        self._digests: dict[tuple[str, str, bool], dict[str, list[str]]] = {}
+        self._lines: dict[tuple[str, str, bool], list[bytes] | None] = {}
+        self._legacy: dict[tuple[str, str], object] = {}
+        self._line_hashes: dict[tuple[str, str], frozenset[str] | None] = {}
+        self._same_bytes: dict[tuple[str, str], dict[str, list[str]]] = {}
+        self._held: dict[tuple[str, str, str], bytes | None] = {}
+        self._sketches: dict[tuple[str, str], str | None] = {}
 
     # --- roots and files
 
@@ -168,13 +177,30 @@ class CheckoutFiles:
             self._indexes[root] = CodeIndex(root, cache_dir=self.cache_dir)
         return self._indexes[root]
 
-    def file_state(self, root: str, rel: str):
-        """``FileState`` of a source file (declarations and digest), or None."""
+    def file_state(self, root: str, rel: str, legacy: bool = False):
+        """``FileState`` of a source file (declarations and digest), or None. ``legacy``:
+        with the digests fingerprints of ``digest_version`` 1 took (``extract_file(...,
+        legacy=True)``), parsed apart from the declaration cache."""
         key = (root, rel)
         if key not in self._states:
             cached = self.few == 0
             self._states[key] = self.index(root).read_files([rel], cached=cached)[rel]
-        return self._states[key]
+        if not legacy or self._states[key] is None:
+            return self._states[key]
+        if key not in self._legacy:
+            self._legacy[key] = self._legacy_state(root, rel)
+        return self._legacy[key]
+
+    def _legacy_state(self, root: str, rel: str):
+        """``rel``'s ``FileState`` with version-1 digests, or None when unreadable."""
+        from brainmigrate.codeindex.extract import extract_file, rows_to_declarations
+        from brainmigrate.codeindex.model import FileState
+
+        data, language = self.data(root, rel), self.index(root).language_of(rel)
+        if data is None or language is None:
+            return None
+        _error, rows, file_digest = extract_file(data, language, legacy=True)
+        return FileState(tuple(rows_to_declarations(rows, rel, language)), file_digest)
 
     def content_hash(self, root: str, rel: str) -> str | None:
         """blake2b-16 of the file's bytes as they are (None when unreadable)."""
@@ -230,53 +256,142 @@ class CheckoutFiles:
             self._renames[key] = (RenameTrail([*events, *worktree_events(root)]), from_start)
         return self._renames[key]
 
-    def decl_digests(self, root: str, rel: str):
+    def decl_digests(self, root: str, rel: str, legacy: bool = False):
         """The declarations of source file ``rel`` with their digests, or None for a file
-        the index does not parse."""
-        state = self.file_state(root, rel)
+        the index does not parse (``legacy``: version-1 digests, ``file_state``)."""
+        state = self.file_state(root, rel, legacy)
         return state.declarations if state is not None else None
 
-    def file_digest(self, root: str, rel: str) -> str | None:
+    def file_digest(self, root: str, rel: str, legacy: bool = False) -> str | None:
         """A file anchor's digest: a source file without the comments outside its
-        declarations, any other file its whole content (SPEC.md §Staleness)."""
-        state = self.file_state(root, rel)
+        declarations, any other file its whole content (SPEC.md §Staleness); ``legacy``:
+        as a fingerprint of ``digest_version`` 1 took it."""
+        state = self.file_state(root, rel, legacy)
         if state is not None:
             return state.digest
         data = self.data(root, rel)
         return None if data is None else digest(data)
 
-    def line_texts(self, root: str, rel: str) -> list[bytes] | None:
+    def line_texts(self, root: str, rel: str, legacy: bool = False) -> list[bytes] | None:
         """Each line of ``rel`` as a lines digest reads it (``codeindex.tokens.line_texts``),
-        or None when it cannot be read."""
-        key = (root, rel)
+        or None when it cannot be read; ``legacy``: as a lines digest of ``digest_version``
+        1 read it (every file as one the index does not read: whitespace runs folded)."""
+        key = (root, rel, legacy)
         if key not in self._lines:
             from brainmigrate.codeindex.tokens import line_texts
 
             data = self.data(root, rel)
-            language = self.index(root).language_of(rel)
+            language = None if legacy else self.index(root).language_of(rel)
             self._lines[key] = None if data is None else line_texts(data, language)
         return self._lines[key]
 
-    def lines_digest(self, root: str, rel: str, lines: tuple[int, int]) -> str | None:
+    def lines_digest(
+        self, root: str, rel: str, lines: tuple[int, int], legacy: bool = False
+    ) -> str | None:
         """The digest of lines ``(first, last)`` (1-based, inclusive) of ``rel``
-        (``codeindex.tokens.lines_digest``), or None when it cannot be read."""
+        (``codeindex.tokens.lines_digest``), or None when it cannot be read (``legacy``:
+        ``line_texts``)."""
         from brainmigrate.codeindex.tokens import lines_digest
 
-        texts = self.line_texts(root, rel)
+        texts = self.line_texts(root, rel, legacy)
         return None if texts is None else lines_digest(texts, *lines)
 
-    def same_digest(self, root: str, rel: str, wanted: str) -> list[str]:
-        """Files of ``root`` with ``rel``'s extension whose file digest is ``wanted``."""
+    def same_digest(self, root: str, rel: str, wanted: str, legacy: bool = False) -> list[str]:
+        """Files of ``root`` with ``rel``'s extension whose file digest is ``wanted``
+        (``legacy``: their version-1 digest, ``file_digest``)."""
         ext = os.path.splitext(rel)[1]
-        key = (root, ext)
+        key = (root, ext, legacy)
         if key not in self._digests:
-            paths = [p for p in self.index(root).files() if os.path.splitext(p)[1] == ext]
+            paths = self._with_extension(root, ext)
             for rel_path, st in self.index(root).read_files(paths).items():
                 self._states.setdefault((root, rel_path), st)
             by: dict[str, list[str]] = {}
             for p in paths:
-                d = self.file_digest(root, p)
+                d = self.file_digest(root, p, legacy)
                 if d is not None:
                     by.setdefault(d, []).append(p)
             self._digests[key] = by
         return self._digests[key].get(wanted, [])
+
+    def same_bytes(self, root: str, rel: str, wanted: str) -> list[str]:
+        """Files of ``root`` with ``rel``'s extension whose content hash is ``wanted``
+        (byte for byte the file a fingerprint's ``content_hash`` was taken of)."""
+        ext = os.path.splitext(rel)[1]
+        key = (root, ext)
+        if key not in self._same_bytes:
+            by: dict[str, list[str]] = {}
+            for p in self._with_extension(root, ext):
+                h = self.content_hash(root, p)
+                if h is not None:
+                    by.setdefault(h, []).append(p)
+            self._same_bytes[key] = by
+        return self._same_bytes[key].get(wanted, [])
+
+    def _with_extension(self, root: str, ext: str) -> list[str]:
+        """The files of ``root``'s listing whose extension is ``ext``."""
+        return [p for p in self.index(root).files() if os.path.splitext(p)[1] == ext]
+
+    def line_hashes(self, root: str, rel: str) -> frozenset[str] | None:
+        """The hashes of ``rel``'s lines a sketch is taken of (``sketch_lines``), or None
+        when it cannot be read."""
+        key = (root, rel)
+        if key not in self._line_hashes:
+            data = self.data(root, rel)
+            self._line_hashes[key] = None if data is None else sketch_lines(data)
+        return self._line_hashes[key]
+
+    def sketch(self, root: str, rel: str) -> str | None:
+        """The sketch of ``rel``'s lines a fingerprint keeps (``sketch_of``), or None when
+        it cannot be read (taken once per file)."""
+        key = (root, rel)
+        if key not in self._sketches:
+            hashes = self.line_hashes(root, rel)
+            self._sketches[key] = None if hashes is None else sketch_of(hashes)
+        return self._sketches[key]
+
+    def held_at(self, root: str, commit: str, rel: str) -> bytes | None:
+        """``rel``'s bytes as commit ``commit`` held them (``git show commit:./rel`` in
+        ``root``; BOM and CRLF as ``data``), or None when git cannot tell."""
+        key = (root, commit, rel)
+        if key not in self._held:
+            from brainmigrate.git import run_git
+
+            out = run_git(root, "show", f"{commit}:./{rel}")
+            self._held[key] = None if out is None else normalise_source(out)
+        return self._held[key]
+
+
+#: How many line hashes a sketch keeps (the lowest; SPEC.md §Staleness, "moved").
+SKETCH_SIZE = 32
+#: The hex characters of one line hash in a sketch (blake2b-4: among a file's thousands
+#: of lines, a false match is one in a million).
+SKETCH_HEX = 8
+#: A line a sketch counts holds a letter or digit (``}`` or ``);`` say nothing of a file).
+_WORDY = re.compile(rb"[0-9A-Za-z]")
+
+
+def sketch_lines(data: bytes) -> frozenset[str]:
+    """The hashes of ``data``'s distinct lines a sketch is taken of: each line with its
+    whitespace runs folded to one space and stripped, empty ones and those without a
+    letter or digit left out, hashed with blake2b-4 (``SKETCH_HEX`` hex characters)."""
+    lines = {b" ".join(line.split()) for line in data.split(b"\n")}
+    size = SKETCH_HEX // 2
+    return frozenset(blake2b(ln, digest_size=size).hexdigest() for ln in lines if _WORDY.search(ln))
+
+
+def sketch_of(hashes: Iterable[str]) -> str:
+    """A bottom-k sketch of line ``hashes`` (``sketch_lines``): the ``SKETCH_SIZE`` lowest,
+    ascending, joined without a separator (the shape ``stores.schema`` documents)."""
+    return "".join(sorted(hashes)[:SKETCH_SIZE])
+
+
+def sketch_hashes(sketch: str) -> list[str]:
+    """The line hashes a ``sketch_of`` text holds."""
+    return [sketch[i : i + SKETCH_HEX] for i in range(0, len(sketch), SKETCH_HEX)]
+
+
+def shares_half(sketch: str, hashes: frozenset[str]) -> bool:
+    """Whether a file of line ``hashes`` holds at least half of the lines ``sketch`` was
+    taken of (its share of the sketch's hashes; an empty sketch tells nothing: False)."""
+    held = sketch_hashes(sketch)
+    return bool(held) and 2 * sum(h in hashes for h in held) >= len(held)

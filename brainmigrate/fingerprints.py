@@ -20,8 +20,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
-from brainmigrate.checkouts import FOLDER, CheckoutFiles
+from brainmigrate.checkouts import FILE, FOLDER, LINES
 from brainmigrate.model import Anchor, FactRecord
+from brainmigrate.moves import MoveSearch
 
 #: Anchor and fact states, from fresh to worst (SPEC.md §Staleness).
 STATES = ("fresh", "moved", "body changed", "signature changed", "declaration gone", "file gone")
@@ -30,8 +31,9 @@ UNREACHABLE = "unreachable"
 RANK = {s: i for i, s in enumerate(STATES)}
 #: States ``verify`` refuses: the anchor's target is not there to fingerprint.
 GONE = frozenset({"declaration gone", "file gone", UNREACHABLE})
-#: Target kinds of a fingerprint that are no declaration.
-FILE, LINES = "file", "lines"
+#: The form of the digests a fingerprint takes now (``Anchor.digest_version``): 2, over
+#: code's tokens (SPEC.md §Staleness); 1 was the text with whitespace runs folded.
+DIGEST_VERSION = 2
 _UNKNOWN = object()
 
 
@@ -76,7 +78,7 @@ def label(path: str, anchor: Anchor, target=None) -> str:
     return path
 
 
-class Checkouts(CheckoutFiles):
+class Checkouts(MoveSearch):
     """The checkouts as they are now, read once per run (``CheckoutFiles``), and what they
     say of anchors: each anchor read again (``quick``, ``check``: its state) and
     fingerprinted (``fingerprint``)."""
@@ -152,7 +154,7 @@ class Checkouts(CheckoutFiles):
 
     def _declaration(self, a: Anchor, root: str, rel: str):
         """The declaration ``a`` is fingerprinted on (or names) in ``rel``, or None."""
-        by_name = self._by_name(root, rel)
+        by_name = self._by_name(root, rel, _legacy(a))
         if not by_name:
             return None
         target = a.target
@@ -175,13 +177,14 @@ class Checkouts(CheckoutFiles):
             return same[0] if same else None
         return _by_name(by_name.get(a.symbol, ()), a.symbol, a.lines) if a.symbol else None
 
-    def _by_name(self, root: str, rel: str) -> dict[str, list]:
-        """The declarations of ``rel`` by name (empty for a file the index does not read)."""
-        key = (root, rel)
+    def _by_name(self, root: str, rel: str, legacy: bool = False) -> dict[str, list]:
+        """The declarations of ``rel`` by name (empty for a file the index does not read;
+        ``legacy``: with version-1 digests)."""
+        key = (root, rel, legacy)
         index = self._names.get(key)
         if index is None:
             index = {}
-            for d in self.decl_digests(root, rel) or ():
+            for d in self.decl_digests(root, rel, legacy) or ():
                 index.setdefault(d.name, []).append(d)
             self._names[key] = index
         return index
@@ -222,7 +225,7 @@ class Checkouts(CheckoutFiles):
         if not a.fingerprinted:
             return _result(a, "fresh", root, rel, moved_from, label(rel, a))
         if a.target and a.target[0] == LINES and a.lines:
-            now = self.lines_digest(root, rel, a.lines)
+            now = self.lines_digest(root, rel, a.lines, _legacy(a))
             if now != a.body_digest and now is not None:
                 found = self._lines_found(a, root, rel)
                 if found is not None:
@@ -231,7 +234,7 @@ class Checkouts(CheckoutFiles):
                     check.lines = found
                     return check
         else:
-            now = self.file_digest(root, rel)
+            now = self.file_digest(root, rel, _legacy(a))
         state = "fresh" if now == a.body_digest else "body changed"
         return _result(a, state, root, rel, moved_from, label(rel, a))
 
@@ -241,7 +244,7 @@ class Checkouts(CheckoutFiles):
         "File anchor with lines"), or None."""
         from brainmigrate.codeindex.tokens import find_lines
 
-        texts = self.line_texts(root, rel)
+        texts = self.line_texts(root, rel, _legacy(a))
         if texts is None or not a.body_digest:
             return None
         return find_lines(texts, a.body_digest, *a.lines)
@@ -255,7 +258,7 @@ class Checkouts(CheckoutFiles):
             return a
         if self.unchanged(a, root, a.path):
             return a
-        if self.lines_digest(root, a.path, a.lines) == a.body_digest:
+        if self.lines_digest(root, a.path, a.lines, _legacy(a)) == a.body_digest:
             return a
         found = self._lines_found(a, root, a.path)
         return a if found is None else replace(a, lines=found)
@@ -274,14 +277,17 @@ class Checkouts(CheckoutFiles):
         if not (a.fingerprinted and a.target and a.target[0] not in (FILE, LINES)):
             return None
         kind, _, name = a.target
-        same = [d for d in self._by_name(root, rel).get(name, ()) if d.category == kind]
+        legacy = _legacy(a)
+        same = [d for d in self._by_name(root, rel, legacy).get(name, ()) if d.category == kind]
         path = rel
         if not same and moved_from is None:
             found = self.index(root).declarations_of([name]).get(name, [])
             same = [d for d in found if d.category == kind and d.path != rel]
             if len({d.path for d in same}) == 1:
                 path = same[0].path
-                same = [d for d in self._by_name(root, path).get(name, ()) if d.category == kind]
+                same = [
+                    d for d in self._by_name(root, path, legacy).get(name, ()) if d.category == kind
+                ]
         if len(same) != 1:
             return None
         d = same[0]
@@ -291,46 +297,6 @@ class Checkouts(CheckoutFiles):
         moved = path if (moved_from or path != a.path) else None
         reason = f"signature changed: {where}"
         return AnchorCheck(a, "signature changed", reason, root, path, moved, None, target)
-
-    def _declaration_elsewhere(self, a: Anchor, root: str, rel: str | None):
-        """The declaration found by (kind, container, name) at exactly one other path."""
-        target = a.target
-        name = target[2] if target and target[0] not in (FILE, LINES) else a.symbol
-        if not name:
-            return None
-        found = self.index(root).declarations_of([name]).get(name, [])
-        if target and target[0] not in (FILE, LINES):
-            found = [d for d in found if d.container == target[1] and d.category == target[0]]
-        else:
-            types = [d for d in found if d.category == "type"]
-            found = types or found
-        paths = sorted({d.path for d in found if d.path != rel and d.path != a.path})
-        if len(paths) != 1:
-            return None
-        return self._at(a, root, paths[0], a.path)
-
-    def _moved(self, a: Anchor, root: str) -> AnchorCheck | None:
-        """``a``'s target gone from its path, found at exactly one other path of ``root``."""
-        if self._targets_declaration(a):
-            found = self._declaration_elsewhere(a, root, None)
-            if found is not None:
-                return found
-        rel = self._file_moved(a, root)
-        if rel is None:
-            return None
-        return self._at(a, root, rel, a.path)
-
-    def _file_moved(self, a: Anchor, root: str) -> str | None:
-        trail, from_start = self.rename_trail(root, a.commit)
-        path = trail.follow(a.path, from_start=from_start)
-        if path is not None and self.is_file(root, path):
-            return path
-        if a.fingerprinted and a.target and a.target[0] == FILE and a.body_digest:
-            same = self.same_digest(root, a.path, a.body_digest)
-            if len(same) == 1:
-                return same[0]
-        named = [p for p in self.index(root).files_named(a.path.rpartition("/")[2])]
-        return named[0] if len(named) == 1 else None
 
     # --- fingerprints
 
@@ -350,10 +316,17 @@ class Checkouts(CheckoutFiles):
                 body_digest=None,
                 target=None,
                 content_hash=None,
+                sketch=None,
+                digest_version=DIGEST_VERSION,
                 commit=commit,
                 verified_at=when,
             )
-        a = replace(a, content_hash=self.content_hash(root, rel))
+        a = replace(
+            a,
+            content_hash=self.content_hash(root, rel),
+            sketch=self.sketch(root, rel),
+            digest_version=DIGEST_VERSION,
+        )
         if a.kind == "symbol":
             d = self._declaration(a, root, rel)
             if d is None:
@@ -412,6 +385,12 @@ def followed(c: AnchorCheck) -> Anchor:
     if c.target is not None:
         a = replace(a, target=c.target)
     return a
+
+
+def _legacy(a: Anchor) -> bool:
+    """Whether ``a``'s digests are of the form before token digests (``digest_version``
+    1: a fingerprint an older store holds), so it is compared with digests of that form."""
+    return a.digest_version == 1
 
 
 def _by_name(decls, name: str, lines):
@@ -508,14 +487,17 @@ def _fingerprint_of(a: Anchor) -> tuple:
         a.commit,
         a.verified_at,
         a.content_hash,
+        a.sketch,
+        a.digest_version,
     )
 
 
 def _same_fingerprint(held: Anchor, taken: Anchor) -> bool:
     """Whether the fingerprint just ``taken`` is the one the anchor already ``held``: the
-    same target, place, lines and digests (its commit and time aside)."""
+    same target, place, lines, digests, content hash, sketch and digest form (its commit
+    and time aside: a fingerprint of ``digest_version`` 1 is taken again as 2)."""
     if held.verified_at is None:
         return False  # never fingerprinted (a folder anchor's has no digests, only a time)
     return _fingerprint_of(held)[:9] == _fingerprint_of(taken)[:9] and (
-        held.content_hash == taken.content_hash
+        _fingerprint_of(held)[11:] == _fingerprint_of(taken)[11:]
     )

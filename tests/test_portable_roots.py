@@ -193,11 +193,14 @@ def test_root_maps_several_recorded_roots_by_remote_before_position(tmp_path, mo
 
 
 def downgraded_to_version_2(db: Path, root: Path) -> None:
-    """The store as a version-2 brainmigrate left it: absolute roots, no roots table."""
+    """The store as a version-2 brainmigrate left it: absolute roots, no roots table, no
+    sketch or digest version."""
     con = sqlite3.connect(db)
     try:
         con.execute("UPDATE anchors SET root=?", (str(root),))
         con.execute("DROP TABLE roots")
+        con.execute("ALTER TABLE anchors DROP COLUMN sketch")
+        con.execute("ALTER TABLE anchors DROP COLUMN digest_version")
         con.execute("PRAGMA user_version = 2")
         con.commit()
     finally:
@@ -225,7 +228,7 @@ def test_a_version_2_store_is_read_as_it_is_and_upgraded_on_its_first_write(tmp_
     assert rows(db, "PRAGMA user_version") == [(2,)]
     data = imported(monkeypatch, repo)
     assert data["totals"]["added"] == 0 and data["totals"]["updated"] == 0
-    assert rows(db, "PRAGMA user_version") == [(3,)]
+    assert rows(db, "PRAGMA user_version") == [(4,)]
     assert rows(db, "SELECT root, path FROM anchors ORDER BY rowid") == [
         (".", "src/pay.py"),
         (".", "deploy/run.sh"),

@@ -63,14 +63,16 @@ def test_first_write_upgrades_version_1_in_place(tmp_path):
     notes = tmp_path / "more.md"
     notes.write_text("+ a fact the upgrade must not disturb\n", encoding="utf-8")
     importer.import_notes([notes], ImportOptions(roots=[SAMPLES]), db)
-    assert version(db) == 3
+    assert version(db) == 4
     columns = [r[1] for r in table(db, "PRAGMA table_info(anchors)")]
-    assert columns[-5:] == [
+    assert columns[-7:] == [
         "verified_commit",
         "target_kind",
         "target_container",
         "target_name",
         "content_hash",
+        "sketch",
+        "digest_version",
     ]
     assert table(db, "SELECT * FROM facts WHERE id <= 29 ORDER BY id") == facts_before
     # the old rows keep every value but the root, now relative to the store's folder
@@ -94,7 +96,7 @@ def test_an_upgrade_that_fails_later_in_its_transaction_is_rolled_back(tmp_path)
     before = db.read_bytes()
 
     with pytest.raises(RuntimeError), store.updating(db) as up:
-        assert up.reader.version() == 3
+        assert up.reader.version() == 4
         raise RuntimeError("disk gave up")
     assert version(db) == 1
     assert db.read_bytes() == before
@@ -522,7 +524,7 @@ def test_dry_run_records_nothing_and_a_version_1_store_stays_version_1(env, tmp_
         "  the app image runs on eclipse-temurin:21-jre, see docker/Dockerfile",
         "STALE: checked 14, stale 1, unreachable 0",
     ]
-    assert version(db) == 3  # the first command that wrote upgraded it
+    assert version(db) == 4  # the first command that wrote upgraded it
     assert table(db, "SELECT status, status_reason FROM facts WHERE id=5") == [
         ("stale", "file gone: docker/Dockerfile")
     ]

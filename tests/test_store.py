@@ -78,7 +78,7 @@ def test_dry_run_reports_what_the_import_does(tmp_path):
 def test_store_contents(tmp_path):
     run(tmp_path)
     con = sqlite3.connect(tmp_path / "know.db")
-    assert con.execute("PRAGMA user_version").fetchone() == (3,)
+    assert con.execute("PRAGMA user_version").fetchone() == (4,)
     row = con.execute(
         "SELECT id, scope, kind, task, run, created FROM facts"
         " WHERE text LIKE 'PaymentGateway retries%'"

@@ -17,6 +17,7 @@ from brainmigrate.stores.rows import (
     ANCHORED_COLUMNS,
     COLUMNS,
     FINGERPRINT_COLUMNS,
+    SKETCH_COLUMNS,
     anchor_row,
     anchored_fact_row,
     checked_fact_id,
@@ -138,11 +139,14 @@ def _check_links(con: sqlite3.Connection, facts: dict[int, FactRecord], every: b
 
 
 def fingerprint_columns(con: sqlite3.Connection) -> str:
-    """``", signature_digest, …"`` to add to an anchors SELECT in a version-2 store (its
-    fingerprint columns, in ``FINGERPRINT_COLUMNS`` order), or "" in a version-1 store."""
-    if con.execute("PRAGMA user_version").fetchone()[0] < 2:
+    """``", signature_digest, …"`` to add to an anchors SELECT: the fingerprint columns
+    of the store's version, in the order ``anchor_row`` reads them (``FINGERPRINT_COLUMNS``
+    from version 2, then ``SKETCH_COLUMNS`` from version 4), or "" in a version-1 store."""
+    version = con.execute("PRAGMA user_version").fetchone()[0]
+    if version < 2:
         return ""
-    return "".join(f", {name}" for name in FINGERPRINT_COLUMNS)
+    names = FINGERPRINT_COLUMNS + (SKETCH_COLUMNS if version >= 4 else ())
+    return "".join(f", {name}" for name in names)
 
 
 def read_anchored(

@@ -295,7 +295,8 @@ def _set(text: str) -> frozenset[str]:
     return frozenset(text.split(" ")) if text else _EMPTY
 
 
-#: The fingerprint columns of an anchors row (schema version 2), in the order read.
+#: The fingerprint columns of an anchors row (schema version 2), in the order read; a
+#: version-4 store adds ``SKETCH_COLUMNS`` after them.
 FINGERPRINT_COLUMNS = (
     "signature_digest",
     "body_digest",
@@ -306,16 +307,22 @@ FINGERPRINT_COLUMNS = (
     "verified_at",
     "content_hash",
 )
+SKETCH_COLUMNS = ("sketch", "digest_version")
+#: The forms of digest a fingerprint's ``digest_version`` names (``schema``).
+DIGEST_VERSIONS = (1, 2)
 
 
 def anchor_row(row: tuple) -> tuple[int, Anchor]:
     """``(fact id, Anchor)`` of an anchors row (``fact_id, kind, root, path, symbol,
-    line_first, line_last, how``, then the ``FINGERPRINT_COLUMNS`` in a version-2 store),
-    every column checked (``Inconsistent``) against what an import, ``verify`` and
-    ``stale`` write (SPEC.md §Anchors, §Report): ``how`` one of ``HOWS``; the lines both
-    NULL or ``first <= last`` (a range written backwards is stored in order; line 0, as
-    ``:0`` gives it, is kept); ``kind`` one of ``ANCHOR_KINDS``: a symbol anchor names its
-    declaration, a file or folder anchor none."""
+    line_first, line_last, how``, then the ``FINGERPRINT_COLUMNS`` in a version-2 or 3
+    store, and the ``SKETCH_COLUMNS`` too in a version-4 one), every column checked
+    (``Inconsistent``) against what an import, ``verify`` and ``stale`` write (SPEC.md
+    §Anchors, §Report): ``how`` one of ``HOWS``; the lines both NULL or ``first <= last``
+    (a range written backwards is stored in order; line 0, as ``:0`` gives it, is kept);
+    ``kind`` one of ``ANCHOR_KINDS``: a symbol anchor names its declaration, a file or
+    folder anchor none; a ``sketch`` of the shape ``schema`` gives, a ``digest_version``
+    of ``DIGEST_VERSIONS``. A fingerprint of a store older than version 4 reads as
+    ``digest_version`` 1 (what the upgrade gives it)."""
     fid, kind, root, p, symbol, first, last, how = row[:8]
     at = "an anchors row" if type(fid) is not int else f"an anchors row of k{fid}"
     fid = checked_id(fid, at, "fact_id")
@@ -340,11 +347,28 @@ def anchor_row(row: tuple) -> tuple[int, Anchor]:
     if len(row) > 8 and row[14] is not None:
         sig, body, tkind, tcontainer, tname, commit, verified, chash = (
             checked_text(v, at, name, null=True)
-            for v, name in zip(row[8:], FINGERPRINT_COLUMNS, strict=True)
+            for v, name in zip(row[8:16], FINGERPRINT_COLUMNS, strict=True)
         )
         target = (tkind, tcontainer, tname) if tkind else None
-        return fid, Anchor(*base, sig, body, target, commit, verified, chash)
+        sketch, version = _sketch_columns(row[16:], at)
+        return fid, Anchor(*base, sig, body, target, commit, verified, chash, sketch, version)
     return fid, Anchor(*base)
+
+
+def _sketch_columns(values: tuple, at: str) -> tuple[str | None, int]:
+    """The ``sketch`` and ``digest_version`` of a fingerprinted anchors row (``values``:
+    the ``SKETCH_COLUMNS``, or none in a store older than version 4: no sketch, version
+    1), each checked: a sketch is text of whole 8-character hashes (their digits are
+    not read here: every anchor row is checked on every ``stale``, and a hash that is no
+    hex only matches no line)."""
+    if not values:
+        return None, 1
+    sketch, version = values
+    if sketch is not None and (type(sketch) is not str or len(sketch) % 8):
+        raise _bad(at, "sketch", sketch, "hashes of 8 hex characters each, joined")
+    if type(version) is not int or version not in DIGEST_VERSIONS:
+        raise _bad(at, "digest_version", version, "1 or 2")
+    return sketch, version
 
 
 #: The ``facts`` columns ``read_anchored`` reads and ``anchored_fact_row`` checks.

@@ -6,10 +6,23 @@
 version 1 already had, SPEC.md §Staleness); 3 records each anchor's root relative to the
 store file's folder (``roots.recorded_name``: ``.``, ``app``, ``../checkout``) instead of
 the absolute path of the machine that imported, and the ``roots`` table (each recorded
-root's git remote and the order roots were first recorded in). An older store is
+root's git remote and the order roots were first recorded in); 4 adds each fingerprint's
+``sketch`` and ``digest_version`` (below). An older store is
 upgraded in place, in the transaction of the first command that writes it (``upgrade``);
 read-only commands read it as it is (its anchors without fingerprints, its roots
 absolute).
+
+An anchor's ``sketch`` (version 4; NULL for a folder, and for a fingerprint taken before
+version 4) is a bottom-k sketch of the lines of its file as it was fingerprinted: of the
+file's distinct lines (whitespace runs folded, stripped; those without a letter or digit,
+such as ``}``, left out), the blake2b-4 hashes in hex (8 characters each) of the 32 that
+hash lowest, ascending and joined without a separator (at most 256 characters; "" for a
+file without such lines). ``checkouts.sketch_of`` takes it, and the move search reads it: a file
+of the same name is the anchored file moved only when at least half of these hashes are
+among its lines' (SPEC.md §Staleness, "moved"). ``digest_version`` is the form of the
+digests: 1 for those of the text with whitespace runs folded (every fingerprint a store
+older than version 4 holds is upgraded to 1), 2 for those over code's tokens
+(``codeindex.tokens``); NULL without a fingerprint.
 """
 
 from __future__ import annotations
@@ -27,9 +40,9 @@ if TYPE_CHECKING:
 #: The store's schema version (``PRAGMA user_version``); older stores are upgraded on
 #: their first write, newer ones refused. One version name per document: ``STORE_SCHEMA``,
 #: ``reports.IMPORT_SCHEMA``, ``rules.CHECK_SCHEMA``, ``stale.STALE_SCHEMA``.
-STORE_SCHEMA = 3
+STORE_SCHEMA = 4
 #: Versions this one reads (and upgrades when it writes).
-READS = (1, 2, 3)
+READS = (1, 2, 3, 4)
 APPLICATION = "brainmigrate"
 
 
@@ -72,6 +85,8 @@ CREATE TABLE anchors (
     target_container TEXT,
     target_name TEXT,
     content_hash TEXT,
+    sketch TEXT,
+    digest_version INTEGER,
     PRIMARY KEY (fact_id, root, path, symbol)
 );
 CREATE INDEX anchors_path ON anchors (path);
@@ -145,6 +160,11 @@ _UPGRADES = {
         "ALTER TABLE anchors ADD COLUMN target_container TEXT",
         "ALTER TABLE anchors ADD COLUMN target_name TEXT",
         "ALTER TABLE anchors ADD COLUMN content_hash TEXT",
+    ),
+    3: (
+        "ALTER TABLE anchors ADD COLUMN sketch TEXT",
+        "ALTER TABLE anchors ADD COLUMN digest_version INTEGER",
+        "UPDATE anchors SET digest_version = 1 WHERE verified_at IS NOT NULL",
     ),
 }
 

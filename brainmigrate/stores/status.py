@@ -22,11 +22,12 @@ if TYPE_CHECKING:
 def set_fingerprint(con: sqlite3.Connection, fid: int, old: Anchor, new: Anchor) -> None:
     """Record ``new``'s fingerprint on fact ``fid``'s anchor ``old`` (found by its key);
     ``new`` may have another path, symbol and lines (a target that moved). Inside an open
-    write transaction of a version-2 store."""
+    write transaction of a store of the current version (``schema.STORE_SCHEMA``)."""
     con.execute(
         "UPDATE OR REPLACE anchors SET path=?, symbol=?, line_first=?, line_last=?,"
         " signature_digest=?, body_digest=?, target_kind=?, target_container=?,"
-        " target_name=?, verified_commit=?, verified_at=?, content_hash=?"
+        " target_name=?, verified_commit=?, verified_at=?, content_hash=?, sketch=?,"
+        " digest_version=?"
         " WHERE fact_id=? AND root=? AND path=? AND symbol=?",
         (
             new.path,
@@ -39,6 +40,8 @@ def set_fingerprint(con: sqlite3.Connection, fid: int, old: Anchor, new: Anchor)
             new.commit,
             new.verified_at,
             new.content_hash,
+            new.sketch,
+            new.digest_version,
             fid,
             old.root,
             old.path,

@@ -1,0 +1,108 @@
+"""Where an anchor's target went when it is gone from its path (SPEC.md §Staleness, the
+"moved" row): a declaration by (kind, container, name) at exactly one other path; a file
+by git's rename history from the fingerprinted commit, else by the same bytes or digest,
+else by the same file name when that file holds at least half of the fingerprinted file's
+lines (the fingerprint's sketch, ``checkouts.sketch_of``).
+
+``MoveSearch`` adds the search to ``checkouts.CheckoutFiles``; ``fingerprints.Checkouts``
+builds on it and gives the ``_at`` (the state at a path) and ``_targets_declaration`` it
+calls.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from brainmigrate.checkouts import (
+    FILE,
+    LINES,
+    CheckoutFiles,
+    shares_half,
+    sketch_lines,
+    sketch_of,
+)
+from brainmigrate.model import Anchor
+
+if TYPE_CHECKING:
+    from brainmigrate.fingerprints import AnchorCheck
+
+
+class MoveSearch(CheckoutFiles):
+    """The move search over the checkouts (``CheckoutFiles``)."""
+
+    def _declaration_elsewhere(self, a: Anchor, root: str, rel: str | None):
+        """The declaration found by (kind, container, name) at exactly one other path."""
+        target = a.target
+        name = target[2] if target and target[0] not in (FILE, LINES) else a.symbol
+        if not name:
+            return None
+        found = self.index(root).declarations_of([name]).get(name, [])
+        if target and target[0] not in (FILE, LINES):
+            found = [d for d in found if d.container == target[1] and d.category == target[0]]
+        else:
+            types = [d for d in found if d.category == "type"]
+            found = types or found
+        paths = sorted({d.path for d in found if d.path != rel and d.path != a.path})
+        if len(paths) != 1:
+            return None
+        return self._at(a, root, paths[0], a.path)
+
+    def _moved(self, a: Anchor, root: str) -> AnchorCheck | None:
+        """``a``'s target gone from its path, found at exactly one other path of ``root``."""
+        if self._targets_declaration(a):
+            found = self._declaration_elsewhere(a, root, None)
+            if found is not None:
+                return found
+        rel = self._file_moved(a, root)
+        if rel is None:
+            return None
+        return self._at(a, root, rel, a.path)
+
+    def _file_moved(self, a: Anchor, root: str) -> str | None:
+        """The one other path of ``root`` ``a``'s file is at now: by git's renames from
+        the fingerprinted commit; else the one file of the same bytes (``content_hash``),
+        or for a file anchor without lines of the same file digest; else the one file of
+        the same name that holds at least half of the fingerprinted file's lines
+        (``_evidence``). None when there is none, or more than one."""
+        trail, from_start = self.rename_trail(root, a.commit)
+        path = trail.follow(a.path, from_start=from_start)
+        if path is not None and self.is_file(root, path):
+            return path
+        if a.fingerprinted:
+            same = self._same_file(a, root)
+            if len(same) == 1:
+                return same[0]
+        evidence = self._evidence(a, root)
+        if evidence is None:
+            return None
+        named = [
+            p
+            for p in self.index(root).files_named(a.path.rpartition("/")[2])
+            if shares_half(evidence, self.line_hashes(root, p) or frozenset())
+        ]
+        return named[0] if len(named) == 1 else None
+
+    def _same_file(self, a: Anchor, root: str) -> list[str]:
+        """The files of ``root`` byte for byte the one ``a`` was fingerprinted on (any
+        anchor with a ``content_hash``, lines or symbol too); when none is, those of the
+        same file digest for a file anchor without lines (in the digest form of its
+        ``digest_version``)."""
+        if a.content_hash:
+            same = self.same_bytes(root, a.path, a.content_hash)
+            if same:
+                return same
+        if a.target and a.target[0] == FILE and a.body_digest:
+            return self.same_digest(root, a.path, a.body_digest, a.digest_version == 1)
+        return []
+
+    def _evidence(self, a: Anchor, root: str) -> str | None:
+        """The sketch of the lines of ``a``'s file as it was fingerprinted: the one the
+        fingerprint keeps, else one taken of the file as its fingerprinted commit held it
+        (a fingerprint taken before sketches); None without either (no same-name move)."""
+        if a.sketch is not None:
+            return a.sketch
+        if a.commit:
+            data = self.held_at(root, a.commit, a.path)
+            if data is not None:
+                return sketch_of(sketch_lines(data))
+        return None
