@@ -112,6 +112,18 @@ def test_a_token_edit_is_a_body_change_and_a_header_edit_a_signature_change():
     assert changed("rust", base, base.replace("-> i32", "-> i64"), "add") == (True, True)
 
 
+@pytest.mark.parametrize(
+    ("language", "text", "edit"),
+    [
+        ("scala", 'object A {\n  def f(y: Int) = s"x $y"\n}\n', ("x $y", "z $y")),
+        ("kotlin", 'fun f(x: Int) = g("x")\n', ('g("x")', "g(x)")),
+    ],
+)
+def test_text_that_no_leaf_holds_is_a_token_too(language, text, edit):
+    """Scala's interpolated strings and Kotlin's quotes are no leaves of their grammars."""
+    assert changed(language, text, text.replace(*edit), "f") == (False, True)
+
+
 def test_a_python_docstring_is_no_body():
     base = 'def f(a):\n    """Doc."""\n    return a\n'
     assert changed("python", base, base.replace("Doc.", "Reworded."), "f") == (False, False)

@@ -49,9 +49,11 @@ def _kinds(language: Language) -> tuple[frozenset[int], frozenset[int]]:
     return comments, assigns
 
 
-#: Grammars whose comment nodes have children (Rust doc comments, Scala comments): their
-#: walk looks at every node's type, the others' only at the leaves'.
-NESTED_COMMENTS = frozenset({"rust", "scala"})
+#: Grammars whose comment nodes have children (Rust doc comments, Scala comments), or whose
+#: leaves leave some text out (Kotlin's string quotes, the text of Scala's interpolated
+#: strings): their walk looks at every node's type and takes the text between leaves
+#: that is no whitespace as a token too; the others' walk looks only at the leaves.
+CAREFUL = frozenset({"rust", "scala", "kotlin"})
 
 
 def _walk_leaves(src: bytes, tree: Tree, texts, starts, assigns, comments) -> None:
@@ -83,26 +85,44 @@ def _walk_leaves(src: bytes, tree: Tree, texts, starts, assigns, comments) -> No
                 return
 
 
-def _walk_nested(src: bytes, tree: Tree, texts, starts, assigns, comments) -> None:
-    """The tokens of a tree whose comments may have children (skipped with them)."""
+def _walk_careful(src: bytes, tree: Tree, texts, starts, assigns, comments) -> None:
+    """The tokens of a tree whose comments may have children (skipped with them) and
+    whose leaves may not cover all of its text (what lies between them is a token)."""
     comment_ids, assign_ids = _kinds(tree.language)
     cursor = tree.walk()
+    at = 0  # the end of the last token or comment
+
+    def gap(upto: int) -> None:
+        between = src[at:upto]
+        if not between.isspace():
+            word = between.lstrip()
+            texts.append(word)
+            starts.append(upto - len(word))
+
     while True:
         node = cursor.node
         kind = node.kind_id
         if kind in comment_ids:
-            comments.append((node.start_byte, node.end_byte))
+            if node.start_byte > at:
+                gap(node.start_byte)
+            at = node.end_byte
+            comments.append((node.start_byte, at))
         elif cursor.goto_first_child():
             continue
         else:
             start, end = node.start_byte, node.end_byte
             if end > start:
+                if start > at:
+                    gap(start)
                 texts.append(src[start:end])
                 starts.append(start)
                 if kind in assign_ids:
                     assigns.append(start)
+                at = end
         while not cursor.goto_next_sibling():
             if not cursor.goto_parent():
+                if len(src) > at:
+                    gap(len(src))
                 return
 
 
@@ -122,7 +142,7 @@ class Tokens:
         starts: list[int] = []
         assigns: list[int] = []
         comments: list[tuple[int, int]] = []
-        walk = _walk_nested if language in NESTED_COMMENTS else _walk_leaves
+        walk = _walk_careful if language in CAREFUL else _walk_leaves
         walk(src, tree, texts, starts, assigns, comments)
         self.texts = texts
         self.starts = starts
