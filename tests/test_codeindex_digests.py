@@ -124,6 +124,12 @@ def test_text_that_no_leaf_holds_is_a_token_too(language, text, edit):
     assert changed(language, text, text.replace(*edit), "f") == (False, True)
 
 
+def test_a_missing_token_the_parser_supplies_is_no_token():
+    error, rows, _file = extract_file(b"fn f() -> i32 {\n    g(1\n}\n", "rust")
+    assert error is True
+    assert rows[0][6:] == (digest(b"fn f ( ) -> i32"), digest(b"fn f ( ) -> i32 { g ( 1 }"))
+
+
 def test_a_python_docstring_is_no_body():
     base = 'def f(a):\n    """Doc."""\n    return a\n'
     assert changed("python", base, base.replace("Doc.", "Reworded."), "f") == (False, False)
