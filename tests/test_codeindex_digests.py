@@ -165,6 +165,7 @@ VALUES = [
     ("rust", 'static S: &str = "a";\n', "S", ('"a"', '"b"'), ("static S", "static mut S")),
     ("go", "package a\n\nconst X = 3\n", "X", ("3", "4"), ("X =", "X int =")),
     ("go", "package a\n\nvar V int = 4\n", "V", ("4", "5"), ("int", "int64")),
+    ("go", "package a\n\nvar (\n\tV int = 4\n\tW = 1\n)\n", "V", ("4", "5"), ("int", "int64")),
     ("csharp", "class A {\n    private int count = 3;\n}\n", "count", ("3", "4"), ("int", "long")),
     (
         "java",
