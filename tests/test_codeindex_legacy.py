@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from brainmigrate.codeindex.extract import extract_file
+from brainmigrate.codeindex.extract import digest, extract_file
 
 SAMPLES = {
     "rust": (
@@ -132,6 +132,8 @@ PINNED = {
         False,
         (
             ("X", "constant", None, 4, 4, 4, "9e0389a795a840cbc62f0693", None),
+            # found since grouped var specs are declarations: its text, folded
+            ("Y", "variable", None, 7, 7, 7, digest(b"Y int = 4"), None),
             (
                 "F",
                 "function",
@@ -187,6 +189,7 @@ def test_token_digests_differ_from_the_legacy_ones(language):
     _error, old_rows, old_file_digest = PINNED[language]
     assert file_digest != old_file_digest
     assert [r[6] for r in rows] != [r[6] for r in old_rows]
+    assert len(rows) == len(old_rows)
 
 
 def test_legacy_digests_fold_whitespace_but_not_a_re_flow():
