@@ -662,12 +662,12 @@ def test_read_files_gives_declarations_and_digest_cached_or_not(tmp_path):
     ]
     assert [(d.name, d.lines) for d in got["b.py"].declarations] == [("beta", (1, 2))]
     assert idx.parse_count == 1
-    # the file digest leaves out the comment outside declarations; the body digest the
-    # docstring
-    assert got["a.py"].digest == digest(b'import os class Alpha:\n    """Doc."""\n\n    x = 1')
+    # digests are over tokens: the file digest leaves out the comment; the body digest
+    # the docstring
+    assert got["a.py"].digest == digest(b'import os class Alpha : """ Doc. """ x = 1')
     alpha = got["a.py"].declarations[0]
-    assert alpha.body_digest == digest(b"class Alpha: x = 1")
-    assert alpha.signature_digest == digest(b"class Alpha:")
+    assert alpha.body_digest == digest(b"class Alpha : x = 1")
+    assert alpha.signature_digest == digest(b"class Alpha :")
 
 
 def test_read_files_without_the_cache_gives_the_same(tmp_path):

@@ -17,7 +17,8 @@ from brainmigrate.codeindex.model import Declaration
 
 CASES = Path(__file__).with_name("codeindex_cases")
 
-# file -> [(qualname, kind, category, lines, name_line, has_body)] in source order
+# file -> [(qualname, kind, category, lines, name_line, has_body)] in source order; a
+# variable, constant, field or property with a value has its value as body
 EXPECTED = {
     "Sample.cs": [
         ("Demo", "namespace", "other", (3, 35), 3, True),
@@ -41,7 +42,7 @@ EXPECTED = {
         ("Circle", "class", "type", (10, 25), 10, True),
         ("Circle.r", "field", "other", (11, 11), 11, False),
         ("Circle.d", "field", "other", (11, 11), 11, False),
-        ("Circle.SIDES", "field", "other", (12, 12), 12, False),
+        ("Circle.SIDES", "field", "other", (12, 12), 12, True),
         ("Circle.Circle", "constructor", "function", (14, 17), 14, True),
         ("Circle.area", "method", "function", (19, 22), 20, True),
         ("Circle.Unit", "enum", "type", (24, 24), 24, True),
@@ -66,7 +67,7 @@ EXPECTED = {
         ("Point.Companion", "companion", "type", (26, 28), 26, True),
         ("Point.Companion.origin", "method", "function", (27, 27), 27, True),
         ("Registry", "object", "type", (31, 33), 31, True),
-        ("Registry.SIZE", "property", "other", (32, 32), 32, False),
+        ("Registry.SIZE", "property", "other", (32, 32), 32, True),
         ("topLevel", "function", "function", (35, 35), 35, True),
     ],
     "Sample.scala": [
@@ -96,7 +97,7 @@ EXPECTED = {
         ("Direction.north", "enum_case", "other", (22, 22), 22, False),
         ("Direction.south", "enum_case", "other", (22, 22), 22, False),
         ("Counter", "class", "type", (25, 31), 25, True),
-        ("Counter.count", "property", "other", (26, 26), 26, False),
+        ("Counter.count", "property", "other", (26, 26), 26, True),
         ("Counter.increment", "method", "function", (28, 30), 28, True),
         ("Square", "extension", "other", (33, 37), 33, True),
         ("Square.perimeter", "method", "function", (34, 36), 34, True),
@@ -110,7 +111,7 @@ EXPECTED = {
         ("point.y", "field", "other", (7, 7), 7, False),
         ("point_t", "typedef", "type", (10, 10), 10, False),
         ("color", "enum", "type", (12, 12), 12, True),
-        ("counter", "variable", "other", (14, 14), 14, False),
+        ("counter", "variable", "other", (14, 14), 14, True),
         ("area", "prototype", "function", (16, 16), 16, False),
         ("area", "function", "function", (18, 21), 18, True),
         ("name_of", "function", "function", (23, 26), 23, True),
@@ -130,7 +131,7 @@ EXPECTED = {
         ("Name", "typealias", "type", (33, 33), 33, False),
     ],
     "sample.go": [
-        ("Limit", "constant", "other", (5, 5), 5, False),
+        ("Limit", "constant", "other", (5, 5), 5, True),
         ("Reader", "interface", "type", (7, 9), 7, True),
         ("Reader.Read", "method", "function", (8, 8), 8, False),
         ("Buffer", "struct", "type", (11, 14), 11, True),
@@ -141,9 +142,9 @@ EXPECTED = {
         ("NewBuffer", "function", "function", (24, 27), 24, True),
     ],
     "sample.js": [
-        ("VERSION", "variable", "other", (1, 1), 1, False),
+        ("VERSION", "variable", "other", (1, 1), 1, True),
         ("Animal", "class", "type", (3, 9), 3, True),
-        ("Animal.legs", "field", "other", (4, 4), 4, False),
+        ("Animal.legs", "field", "other", (4, 4), 4, True),
         ("Animal.speak", "method", "function", (6, 8), 6, True),
         ("counter", "function", "function", (11, 13), 11, True),
         ("add", "function", "function", (15, 17), 15, True),
@@ -156,15 +157,15 @@ EXPECTED = {
         ("Logs", "trait", "type", (10, 16), 10, True),
         ("Logs.log", "method", "function", (12, 15), 12, True),
         ("Payment", "class", "type", (18, 30), 18, True),
-        ("Payment.LIMIT", "constant", "other", (22, 22), 22, False),
-        ("Payment.count", "property", "other", (24, 24), 24, False),
+        ("Payment.LIMIT", "constant", "other", (22, 22), 22, True),
+        ("Payment.count", "property", "other", (24, 24), 24, True),
         ("Payment.charge", "method", "function", (26, 29), 26, True),
         ("helper", "function", "function", (32, 35), 32, True),
     ],
     "sample.py": [
-        ("LIMIT", "variable", "other", (5, 5), 5, False),
+        ("LIMIT", "variable", "other", (5, 5), 5, True),
         ("Account", "class", "type", (8, 20), 9, True),
-        ("Account.owner", "field", "other", (12, 12), 12, False),
+        ("Account.owner", "field", "other", (12, 12), 12, True),
         ("Account.deposit", "method", "function", (14, 16), 14, True),
         ("Account.Ledger", "class", "type", (18, 20), 18, True),
         ("Account.Ledger.post", "method", "function", (19, 20), 19, True),
@@ -173,7 +174,7 @@ EXPECTED = {
     ],
     "sample.rb": [
         ("Billing", "module", "other", (1, 19), 1, True),
-        ("Billing.RATE", "constant", "other", (2, 2), 2, False),
+        ("Billing.RATE", "constant", "other", (2, 2), 2, True),
         ("Billing.Invoice", "class", "type", (4, 18), 4, True),
         ("Billing.Invoice.total", "attribute", "other", (5, 5), 5, False),
         ("Billing.Invoice.items", "attribute", "other", (5, 5), 5, False),
@@ -183,8 +184,8 @@ EXPECTED = {
         ("helper", "method", "function", (21, 23), 21, True),
     ],
     "sample.rs": [
-        ("MAX", "constant", "other", (3, 3), 3, False),
-        ("Stack", "struct", "type", (6, 8), 6, True),
+        ("MAX", "constant", "other", (3, 3), 3, True),
+        ("Stack", "struct", "type", (5, 8), 6, True),
         ("Stack.items", "field", "other", (7, 7), 7, False),
         ("Op", "enum", "type", (10, 13), 10, True),
         ("Op.Push", "variant", "other", (11, 11), 11, False),
@@ -206,7 +207,7 @@ EXPECTED = {
         ("Id", "typealias", "type", (6, 6), 6, False),
         ("Color", "enum", "type", (8, 11), 8, True),
         ("Payment", "class", "type", (13, 19), 13, True),
-        ("Payment.name", "field", "other", (14, 14), 14, False),
+        ("Payment.name", "field", "other", (14, 14), 14, True),
         ("Payment.charge", "method", "function", (16, 18), 16, True),
         ("double", "function", "function", (21, 23), 21, True),
         ("greet", "function", "function", (25, 27), 25, True),

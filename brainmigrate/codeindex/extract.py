@@ -15,10 +15,11 @@ from collections.abc import Iterable
 from operator import itemgetter
 from typing import TYPE_CHECKING
 
-from brainmigrate.digests import blake2b
-
+from . import legacy as legacy_digests
 from .languages import parser_and_query, query_pruning
 from .model import Declaration, category_of
+from .tokens import Tokens
+from .tokens import digest as digest  # (the whitespace-folding digest of other files)
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Query
@@ -27,7 +28,9 @@ Row = tuple[str, str, str | None, int, int, int, str, str | None]
 
 #: Bumped whenever rows would come out differently for the same input (cache namespace).
 #: 2: a Python docstring is left out of the body digest; the file digest is taken too.
-EXTRACTOR_VERSION = 2
+#: 3: token digests; Rust attributes and preceding decorators start their declaration;
+#: a variable's value is its body.
+EXTRACTOR_VERSION = 3
 
 #: Containers whose direct ``function`` children are methods.
 TYPE_LIKE = frozenset(
@@ -75,9 +78,14 @@ _DEFAULT_NAMES = {
 
 #: Languages whose query cannot tell some kinds apart (:func:`_refine_kind`).
 _REFINED = frozenset({"kotlin", "swift"})
-#: First bytes no comment starts with: a declaration beginning with one has no leading comment.
+#: Attributes and decorators that grammars put before a declaration as its siblings (Rust
+#: ``#[…]`` items; TypeScript and JavaScript decorators of class members): part of it.
+_PRECEDING = frozenset({"attribute_item", "decorator"})
+#: Languages where :data:`_PRECEDING` siblings occur.
+_PRECEDED = frozenset({"rust", "typescript", "tsx", "javascript"})
+#: Kinds whose text before ``=`` is their header and whose value is their body.
+_VALUED = frozenset({"variable", "constant", "static", "field", "property", "event"})
 _WORD_CODES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
-_WORD_START = frozenset(bytes([c]) for c in _WORD_CODES)
 #: Per language, pattern index -> the pattern's ``@def.<kind>`` capture name and kind.
 _DEF_CAPTURE: dict[str, dict[int, tuple[str, str]]] = {}
 _ROW_ORDER = itemgetter(0, 1, 2)
@@ -97,11 +105,6 @@ def normalise_source(data: bytes) -> bytes:
     if b"\r\n" in data:
         data = data.replace(b"\r\n", b"\n")
     return data
-
-
-def digest(text: bytes) -> str:
-    """Hex blake2b (12 bytes) of ``text`` with every whitespace run folded to one space."""
-    return blake2b(b" ".join(text.split()), digest_size=12).hexdigest()
 
 
 def _clean_name(raw: str) -> tuple[str, str | None]:
@@ -151,16 +154,6 @@ def _widened_start(node: Node, counted: dict | None = None, parent: Node | None 
         return node
 
 
-def _content_start(node: Node) -> int:
-    """Start byte of ``node`` after any comment children it begins with."""
-    start = node.start_byte
-    for child in node.children:
-        if "comment" not in child.type:
-            return child.start_byte
-        start = child.end_byte
-    return start
-
-
 def _refine_kind(language: str, kind: str, node: Node) -> str:
     """Kinds the query cannot tell apart: Kotlin interface/enum, Swift struct/enum/actor."""
     if language == "kotlin" and kind == "class":
@@ -188,18 +181,6 @@ def _docstring(language: str, body: Node) -> Node | None:
     ]:
         return first
     return None
-
-
-def file_digest(src: bytes, root: Node) -> str:
-    """Digest of a parsed file without the comments outside its declarations: its
-    top-level nodes that are no comment (imports and constants count), SPEC.md §Staleness."""
-    return _file_digest(src, root.children)
-
-
-def _file_digest(src: bytes, tops: list[Node]) -> str:
-    return digest(
-        b" ".join(src[c.start_byte : c.end_byte] for c in tops if "comment" not in c.type)
-    )
 
 
 def _matches(
@@ -262,10 +243,14 @@ def extract_file(
     ``legacy``: the digests as fingerprints of ``digest_version`` 1 took them (the text
     with whitespace runs folded), to compare a fingerprint taken before token digests.
 
-    Digests (SPEC.md §Staleness): a declaration's signature digest covers its header, from
-    its first decorator or annotation up to its body; its body digest the whole
-    declaration without its leading comments (and without a Python docstring, which is its
-    doc comment); ``file_digest`` the file without the comments outside declarations.
+    Digests (SPEC.md §Staleness) are taken over the file's tokens (``tokens.Tokens``:
+    comments left out, so neither a re-flow nor a comment edit changes one): a
+    declaration's signature digest covers its header, from its first decorator, annotation
+    or attribute up to its body; its body digest the whole declaration (without a Python
+    docstring, which is its doc comment). A variable, constant, field or property has the
+    tokens before its ``=`` (or ``:=``) as header and the whole declaration as body; with
+    neither body nor value it is all header (body digest None). ``file_digest`` covers every
+    token of the file; for a file that declares nothing, its comments too.
 
     ``data`` is normalised first (BOM, CRLF), so both digests and all line numbers are the
     same for an LF and a CRLF copy. Rows are in source order (first line, then the name's
@@ -278,7 +263,12 @@ def extract_file(
     root = tree.root_node
     tops = root.children
     found = _declaration_matches(language, query, src, root, tops)
-    return root.has_error, _rows(language, src, tops, found), _file_digest(src, tops)
+    if legacy:
+        rows = _rows(language, src, tops, found, None)
+        return root.has_error, rows, legacy_digests.file_digest(src, tops)
+    tokens = Tokens(src, tree, language)
+    rows = _rows(language, src, tops, found, tokens)
+    return root.has_error, rows, tokens.file_digest(src, bool(rows))
 
 
 #: A declaration the query matched, in :data:`_MATCH_ORDER`: (start byte, minus its end
@@ -319,10 +309,14 @@ def _declaration_matches(
     return sorted(best.values(), key=_MATCH_ORDER)
 
 
-def _rows(language: str, src: bytes, tops: list[Node], found: list[Match]) -> tuple[Row, ...]:
+def _rows(
+    language: str, src: bytes, tops: list[Node], found: list[Match], tokens: Tokens | None
+) -> tuple[Row, ...]:
     """The rows of the matched declarations, in source order (first line, then the
-    name's position), each with its container from the declarations enclosing it."""
+    name's position), each with its container from the declarations enclosing it; digests
+    over ``tokens``, or as :mod:`.legacy` took them when it is None."""
     refine = language in _REFINED
+    preceded = tokens is not None and language in _PRECEDED
     # Stack of enclosing declarations: (start, end, qualified name, kind).
     stack: list[tuple[int, int, str, str]] = []
     keyed: list[tuple[int, int, int, Row]] = []
@@ -354,21 +348,23 @@ def _rows(language: str, src: bytes, tops: list[Node], found: list[Match]) -> tu
                 container = f"{container}.{qualifier}" if container else qualifier
             if kind == "function" and stack and stack[-1][3] in TYPE_LIKE:
                 kind = "method"
-        if dnode_id in top_ids:
-            outer = dnode
-        else:
-            parent = dnode.parent
-            if parent is None or parent.type not in _WIDEN_ANY:
-                outer = dnode  # (_widened_start's answer, without a second parent lookup)
-            else:
-                outer = _widened_start(dnode, counted, parent)
-        if outer is dnode:
+        outer = dnode if dnode_id in top_ids else _outer(dnode, counted)
+        first = _attributes(outer) if preceded else None
+        if first is not None:
+            outer_start, first_row = first.start_byte, first.start_point[0]
+        elif outer is dnode:
             outer_start, first_row = start, start_row
         else:
             outer_start, first_row = outer.start_byte, outer.start_point[0]
         row_end, col_end = dnode.end_point
         last_line = row_end if col_end == 0 and row_end > start_row else row_end + 1
-        signature, body_digest = _digests(language, src, outer, outer_start, body, end)
+        if tokens is None:
+            doc = _docstring(language, body) if language == "python" and body else None
+            signature, body_digest = legacy_digests.declaration_digests(
+                src, outer, outer_start, body, end, doc
+            )
+        else:
+            signature, body_digest = _digests(language, tokens, kind, outer_start, body, end)
         row = (name, kind, container, first_row + 1, last_line, name_line, signature, body_digest)
         keyed.append((first_row, name_line, name_at, row))
         stack.append((start, end, f"{container}.{name}" if container else name, kind))
@@ -386,24 +382,43 @@ def _name_of(src: bytes, name_node: Node) -> tuple[str, str | None, int, int]:
     return name, qualifier, name_node.start_point[0] + 1, name_node.start_byte
 
 
+def _outer(dnode: Node, counted: dict) -> Node:
+    """``_widened_start`` of a declaration below the top level, the parent looked up once."""
+    parent = dnode.parent
+    if parent is None or parent.type not in _WIDEN_ANY:
+        return dnode
+    return _widened_start(dnode, counted, parent)
+
+
+def _attributes(node: Node) -> Node | None:
+    """The first of the attributes or decorators (:data:`_PRECEDING`) that come right before
+    ``node`` as its siblings, comments between them allowed; None when there are none."""
+    first = None
+    prev = node.prev_sibling
+    while prev is not None:
+        kind = prev.type
+        if kind in _PRECEDING:
+            first = prev
+        elif "comment" not in kind:
+            break
+        prev = prev.prev_sibling
+    return first
+
+
 def _digests(
-    language: str, src: bytes, outer: Node, outer_start: int, body: Node | None, end: int
+    language: str, tokens: Tokens, kind: str, start: int, body: Node | None, end: int
 ) -> tuple[str, str | None]:
-    """The signature digest and body digest (None without a body) of a declaration that
-    starts at ``outer`` (widened, ``outer_start`` its start byte) and ends at ``end``."""
-    if src[outer_start : outer_start + 1] in _WORD_START:
-        text_start = outer_start  # (no comment starts with a letter, digit or _)
-    else:
-        text_start = _content_start(outer)
+    """The signature digest and body digest (None without a body or value) of a
+    declaration of ``kind`` over bytes ``[start, end)`` (SPEC.md §Staleness)."""
     body_start = body.start_byte if body is not None else -1
-    if body_start < text_start:
-        return digest(src[text_start:end]), None
+    if body_start < start:
+        at = tokens.assign_in(start, end) if kind in _VALUED else None
+        if at is None:
+            return tokens.digest(start, end), None
+        return tokens.digest(start, at), tokens.digest(start, end)
     doc = _docstring(language, body) if language == "python" else None
-    if doc is None:
-        body_digest = digest(src[text_start:end])
-    else:
-        body_digest = digest(src[text_start : doc.start_byte] + b" " + src[doc.end_byte : end])
-    return digest(src[text_start:body_start]), body_digest
+    skip = (doc.start_byte, doc.end_byte) if doc is not None else None
+    return tokens.digest(start, body_start), tokens.digest(start, end, skip)
 
 
 def rows_to_declarations(rows: Iterable[Row], path: str, language: str) -> list[Declaration]:

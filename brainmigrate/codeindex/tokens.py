@@ -1,22 +1,219 @@
-"""What a lines digest reads (SPEC.md §Staleness): each line of a file as the digest of its
-lines sees it, so the text of cited lines can be digested and looked for again anywhere in
-the file (a window of the same number of lines).
+"""What digests of code read (SPEC.md §Staleness): a file's tokens, and each line of a file as
+the digest of its lines sees it, so the text of cited lines can be digested and looked for
+again anywhere in the file (a window of the same number of lines).
 
-Interface used by ``checkouts`` and ``fingerprints``; the digest of code the index reads is
-taken over its tokens (tree-sitter's leaves, comments left out).
+A file the index reads is digested over its **tokens**: tree-sitter's leaf nodes in source
+order, comments left out (a node whose type holds ``comment`` is skipped with its children:
+Rust doc comments have some), zero-width leaves (MISSING nodes) skipped, joined by one space.
+A token's own whitespace (a multi-line string, JSX text) is folded to one space as every
+digest folds it. So a re-flow that changes no token (prettier, rustfmt, gofmt, a re-indent,
+CRLF, a BOM) changes no digest, and neither does a comment edit.
+
+:class:`Tokens` is the token stream of one file, built in one walk of its tree; a
+declaration's digest is the digest of a slice of it, found by bisecting the tokens' start
+bytes. Interface used by ``extract``, ``checkouts`` and ``fingerprints``.
 """
 
 from __future__ import annotations
 
+import functools
+from bisect import bisect_left
+from itertools import accumulate
+from typing import TYPE_CHECKING
+
 from brainmigrate.digests import blake2b
+
+if TYPE_CHECKING:
+    from tree_sitter import Language, Tree
+
+#: Anonymous tokens that end a variable's header (SPEC.md §Staleness: the text before ``=``).
+_ASSIGN = ("=", ":=")
+
+
+def digest(text: bytes) -> str:
+    """Hex blake2b (12 bytes) of ``text`` with every whitespace run folded to one space."""
+    return blake2b(b" ".join(text.split()), digest_size=12).hexdigest()
+
+
+@functools.cache
+def _kinds(language: Language) -> tuple[frozenset[int], frozenset[int]]:
+    """``(comment kind ids, assignment kind ids)`` of a grammar."""
+    comments = frozenset(
+        i for i in range(language.node_kind_count) if "comment" in language.node_kind_for_id(i)
+    )
+    assigns = frozenset(
+        i
+        for i in range(language.node_kind_count)
+        if language.node_kind_for_id(i) in _ASSIGN and not language.node_kind_is_named(i)
+    )
+    return comments, assigns
+
+
+#: Grammars whose comment nodes have children (Rust doc comments, Scala comments), or whose
+#: leaves leave some text out (Kotlin's string quotes, the text of Scala's interpolated
+#: strings): their walk looks at every node's type and takes the text between leaves
+#: that is no whitespace as a token too; the others' walk looks only at the leaves.
+CAREFUL = frozenset({"rust", "scala", "kotlin"})
+
+
+def _walk_leaves(src: bytes, tree: Tree, texts, starts, assigns, comments) -> None:
+    """The tokens of a tree whose comments are leaves, appended to the lists given."""
+    comment_ids, assign_ids = _kinds(tree.language)
+    special = comment_ids | assign_ids
+    cursor = tree.walk()
+    down, across, up = cursor.goto_first_child, cursor.goto_next_sibling, cursor.goto_parent
+    add_text, add_start = texts.append, starts.append
+    while True:
+        if down():
+            continue
+        node = cursor.node
+        start = node.start_byte
+        end = node.end_byte
+        if end > start:
+            if node.kind_id in special:
+                if node.kind_id in comment_ids:
+                    comments.append((start, end))
+                else:
+                    add_text(src[start:end])
+                    add_start(start)
+                    assigns.append(start)
+            else:
+                add_text(src[start:end])
+                add_start(start)
+        while not across():
+            if not up():
+                return
+
+
+def _walk_careful(src: bytes, tree: Tree, texts, starts, assigns, comments) -> None:
+    """The tokens of a tree whose comments may have children (skipped with them) and
+    whose leaves may not cover all of its text (what lies between them is a token)."""
+    comment_ids, assign_ids = _kinds(tree.language)
+    cursor = tree.walk()
+    at = 0  # the end of the last token or comment
+
+    def gap(upto: int) -> None:
+        between = src[at:upto]
+        if not between.isspace():
+            word = between.lstrip()
+            texts.append(word)
+            starts.append(upto - len(word))
+
+    while True:
+        node = cursor.node
+        kind = node.kind_id
+        if kind in comment_ids:
+            if node.start_byte > at:
+                gap(node.start_byte)
+            at = node.end_byte
+            comments.append((node.start_byte, at))
+        elif cursor.goto_first_child():
+            continue
+        else:
+            start, end = node.start_byte, node.end_byte
+            if end > start:
+                if start > at:
+                    gap(start)
+                texts.append(src[start:end])
+                starts.append(start)
+                if kind in assign_ids:
+                    assigns.append(start)
+                at = end
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                if len(src) > at:
+                    gap(len(src))
+                return
+
+
+class Tokens:
+    """The token stream of one parsed file.
+
+    Attributes: ``stream`` (bytes: every token, comments left out, joined by one space),
+    ``texts`` (the tokens), ``starts`` (each token's start byte in the source, ascending),
+    ``offsets`` (each token's start in ``stream`` less its index, one more item at the end),
+    ``assigns`` (start bytes of the ``=`` and ``:=`` tokens), ``comments`` (``(start, end)``
+    byte spans of the comments left out)."""
+
+    __slots__ = ("assigns", "comments", "offsets", "starts", "stream", "texts")
+
+    def __init__(self, src: bytes, tree: Tree, language: str) -> None:
+        texts: list[bytes] = []
+        starts: list[int] = []
+        assigns: list[int] = []
+        comments: list[tuple[int, int]] = []
+        walk = _walk_careful if language in CAREFUL else _walk_leaves
+        walk(src, tree, texts, starts, assigns, comments)
+        self.texts = texts
+        self.starts = starts
+        self.assigns = assigns
+        self.comments = comments
+        self.stream = b" ".join(texts)
+        #: Each token's start in ``stream`` less its index (the spaces before it).
+        self.offsets = list(accumulate(map(len, texts), initial=0))
+
+    def index(self, at: int) -> int:
+        """The index of the first token starting at or after byte ``at``."""
+        return bisect_left(self.starts, at)
+
+    def text(self, first: int, last: int) -> bytes:
+        """Tokens ``first`` (inclusive) to ``last`` (exclusive) joined by one space."""
+        if last <= first:
+            return b""
+        return self.stream[self.offsets[first] + first : self.offsets[last] + last - 1]
+
+    def digest(self, start: int, end: int, skip: tuple[int, int] | None = None) -> str:
+        """Digest of the tokens starting in bytes ``[start, end)``, without those starting in
+        the byte span ``skip`` (a Python docstring)."""
+        first, last = self.index(start), self.index(end)
+        if skip is None:
+            return digest(self.text(first, last))
+        cut, resume = self.index(skip[0]), self.index(skip[1])
+        return digest(self.text(first, cut) + b" " + self.text(resume, last))
+
+    def assign_in(self, start: int, end: int) -> int | None:
+        """Start byte of the first ``=`` or ``:=`` token in bytes ``[start, end)``, or None."""
+        assigns = self.assigns
+        i = bisect_left(assigns, start)
+        if i < len(assigns) and assigns[i] < end:
+            return assigns[i]
+        return None
+
+    def file_digest(self, src: bytes, declares: bool) -> str:
+        """The file digest (SPEC.md §Staleness): every token but comments; for a file that
+        ``declares`` nothing, every token with each comment as one token, comments too."""
+        if declares or not self.comments:
+            return digest(self.stream)
+        merged = sorted(
+            [*zip(self.starts, self.texts, strict=True), *((s, src[s:e]) for s, e in self.comments)]
+        )
+        return digest(b" ".join(t for _, t in merged))
 
 
 def line_texts(data: bytes, language: str | None) -> list[bytes]:
     """Each line of ``data`` (already BOM-stripped and LF-ended: ``extract.normalise_source``)
-    as a lines digest reads it, one item per line (index 0 is line 1): its whitespace runs
-    folded to one space and stripped. ``language``: the index's language name of the file,
-    None for a file the index does not read."""
-    return [b" ".join(line.split()) for line in data.split(b"\n")]
+    as a lines digest reads it, one item per line (index 0 is line 1).
+
+    ``language``: the index's language name of the file, None for a file the index does not
+    read. For a language the index reads, a line's text is its tokens (those starting on it,
+    comments left out; a token spanning lines belongs to its first line) joined by one space;
+    for any other file, the line with its whitespace runs folded to one space and stripped
+    (SPEC.md §Staleness). Raises ``KeyError`` for a language the index does not know."""
+    lines = data.split(b"\n")
+    if language is None:
+        return [b" ".join(line.split()) for line in lines]
+    from .languages import parser_and_query
+
+    parser, _query = parser_and_query(language)
+    tokens = Tokens(data, parser.parse(data), language)
+    line_starts = list(accumulate((len(line) + 1 for line in lines), initial=0))
+    per_line: list[list[bytes]] = [[] for _ in lines]
+    row = 0
+    for start, text in zip(tokens.starts, tokens.texts, strict=True):
+        while line_starts[row + 1] <= start:
+            row += 1
+        per_line[row].append(text)
+    return [b" ".join(b" ".join(words).split()) for words in per_line]
 
 
 def lines_digest(texts: list[bytes], first: int, last: int) -> str:

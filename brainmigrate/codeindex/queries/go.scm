@@ -12,5 +12,6 @@
 (type_alias name: (type_identifier) @name) @def.typealias
 (source_file (const_declaration (const_spec name: (identifier) @name) @def.constant))
 (source_file (var_declaration (var_spec name: (identifier) @name) @def.variable))
+(source_file (var_declaration (var_spec_list (var_spec name: (identifier) @name) @def.variable)))
 (field_declaration name: (field_identifier) @name) @def.field
 (method_elem name: (field_identifier) @name) @def.method
