@@ -665,3 +665,40 @@ def test_the_command_is_shell_quoted_and_shows_the_change(tmp_path, monkeypatch)
         "+1. `make start`",
         " 2. open the app",
     ]
+
+
+# ------------------------------------------------------------ values enclose cited lines
+
+FEE_TABLE = """\
+package billing
+
+class FeeTable {
+    private val rates = mapOf("eu" to 3, "us" to 2)
+
+    fun fee(region: String): Int = rates[region] ?: 0
+}
+"""
+
+
+def test_a_cited_property_line_is_fingerprinted_on_the_property_not_its_class(
+    tmp_path, monkeypatch
+):
+    """SPEC.md §Staleness "File anchor with lines": `FeeTable.kt:4` on `private val rates`
+    is fingerprinted on `rates`; an edit elsewhere in the class leaves it fresh, its value
+    changed is a body change, its type a signature change."""
+    monkeypatch.chdir(tmp_path)
+    tree = make_tree(
+        tmp_path,
+        {"src/FeeTable.kt": FEE_TABLE},
+        "+ the EU rate is 3, src/FeeTable.kt:4 TER-7\n",
+    )
+    [anchor] = tree.anchors("k1")
+    assert (anchor["path"], anchor["symbol"], anchor["state"]) == ("src/FeeTable.kt", None, "fresh")
+    tree.edit("src/FeeTable.kt", "?: 0", "?: 1")
+    assert tree.states() == {"k1": ("fresh", None)}
+    tree.edit("src/FeeTable.kt", '"eu" to 3', '"eu" to 4')
+    body = "STALE: body changed: src/FeeTable.kt#FeeTable.rates"
+    assert tree.states() == {"k1": ("body changed", body)}
+    tree.edit("src/FeeTable.kt", "private val rates =", "private val rates: Map<String, Int> =")
+    signature = "STALE: signature changed: src/FeeTable.kt#FeeTable.rates"
+    assert tree.states() == {"k1": ("signature changed", signature)}
