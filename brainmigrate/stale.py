@@ -230,7 +230,7 @@ def stale(
                 f for f in files if checkouts.quick(Anchor("file", f[0], f[1], content_hash=f[2]))
             }
             suspects, unlisted = r.suspects(fresh)
-            facts = list(r.anchored(suspects).values())
+            facts = list(r.anchored(suspects).values()) if suspects else []
         origins = r.origins([f.id for f in facts]) if facts else {}
     result = StaleResult(check_facts(facts, checkouts, origins), dry_run, 0, unlisted)
     unread = _none_readable(result, roots)

@@ -183,12 +183,11 @@ def _anchors_of(con: sqlite3.Connection, facts: dict[int, FactRecord]) -> None:
         f"SELECT fact_id, kind, root, path, symbol, line_first, line_last, how{cols}"
         " FROM anchors ORDER BY rowid"
     ):
-        fid, anchor = anchor_row(row)
-        rec = facts.get(fid)
-        if rec is not None:
-            rec.anchors.append(anchor)
-        else:
-            others.add(fid)
+        rec = facts.get(row[0])
+        if rec is None:  # not read, so not checked: only whether its fact is held
+            others.add(checked_id(row[0], "an anchors row", "fact_id"))
+            continue
+        rec.anchors.append(anchor_row(row)[1])
     check_held(con, others, "anchors")
 
 

@@ -269,7 +269,7 @@ class Reader:
                 " AND fact_id IN (SELECT id FROM facts WHERE status != 'superseded')"
             ).fetchall()
             if not all(type(r) is str and type(p) is str and type(h) is str for r, p, h in files):
-                read_anchored(con, ())  # names the first row it refuses (Inconsistent)
+                read_anchored(con)  # names the first row it refuses (Inconsistent)
                 raise Inconsistent("an anchors row: root, path or content_hash is not text")
             return files
 
