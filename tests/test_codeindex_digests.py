@@ -40,7 +40,7 @@ def changed(language: str, a: str, b: str, name: str) -> tuple[bool, bool]:
 
 
 def test_extractor_version_is_the_token_digests_one():
-    assert EXTRACTOR_VERSION == 3
+    assert EXTRACTOR_VERSION == 4
 
 
 # ------------------------------------------------------------------ re-flows and comments
@@ -448,3 +448,63 @@ def test_stale_sees_a_derive_change_and_reads_a_cited_attribute_on_its_method(ru
         "k1": ("fresh", None),
         "k2": ("signature changed", "STALE: signature changed: src/point.rs#PlanePoint.get"),
     }
+
+
+# ------------------------------------------- found on real history (clap v4.0 -> today)
+
+LEADING = (
+    "rust",
+    'fn leading() {\n    let got = vec!["  foo", "bar"];\n    assert!(got.len() == 2);\n}\n',
+    "leading",
+)
+
+
+@pytest.mark.parametrize(
+    "language, text, old, new, name",
+    [
+        (*LEADING[:2], '"bar"', '"  bar"', LEADING[2]),
+        (*LEADING[:2], '"bar"', '"bar  "', LEADING[2]),
+        ("python", 'def f():\n    return "bar"\n', '"bar"', '" bar"', "f"),
+        ("typescript", "function f() {\n  return 'bar';\n}\n", "'bar'", "' bar'", "f"),
+    ],
+)
+def test_whitespace_at_the_edge_of_a_string_is_a_change(language, text, old, new, name):
+    """Whitespace runs in a token fold to one space but are kept at its edges: clap's
+    `vec!["  foo", "bar"]` -> `vec!["  foo", "  bar"]` read unchanged (the joined tokens
+    were folded again, which stripped it)."""
+    assert changed(language, text, text.replace(old, new), name) == (False, True)
+    assert changed(language, text, text.replace(old, old[0] + "b  ar" + old[-1]), name) == (
+        False,
+        True,
+    )
+    doubled = text.replace(old, new.replace(" ", "  "))  # a longer run at the same edge
+    assert changed(language, text.replace(old, new), doubled, name) == (False, False)
+
+
+DOC_ATTRIBUTES = """\
+#[cfg_attr(feature = "help", doc = " ```")]
+/// Sets the value name.
+#[cfg_attr(feature = "help", doc = " ```")]
+#[must_use]
+pub fn value_name(self, name: &str) -> Self {
+    self.name(name)
+}
+"""
+
+
+def test_rust_doc_attributes_are_doc_comments_not_header():
+    """clap 5d0fbb47c replaced `#[cfg_attr(feature = "help", doc = " ```")]` with
+    `/// ```rust` over hundreds of methods: a doc edit, no signature change. Other
+    attributes stay header."""
+    markdown = DOC_ATTRIBUTES.replace('#[cfg_attr(feature = "help", doc = " ```")]', "/// ```rust")
+    assert changed("rust", DOC_ATTRIBUTES, markdown, "value_name") == (False, False)
+    edited = DOC_ATTRIBUTES.replace('doc = " ```"', 'doc = " ```text"', 1)
+    assert changed("rust", DOC_ATTRIBUTES, edited, "value_name") == (False, False)
+    plain = DOC_ATTRIBUTES.replace('#[cfg_attr(feature = "help", doc = " ```")]\n', "", 1)
+    assert changed("rust", DOC_ATTRIBUTES, '#[doc = "x"]\n' + plain, "value_name") == (
+        False,
+        False,
+    )
+    gone = DOC_ATTRIBUTES.replace("#[must_use]\n", "")
+    assert changed("rust", DOC_ATTRIBUTES, gone, "value_name") == (True, True)
+    assert decls("rust", DOC_ATTRIBUTES)["value_name"][0] == (1, 7)

@@ -29,8 +29,9 @@ Row = tuple[str, str, str | None, int, int, int, str, str | None]
 #: Bumped whenever rows would come out differently for the same input (cache namespace).
 #: 2: a Python docstring is left out of the body digest; the file digest is taken too.
 #: 3: token digests; Rust attributes and preceding decorators start their declaration;
-#: a variable's value is its body.
-EXTRACTOR_VERSION = 3
+#: a variable's value is its body. 4: a token's edge whitespace counts; Rust doc attributes
+#: are doc comments.
+EXTRACTOR_VERSION = 4
 
 #: Containers whose direct ``function`` children are methods.
 TYPE_LIKE = frozenset(

@@ -5,9 +5,14 @@ again anywhere in the file (a window of the same number of lines).
 A file the index reads is digested over its **tokens**: tree-sitter's leaf nodes in source
 order, comments left out (a node whose type holds ``comment`` is skipped with its children:
 Rust doc comments have some), zero-width leaves (MISSING nodes) skipped, joined by one space.
-A token's own whitespace (a multi-line string, JSX text) is folded to one space as every
-digest folds it. So a re-flow that changes no token (prettier, rustfmt, gofmt, a re-indent,
-CRLF, a BOM) changes no digest, and neither does a comment edit.
+A token's own whitespace runs (a multi-line string, JSX text) are folded to one space, its
+leading and trailing whitespace included but kept: ``"bar"`` and ``"  bar"`` are two tokens
+(the digest is not folded again once the tokens are joined, which would strip it); only
+whitespace that ends a token where its line ends is dropped (trailing blanks). Rust's
+``#[doc …]`` attributes (and ``#[cfg_attr(…, doc …)]``, ``#![doc …]``) are doc comments
+written as attributes: left out like comments. So a re-flow that changes no token (prettier,
+rustfmt, gofmt, a re-indent, CRLF, a BOM) changes no digest, and neither does a comment or
+doc edit.
 
 :class:`Tokens` is the token stream of one file, built in one walk of its tree; a
 declaration's digest is the digest of a slice of it, found by bisecting the tokens' start
@@ -17,6 +22,7 @@ bytes. Interface used by ``extract``, ``checkouts`` and ``fingerprints``.
 from __future__ import annotations
 
 import functools
+import re
 from bisect import bisect_left
 from itertools import accumulate
 from typing import TYPE_CHECKING
@@ -28,6 +34,18 @@ if TYPE_CHECKING:
 
 #: Anonymous tokens that end a variable's header (SPEC.md §Staleness: the text before ``=``).
 _ASSIGN = ("=", ":=")
+#: A whitespace run inside a token, and a stream that has one (or a token with whitespace at
+#: an edge, which the joining space then doubles).
+_RUN = re.compile(rb"\s+")
+_TOKEN_SPACE = re.compile(rb"[\t\n\r\f\v]|  ")
+#: Rust attributes that are doc comments: ``#[doc = "…"]``, ``#![doc(…)]``,
+#: ``#[cfg_attr(feature = "x", doc = "…")]``.
+_DOC_ATTRIBUTE = re.compile(rb"#!?\s*\[\s*(?:doc\b|cfg_attr\s*\(.*?,\s*doc\b)", re.S)
+_ATTRIBUTE_KINDS = ("attribute_item", "inner_attribute_item")
+
+
+def _hash(text: bytes) -> str:
+    return blake2b(text, digest_size=12).hexdigest()
 
 
 def digest(text: bytes) -> str:
@@ -47,6 +65,16 @@ def _kinds(language: Language) -> tuple[frozenset[int], frozenset[int]]:
         if language.node_kind_for_id(i) in _ASSIGN and not language.node_kind_is_named(i)
     )
     return comments, assigns
+
+
+@functools.cache
+def _attribute_kinds(language: Language) -> frozenset[int]:
+    """Kind ids of a grammar's attribute items (Rust's ``#[…]`` and ``#![…]``)."""
+    return frozenset(
+        i
+        for i in range(language.node_kind_count)
+        if language.node_kind_for_id(i) in _ATTRIBUTE_KINDS and language.node_kind_is_named(i)
+    )
 
 
 #: Grammars whose comment nodes have children (Rust doc comments, Scala comments), or whose
@@ -89,6 +117,7 @@ def _walk_careful(src: bytes, tree: Tree, texts, starts, assigns, comments) -> N
     """The tokens of a tree whose comments may have children (skipped with them) and
     whose leaves may not cover all of its text (what lies between them is a token)."""
     comment_ids, assign_ids = _kinds(tree.language)
+    attribute_ids = _attribute_kinds(tree.language)
     cursor = tree.walk()
     at = 0  # the end of the last token or comment
 
@@ -102,7 +131,10 @@ def _walk_careful(src: bytes, tree: Tree, texts, starts, assigns, comments) -> N
     while True:
         node = cursor.node
         kind = node.kind_id
-        if kind in comment_ids:
+        if kind in comment_ids or (
+            kind in attribute_ids
+            and _DOC_ATTRIBUTE.match(src, node.start_byte, node.end_byte) is not None
+        ):
             if node.start_byte > at:
                 gap(node.start_byte)
             at = node.end_byte
@@ -126,6 +158,25 @@ def _walk_careful(src: bytes, tree: Tree, texts, starts, assigns, comments) -> N
                 return
 
 
+def _folded(src: bytes, texts: list[bytes], starts: list[int]) -> tuple[list, list]:
+    """The tokens with their whitespace runs folded to one space, and the whitespace that
+    ends a token where its line ends dropped (trailing blanks are no text: a C macro's
+    value); a token left empty is no token."""
+    end_of_source = len(src)
+    kept_texts: list[bytes] = []
+    kept_starts: list[int] = []
+    for start, text in zip(starts, texts, strict=True):
+        if text[-1:].isspace():
+            end = start + len(text)
+            if end >= end_of_source or src[end] in b"\r\n":
+                text = text.rstrip()
+        text = _RUN.sub(b" ", text)
+        if text:
+            kept_texts.append(text)
+            kept_starts.append(start)
+    return kept_texts, kept_starts
+
+
 class Tokens:
     """The token stream of one parsed file.
 
@@ -144,6 +195,8 @@ class Tokens:
         comments: list[tuple[int, int]] = []
         walk = _walk_careful if language in CAREFUL else _walk_leaves
         walk(src, tree, texts, starts, assigns, comments)
+        if _TOKEN_SPACE.search(b" ".join(texts)) is not None:
+            texts, starts = _folded(src, texts, starts)
         self.texts = texts
         self.starts = starts
         self.assigns = assigns
@@ -167,9 +220,10 @@ class Tokens:
         the byte span ``skip`` (a Python docstring)."""
         first, last = self.index(start), self.index(end)
         if skip is None:
-            return digest(self.text(first, last))
+            return _hash(self.text(first, last))
         cut, resume = self.index(skip[0]), self.index(skip[1])
-        return digest(self.text(first, cut) + b" " + self.text(resume, last))
+        parts = (self.text(first, cut), self.text(resume, last))
+        return _hash(b" ".join(p for p in parts if p))
 
     def assign_in(self, start: int, end: int) -> int | None:
         """Start byte of the first ``=`` or ``:=`` token in bytes ``[start, end)``, or None."""
@@ -183,11 +237,14 @@ class Tokens:
         """The file digest (SPEC.md §Staleness): every token but comments; for a file that
         ``declares`` nothing, every token with each comment as one token, comments too."""
         if declares or not self.comments:
-            return digest(self.stream)
+            return _hash(self.stream)
         merged = sorted(
-            [*zip(self.starts, self.texts, strict=True), *((s, src[s:e]) for s, e in self.comments)]
+            [
+                *zip(self.starts, self.texts, strict=True),
+                *((s, _RUN.sub(b" ", src[s:e])) for s, e in self.comments),
+            ]
         )
-        return digest(b" ".join(t for _, t in merged))
+        return _hash(b" ".join(t for _, t in merged))
 
 
 def line_texts(data: bytes, language: str | None) -> list[bytes]:
@@ -213,7 +270,7 @@ def line_texts(data: bytes, language: str | None) -> list[bytes]:
         while line_starts[row + 1] <= start:
             row += 1
         per_line[row].append(text)
-    return [b" ".join(b" ".join(words).split()) for words in per_line]
+    return [b" ".join(words) for words in per_line]
 
 
 def lines_digest(texts: list[bytes], first: int, last: int) -> str:
