@@ -74,7 +74,8 @@ class CheckoutFiles:
         self._legacy: dict[tuple[str, str], object] = {}
         self._line_hashes: dict[tuple[str, str], frozenset[str] | None] = {}
         self._same_bytes: dict[tuple[str, str], dict[str, list[str]]] = {}
-        self._held: dict[tuple[str, str, str], bytes | None] = {}
+        self._held: dict[tuple[str, str, str], tuple[bytes, str] | None] = {}
+        self._held_declarations: dict[tuple[str, str, str], set[tuple]] = {}
         self._sketches: dict[tuple[str, str], str | None] = {}
 
     # --- roots and files
@@ -352,12 +353,25 @@ class CheckoutFiles:
     def held_at(self, root: str, commit: str, rel: str) -> bytes | None:
         """``rel``'s bytes as commit ``commit`` held them (``git show commit:./rel`` in
         ``root``; BOM and CRLF as ``data``), or None when git cannot tell."""
+        held = self._held_at(root, commit, rel)
+        return None if held is None else held[0]
+
+    def held_hash(self, root: str, commit: str, rel: str) -> str | None:
+        """``content_hash`` of ``rel`` as commit ``commit`` held it, or None."""
+        held = self._held_at(root, commit, rel)
+        return None if held is None else held[1]
+
+    def _held_at(self, root: str, commit: str, rel: str) -> tuple[bytes, str] | None:
         key = (root, commit, rel)
         if key not in self._held:
             from brainmigrate.git import run_git
 
             out = run_git(root, "show", f"{commit}:./{rel}")
-            self._held[key] = None if out is None else normalise_source(out)
+            self._held[key] = (
+                None
+                if out is None
+                else (normalise_source(out), hashlib.blake2b(out, digest_size=16).hexdigest())
+            )
         return self._held[key]
 
 

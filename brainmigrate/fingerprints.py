@@ -268,26 +268,36 @@ class Checkouts(MoveSearch):
     ) -> AnchorCheck | None:
         """A declaration not found by (kind, container, name) that is now in another
         container (a function that became a method, a method now in another class or at
-        the top level): the one declaration of its name and kind in ``rel``, else (when
-        ``rel`` is its recorded path) the one in the root. Its state is ``signature
+        the top level): the one declaration of its name and kind in ``rel`` that is new
+        since the fingerprint (``_new_since``), else (when ``rel`` is its recorded path)
+        the one in the root. Its state is ``signature
         changed`` (how it is called changed), naming where it is and what it was:
         ``signature changed: path#Parser.parse (was path#parse)`` (SPEC.md §Staleness is
         silent; docs/staleness.md "A function that became a method"); None when there
-        is not exactly one."""
+        is not exactly one (a removed ``Conflicts.new`` is no ``Validator.new`` that was
+        there already)."""
         if not (a.fingerprinted and a.target and a.target[0] not in (FILE, LINES)):
             return None
         kind, _, name = a.target
         legacy = _legacy(a)
-        same = [d for d in self._by_name(root, rel, legacy).get(name, ()) if d.category == kind]
         path = rel
+        same = [
+            d
+            for d in self._by_name(root, rel, legacy).get(name, ())
+            if d.category == kind and self._new_since(a, root, rel, d)
+        ]
         if not same and moved_from is None:
             found = self.index(root).declarations_of([name]).get(name, [])
-            same = [d for d in found if d.category == kind and d.path != rel]
-            if len({d.path for d in same}) == 1:
-                path = same[0].path
-                same = [
-                    d for d in self._by_name(root, path, legacy).get(name, ()) if d.category == kind
-                ]
+            paths = sorted({d.path for d in found if d.category == kind and d.path != rel})
+            same = [
+                (p, d)
+                for p in paths
+                for d in self._by_name(root, p, legacy).get(name, ())
+                if d.category == kind and self._new_since(a, root, p, d)
+            ]
+            if len(same) == 1:
+                path = same[0][0]
+            same = [d for _, d in same]
         if len(same) != 1:
             return None
         d = same[0]
@@ -297,6 +307,33 @@ class Checkouts(MoveSearch):
         moved = path if (moved_from or path != a.path) else None
         reason = f"signature changed: {where}"
         return AnchorCheck(a, "signature changed", reason, root, path, moved, None, target)
+
+    def _new_since(self, a: Anchor, root: str, path: str, d) -> bool:
+        """Whether declaration ``d`` (of ``path``) is new since ``a`` was fingerprinted, by
+        git's evidence: the file at ``path`` held no declaration of its (kind, container,
+        name) at the fingerprinted commit, or did not exist then. False without a commit
+        or when git cannot tell (no evidence, no claim); True when the fingerprint was taken
+        on bytes that commit does not hold (an uncommitted edit: the commit says nothing
+        of what was fingerprinted)."""
+        if not a.commit:
+            return False
+        if a.content_hash and self.held_hash(root, a.commit, a.path) not in (None, a.content_hash):
+            return True
+        old = self.held_at(root, a.commit, path)
+        if old is None:  # a file new since then, if git can read the commit at all
+            return path != a.path and self.held_at(root, a.commit, a.path) is not None
+        key = (root, a.commit, path)
+        held = self._held_declarations.get(key)
+        if held is None:
+            language = self.index(root).language_of(path)
+            if language is None:
+                return False
+            from brainmigrate.codeindex.extract import extract_file
+            from brainmigrate.codeindex.model import category_of
+
+            rows = extract_file(old, language)[1]
+            held = self._held_declarations[key] = {(category_of(r[1]), r[2], r[0]) for r in rows}
+        return (d.category, d.container, d.name) not in held
 
     # --- fingerprints
 

@@ -702,3 +702,46 @@ def test_a_cited_property_line_is_fingerprinted_on_the_property_not_its_class(
     tree.edit("src/FeeTable.kt", "private val rates =", "private val rates: Map<String, Int> =")
     signature = "STALE: signature changed: src/FeeTable.kt#FeeTable.rates"
     assert tree.states() == {"k1": ("signature changed", signature)}
+
+
+VALIDATOR = """\
+class Validator:
+    def new(self, cmd):
+        return cmd
+
+
+class Conflicts:
+    def new(self, cmd):
+        return [cmd]
+"""
+
+
+def test_a_removed_method_is_gone_though_another_type_had_a_method_of_its_name(
+    tmp_path, monkeypatch
+):
+    """clap's `Conflicts::new` was removed while `Validator::new` was there all along: that
+    is no method that moved to another type, so it is "declaration gone" (a declaration
+    counts as the one it became only when the fingerprinted commit did not hold it)."""
+    monkeypatch.chdir(tmp_path)
+    tree = make_tree(
+        tmp_path,
+        {"src/validator.py": VALIDATOR},
+        "+ conflicts start empty, src/validator.py:7-8 TER-8\n",
+    )
+    tree.edit(
+        "src/validator.py", "class Conflicts:\n    def new(self, cmd):\n        return [cmd]\n", ""
+    )
+    gone = "STALE: declaration gone: src/validator.py#Conflicts.new"
+    assert tree.states() == {"k1": ("declaration gone", gone)}
+    # committed, and then a new type with that method: it is the one the method became
+    git(tree.repo, "commit", "-qam", "drop Conflicts")
+    tree.edit(
+        "src/validator.py",
+        "        return cmd\n",
+        "        return cmd\n\n\nclass Clashes:\n    def new(self, cmd):\n        return [cmd]\n",
+    )
+    became = (
+        "STALE: signature changed: src/validator.py#Clashes.new"
+        " (was src/validator.py#Conflicts.new)"
+    )
+    assert tree.states() == {"k1": ("signature changed", became)}
