@@ -508,3 +508,19 @@ def test_rust_doc_attributes_are_doc_comments_not_header():
     gone = DOC_ATTRIBUTES.replace("#[must_use]\n", "")
     assert changed("rust", DOC_ATTRIBUTES, gone, "value_name") == (True, True)
     assert decls("rust", DOC_ATTRIBUTES)["value_name"][0] == (1, 7)
+
+
+@pytest.mark.parametrize(
+    "text, old, new",
+    [
+        ('def banner():\n    return "Welcome to v1\\n"\n', "Welcome to v1", "Goodbye from v9"),
+        ('SEPARATOR = "\\t|\\t"\n', "|", ";"),
+        ('def f(b):\n    return f"a {b} c\\n"\n', "a {b}", "z {b}"),
+    ],
+)
+def test_the_text_of_a_python_string_with_an_escape_is_a_token(text, old, new):
+    """A Python string holding an escape sequence has the escapes as the only children of
+    its content: its text is read between them (a banner's words changed read fresh)."""
+    name = "banner" if "banner" in text else "f" if "def f" in text else "SEPARATOR"
+    assert changed("python", text, text.replace(old, new), name)[1] is True
+    assert file_digest("python", text) != file_digest("python", text.replace(old, new))

@@ -79,9 +79,11 @@ def _attribute_kinds(language: Language) -> frozenset[int]:
 
 #: Grammars whose comment nodes have children (Rust doc comments, Scala comments), or whose
 #: leaves leave some text out (Kotlin's string quotes, the text of Scala's interpolated
-#: strings): their walk looks at every node's type and takes the text between leaves
-#: that is no whitespace as a token too; the others' walk looks only at the leaves.
-CAREFUL = frozenset({"rust", "scala", "kotlin"})
+#: strings, the text of a Python string that holds an escape sequence, whose
+#: ``string_content`` then has the escapes as its only children): their walk looks at
+#: every node's type and takes the text between leaves that is no whitespace as a token
+#: too; the others' walk looks only at the leaves.
+CAREFUL = frozenset({"rust", "scala", "kotlin", "python"})
 
 
 def _walk_leaves(src: bytes, tree: Tree, texts, starts, assigns, comments) -> None:
