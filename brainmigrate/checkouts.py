@@ -295,7 +295,19 @@ class CheckoutFiles:
         from brainmigrate.codeindex.tokens import lines_digest
 
         texts = self.line_texts(root, rel, legacy)
-        return None if texts is None else lines_digest(texts, *lines)
+        return (
+            None
+            if texts is None
+            else lines_digest(texts, *lines, self.raw_lines(root, rel, legacy))
+        )
+
+    def raw_lines(self, root: str, rel: str, legacy: bool = False) -> list[bytes] | None:
+        """The raw lines (whitespace folded) a lines digest of code lines that hold no
+        token reads (``codeindex.tokens.lines_digest``'s ``raw``): None for a file the index
+        does not read (its lines are read raw already) and for ``legacy`` digests."""
+        if legacy or self.index(root).language_of(rel) is None:
+            return None
+        return self.line_texts(root, rel, True)
 
     def same_digest(self, root: str, rel: str, wanted: str, legacy: bool = False) -> list[str]:
         """Files of ``root`` with ``rel``'s extension whose file digest is ``wanted``

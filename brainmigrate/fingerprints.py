@@ -247,7 +247,7 @@ class Checkouts(MoveSearch):
         texts = self.line_texts(root, rel, _legacy(a))
         if texts is None or not a.body_digest:
             return None
-        return find_lines(texts, a.body_digest, *a.lines)
+        return find_lines(texts, a.body_digest, *a.lines, self.raw_lines(root, rel, _legacy(a)))
 
     def at_its_text(self, a: Anchor, root: str) -> Anchor:
         """``a`` at the lines its fingerprinted text stands at now in ``root`` when it is

@@ -745,3 +745,43 @@ def test_a_removed_method_is_gone_though_another_type_had_a_method_of_its_name(
         " (was src/validator.py#Conflicts.new)"
     )
     assert tree.states() == {"k1": ("signature changed", became)}
+
+
+CLI_PY = '''\
+import argparse
+parser = argparse.ArgumentParser()
+parser.add_argument("--x", help="""
+    the x option
+    defaults to 5 seconds
+""")
+# TODO: the retry limit is 3 (see ops runbook)
+run(parser)
+'''
+
+
+def test_cited_lines_that_hold_no_token_are_digested_over_their_text(tmp_path, monkeypatch):
+    """Lines of code that hold no token (the inside of a multi-line string, a comment) are
+    digested over their raw text, comments too, as a file that declares nothing: digested
+    over their (empty) tokens they could never go stale, and were "found" at any blank
+    line."""
+    monkeypatch.chdir(tmp_path)
+    tree = make_tree(
+        tmp_path,
+        {"cli.py": CLI_PY, "conf.yaml": "a: 1\rb: 2\rc: 3\r"},
+        "+ x defaults to 5 seconds: cli.py:4-5 TER-1\n"
+        "+ the retry limit is 3: cli.py:7 TER-2\n"
+        "+ b is 2, conf.yaml:2 TER-3\n",
+    )
+    fresh = {"k1": ("fresh", None), "k2": ("fresh", None), "k3": ("fresh", None)}
+    assert tree.states() == fresh
+    tree.edit("cli.py", "# TODO: the", "#   TODO:   the")  # a re-indent of the comment
+    (tree.repo / "conf.yaml").write_bytes(b"a: 1\nb: 2\nc: 3\n")  # CR -> LF
+    assert tree.states() == fresh
+    tree.edit("cli.py", "5 seconds", "50 seconds")
+    tree.edit("cli.py", "limit is 3", "limit is 7")
+    (tree.repo / "conf.yaml").write_bytes(b"a: 1\nb: 20\nc: 3\n")
+    assert tree.states() == {
+        "k1": ("body changed", "STALE: body changed: cli.py:4-5"),
+        "k2": ("body changed", "STALE: body changed: cli.py:7"),
+        "k3": ("body changed", "STALE: body changed: conf.yaml:2"),
+    }

@@ -100,11 +100,13 @@ _PLAIN = re.compile(r"[^\W\d][\w$]*(?:[?!=]|(?:[.\\][^\W\d][\w$]*)*)\Z")
 
 
 def normalise_source(data: bytes) -> bytes:
-    """Strip a leading UTF-8 BOM and turn CRLF into LF (line numbers are unchanged)."""
+    """Strip a leading UTF-8 BOM and turn CRLF, then a lone CR (old Mac line ends), into LF
+    (SPEC.md §Staleness: "CRLF/CR → LF"; a CRLF file keeps its line numbers, a CR one is
+    read as the lines an editor shows)."""
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
-    if b"\r\n" in data:
-        data = data.replace(b"\r\n", b"\n")
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     return data
 
 

@@ -275,21 +275,45 @@ def line_texts(data: bytes, language: str | None) -> list[bytes]:
     return [b" ".join(words) for words in per_line]
 
 
-def lines_digest(texts: list[bytes], first: int, last: int) -> str:
+#: What a lines digest of code lines that hold no token is taken over, before their raw
+#: text (so it never equals the digest of a token text).
+_RAW = b"\0raw\0"
+
+
+def lines_digest(texts: list[bytes], first: int, last: int, raw: list[bytes] | None = None) -> str:
     """Hex blake2b (12 bytes) of lines ``first`` to ``last`` (1-based, inclusive) of a file
-    read by ``line_texts``: their non-empty texts joined by one space."""
+    read by ``line_texts``: their non-empty texts joined by one space. ``raw``: the same
+    file's lines as ``line_texts(data, None)`` reads them, for a file the index reads: lines
+    that hold no token (comments, the inside of a multi-line string, blank lines) are
+    digested over that raw text, comments too, as a file that declares nothing is (SPEC.md
+    §Staleness) — else an edit of a cited comment could never make it stale."""
     joined = b" ".join(t for t in texts[first - 1 : last] if t)
+    if not joined and raw is not None:
+        return _raw_digest(raw, first - 1, last)
     return blake2b(joined, digest_size=12).hexdigest()
 
 
-def find_lines(texts: list[bytes], wanted: str, first: int, last: int) -> tuple[int, int] | None:
+def _raw_digest(raw: list[bytes], start: int, end: int) -> str:
+    """The digest of lines ``start`` (0-based) to ``end`` (exclusive) that hold no token."""
+    return blake2b(_RAW + b" ".join(t for t in raw[start:end] if t), digest_size=12).hexdigest()
+
+
+#: The digests of lines that hold no text at all: nothing to look for elsewhere.
+EMPTY = frozenset({blake2b(b"", digest_size=12).hexdigest(), _raw_digest([], 0, 0)})
+
+
+def find_lines(
+    texts: list[bytes], wanted: str, first: int, last: int, raw: list[bytes] | None = None
+) -> tuple[int, int] | None:
     """Where the text a lines digest ``wanted`` was taken of stands now in a file read by
-    ``line_texts``: the window of ``last - first + 1`` lines whose ``lines_digest`` is
-    ``wanted``, the one starting nearest line ``first`` (the earlier of two as near), as
-    ``(first, last)`` 1-based; None when no window has it (SPEC.md §Staleness "File anchor
-    with lines"). One join of the file's texts; each window is a slice of it, hashed."""
+    ``line_texts``: the window of ``last - first + 1`` lines whose ``lines_digest`` (with
+    ``raw``) is ``wanted``, the one starting nearest line ``first`` (the earlier of two as
+    near), as ``(first, last)`` 1-based; None when no window has it, or when ``wanted`` is
+    the digest of no text (blank lines, lines past the end: found anywhere, they say
+    nothing) (SPEC.md §Staleness "File anchor with lines"). One join of the file's texts;
+    each window is a slice of it, hashed."""
     n = last - first + 1
-    if n < 1 or n > len(texts):
+    if n < 1 or n > len(texts) or wanted in EMPTY:
         return None
     kept = [t for t in texts if t]
     joined = b" ".join(kept)
@@ -304,7 +328,12 @@ def find_lines(texts: list[bytes], wanted: str, first: int, last: int) -> tuple[
         before.append(before[-1] + (1 if t else 0))
     for s in sorted(range(len(texts) - n + 1), key=lambda s: (abs(s + 1 - first), s)):
         i, j = before[s], before[s + n] - 1
-        window = joined[starts[i] : ends[j]] if i <= j else b""
-        if blake2b(window, digest_size=12).hexdigest() == wanted:
+        if i <= j:
+            found = blake2b(joined[starts[i] : ends[j]], digest_size=12).hexdigest()
+        elif raw is not None:
+            found = _raw_digest(raw, s, s + n)
+        else:
+            continue
+        if found == wanted:
             return s + 1, s + n
     return None
