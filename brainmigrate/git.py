@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 #: Settings that make git's output what brainmigrate parses, whatever the user's config:
 #: paths unquoted, no colour, no signature lines in a log, a merge's changes listed
@@ -283,69 +283,97 @@ def change_events(out: bytes) -> list[tuple[str, str, str]]:
     """``(status, path, new_path)`` of each add (``A``), delete (``D``) and rename (``R``)
     in ``--name-status -z`` output, in the order listed; ``new_path`` is ``""`` but for a
     rename. Other statuses are skipped."""
-    return [(kind, os.fsdecode(a), os.fsdecode(b)) for kind, a, b in _raw_events(out)]
+    return [(kind, os.fsdecode(a), os.fsdecode(b)) for _c, kind, a, b in _raw_events(out)]
 
 
-def _raw_events(out: bytes) -> list[tuple[str, bytes, bytes]]:
-    """``change_events`` with the paths left as bytes (decoded only where kept)."""
+def _raw_events(out: bytes) -> list[tuple[bytes, str, bytes, bytes]]:
+    """``(commit, status, path, new_path)`` of ``change_events`` with the paths left as
+    bytes (decoded only where kept); ``commit`` is the hex name of the commit a
+    ``--format=%x01%H`` header before them names, ``b""`` without one."""
     fields = [p for p in (f.strip(b"\n") for f in out.split(b"\0")) if p]
-    events: list[tuple[str, bytes, bytes]] = []
+    events: list[tuple[bytes, str, bytes, bytes]] = []
+    commit = b""
     i = 0
     while i < len(fields):
+        if fields[i].startswith(b"\x01"):
+            commit = fields[i][1:]
+            i += 1
+            continue
         status = fields[i].decode("ascii", "replace")
         kind = status[:1]
         two = kind in ("R", "C") and status[1:].isdigit()
         if two and i + 2 < len(fields):
             if kind == "R":
-                events.append(("R", fields[i + 1], fields[i + 2]))
+                events.append((commit, "R", fields[i + 1], fields[i + 2]))
             i += 3
         elif len(status) <= 4 and kind.isalpha() and i + 1 < len(fields):
             if kind in ("A", "D"):
-                events.append((kind, fields[i + 1], b""))
+                events.append((commit, kind, fields[i + 1], b""))
             i += 2
         else:
             i += 1
     return events
 
 
-def history_events(
-    folder: str | os.PathLike, since: str | None = None
-) -> list[tuple[str, str, str]] | None:
-    """``change_events`` of the checked-out branch's history (from commit ``since`` when
-    given: ``since..HEAD``), oldest first (a commit after its parents), paths relative to
-    ``folder``: ``git log -M --reverse --date-order --diff-merges=first-parent
-    --diff-filter=ADR --relative``. A merge is listed with its changes against its first
-    parent, so a rename only the merge shows (a branch deleted the file in one commit and
-    added it at its new path in another, or the merge's resolution moved it) is read too
-    (SPEC.md §Staleness, "renames made by merge commits included"); the branch's own
-    commits are listed as well, before the merge. Only the events of paths some rename
-    names are kept (a rename's old and new path), and only those are decoded: what
-    following a rename needs, without every file ever added. None when git fails
+#: What makes ``git log`` list a merge's changes against its first parent: git 2.31 and
+#: later take ``--diff-merges=first-parent``; older git refuses it ("unrecognized
+#: argument") and reads ``-m`` with ``--first-parent`` as that diff.
+DIFF_MERGES = "--diff-merges=first-parent"
+
+
+def log_events(
+    folder: str | os.PathLike, *, first_parent: bool = False, since: str | None = None
+) -> list[tuple[str, str, str, str]] | None:
+    """``(commit, status, path, new_path)`` of the checked-out branch's history (from
+    commit ``since`` when given: ``since..HEAD``), oldest first (a commit after its
+    parents), paths relative to ``folder``: ``git log -M --reverse --date-order
+    --diff-merges=first-parent --diff-filter=ADR --relative``; ``first_parent``: only
+    the commits along ``HEAD``'s first parents (``--first-parent``: the branch's own line,
+    each merge's changes against the branch as it was: the net renames it brought in).
+
+    A merge is listed with its changes against its first parent, so a rename only the
+    merge shows (a branch deleted the file in one commit and added it at its new path in
+    another, or the merge's resolution moved it) is read too (SPEC.md §Staleness,
+    "renames made by merge commits included"). Git older than 2.31 refuses
+    ``DIFF_MERGES``: then ``first_parent`` reads ``-m --first-parent``, and the whole
+    history is read without the merges' changes (their branches' commits carry most).
+    Only the events of paths some rename names are kept (a rename's old and new path),
+    and only those are decoded: what following a rename needs, without every file ever
+    added. None when git fails
     (``since`` unknown to it included)."""
-    out = run_git(
-        folder,
-        "log",
-        "-M",
-        "--reverse",
-        "--date-order",
-        "--diff-merges=first-parent",
-        "--diff-filter=ADR",
-        "--name-status",
-        "-z",
-        "--format=",
-        "--relative",
-        *([f"{since}..HEAD"] if since else []),
-        timeout=120,
-    )
+    args = ["log", "-M", "--reverse", "--date-order", "--diff-filter=ADR", "--name-status"]
+    args += ["-z", "--format=%x01%H", "--relative"]
+    args += ["--first-parent"] if first_parent else []
+    args += [f"{since}..HEAD"] if since else []
+    errors: list[str] = []
+    out = run_git(folder, *args, DIFF_MERGES, timeout=120, errors=errors)
+    if out is None and any(DIFF_MERGES.partition("=")[0] in e for e in errors):
+        out = run_git(folder, *args, *(["-m"] if first_parent else []), timeout=120)
     if out is None:
         return None
     events = _raw_events(out)
-    named = {p for kind, old, new in events if kind == "R" for p in (old, new)}
+    named = {p for _c, kind, old, new in events if kind == "R" for p in (old, new)}
     return [
-        (kind, os.fsdecode(old), os.fsdecode(new))
-        for kind, old, new in events
+        (commit.decode("ascii", "replace"), kind, os.fsdecode(old), os.fsdecode(new))
+        for commit, kind, old, new in events
         if old in named or new in named
     ]
+
+
+def history_events(
+    folder: str | os.PathLike, since: str | None = None, *, first_parent: bool = False
+) -> list[tuple[str, str, str]] | None:
+    """``log_events`` without their commits: ``(status, path, new_path)``."""
+    events = log_events(folder, first_parent=first_parent, since=since)
+    return None if events is None else [(kind, a, b) for _c, kind, a, b in events]
+
+
+def commit_positions(folder: str | os.PathLike) -> dict[str, int]:
+    """Commit -> its position in ``HEAD``'s history, oldest first in ``log_events``'
+    order (``git rev-list --reverse --date-order HEAD``); empty when git fails."""
+    out = run_git(folder, "rev-list", "--reverse", "--date-order", "HEAD", timeout=120)
+    names = (out or b"").decode("ascii", "replace").split()
+    return {name: i for i, name in enumerate(names)}
 
 
 def worktree_events(folder: str | os.PathLike) -> list[tuple[str, str, str]]:
@@ -404,3 +432,77 @@ class RenameTrail:
                 return new
             seq, kind, new = later
         return None
+
+
+class BranchTrail:
+    """Where a file went along the checked-out branch's own line of history: the trail
+    of its first parents (``first``: each merge's changes against the branch it was
+    made on, the net renames it brought in) decides when it ends at a path; where it
+    ends in a delete or holds no removal of the path (a branch that renamed then
+    rewrote the file, which a merge shows as a delete and an add; a file fingerprinted
+    on a merged branch), the trail of every commit (``every``, made on first need)
+    does. A rename on a branch whose merge threw it away is on no first-parent line, so
+    it never wins over the rename the branch kept."""
+
+    def __init__(self, first: RenameTrail, every: Callable[[], RenameTrail]) -> None:
+        self._first = first
+        self._make_every = every
+        self._every: RenameTrail | None = None
+
+    def _all(self) -> RenameTrail:
+        if self._every is None:
+            self._every = self._make_every()
+        return self._every
+
+    def removed(self) -> Iterable[str]:
+        """Every path either trail renamed or deleted (in no particular order)."""
+        return self._first.removed() | self._all().removed()
+
+    def follow(self, path: str, *, from_start: bool = False) -> str | None:
+        """``RenameTrail.follow`` of the first-parent trail, else of every commit's."""
+        found = self._first.follow(path, from_start=from_start)
+        if found is not None:
+            return found
+        return self._all().follow(path, from_start=from_start)
+
+
+class History:
+    """The rename history of the checkout holding ``folder``, read once for any number
+    of fingerprint commits (``trail``): the first-parent and the whole history
+    (``log_events``; the whole on first need), each commit's position
+    (``commit_positions``, when a commit is asked for) and what is not yet committed
+    (``worktree_events``): at most four git runs, however many commits are asked."""
+
+    def __init__(self, folder: str | os.PathLike) -> None:
+        self.folder = folder
+        self._logs: dict[bool, list[tuple[str, str, str, str]]] = {}
+        self._positions: dict[str, int] | None = None
+        self._worktree: list[tuple[str, str, str]] | None = None
+        self._trails: dict[int | None, BranchTrail] = {}
+
+    def trail(self, since: str | None) -> tuple[BranchTrail, bool]:
+        """The ``BranchTrail`` of the events of the commits after ``since`` (at later
+        positions: its descendants, and commits of other branches made after it), then
+        those not yet committed; and whether they start at ``since`` (then a file's
+        trail starts at its first removal, else at its last). ``since`` None, or no
+        commit of ``HEAD``'s history: the whole history, False."""
+        if since and self._positions is None:
+            self._positions = commit_positions(self.folder)
+        start = self._positions.get(since) if since and self._positions else None
+        if start not in self._trails:
+            self._trails[start] = BranchTrail(
+                self._sliced(True, start), lambda: self._sliced(False, start)
+            )
+        return self._trails[start], start is not None
+
+    def _sliced(self, first_parent: bool, start: int | None) -> RenameTrail:
+        """The ``RenameTrail`` of one history's events after position ``start``."""
+        if first_parent not in self._logs:
+            self._logs[first_parent] = log_events(self.folder, first_parent=first_parent) or []
+        if self._worktree is None:
+            self._worktree = worktree_events(self.folder)
+        events = self._logs[first_parent]
+        if start is not None:
+            at = self._positions or {}
+            events = [e for e in events if at.get(e[0], -1) > start]
+        return RenameTrail([*((k, a, b) for _c, k, a, b in events), *self._worktree])
