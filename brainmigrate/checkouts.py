@@ -17,9 +17,9 @@ from pathlib import Path
 
 from brainmigrate.codeindex.extract import digest, normalise_source
 from brainmigrate.digests import blake2b
-from brainmigrate.git import BranchTrail, History
 from brainmigrate.model import Anchor
 from brainmigrate.roots import remote_of, root_folder
+from brainmigrate.trails import BranchTrail, History
 
 #: The kind of an anchor checked for existence only (SPEC.md §Staleness "Folder anchor").
 FOLDER = "folder"
@@ -244,9 +244,9 @@ class CheckoutFiles:
     def rename_trail(self, root: str, since: str | None) -> tuple[BranchTrail, bool]:
         """git's adds, deletes and renames from commit ``since`` (None, or no commit of
         ``HEAD``'s history: the whole history) to the working tree, uncommitted ``git mv``
-        included, as a ``git.BranchTrail`` (the branch's first-parent line decides); and
+        included, as a ``trails.BranchTrail`` (the branch's first-parent line decides); and
         whether they start at ``since`` (then a file's trail starts at its first removal,
-        else at its last). Each root's history is read once (``git.History``)."""
+        else at its last). Each root's history is read once (``trails.History``)."""
         if root not in self._histories:
             self._histories[root] = History(root)
         return self._histories[root].trail(since)

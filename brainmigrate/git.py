@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 #: Settings that make git's output what brainmigrate parses, whatever the user's config:
 #: paths unquoted, no colour, no signature lines in a log, a merge's changes listed
@@ -59,11 +59,12 @@ def run_git(
     *args: str,
     timeout: float = 600,
     errors: list[str] | None = None,
+    stdin: bytes | None = None,
 ) -> bytes | None:
-    """stdout of ``git -C folder -c SETTINGS... ARGS`` in ``git_environment()``, or None
-    when git is missing, fails, or runs past ``timeout`` seconds; then ``errors`` (when
-    given) gets git's first line of stderr, or what kept git from running. Never raises
-    for those."""
+    """stdout of ``git -C folder -c SETTINGS... ARGS`` in ``git_environment()`` (reading
+    ``stdin`` when given, else nothing), or None when git is missing, fails, or runs past
+    ``timeout`` seconds; then ``errors`` (when given) gets git's first line of stderr, or
+    what kept git from running. Never raises for those."""
     settings = [part for s in SETTINGS for part in ("-c", s)]
     try:
         out = subprocess.run(
@@ -71,7 +72,7 @@ def run_git(
             capture_output=True,
             check=False,
             timeout=timeout,
-            stdin=subprocess.DEVNULL,
+            **({"input": stdin} if stdin is not None else {"stdin": subprocess.DEVNULL}),
             env=git_environment(),
         )
     except (OSError, subprocess.SubprocessError) as exc:
@@ -376,133 +377,25 @@ def commit_positions(folder: str | os.PathLike) -> dict[str, int]:
     return {name: i for i, name in enumerate(names)}
 
 
+def missing_at(folder: str | os.PathLike, wanted: Iterable[tuple[str, str]]) -> set:
+    """The ``(commit, path)`` pairs of ``wanted`` whose commit holds nothing at ``path``
+    (relative to ``folder``), in one ``git cat-file --batch-check``; a path with a line
+    break is taken as held. Empty when git fails."""
+    asked = [(c, p) for c, p in wanted if "\n" not in p and "\n" not in c]
+    if not asked:
+        return set()
+    names = "".join(f"{c}:./{p}\n" for c, p in asked).encode("utf-8", "surrogateescape")
+    out = run_git(folder, "cat-file", "--batch-check", stdin=names)
+    if out is None:
+        return set()
+    answers = out.split(b"\n")
+    return {
+        pair for pair, answer in zip(asked, answers, strict=False) if answer.endswith(b" missing")
+    }
+
+
 def worktree_events(folder: str | os.PathLike) -> list[tuple[str, str, str]]:
     """``change_events`` not yet committed (``git diff -M HEAD``: staged or not, tracked
     files), paths relative to ``folder``. Empty when git fails."""
     out = run_git(folder, "diff", "-M", "--name-status", "-z", "--relative", "HEAD")
     return change_events(out or b"")
-
-
-class RenameTrail:
-    """Where a file went, by git's ``events`` (``history_events`` then ``worktree_events``,
-    oldest first), indexed once for any number of paths (``follow``).
-
-    A removal of a path seen again with no add of that path between is the same removal
-    listed twice: by the branch commit that made it and by the merge that brought it in
-    (against the merge's first parent). A rename among them wins (a branch's delete, then
-    the merge's rename of the same path: the file was renamed), and the later of two
-    renames (the merge's, which names where the branch left the file)."""
-
-    def __init__(self, events: list[tuple[str, str, str]]) -> None:
-        self._removals: dict[str, list[tuple[int, str, str]]] = {}
-        open_removal: set[str] = set()  # paths removed and not added since
-        for seq, (kind, old, new) in enumerate(events):
-            if kind == "A":
-                open_removal.discard(old)
-                continue
-            if kind == "R":
-                open_removal.discard(new)  # a rename adds its new path
-            gone = self._removals.setdefault(old, [])
-            if old in open_removal:
-                if kind == "R":
-                    gone[-1] = (seq, kind, new)
-                continue
-            gone.append((seq, kind, new))
-            open_removal.add(old)
-
-    def removed(self) -> Iterable[str]:
-        """Every path the events renamed or deleted (in no particular order)."""
-        return self._removals.keys()
-
-    def follow(self, path: str, *, from_start: bool = False) -> str | None:
-        """Where the file at ``path`` went. Its trail starts at its last removal
-        (``from_start``: its first, for a file known to be at ``path`` when the events
-        begin, as a fingerprinted one); that removal must be a rename, then each later
-        removal of the new path a rename too, to the path where it is now. None when a
-        delete ends the trail (a file added again at that path and deleted later
-        included: that later file is the one a note cites) or when no rename took it
-        away."""
-        gone = self._removals.get(path)
-        if not gone:
-            return None
-        seq, kind, new = gone[0] if from_start else gone[-1]
-        while kind == "R":  # each step is later than the one before: it ends
-            later = next((r for r in self._removals.get(new, ()) if r[0] > seq), None)
-            if later is None:
-                return new
-            seq, kind, new = later
-        return None
-
-
-class BranchTrail:
-    """Where a file went along the checked-out branch's own line of history: the trail
-    of its first parents (``first``: each merge's changes against the branch it was
-    made on, the net renames it brought in) decides when it ends at a path; where it
-    ends in a delete or holds no removal of the path (a branch that renamed then
-    rewrote the file, which a merge shows as a delete and an add; a file fingerprinted
-    on a merged branch), the trail of every commit (``every``, made on first need)
-    does. A rename on a branch whose merge threw it away is on no first-parent line, so
-    it never wins over the rename the branch kept."""
-
-    def __init__(self, first: RenameTrail, every: Callable[[], RenameTrail]) -> None:
-        self._first = first
-        self._make_every = every
-        self._every: RenameTrail | None = None
-
-    def _all(self) -> RenameTrail:
-        if self._every is None:
-            self._every = self._make_every()
-        return self._every
-
-    def removed(self) -> Iterable[str]:
-        """Every path either trail renamed or deleted (in no particular order)."""
-        return self._first.removed() | self._all().removed()
-
-    def follow(self, path: str, *, from_start: bool = False) -> str | None:
-        """``RenameTrail.follow`` of the first-parent trail, else of every commit's."""
-        found = self._first.follow(path, from_start=from_start)
-        if found is not None:
-            return found
-        return self._all().follow(path, from_start=from_start)
-
-
-class History:
-    """The rename history of the checkout holding ``folder``, read once for any number
-    of fingerprint commits (``trail``): the first-parent and the whole history
-    (``log_events``; the whole on first need), each commit's position
-    (``commit_positions``, when a commit is asked for) and what is not yet committed
-    (``worktree_events``): at most four git runs, however many commits are asked."""
-
-    def __init__(self, folder: str | os.PathLike) -> None:
-        self.folder = folder
-        self._logs: dict[bool, list[tuple[str, str, str, str]]] = {}
-        self._positions: dict[str, int] | None = None
-        self._worktree: list[tuple[str, str, str]] | None = None
-        self._trails: dict[int | None, BranchTrail] = {}
-
-    def trail(self, since: str | None) -> tuple[BranchTrail, bool]:
-        """The ``BranchTrail`` of the events of the commits after ``since`` (at later
-        positions: its descendants, and commits of other branches made after it), then
-        those not yet committed; and whether they start at ``since`` (then a file's
-        trail starts at its first removal, else at its last). ``since`` None, or no
-        commit of ``HEAD``'s history: the whole history, False."""
-        if since and self._positions is None:
-            self._positions = commit_positions(self.folder)
-        start = self._positions.get(since) if since and self._positions else None
-        if start not in self._trails:
-            self._trails[start] = BranchTrail(
-                self._sliced(True, start), lambda: self._sliced(False, start)
-            )
-        return self._trails[start], start is not None
-
-    def _sliced(self, first_parent: bool, start: int | None) -> RenameTrail:
-        """The ``RenameTrail`` of one history's events after position ``start``."""
-        if first_parent not in self._logs:
-            self._logs[first_parent] = log_events(self.folder, first_parent=first_parent) or []
-        if self._worktree is None:
-            self._worktree = worktree_events(self.folder)
-        events = self._logs[first_parent]
-        if start is not None:
-            at = self._positions or {}
-            events = [e for e in events if at.get(e[0], -1) > start]
-        return RenameTrail([*((k, a, b) for _c, k, a, b in events), *self._worktree])

@@ -21,7 +21,8 @@ from clirun import cli
 from trees import GIT, git, write
 
 from brainmigrate import git as git_module
-from brainmigrate.git import RenameTrail, history_events
+from brainmigrate.git import history_events
+from brainmigrate.trails import RenameTrail
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
@@ -438,3 +439,40 @@ def test_renames_from_many_fingerprint_commits_read_the_history_once(tmp_path, m
         (f"k{i}", "moved", f"STALE: moved: src/part{i}.rs → lib/part{i}.rs") for i in range(1, 6)
     ]
     assert sorted(c for c in calls if c != "rev-parse") == ["diff", "log", "rev-list"]
+
+
+# ---------------------------------------------------------------------- what changed
+
+
+def anchor_json(fact: str) -> dict:
+    r = cli("stale", "--root", "repo", "--format", "json")
+    [found] = [f for f in json.loads(r.stdout)["facts"] if f["id"] == fact]
+    return found["anchors"][0]
+
+
+def test_what_changed_for_a_fingerprint_carried_to_a_new_path_diffs_from_the_old(tree):
+    """``check --fix`` and a re-import carry the fingerprint to the new path; its commit
+    holds the file at the old one, so a plain diff would show a new file."""
+    repo = tree / "repo"
+    git(repo, "checkout", "-q", "main")
+    [commit] = {a["commit"] for a in [anchor_json("k1")]}
+    (repo / "lib").mkdir()
+    git(repo, "mv", "src/parse.rs", "lib/parsers.rs")
+    git(repo, "commit", "-qm", "the parsers move to lib/")
+    assert cli("check", "notes/n.md", "--root", "repo", "--fix", "--isolated").exit_code == 0
+    assert cli("import", "notes/n.md", "--root", "repo", "--isolated").exit_code == 0
+    assert anchor_json("k1")["state"] == "fresh"
+    write(repo, {"lib/parsers.rs": PARSE.replace("x + 3", "x + 4")})
+    anchor = anchor_json("k1")
+    assert (anchor["path"], anchor["commit"], anchor["state"]) == (
+        "lib/parsers.rs",
+        commit,
+        "body changed",
+    )
+    assert anchor["diff"] == f"git -C repo diff -M {commit} -- src/parse.rs lib/parsers.rs"
+    shown = subprocess.run(anchor["diff"], shell=True, capture_output=True, text=True)
+    assert shown.stdout.splitlines()[:3] == [
+        "diff --git a/src/parse.rs b/lib/parsers.rs",
+        "similarity index 90%",
+        "rename from src/parse.rs",
+    ]
