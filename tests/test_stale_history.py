@@ -221,6 +221,34 @@ def test_a_branch_that_renamed_then_rewrote_a_file_is_followed_through_its_commi
     )
 
 
+def test_renames_on_both_sides_of_a_criss_cross_merge_read_moved(tree, monkeypatch):
+    """``side`` renames the parsers, ``main`` the server; each merges the other, then
+    ``main`` merges ``side`` again: both renames hold, from either branch."""
+    repo = tree / "repo"
+    at(monkeypatch, 1)
+    (repo / "lib").mkdir()
+    git(repo, "mv", "src/parse.rs", "lib/parsers.rs")
+    git(repo, "commit", "-qm", "side moves the parsers")
+    git(repo, "checkout", "-q", "main")
+    git(repo, "mv", "cmd/server.go", "cmd/serve.go")
+    git(repo, "commit", "-qm", "main renames the server")
+    main_tip = subprocess.run([*GIT, "rev-parse", "HEAD"], cwd=repo, capture_output=True)
+    at(monkeypatch, 2)
+    git(repo, "merge", "-q", "--no-ff", "side", "-m", "main takes side")
+    git(repo, "checkout", "-q", "side")
+    git(repo, "merge", "-q", "--no-ff", main_tip.stdout.decode().strip(), "-m", "side takes main")
+    moved = [
+        ("k1", "moved", "STALE: moved: src/parse.rs → lib/parsers.rs"),
+        ("k2", "moved", "STALE: moved: cmd/server.go → cmd/serve.go"),
+        ("k3", "fresh", None),
+    ]
+    assert facts() == moved
+    git(repo, "checkout", "-q", "main")
+    at(monkeypatch, 3)
+    git(repo, "merge", "-q", "--no-ff", "side", "-m", "main takes side again")
+    assert facts() == moved
+
+
 def test_a_merge_of_a_branch_that_renamed_the_file_reads_moved_once(tree):
     """The branch's own rename and the merge's (against main) are one move."""
     repo = tree / "repo"
