@@ -290,7 +290,7 @@ class MoveHints:
                 diff(root)
             histories = [
                 (
-                    history_at_head(r.path, self._cache_dir, self._heads, first_parent=True),
+                    history_at_head(r.path, self._cache_dir, self._heads, True),
                     history_at_head(r.path, self._cache_dir, self._heads),
                 )
                 for r in pending
@@ -356,7 +356,6 @@ def history_at_head(
     folder: str | os.PathLike,
     cache_dir: str | os.PathLike | None = None,
     heads: dict[str, tuple[str, bool] | None] | None = None,
-    *,
     first_parent: bool = False,
 ) -> list[tuple[str, str, str]]:
     """``git.history_events(folder)`` (``first_parent``: along ``HEAD``'s first parents
