@@ -17,9 +17,9 @@ from pathlib import Path
 
 from brainmigrate.codeindex.extract import digest, normalise_source
 from brainmigrate.digests import blake2b
-from brainmigrate.git import RenameTrail
 from brainmigrate.model import Anchor
 from brainmigrate.roots import remote_of, root_folder
+from brainmigrate.trails import BranchTrail, History
 
 #: The kind of an anchor checked for existence only (SPEC.md §Staleness "Folder anchor").
 FOLDER = "folder"
@@ -68,7 +68,7 @@ class CheckoutFiles:
         self._hashes: dict[tuple[str, str], str | None] = {}
         self._names: dict[tuple[str, str, bool], dict[str, list]] = {}
         self._commits: dict[str, str | None] = {}
-        self._renames: dict[tuple[str, str | None], tuple[RenameTrail, bool]] = {}
+        self._histories: dict[str, History] = {}
         self._digests: dict[tuple[str, str, bool], dict[str, list[str]]] = {}
         self._lines: dict[tuple[str, str, bool], list[bytes] | None] = {}
         self._legacy: dict[tuple[str, str], object] = {}
@@ -241,21 +241,15 @@ class CheckoutFiles:
             self._commits[root] = out.decode().strip() if out else None
         return self._commits[root]
 
-    def rename_trail(self, root: str, since: str | None) -> tuple[RenameTrail, bool]:
-        """git's adds, deletes and renames (``git.history_events``) from commit ``since``
-        (None, or a commit git does not know: the whole history) to the working tree,
-        uncommitted ``git mv`` included, as a ``git.RenameTrail``; and whether they start
-        at ``since`` (then a file's trail starts at its first removal, else at its last)."""
-        key = (root, since)
-        if key not in self._renames:
-            from brainmigrate.git import history_events, worktree_events
-
-            events = history_events(root, since) if since else None
-            from_start = events is not None
-            if events is None:
-                events = history_events(root) or []
-            self._renames[key] = (RenameTrail([*events, *worktree_events(root)]), from_start)
-        return self._renames[key]
+    def rename_trail(self, root: str, since: str | None) -> tuple[BranchTrail, bool]:
+        """git's adds, deletes and renames from commit ``since`` (None, or no commit of
+        ``HEAD``'s history: the whole history) to the working tree, uncommitted ``git mv``
+        included, as a ``trails.BranchTrail`` (the branch's first-parent line decides); and
+        whether they start at ``since`` (then a file's trail starts at its first removal,
+        else at its last). Each root's history is read once (``trails.History``)."""
+        if root not in self._histories:
+            self._histories[root] = History(root)
+        return self._histories[root].trail(since)
 
     def decl_digests(self, root: str, rel: str, legacy: bool = False):
         """The declarations of source file ``rel`` with their digests, or None for a file

@@ -51,7 +51,9 @@ class AnchorCheck:
     ``lines``: where the text of an anchor fingerprinted on lines was found, when not at
     its recorded lines (``(first, last)``, 1-based); ``target``: the declaration found,
     ``(kind, container, name)``, when it was not found by its recorded one (a function
-    that became a method). Both None otherwise."""
+    that became a method). Both None otherwise. ``diff_from``: the path the fingerprinted
+    commit held the file at, when it held none at ``path`` (a fingerprint carried to a
+    renamed file; ``stale.diff_command``), else None."""
 
     anchor: Anchor
     state: str
@@ -61,6 +63,7 @@ class AnchorCheck:
     moved_to: str | None = None
     lines: tuple[int, int] | None = None
     target: tuple | None = None
+    diff_from: str | None = None
 
 
 def label(path: str, anchor: Anchor, target=None) -> str:

@@ -59,11 +59,12 @@ def run_git(
     *args: str,
     timeout: float = 600,
     errors: list[str] | None = None,
+    stdin: bytes | None = None,
 ) -> bytes | None:
-    """stdout of ``git -C folder -c SETTINGS... ARGS`` in ``git_environment()``, or None
-    when git is missing, fails, or runs past ``timeout`` seconds; then ``errors`` (when
-    given) gets git's first line of stderr, or what kept git from running. Never raises
-    for those."""
+    """stdout of ``git -C folder -c SETTINGS... ARGS`` in ``git_environment()`` (reading
+    ``stdin`` when given, else nothing), or None when git is missing, fails, or runs past
+    ``timeout`` seconds; then ``errors`` (when given) gets git's first line of stderr, or
+    what kept git from running. Never raises for those."""
     settings = [part for s in SETTINGS for part in ("-c", s)]
     try:
         out = subprocess.run(
@@ -71,7 +72,7 @@ def run_git(
             capture_output=True,
             check=False,
             timeout=timeout,
-            stdin=subprocess.DEVNULL,
+            **({"input": stdin} if stdin is not None else {"stdin": subprocess.DEVNULL}),
             env=git_environment(),
         )
     except (OSError, subprocess.SubprocessError) as exc:
@@ -283,69 +284,114 @@ def change_events(out: bytes) -> list[tuple[str, str, str]]:
     """``(status, path, new_path)`` of each add (``A``), delete (``D``) and rename (``R``)
     in ``--name-status -z`` output, in the order listed; ``new_path`` is ``""`` but for a
     rename. Other statuses are skipped."""
-    return [(kind, os.fsdecode(a), os.fsdecode(b)) for kind, a, b in _raw_events(out)]
+    return [(kind, os.fsdecode(a), os.fsdecode(b)) for _c, kind, a, b in _raw_events(out)]
 
 
-def _raw_events(out: bytes) -> list[tuple[str, bytes, bytes]]:
-    """``change_events`` with the paths left as bytes (decoded only where kept)."""
+def _raw_events(out: bytes) -> list[tuple[bytes, str, bytes, bytes]]:
+    """``(commit, status, path, new_path)`` of ``change_events`` with the paths left as
+    bytes (decoded only where kept); ``commit`` is the hex name of the commit a
+    ``--format=%x01%H`` header before them names, ``b""`` without one."""
     fields = [p for p in (f.strip(b"\n") for f in out.split(b"\0")) if p]
-    events: list[tuple[str, bytes, bytes]] = []
+    events: list[tuple[bytes, str, bytes, bytes]] = []
+    commit = b""
     i = 0
     while i < len(fields):
+        if fields[i].startswith(b"\x01"):
+            commit = fields[i][1:]
+            i += 1
+            continue
         status = fields[i].decode("ascii", "replace")
         kind = status[:1]
         two = kind in ("R", "C") and status[1:].isdigit()
         if two and i + 2 < len(fields):
             if kind == "R":
-                events.append(("R", fields[i + 1], fields[i + 2]))
+                events.append((commit, "R", fields[i + 1], fields[i + 2]))
             i += 3
         elif len(status) <= 4 and kind.isalpha() and i + 1 < len(fields):
             if kind in ("A", "D"):
-                events.append((kind, fields[i + 1], b""))
+                events.append((commit, kind, fields[i + 1], b""))
             i += 2
         else:
             i += 1
     return events
 
 
-def history_events(
-    folder: str | os.PathLike, since: str | None = None
-) -> list[tuple[str, str, str]] | None:
-    """``change_events`` of the checked-out branch's history (from commit ``since`` when
-    given: ``since..HEAD``), oldest first (a commit after its parents), paths relative to
-    ``folder``: ``git log -M --reverse --date-order --diff-merges=first-parent
-    --diff-filter=ADR --relative``. A merge is listed with its changes against its first
-    parent, so a rename only the merge shows (a branch deleted the file in one commit and
-    added it at its new path in another, or the merge's resolution moved it) is read too
-    (SPEC.md §Staleness, "renames made by merge commits included"); the branch's own
-    commits are listed as well, before the merge. Only the events of paths some rename
-    names are kept (a rename's old and new path), and only those are decoded: what
-    following a rename needs, without every file ever added. None when git fails
+#: What makes ``git log`` list a merge's changes against its first parent: git 2.31 and
+#: later take ``--diff-merges=first-parent``; older git refuses it ("unrecognized
+#: argument") and reads ``-m`` with ``--first-parent`` as that diff.
+DIFF_MERGES = "--diff-merges=first-parent"
+
+
+def log_events(
+    folder: str | os.PathLike, *, first_parent: bool = False, since: str | None = None
+) -> list[tuple[str, str, str, str]] | None:
+    """``(commit, status, path, new_path)`` of the checked-out branch's history (from
+    commit ``since`` when given: ``since..HEAD``), oldest first (a commit after its
+    parents), paths relative to ``folder``: ``git log -M --reverse --date-order
+    --diff-merges=first-parent --diff-filter=ADR --relative``; ``first_parent``: only
+    the commits along ``HEAD``'s first parents (``--first-parent``: the branch's own line,
+    each merge's changes against the branch as it was: the net renames it brought in).
+
+    A merge is listed with its changes against its first parent, so a rename only the
+    merge shows (a branch deleted the file in one commit and added it at its new path in
+    another, or the merge's resolution moved it) is read too (SPEC.md §Staleness,
+    "renames made by merge commits included"). Git older than 2.31 refuses
+    ``DIFF_MERGES``: then ``first_parent`` reads ``-m --first-parent``, and the whole
+    history is read without the merges' changes (their branches' commits carry most).
+    Only the events of paths some rename names are kept (a rename's old and new path),
+    and only those are decoded: what following a rename needs, without every file ever
+    added. None when git fails
     (``since`` unknown to it included)."""
-    out = run_git(
-        folder,
-        "log",
-        "-M",
-        "--reverse",
-        "--date-order",
-        "--diff-merges=first-parent",
-        "--diff-filter=ADR",
-        "--name-status",
-        "-z",
-        "--format=",
-        "--relative",
-        *([f"{since}..HEAD"] if since else []),
-        timeout=120,
-    )
+    args = ["log", "-M", "--reverse", "--date-order", "--diff-filter=ADR", "--name-status"]
+    args += ["-z", "--format=%x01%H", "--relative"]
+    args += ["--first-parent"] if first_parent else []
+    args += [f"{since}..HEAD"] if since else []
+    errors: list[str] = []
+    out = run_git(folder, *args, DIFF_MERGES, timeout=120, errors=errors)
+    if out is None and any(DIFF_MERGES.partition("=")[0] in e for e in errors):
+        out = run_git(folder, *args, *(["-m"] if first_parent else []), timeout=120)
     if out is None:
         return None
     events = _raw_events(out)
-    named = {p for kind, old, new in events if kind == "R" for p in (old, new)}
+    named = {p for _c, kind, old, new in events if kind == "R" for p in (old, new)}
     return [
-        (kind, os.fsdecode(old), os.fsdecode(new))
-        for kind, old, new in events
+        (commit.decode("ascii", "replace"), kind, os.fsdecode(old), os.fsdecode(new))
+        for commit, kind, old, new in events
         if old in named or new in named
     ]
+
+
+def history_events(
+    folder: str | os.PathLike, since: str | None = None, *, first_parent: bool = False
+) -> list[tuple[str, str, str]] | None:
+    """``log_events`` without their commits: ``(status, path, new_path)``."""
+    events = log_events(folder, first_parent=first_parent, since=since)
+    return None if events is None else [(kind, a, b) for _c, kind, a, b in events]
+
+
+def commit_positions(folder: str | os.PathLike) -> dict[str, int]:
+    """Commit -> its position in ``HEAD``'s history, oldest first in ``log_events``'
+    order (``git rev-list --reverse --date-order HEAD``); empty when git fails."""
+    out = run_git(folder, "rev-list", "--reverse", "--date-order", "HEAD", timeout=120)
+    names = (out or b"").decode("ascii", "replace").split()
+    return {name: i for i, name in enumerate(names)}
+
+
+def missing_at(folder: str | os.PathLike, wanted: Iterable[tuple[str, str]]) -> set:
+    """The ``(commit, path)`` pairs of ``wanted`` whose commit holds nothing at ``path``
+    (relative to ``folder``), in one ``git cat-file --batch-check``; a path with a line
+    break is taken as held. Empty when git fails."""
+    asked = [(c, p) for c, p in wanted if "\n" not in p and "\n" not in c]
+    if not asked:
+        return set()
+    names = "".join(f"{c}:./{p}\n" for c, p in asked).encode("utf-8", "surrogateescape")
+    out = run_git(folder, "cat-file", "--batch-check", stdin=names)
+    if out is None:
+        return set()
+    answers = out.split(b"\n")
+    return {
+        pair for pair, answer in zip(asked, answers, strict=False) if answer.endswith(b" missing")
+    }
 
 
 def worktree_events(folder: str | os.PathLike) -> list[tuple[str, str, str]]:
@@ -353,54 +399,3 @@ def worktree_events(folder: str | os.PathLike) -> list[tuple[str, str, str]]:
     files), paths relative to ``folder``. Empty when git fails."""
     out = run_git(folder, "diff", "-M", "--name-status", "-z", "--relative", "HEAD")
     return change_events(out or b"")
-
-
-class RenameTrail:
-    """Where a file went, by git's ``events`` (``history_events`` then ``worktree_events``,
-    oldest first), indexed once for any number of paths (``follow``).
-
-    A removal of a path seen again with no add of that path between is the same removal
-    listed twice: by the branch commit that made it and by the merge that brought it in
-    (against the merge's first parent). A rename among them wins (a branch's delete, then
-    the merge's rename of the same path: the file was renamed), and the later of two
-    renames (the merge's, which names where the branch left the file)."""
-
-    def __init__(self, events: list[tuple[str, str, str]]) -> None:
-        self._removals: dict[str, list[tuple[int, str, str]]] = {}
-        open_removal: set[str] = set()  # paths removed and not added since
-        for seq, (kind, old, new) in enumerate(events):
-            if kind == "A":
-                open_removal.discard(old)
-                continue
-            if kind == "R":
-                open_removal.discard(new)  # a rename adds its new path
-            gone = self._removals.setdefault(old, [])
-            if old in open_removal:
-                if kind == "R":
-                    gone[-1] = (seq, kind, new)
-                continue
-            gone.append((seq, kind, new))
-            open_removal.add(old)
-
-    def removed(self) -> Iterable[str]:
-        """Every path the events renamed or deleted (in no particular order)."""
-        return self._removals.keys()
-
-    def follow(self, path: str, *, from_start: bool = False) -> str | None:
-        """Where the file at ``path`` went. Its trail starts at its last removal
-        (``from_start``: its first, for a file known to be at ``path`` when the events
-        begin, as a fingerprinted one); that removal must be a rename, then each later
-        removal of the new path a rename too, to the path where it is now. None when a
-        delete ends the trail (a file added again at that path and deleted later
-        included: that later file is the one a note cites) or when no rename took it
-        away."""
-        gone = self._removals.get(path)
-        if not gone:
-            return None
-        seq, kind, new = gone[0] if from_start else gone[-1]
-        while kind == "R":  # each step is later than the one before: it ends
-            later = next((r for r in self._removals.get(new, ()) if r[0] > seq), None)
-            if later is None:
-                return new
-            seq, kind, new = later
-        return None

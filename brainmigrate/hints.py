@@ -18,16 +18,11 @@ from reprlib import recursive_repr
 from brainmigrate.digests import blake2b
 from brainmigrate.folder_moves import folder_files
 from brainmigrate.fsutil import user_cache_dir, write_text_atomic
-from brainmigrate.git import (
-    RenameTrail,
-    head_state,
-    history_events,
-    work_tree_top,
-    worktree_events,
-)
+from brainmigrate.git import head_state, history_events, work_tree_top, worktree_events
 from brainmigrate.read.tokens import FILE_NAMES, has_extension
 from brainmigrate.roots import Root, is_absolute, normalize
 from brainmigrate.rules import Hint
+from brainmigrate.trails import BranchTrail, RenameTrail
 
 #: A similar path is suggested only when the stem of its file name (before the first dot)
 #: scores at least this against the gone one (rapidfuzz ``ratio``, 0-100, case folded): a
@@ -123,7 +118,7 @@ class MoveHints:
         self.roots = list(roots)
         self._cache_dir = cache_dir
         self._made_index = index
-        self._trails: dict[int, RenameTrail] = {}
+        self._trails: dict[int, BranchTrail] = {}
         self._heads: dict[str, tuple[str, bool] | None] = {}
         self._index = None
         self._by_stem: dict[str, list[tuple[str, str]]] | None = None
@@ -273,9 +268,10 @@ class MoveHints:
         return path if path is not None and _is_file_in(root, path) else None
 
     def _follow_renames(self) -> None:
-        """Make the ``RenameTrail`` of every root not made yet: its kept history
-        (``history_at_head``), then, in a checkout with a commit, what is not yet committed
-        (a pre-commit hook's case: git mv, staged or not). A gone path that no rename in
+        """Make the ``BranchTrail`` of every root not made yet: its kept histories
+        (``history_at_head``, first-parent and whole), then, in a checkout with a
+        commit, what is not yet committed (a pre-commit hook's case: git mv, staged or
+        not). A gone path that no rename in
         one root explains is looked for in the next, so every root's is made at once, the
         roots' ``git diff`` runs side by side (a thread each but the first: each waits on
         its git process)."""
@@ -292,15 +288,24 @@ class MoveHints:
         try:
             for root in live[:1]:
                 diff(root)
-            histories = [history_at_head(r.path, self._cache_dir, self._heads) for r in pending]
+            histories = [
+                (
+                    history_at_head(r.path, self._cache_dir, self._heads, True),
+                    history_at_head(r.path, self._cache_dir, self._heads),
+                )
+                for r in pending
+            ]
         finally:
             for thread in others:
                 thread.join()
         for root in live:
             if root.index not in diffs:  # its thread failed: the error is raised here
                 diff(root)
-        for root, events in zip(pending, histories, strict=True):
-            self._trails[root.index] = RenameTrail([*events, *diffs.get(root.index, ())])
+        for root, (first, every) in zip(pending, histories, strict=True):
+            diff = diffs.get(root.index, [])
+            self._trails[root.index] = BranchTrail(
+                RenameTrail([*first, *diff]), lambda e=every, d=diff: RenameTrail([*e, *d])
+            )
 
     def _first_index(self):
         if self._index is None and self._made_index is not None:
@@ -351,13 +356,16 @@ def history_at_head(
     folder: str | os.PathLike,
     cache_dir: str | os.PathLike | None = None,
     heads: dict[str, tuple[str, bool] | None] | None = None,
+    first_parent: bool = False,
 ) -> list[tuple[str, str, str]]:
-    """``git.history_events(folder)``, kept in ``cache_dir`` (default
-    ``user_cache_dir()``) for the commit ``HEAD`` names: a run at the same commit reads
-    the file instead of walking the whole history again (``git log -M`` costs 20 ms on a
+    """``git.history_events(folder)`` (``first_parent``: along ``HEAD``'s first parents
+    only), kept in ``cache_dir`` (default ``user_cache_dir()``) for the commit ``HEAD``
+    names: a run at the same commit reads the file instead of walking the whole history
+    again (``git log -M`` costs 20 ms on a
     small repository, seconds on a large one; ``HEAD``, ``git.head_state``, little).
 
-    The file, ``git-renames-<key>.json`` (key: the folder and ``HEAD``'s commit), holds
+    The file, ``git-renames-<key>.json`` (``git-first-parent-<key>.json``; key: the
+    folder and ``HEAD``'s commit), holds
     the events and ``HISTORY_FORMAT``; one that is not what this function writes (an
     older format included) is made again. When the cache
     cannot be written, the answer is still given. Not cached in a shallow clone (its
@@ -370,15 +378,17 @@ def history_at_head(
     if head is None:
         return []
     commit, shallow = head
+    read = (lambda f: history_events(f, first_parent=True)) if first_parent else history_events
     if shallow:
-        return history_events(folder) or []
+        return read(folder) or []
     key = blake2b(f"{real}\0{commit}".encode("utf-8", "surrogateescape"), digest_size=8)
     where = Path(cache_dir) if cache_dir else user_cache_dir()
-    path = where / f"git-renames-{key.hexdigest()}.json"
+    kind = "first-parent" if first_parent else "renames"
+    path = where / f"git-{kind}-{key.hexdigest()}.json"
     kept = _read_events(path, real, commit)
     if kept is not None:
         return kept
-    events = history_events(folder)
+    events = read(folder)
     if events is None:
         return []  # git failed: nothing to keep
     data = {"format": HISTORY_FORMAT, "folder": real, "head": commit, "events": events}

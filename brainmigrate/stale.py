@@ -233,6 +233,7 @@ def stale(
             facts = list(r.anchored(suspects).values()) if suspects else []
         origins = r.origins([f.id for f in facts]) if facts else {}
     result = StaleResult(check_facts(facts, checkouts, origins), dry_run, 0, unlisted)
+    _carried(result.facts, checkouts)
     unread = _none_readable(result, roots)
     if unread is not None:
         raise RootError(unread)
@@ -272,10 +273,35 @@ def _shifted(facts: Iterable[FactCheck], checkouts: Checkouts) -> list[tuple]:
     return out
 
 
+def _carried(facts: Iterable[FactCheck], checkouts: Checkouts) -> None:
+    """Set ``diff_from`` of each stale anchor read at its own path whose fingerprinted
+    commit holds no file there (a fingerprint carried to a renamed file by ``check
+    --fix`` and a re-import): the path git's renames since that commit, followed back,
+    say it had then (``Checkouts.rename_trail``). One ``git cat-file`` per root with such
+    anchors; the history only for those the commit does not hold."""
+    from brainmigrate.git import missing_at
+
+    asked: dict[str, list[AnchorCheck]] = {}
+    for fc in facts:
+        for c in fc.anchors:
+            a = c.anchor
+            if c.state in ("fresh", UNREACHABLE) or not a.commit or not c.root:
+                continue
+            if c.moved_to is None and c.path == a.path and a.kind != "folder":
+                asked.setdefault(c.root, []).append(c)
+    for root, checks in asked.items():
+        missing = missing_at(root, {(c.anchor.commit, c.anchor.path) for c in checks})
+        for c in checks:
+            if (c.anchor.commit, c.anchor.path) in missing:
+                trail, from_start = checkouts.rename_trail(root, c.anchor.commit)
+                c.diff_from = trail.source(c.anchor.path) if from_start else None
+
+
 def diff_command(c: AnchorCheck) -> str | None:
     """The command that shows what changed in a stale anchor's target since it was
     fingerprinted: ``git -C <root> diff <commit> -- <path>``, or for a target found at
-    another path ``git -C <root> diff -M <commit> -- <old> <new>`` (each word
+    another path, or fingerprinted at another (``AnchorCheck.diff_from``), ``git -C
+    <root> diff -M <commit> -- <old> <new>`` (each word
     shell-quoted; the root relative to the current folder when inside it, else absolute);
     None when the anchor is fresh or unreachable or has no commit (docs/staleness.md,
     "What changed")."""
@@ -285,6 +311,8 @@ def diff_command(c: AnchorCheck) -> str | None:
     words = ["git", "-C", _shown(c.root), "diff"]
     if c.moved_to is not None and c.moved_to != a.path:
         words += ["-M", a.commit, "--", a.path, c.moved_to]
+    elif c.diff_from is not None and c.diff_from != a.path:
+        words += ["-M", a.commit, "--", c.diff_from, a.path]
     else:
         words += [a.commit, "--", a.path]
     return shlex.join(words)

@@ -720,7 +720,8 @@ def test_rename_history_is_read_once_per_commit(history, tmp_path, monkeypatch):
     `git log`), a new commit reads git again, and a spoiled cache file (not JSON, or JSON
     of another shape) is made again."""
     from brainmigrate import hints as hints_module
-    from brainmigrate.git import RenameTrail, history_events
+    from brainmigrate.git import history_events
+    from brainmigrate.trails import RenameTrail
 
     cache = tmp_path / "cache"
     first = hints_module.history_at_head(history, cache)

@@ -11,14 +11,18 @@ as git lists them with ``--date-order``.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 from clirun import cli
-from trees import git, write
+from trees import GIT, git, write
 
-from brainmigrate.git import RenameTrail, history_events
+from brainmigrate import git as git_module
+from brainmigrate.git import history_events
+from brainmigrate.trails import RenameTrail
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
@@ -147,6 +151,102 @@ def test_check_hints_and_fixes_a_rename_only_a_merge_shows(tree):
     assert (tree / "notes/n.md").read_text().splitlines()[0] == (
         "+ lib/parsers.rs holds the parsers"
     )
+
+
+def at(monkeypatch, seconds: int) -> None:
+    """The next commits are made ``seconds`` into 2030 (their order by date)."""
+    monkeypatch.setenv("GIT_COMMITTER_DATE", f"2030-01-01T00:00:{seconds:02d}+0000")
+
+
+def renamed_apart(repo: Path, monkeypatch) -> None:
+    """``main`` renames src/parse.rs to src/parsers.rs and edits it; later, ``side``
+    renames it to src/parse_side.rs; ``main`` merges ``side`` keeping its own rename
+    (the conflict resolved by dropping src/parse_side.rs)."""
+    git(repo, "checkout", "-q", "main")
+    at(monkeypatch, 1)
+    git(repo, "mv", "src/parse.rs", "src/parsers.rs")
+    write(repo, {"src/parsers.rs": PARSE.replace("x + 3", "x + 4")})
+    git(repo, "commit", "-qam", "main renames and edits the parsers")
+    git(repo, "checkout", "-q", "side")
+    at(monkeypatch, 2)
+    git(repo, "mv", "src/parse.rs", "src/parse_side.rs")
+    git(repo, "commit", "-qm", "side renames them otherwise")
+    git(repo, "checkout", "-q", "main")
+    at(monkeypatch, 3)
+    merge = subprocess.run([*GIT, "merge", "-q", "--no-ff", "side", "-m", "merge"], cwd=repo)
+    assert merge.returncode == 1  # the rename/rename conflict
+    git(repo, "rm", "-q", "--cached", "src/parse_side.rs")
+    (repo / "src/parse_side.rs").unlink()
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "merge side, keeping main's name")
+
+
+def test_a_rename_the_merge_threw_away_does_not_win_over_the_kept_one(tree, monkeypatch):
+    repo = tree / "repo"
+    renamed_apart(repo, monkeypatch)
+    assert history_events(repo) == [  # by date, the thrown-away rename is the later
+        ("A", "src/parse.rs", ""),
+        ("R", "src/parse.rs", "src/parsers.rs"),
+        ("R", "src/parse.rs", "src/parse_side.rs"),
+    ]
+    assert facts()[0] == (
+        "k1",
+        "body changed",
+        "STALE: body changed: src/parsers.rs (moved from src/parse.rs)",
+    )
+    r = cli("check", "notes/n.md", "--root", "repo", "--isolated")
+    assert r.output.splitlines()[0] == (
+        "notes/n.md:1:3: BM101 error cites src/parse.rs, which no root holds;"
+        " moved? src/parsers.rs (renamed in git history)"
+    )
+
+
+def test_a_branch_that_renamed_then_rewrote_a_file_is_followed_through_its_commits(tree):
+    """The merge against main shows a delete and an add (too little is the same for a
+    rename): the first-parent trail ends in a delete, the branch's commits tell."""
+    repo = tree / "repo"
+    git(repo, "mv", "cmd/server.go", "cmd/serve.go")
+    git(repo, "commit", "-qm", "rename the server")
+    rewritten = SERVER.replace("package server", "package serve") + "".join(
+        f"\nfunc Extra{i}() int {{\n\treturn {i}\n}}\n" for i in range(30)
+    )
+    write(repo, {"cmd/serve.go": rewritten})
+    git(repo, "commit", "-qam", "grow it")
+    merge_side(repo)
+    assert git_module.log_events(repo, first_parent=True) == []  # no rename on main's line
+    assert facts()[1] == (
+        "k2",
+        "body changed",
+        "STALE: body changed: cmd/serve.go (moved from cmd/server.go)",
+    )
+
+
+def test_renames_on_both_sides_of_a_criss_cross_merge_read_moved(tree, monkeypatch):
+    """``side`` renames the parsers, ``main`` the server; each merges the other, then
+    ``main`` merges ``side`` again: both renames hold, from either branch."""
+    repo = tree / "repo"
+    at(monkeypatch, 1)
+    (repo / "lib").mkdir()
+    git(repo, "mv", "src/parse.rs", "lib/parsers.rs")
+    git(repo, "commit", "-qm", "side moves the parsers")
+    git(repo, "checkout", "-q", "main")
+    git(repo, "mv", "cmd/server.go", "cmd/serve.go")
+    git(repo, "commit", "-qm", "main renames the server")
+    main_tip = subprocess.run([*GIT, "rev-parse", "HEAD"], cwd=repo, capture_output=True)
+    at(monkeypatch, 2)
+    git(repo, "merge", "-q", "--no-ff", "side", "-m", "main takes side")
+    git(repo, "checkout", "-q", "side")
+    git(repo, "merge", "-q", "--no-ff", main_tip.stdout.decode().strip(), "-m", "side takes main")
+    moved = [
+        ("k1", "moved", "STALE: moved: src/parse.rs → lib/parsers.rs"),
+        ("k2", "moved", "STALE: moved: cmd/server.go → cmd/serve.go"),
+        ("k3", "fresh", None),
+    ]
+    assert facts() == moved
+    git(repo, "checkout", "-q", "main")
+    at(monkeypatch, 3)
+    git(repo, "merge", "-q", "--no-ff", "side", "-m", "main takes side again")
+    assert facts() == moved
 
 
 def test_a_merge_of_a_branch_that_renamed_the_file_reads_moved_once(tree):
@@ -278,3 +378,129 @@ def test_a_folder_renamed_on_a_branch_and_merged_reads_folder_gone(tree):
     git(repo, "commit", "-qm", "rename the folder")
     merge_side(repo)
     assert facts()[2] == ("k3", "file gone", "STALE: folder gone: tools/legacy")
+
+
+# ------------------------------------------------------------------------- older git
+
+
+@pytest.fixture
+def old_git(tmp_path: Path, monkeypatch) -> Path:
+    """``git`` on PATH refuses ``--diff-merges=`` as git before 2.31 does (the real git
+    runs everything else); returns the file each refused command line is logged to."""
+    real = shutil.which("git")
+    bin_dir, log = tmp_path / "old-git", tmp_path / "refused.log"
+    bin_dir.mkdir()
+    script = bin_dir / "git"
+    script.write_text(
+        "#!/bin/sh\n"
+        'for a in "$@"; do case "$a" in --diff-merges=*)\n'
+        f'  echo "$*" >> {log}\n'
+        '  echo "fatal: unrecognized argument: $a" >&2; exit 128;;\n'
+        "esac; done\n"
+        f'exec {real} "$@"\n'
+    )
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    return log
+
+
+def test_on_git_that_refuses_diff_merges_a_rename_only_a_merge_shows_is_read(tree, old_git):
+    repo = tree / "repo"
+    delete_then_add(repo, "src/parse.rs", "lib/parsers.rs", PARSE)
+    merge_side(repo)
+    assert history_events(repo, first_parent=True) == [
+        ("A", "src/parse.rs", ""),
+        ("R", "src/parse.rs", "lib/parsers.rs"),
+    ]
+    assert old_git.read_text().count("--diff-merges=first-parent") == 1
+    assert facts()[0] == ("k1", "moved", "STALE: moved: src/parse.rs → lib/parsers.rs")
+    r = cli("check", "notes/n.md", "--root", "repo", "--isolated")
+    assert r.output.splitlines()[0] == (
+        "notes/n.md:1:3: BM101 error cites src/parse.rs, which no root holds;"
+        " moved? lib/parsers.rs (renamed in git history)"
+    )
+
+
+def test_on_git_that_refuses_diff_merges_a_branchs_rename_is_read(tree, old_git):
+    repo = tree / "repo"
+    git(repo, "mv", "cmd/server.go", "cmd/serve.go")
+    git(repo, "commit", "-qm", "rename the server")
+    write(repo, {"cmd/serve.go": SERVER.replace("\tStop()\n", "\tStop()\n\tlog()\n")})
+    git(repo, "commit", "-qam", "and log")
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "--no-ff", "side", "-m", "merge side")
+    assert facts()[1] == (
+        "k2",
+        "body changed",
+        "STALE: body changed: cmd/serve.go (moved from cmd/server.go)",
+    )
+
+
+def test_renames_from_many_fingerprint_commits_read_the_history_once(tmp_path, monkeypatch):
+    """Five files fingerprinted at five commits, all renamed since: one ``git log``, one
+    ``git rev-list`` and one ``git diff`` for the root, however many commits."""
+    monkeypatch.chdir(tmp_path)
+    repo = tmp_path / "repo"
+    names = [f"src/part{i}.rs" for i in range(1, 6)]
+    write(repo, {p: f"pub fn part{i}() -> u32 {{\n    {i}\n}}\n" for i, p in enumerate(names, 1)})
+    write(repo, {"README.md": "0\n"})
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "one")
+    write(tmp_path, {"notes/n.md": "".join(f"+ {p} holds a part\n" for p in names)})
+    assert cli("import", "notes/n.md", "--root", "repo", "--verify", "--isolated").exit_code == 0
+    for i in range(2, 6):
+        write(repo, {"README.md": f"{i}\n"})
+        git(repo, "commit", "-qam", f"readme {i}")
+        assert cli("verify", f"k{i}", "--root", "repo").exit_code == 0
+    git(repo, "mv", "src", "lib")
+    git(repo, "commit", "-qm", "src is lib now")
+    calls: list[str] = []
+    real = git_module.run_git
+
+    def counted(folder, *args, **kw):
+        calls.append(args[0])
+        return real(folder, *args, **kw)
+
+    monkeypatch.setattr(git_module, "run_git", counted)
+    assert facts() == [
+        (f"k{i}", "moved", f"STALE: moved: src/part{i}.rs → lib/part{i}.rs") for i in range(1, 6)
+    ]
+    assert sorted(c for c in calls if c != "rev-parse") == ["diff", "log", "rev-list"]
+
+
+# ---------------------------------------------------------------------- what changed
+
+
+def anchor_json(fact: str) -> dict:
+    r = cli("stale", "--root", "repo", "--format", "json")
+    [found] = [f for f in json.loads(r.stdout)["facts"] if f["id"] == fact]
+    return found["anchors"][0]
+
+
+def test_what_changed_for_a_fingerprint_carried_to_a_new_path_diffs_from_the_old(tree):
+    """``check --fix`` and a re-import carry the fingerprint to the new path; its commit
+    holds the file at the old one, so a plain diff would show a new file."""
+    repo = tree / "repo"
+    git(repo, "checkout", "-q", "main")
+    [commit] = {a["commit"] for a in [anchor_json("k1")]}
+    (repo / "lib").mkdir()
+    git(repo, "mv", "src/parse.rs", "lib/parsers.rs")
+    git(repo, "commit", "-qm", "the parsers move to lib/")
+    assert cli("check", "notes/n.md", "--root", "repo", "--fix", "--isolated").exit_code == 0
+    assert cli("import", "notes/n.md", "--root", "repo", "--isolated").exit_code == 0
+    assert anchor_json("k1")["state"] == "fresh"
+    write(repo, {"lib/parsers.rs": PARSE.replace("x + 3", "x + 4")})
+    anchor = anchor_json("k1")
+    assert (anchor["path"], anchor["commit"], anchor["state"]) == (
+        "lib/parsers.rs",
+        commit,
+        "body changed",
+    )
+    assert anchor["diff"] == f"git -C repo diff -M {commit} -- src/parse.rs lib/parsers.rs"
+    shown = subprocess.run(anchor["diff"], shell=True, capture_output=True, text=True)
+    assert shown.stdout.splitlines()[:3] == [
+        "diff --git a/src/parse.rs b/lib/parsers.rs",
+        "similarity index 90%",
+        "rename from src/parse.rs",
+    ]
