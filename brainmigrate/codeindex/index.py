@@ -35,6 +35,12 @@ def _warn(message: str, *args) -> None:
 Progress = Callable[[int, int], object]
 
 
+def _undigested(entry: cachemod.Entry) -> bool:
+    """Whether a cached entry is of a file parsed without its digests (``read_and_extract``
+    with ``digests=False``: rows, no file digest); a skipped file's entry holds none to take."""
+    return entry[6] is not None and entry[8] is None
+
+
 class CodeIndex:
     """Tree-sitter declarations of one checkout (``root``), cached on disk per file.
 
@@ -173,10 +179,15 @@ class CodeIndex:
             return
         self._dirty = False
 
-    def _fresh_entry(self, f: ListedFile, language: str) -> cachemod.Entry | None:
-        """The cached entry of ``f`` when it still matches the file, else ``None``."""
+    def _fresh_entry(
+        self, f: ListedFile, language: str, digests: bool = False
+    ) -> cachemod.Entry | None:
+        """The cached entry of ``f`` when it still matches the file, else ``None``;
+        ``digests``: also None for a file parsed without its digests (``build`` and name
+        lookups take none, ``read_files`` needs them)."""
         if f.path in self._fresh:
-            return self._entries[f.path]
+            entry = self._entries[f.path]
+            return None if digests and _undigested(entry) else entry
         entry = self._entries.get(f.path)
         if (
             type(entry) is not tuple
@@ -184,6 +195,7 @@ class CodeIndex:
             or entry[0] != f.size
             or entry[1] != f.mtime_ns
             or entry[4] != language
+            or (digests and _undigested(entry))
         ):
             return None
         if entry[2]:  # racy: trust only after comparing the content
@@ -302,12 +314,14 @@ class CodeIndex:
         as the file is now: ``{path: FileState}``, None for a path that is no regular
         source file of a language the index reads (or cannot be read or parsed).
 
-        Each file is stat-ed; a cached entry that still matches is used, every other file
-        is parsed once (in the process pool when there are many, as ``build`` does) and
-        cached. The listing is not taken, except to tell a ``.h`` file's language and when
-        the cache is saved. ``cached=False`` parses every file and neither loads nor
-        writes the cache: quicker for a few files of a large root (loading its cache costs
-        as much as parsing a handful of files).
+        Each file is stat-ed; a cached entry that still matches and holds digests is used,
+        every other file is parsed once with its digests (in the process pool when there
+        are many, as ``build`` does) and cached with them (``build`` and name lookups take
+        none: a file they parsed is parsed again here, once). The listing is not taken,
+        except to tell a ``.h`` file's language and when the cache is saved.
+        ``cached=False`` parses every file and neither loads nor writes the cache: quicker
+        for a few files of a large root (loading its cache costs as much as parsing a
+        handful of files).
         """
         if not cached:
             return self._parse_uncached(paths)
@@ -327,9 +341,9 @@ class CodeIndex:
                 continue
             f = ListedFile(rel, st.st_size, st.st_mtime_ns)
             found[rel] = (f, lang)
-            if self._fresh_entry(f, lang) is None:
+            if self._fresh_entry(f, lang, digests=True) is None:
                 todo.append((f, lang))
-        for rel, entry, reason in self._parse_many(todo):
+        for rel, entry, reason in self._parse_many(todo, digests=True):
             if entry is not None:
                 self._store(rel, entry)
             elif reason is not None:
@@ -392,8 +406,9 @@ class CodeIndex:
 
         Retakes the listing, parses what is new or changed (in a pool of ``workers``
         processes, fork start method, when more than ``parse.POOL_THRESHOLD`` files need
-        it), saves the cache and returns an :class:`IndexSummary`. ``progress(done, total)`` is
-        called with counts of source files. Unreadable files are logged and listed as
+        it) without digests (``read_files`` takes them where read), saves the cache and
+        returns an :class:`IndexSummary`. ``progress(done, total)`` is called with counts of
+        source files. Unreadable files are logged and listed as
         skipped; a cache that cannot be written is reported in ``cache_status``.
         """
         t0 = time.perf_counter()
@@ -422,7 +437,7 @@ class CodeIndex:
             if progress is not None:
                 progress(done, total)
 
-        for rel, entry, reason in self._parse_many(todo, one_done):
+        for rel, entry, reason in self._parse_many(todo, one_done, digests=False):
             if entry is not None:
                 self._store(rel, entry)
             elif reason is not None:
@@ -465,12 +480,17 @@ class CodeIndex:
         return self._last
 
     def _parse_many(
-        self, todo: list[tuple[ListedFile, str]], done: Callable[[], object] | None = None
+        self,
+        todo: list[tuple[ListedFile, str]],
+        done: Callable[[], object] | None = None,
+        *,
+        digests: bool,
     ) -> list[Parsed]:
         """:func:`.parse.parse_many` of the files of ``todo``, in order (in a pool of
-        ``workers`` processes when there are many); ``done()`` is called once a file."""
+        ``workers`` processes when there are many), with their digests or without;
+        ``done()`` is called once a file."""
         items = [
-            (f.path, str(self.root / f.path), lang, f.size, f.mtime_ns, self.max_bytes)
+            (f.path, str(self.root / f.path), lang, f.size, f.mtime_ns, self.max_bytes, digests)
             for f, lang in todo
         ]
         return parse_many(items, self.workers, done)

@@ -94,7 +94,8 @@ def _scanning_with(setup: tuple[str, frozenset[str], bool, int], work: list):
 
 def scan_file(item: Item) -> Scanned:
     """Read one uncached source file and parse it when it may declare one of the names
-    (:func:`_scan_setup`). Returns ``(entry, outcome)``: ``entry`` when parsed (or a
+    (:func:`_scan_setup`), without digests (a name lookup reads none; ``read_files`` takes
+    them). Returns ``(entry, outcome)``: ``entry`` when parsed (or a
     skip worth caching); ``outcome`` is ``""``, :data:`SHAPE_SKIP` (the file mentions a name,
     in no declaration shape) or why the file could not be read."""
     assert _scanning is not None
@@ -113,7 +114,9 @@ def scan_file(item: Item) -> Scanned:
         (shape := declaration_shape(language, name)) is None or shape(data) for name in named
     ):
         return None, SHAPE_SKIP
-    entry, _reason = read_and_extract(abspath, language, size, mtime_ns, max_bytes, data)
+    entry, _reason = read_and_extract(
+        abspath, language, size, mtime_ns, max_bytes, data, digests=False
+    )
     return entry, ""
 
 
