@@ -12,6 +12,7 @@ from trees import git, write
 
 from brainmigrate.codeindex import CodeIndex, parallel
 from brainmigrate.codeindex import parse as parse_module
+from brainmigrate.codeindex import scan as scan_module
 from brainmigrate.codeindex.extract import extract_file, rows_to_declarations
 from brainmigrate.codeindex.model import FileState
 
@@ -151,6 +152,26 @@ def test_the_pool_takes_digests_as_one_process_does(root, tmp_path, monkeypatch)
     assert idx.parse_count == 10
 
 
+@pytest.mark.parametrize("pool", [False, True])
+def test_lookups_take_digests_when_asked_in_the_pool_too(root, tmp_path, monkeypatch, pool):
+    if pool:
+        monkeypatch.setattr(scan_module, "SCAN_POOL_THRESHOLD", 1)
+        monkeypatch.setattr(parallel, "usable_cpus", lambda: 2)
+    idx = CodeIndex(root, cache_dir=tmp_path / "cache", workers=2)
+    idx.lookup_digests = True
+    found = idx.declarations_of(["FeeTable", "ApiClient"])
+    assert found == {
+        "ApiClient": [state_of(root, "web/api.ts").declarations[0]],
+        "FeeTable": [d for d in state_of(root, "src/fees.rs").declarations if d.name == "FeeTable"],
+    }
+    assert [d.kind for d in found["FeeTable"]] == ["struct", "impl"]
+    assert idx.parse_count == 2
+    assert idx.read_files(["src/fees.rs", "web/api.ts"]) == {
+        rel: state_of(root, rel) for rel in ("src/fees.rs", "web/api.ts")
+    }
+    assert idx.parse_count == 2
+
+
 def test_read_files_without_the_cache_takes_digests_after_a_build(root, tmp_path):
     idx = CodeIndex(root, cache_dir=tmp_path / "cache")
     idx.build()
@@ -192,3 +213,36 @@ def test_stale_after_an_index_reads_digests_not_the_index_entries(tmp_path, monk
         "k2": ("fresh", None),
         "k3": ("body changed", "STALE: body changed: src/fees.rs"),
     }
+
+
+def test_import_verify_parses_each_file_it_looks_names_up_in_once(tmp_path, monkeypatch):
+    """The lookups of ``import --verify`` take the digests its fingerprints read next; a
+    plain import's lookups take none (then ``read_files`` parses the file again)."""
+    repo = tmp_path / "repo"
+    write(repo, FILES)
+    (tmp_path / "notes.md").write_text(
+        "+ FeeTable holds the rate as a percentage TER-1\n"
+        "+ ApiClient adds the path to its base TER-2\n",
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(tmp_path)
+    real = parse_module.extract_file
+    parsed: list[tuple[bytes, bool]] = []
+
+    def counted(data: bytes, language: str, **options):
+        parsed.append((data.split(b"\n")[0], options.get("digests", True)))
+        return real(data, language, **options)
+
+    monkeypatch.setattr(parse_module, "extract_file", counted)
+    rust, ts = b"/// A fee table.", b"export class ApiClient {"
+    for verify, cache, digests in ((["--verify"], "c1", True), ([], "c2", False)):
+        parsed.clear()
+        store = tmp_path / f"{cache}.db"
+        args = ("import", "notes.md", "--root", "repo", "--store", store, "--cache-dir", cache)
+        r = cli(*args, *verify)
+        assert r.exit_code == 0, r.output
+        assert sorted(parsed) == [(rust, digests), (ts, digests)]
+        parsed.clear()
+        idx = CodeIndex(repo, cache_dir=tmp_path / cache)
+        assert idx.read_files(["src/fees.rs"]) == {"src/fees.rs": state_of(repo, "src/fees.rs")}
+        assert idx.parse_count == (0 if digests else 1)

@@ -91,6 +91,11 @@ class CodeIndex:
         self.shapes = True
         #: Files a name lookup read and did not parse: no declaration shape of the names.
         self.shape_skips = 0
+        #: Name lookups take the digests of the files they parse, as ``read_files`` does
+        #: (False: none, the quicker parse): for a caller that goes on to read the digests
+        #: of the files it looks names up in (``import --verify``), which then parses none
+        #: of them twice.
+        self.lookup_digests = False
         self._listing_way = ""
         self._listing: list[ListedFile] | None = None
         self._by_basename: dict[str, list[str]] | None = None
@@ -251,11 +256,12 @@ class CodeIndex:
         Files whose cached entry is still fresh are answered from the cache. Every other
         source file is read and tested for the names' bytes; only the files that hold one
         of the names in the shape of a type or function declaration (``shapes``; a regular
-        expression per language, ``languages.DECLARATION_SHAPES``) are parsed (and cached).
-        So what a name anchors to (``resolve_symbol``) is what parsing every file that
-        mentions it gives; fields, variables and other kinds are found in the files that
-        are parsed (or cached) only. So the cost grows with the names asked, not
-        with the checkout (beyond one read of the uncached files). Up to
+        expression per language, ``languages.DECLARATION_SHAPES``) are parsed (and cached),
+        without digests unless ``lookup_digests`` (the declarations' digests are then None:
+        ``read_files`` gives them). So what a name anchors to (``resolve_symbol``) is what
+        parsing every file that mentions it gives; fields, variables and other kinds are
+        found in the files that are parsed (or cached) only. So the cost grows with the
+        names asked, not with the checkout (beyond one read of the uncached files). Up to
         ``scan.FEW_NAMES`` names are searched for one by one; more (a large run of notes
         names thousands) are matched against the set of a file's identifier-like words, in
         one pass a file. Where ``grep`` is on PATH it picks the files holding a name's bytes
@@ -291,7 +297,15 @@ class CodeIndex:
     def _scan(self, todo: list[tuple[ListedFile, str]], names: set[str]) -> list:
         """:func:`.scan.scan` of the files of ``todo``, in order."""
         items = [(f.path, lang, f.size, f.mtime_ns) for f, lang in todo]
-        return scan(str(self.root), items, names, self.shapes, self.max_bytes, self.workers)
+        return scan(
+            str(self.root),
+            items,
+            names,
+            self.shapes,
+            self.max_bytes,
+            self.workers,
+            self.lookup_digests,
+        )
 
     def lookup(self, name: str) -> list[Declaration]:
         """Declarations named ``name``: from the full index after :meth:`build`, else lazily."""
