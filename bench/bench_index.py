@@ -5,7 +5,9 @@ Measures, on one tree (default: this interpreter's site-packages):
 1. the full index cold (fresh temporary cache folder) and warm (same cache, new object);
 2. ``ctags -R --output-format=json -f - TREE`` on the same tree, when ctags is on PATH;
 3. a lazy ``declarations_of`` of 20 CamelCase class names from the tree, cold cache,
-   next to the cold full index.
+   next to the cold full index;
+4. ``read_files`` of every source file after the cold index: the staleness digests, which
+   the index does not take (each file is parsed again, with them, and cached so).
 
 Each measurement is repeated ``--repeat`` times (default 3; every cold run gets its own
 fresh cache folder) and the best time is kept, so that a busy machine skews less. Prints
@@ -80,6 +82,15 @@ def main() -> int:
         warm_s, widx = min(warms, key=lambda r: r[0])
         warm = widx.summary()
 
+        digests_s = float("inf")
+        for i in runs:
+            _, didx = timed_build(tree, Path(tmp) / f"digests{i}")
+            before = didx.parse_count
+            t0 = time.perf_counter()
+            didx.read_files(didx.files())
+            digests_s = min(digests_s, time.perf_counter() - t0)
+            digests_parsed = didx.parse_count - before
+
         names = pick_names(idx, args.names)
         lazy_s = float("inf")
         for i in runs:
@@ -117,6 +128,10 @@ def main() -> int:
     print(
         f"warm index : {warm_s:7.3f} s  {warm.files / warm_s:8.0f} files/s  "
         f"(parsed {warm.parsed}, cache hits {warm.cache_hits})"
+    )
+    print(
+        f"digests    : {digests_s:7.3f} s  (read_files of every file after the cold index, "
+        f"parsed {digests_parsed})"
     )
     if ctags_s is not None:
         print(f"ctags -R   : {ctags_s:7.3f} s  {cold.files / ctags_s:8.0f} files/s")

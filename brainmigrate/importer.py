@@ -60,10 +60,14 @@ def cache_folder(cache_dir) -> Path:
     return Path(cache_dir) if cache_dir else user_cache_dir()
 
 
-def _name_index(root: Root, cache_dir):
+def _name_index(root: Root, cache_dir, digests: bool = False):
+    """The resolver's declaration index; ``digests``: its lookups take the digests that
+    ``--verify`` reads next (then it parses no file twice)."""
     from brainmigrate.codeindex import CodeIndex
 
-    return CodeIndex(root.path, cache_dir=Path(cache_dir) if cache_dir else None)
+    index = CodeIndex(root.path, cache_dir=Path(cache_dir) if cache_dir else None)
+    index.lookup_digests = digests
+    return index
 
 
 def read_notes(
@@ -71,27 +75,36 @@ def read_notes(
     options: ImportOptions,
     stems: Stems | None = None,
     store: str | os.PathLike | None = None,
+    digests: bool = False,
 ) -> Notes:
     """Read every notes file: count every line, build facts, resolve what they name;
     the anchors name their roots as ``store`` records them (``make_roots``).
 
     With ``stems``, each fact's stems are made (and kept with it) and counted in
-    ``Notes.frequencies``, for the merge. Raises ``InputError`` (bad path, root, notation or task
-    pattern), ``lines.NotesReadError`` or ``spill.SpillError``.
+    ``Notes.frequencies``, for the merge. ``digests``: the name lookups take the digests
+    of the files they parse (for ``--verify``, which reads them next). Raises
+    ``InputError`` (bad path, root, notation or task pattern), ``lines.NotesReadError`` or
+    ``spill.SpillError``.
     """
     with gc_paused():
-        return _read_notes(paths, options, stems, store)
+        return _read_notes(paths, options, stems, store, digests)
 
 
 def _read_notes(
-    paths: Sequence[str | os.PathLike], options: ImportOptions, stems: Stems | None, store
+    paths: Sequence[str | os.PathLike],
+    options: ImportOptions,
+    stems: Stems | None,
+    store,
+    digests: bool,
 ) -> Notes:
     roots = make_roots(options.roots, store)
     odd: list[str] = []
     files = notes_files(paths, odd, options.names)
     how = read_rules(options)
     resolver = Resolver(
-        roots, lambda: _name_index(roots[0], options.cache_dir), cache_folder(options.cache_dir)
+        roots,
+        lambda: _name_index(roots[0], options.cache_dir, digests),
+        cache_folder(options.cache_dir),
     )
     diags: list[Diagnostic] = [
         diagnostic(name, None, "BM307", "not a regular file; skipped") for name in odd
@@ -212,7 +225,7 @@ def import_notes(
     if not dry_run:
         stores.check_writable(store_path)
     stems = Stems()
-    notes = read_notes(paths, options, stems, store_path)
+    notes = read_notes(paths, options, stems, store_path, digests=verify)
     lines = sum(st.lines for st in notes.files)
     if options.progress is not None:
         options.progress("merge", 0, len(notes.facts), lines)

@@ -639,8 +639,9 @@ def test_root_ignored_by_its_enclosing_work_tree_is_walked(tmp_path: Path) -> No
 
 
 def test_read_files_gives_declarations_and_digest_cached_or_not(tmp_path):
-    """Some files cached by an earlier lookup, one not: every one comes back (saving the
-    cache takes the listing again, which must not lose the answers)."""
+    """Some files cached by an earlier lookup (without digests), one not: every one comes
+    back, with digests (saving the cache takes the listing again, which must not lose the
+    answers)."""
     from brainmigrate.codeindex.extract import digest
 
     root = tmp_path / "root"
@@ -661,7 +662,12 @@ def test_read_files_gives_declarations_and_digest_cached_or_not(tmp_path):
         ("x", "field", (8, 8)),
     ]
     assert [(d.name, d.lines) for d in got["b.py"].declarations] == [("beta", (1, 2))]
-    assert idx.parse_count == 1
+    # a.py was cached by the lookup without digests: parsed again with them, as b.py is
+    assert idx.parse_count == 2
+    assert CodeIndex(root, cache_dir=cache).read_files(["a.py", "b.py"]) == {
+        "a.py": got["a.py"],
+        "b.py": got["b.py"],
+    }
     # digests are over tokens: the file digest leaves out the comment; the body digest
     # the docstring
     assert got["a.py"].digest == digest(b'import os class Alpha : """ Doc. """ x = 1')

@@ -39,7 +39,8 @@ def changed(language: str, a: str, b: str, name: str) -> tuple[bool, bool]:
     return sig_a != sig_b, body_a != body_b
 
 
-def test_extractor_version_is_the_token_digests_one():
+def test_extractor_version_is_the_lazy_digests_one():
+    """4: a parsed entry may hold no digests (an older reader would take None for one)."""
     assert EXTRACTOR_VERSION == 4
 
 

@@ -64,10 +64,10 @@ def test_byte_groups_cover_every_file_once_largest_first() -> None:
 
 
 def _failing_extract(real):
-    def extract(data: bytes, language: str):
+    def extract(data: bytes, language: str, **options):
         if b"BOOM" in data:
             raise ValueError("grammar gave up")
-        return real(data, language)
+        return real(data, language, **options)
 
     return extract
 
@@ -98,10 +98,10 @@ def test_a_worker_that_dies_fails_the_build_instead_of_hanging(
     parent = os.getpid()
     real = parse_module.extract_file
 
-    def dying(data: bytes, language: str):
+    def dying(data: bytes, language: str, **options):
         if os.getpid() != parent and b"C3" in data:
             os._exit(3)
-        return real(data, language)
+        return real(data, language, **options)
 
     monkeypatch.setattr(parse_module, "extract_file", dying)
     with pytest.raises(BrokenProcessPool):
@@ -122,10 +122,10 @@ def test_cli_reports_a_worker_error_without_a_traceback(tmp_path: Path) -> None:
         "m.POOL_THRESHOLD = 1\n"
         "parallel.usable_cpus = lambda: 2\n"
         "real = m.extract_file\n"
-        "def extract(data, language):\n"
+        "def extract(data, language, **options):\n"
         "    if b'BOOM' in data:\n"
         "        raise ValueError('grammar gave up')\n"
-        "    return real(data, language)\n"
+        "    return real(data, language, **options)\n"
         "m.extract_file = extract\n"
         "from brainmigrate.__main__ import run\n"
         f"sys.argv = ['brainmigrate', 'index', '--root', {str(root)!r}, '--no-progress',"
@@ -183,7 +183,7 @@ def test_workers_end_with_a_killed_parent(tmp_path: Path) -> None:
         "from brainmigrate.codeindex import CodeIndex, parallel\n"
         "m.POOL_THRESHOLD = 1\n"
         "parallel.usable_cpus = lambda: 2\n"
-        "def slow(data, language):\n"
+        "def slow(data, language, **options):\n"
         f"    with open({str(pids)!r}, 'a') as fh:\n"
         "        fh.write(f'{os.getpid()}\\n')\n"
         "    time.sleep(60)\n"

@@ -12,12 +12,14 @@ Public API::
     idx.files_named(name) -> list[str]           # sorted paths whose basename == name (NFC)
     idx.declarations_of(names) -> dict[str, list[Declaration]]
         # lazy: byte search of uncached source files, parses only files naming one of them
-        # (in a pool of `workers` processes when many files are uncached)
+        # (in a pool of `workers` processes when many files are uncached); no digests
+        # (None) unless idx.lookup_digests is set
     idx.lookup(name) -> list[Declaration]        # full index after build(), else lazy
-    idx.build(progress=None) -> IndexSummary     # every source file; progress(done, total)
+    idx.build(progress=None) -> IndexSummary     # every source file, no digests; progress
     idx.summary() -> IndexSummary                # last build (RuntimeError before any)
     idx.summary_dict() -> dict                   # IndexSummary.to_dict(), JSON-able
-    idx.read_files(paths) -> {path: FileState | None}  # declarations + digest, as now
+    idx.read_files(paths) -> {path: FileState | None}  # declarations + digests, as now
+        # (a file cached without digests, by a build or lookup, is parsed again with them)
     idx.has_error(path) -> bool | None           # parse tree of path held syntax errors
     idx.parse_count                              # files parsed by this object so far
     idx.cache_path, idx.cache_status             # cache file (None: no cache) and its state

@@ -14,7 +14,8 @@ then ``os.replace``.
 ``Entry`` is a tuple ``(size, mtime_ns, racy, content_hash, language, has_error, rows,
 skip_reason, file_digest)``: ``rows`` is ``None`` for a skipped file (``skip_reason`` says
 why); ``file_digest`` is the file's staleness digest (``tokens.Tokens.file_digest``), None when
-skipped. ``racy``
+skipped or when parsed without digests (``build`` and name lookups take none: then the
+rows' digests are None too, and ``CodeIndex.read_files`` parses the file again). ``racy``
 marks a file whose mtime was less than :data:`RACY_NS` old when it was read: its mtime may
 not change on a quick re-edit, so it is trusted only after its content hash is checked.
 """

@@ -4,6 +4,8 @@ The result of one file is a tuple of *rows*, plain tuples that pickle small and 
 
     (name, kind, container, first_line, last_line, name_line, signature_digest, body_digest)
 
+Both digests are None in the rows of a file parsed without digests (``extract_file(...,
+digests=False)``: the full index and name lookups, which never read them).
 :func:`rows_to_declarations` turns them into :class:`~.model.Declaration` values.
 """
 
@@ -24,13 +26,15 @@ from .tokens import digest as digest  # (the whitespace-folding digest of other 
 if TYPE_CHECKING:
     from tree_sitter import Node, Query
 
-Row = tuple[str, str, str | None, int, int, int, str, str | None]
+Row = tuple[str, str, str | None, int, int, int, str | None, str | None]
 
 #: Bumped whenever rows would come out differently for the same input (cache namespace).
 #: 2: a Python docstring is left out of the body digest; the file digest is taken too.
 #: 3: token digests; Rust attributes and preceding decorators start their declaration;
-#: a variable's value is its body. 4: a token's edge whitespace counts; Rust doc attributes
-#: are doc comments.
+#: a variable's value is its body.
+#: 4: digests are taken only where read: a parsed entry may hold none (file digest None),
+#: which an older reader would take for digests; a token's edge whitespace counts; Rust
+#: doc attributes are doc comments; Python strings are read with the careful walk.
 EXTRACTOR_VERSION = 4
 
 #: Containers whose direct ``function`` children are methods.
@@ -239,12 +243,15 @@ def extract(data: bytes, language: str) -> tuple[bool, tuple[Row, ...]]:
 
 
 def extract_file(
-    data: bytes, language: str, *, legacy: bool = False
-) -> tuple[bool, tuple[Row, ...], str]:
+    data: bytes, language: str, *, digests: bool = True, legacy: bool = False
+) -> tuple[bool, tuple[Row, ...], str | None]:
     """Parse one file's bytes and return ``(has_error, rows, file_digest)``.
 
-    ``legacy``: the digests as fingerprints of ``digest_version`` 1 took them (the text
-    with whitespace runs folded), to compare a fingerprint taken before token digests.
+    ``digests=False``: no digest is taken (no walk over the tokens, a third of the cost):
+    both digests of every row and ``file_digest`` are None; names, kinds, containers and
+    lines are those ``digests=True`` gives. ``legacy``: the digests as fingerprints of
+    ``digest_version`` 1 took them (the text with whitespace runs folded), to compare a
+    fingerprint taken before token digests (``digests=False`` wins over it).
 
     Digests (SPEC.md §Staleness) are taken over the file's tokens (``tokens.Tokens``:
     comments left out, so neither a re-flow nor a comment edit changes one): a
@@ -266,11 +273,13 @@ def extract_file(
     root = tree.root_node
     tops = root.children
     found = _declaration_matches(language, query, src, root, tops)
+    if not digests:
+        return root.has_error, _rows(language, src, tops, found, None, False), None
     if legacy:
-        rows = _rows(language, src, tops, found, None)
+        rows = _rows(language, src, tops, found, None, True)
         return root.has_error, rows, legacy_digests.file_digest(src, tops)
     tokens = Tokens(src, tree, language)
-    rows = _rows(language, src, tops, found, tokens)
+    rows = _rows(language, src, tops, found, tokens, False)
     return root.has_error, rows, tokens.file_digest(src, bool(rows))
 
 
@@ -313,13 +322,19 @@ def _declaration_matches(
 
 
 def _rows(
-    language: str, src: bytes, tops: list[Node], found: list[Match], tokens: Tokens | None
+    language: str,
+    src: bytes,
+    tops: list[Node],
+    found: list[Match],
+    tokens: Tokens | None,
+    legacy: bool,
 ) -> tuple[Row, ...]:
     """The rows of the matched declarations, in source order (first line, then the
     name's position), each with its container from the declarations enclosing it; digests
-    over ``tokens``, or as :mod:`.legacy` took them when it is None."""
+    over ``tokens``, as :mod:`.legacy` took them (``legacy``: also their lines, which
+    started at no attribute), or None when neither."""
     refine = language in _REFINED
-    preceded = tokens is not None and language in _PRECEDED
+    preceded = not legacy and language in _PRECEDED
     # Stack of enclosing declarations: (start, end, qualified name, kind).
     stack: list[tuple[int, int, str, str]] = []
     keyed: list[tuple[int, int, int, Row]] = []
@@ -361,13 +376,15 @@ def _rows(
             outer_start, first_row = outer.start_byte, outer.start_point[0]
         row_end, col_end = dnode.end_point
         last_line = row_end if col_end == 0 and row_end > start_row else row_end + 1
-        if tokens is None:
+        if tokens is not None:
+            signature, body_digest = _digests(language, tokens, kind, outer_start, body, end)
+        elif legacy:
             doc = _docstring(language, body) if language == "python" and body else None
             signature, body_digest = legacy_digests.declaration_digests(
                 src, outer, outer_start, body, end, doc
             )
         else:
-            signature, body_digest = _digests(language, tokens, kind, outer_start, body, end)
+            signature = body_digest = None
         row = (name, kind, container, first_row + 1, last_line, name_line, signature, body_digest)
         keyed.append((first_row, name_line, name_at, row))
         stack.append((start, end, f"{container}.{name}" if container else name, kind))

@@ -35,6 +35,12 @@ def _warn(message: str, *args) -> None:
 Progress = Callable[[int, int], object]
 
 
+def _undigested(entry: cachemod.Entry) -> bool:
+    """Whether a cached entry is of a file parsed without its digests (``read_and_extract``
+    with ``digests=False``: rows, no file digest); a skipped file's entry holds none to take."""
+    return entry[6] is not None and entry[8] is None
+
+
 class CodeIndex:
     """Tree-sitter declarations of one checkout (``root``), cached on disk per file.
 
@@ -85,6 +91,11 @@ class CodeIndex:
         self.shapes = True
         #: Files a name lookup read and did not parse: no declaration shape of the names.
         self.shape_skips = 0
+        #: Name lookups take the digests of the files they parse, as ``read_files`` does
+        #: (False: none, the quicker parse): for a caller that goes on to read the digests
+        #: of the files it looks names up in (``import --verify``), which then parses none
+        #: of them twice.
+        self.lookup_digests = False
         self._listing_way = ""
         self._listing: list[ListedFile] | None = None
         self._by_basename: dict[str, list[str]] | None = None
@@ -173,10 +184,15 @@ class CodeIndex:
             return
         self._dirty = False
 
-    def _fresh_entry(self, f: ListedFile, language: str) -> cachemod.Entry | None:
-        """The cached entry of ``f`` when it still matches the file, else ``None``."""
+    def _fresh_entry(
+        self, f: ListedFile, language: str, digests: bool = False
+    ) -> cachemod.Entry | None:
+        """The cached entry of ``f`` when it still matches the file, else ``None``;
+        ``digests``: also None for a file parsed without its digests (``build`` and name
+        lookups take none, ``read_files`` needs them)."""
         if f.path in self._fresh:
-            return self._entries[f.path]
+            entry = self._entries[f.path]
+            return None if digests and _undigested(entry) else entry
         entry = self._entries.get(f.path)
         if (
             type(entry) is not tuple
@@ -184,6 +200,7 @@ class CodeIndex:
             or entry[0] != f.size
             or entry[1] != f.mtime_ns
             or entry[4] != language
+            or (digests and _undigested(entry))
         ):
             return None
         if entry[2]:  # racy: trust only after comparing the content
@@ -239,11 +256,12 @@ class CodeIndex:
         Files whose cached entry is still fresh are answered from the cache. Every other
         source file is read and tested for the names' bytes; only the files that hold one
         of the names in the shape of a type or function declaration (``shapes``; a regular
-        expression per language, ``languages.DECLARATION_SHAPES``) are parsed (and cached).
-        So what a name anchors to (``resolve_symbol``) is what parsing every file that
-        mentions it gives; fields, variables and other kinds are found in the files that
-        are parsed (or cached) only. So the cost grows with the names asked, not
-        with the checkout (beyond one read of the uncached files). Up to
+        expression per language, ``languages.DECLARATION_SHAPES``) are parsed (and cached),
+        without digests unless ``lookup_digests`` (the declarations' digests are then None:
+        ``read_files`` gives them). So what a name anchors to (``resolve_symbol``) is what
+        parsing every file that mentions it gives; fields, variables and other kinds are
+        found in the files that are parsed (or cached) only. So the cost grows with the
+        names asked, not with the checkout (beyond one read of the uncached files). Up to
         ``scan.FEW_NAMES`` names are searched for one by one; more (a large run of notes
         names thousands) are matched against the set of a file's identifier-like words, in
         one pass a file. Where ``grep`` is on PATH it picks the files holding a name's bytes
@@ -279,7 +297,15 @@ class CodeIndex:
     def _scan(self, todo: list[tuple[ListedFile, str]], names: set[str]) -> list:
         """:func:`.scan.scan` of the files of ``todo``, in order."""
         items = [(f.path, lang, f.size, f.mtime_ns) for f, lang in todo]
-        return scan(str(self.root), items, names, self.shapes, self.max_bytes, self.workers)
+        return scan(
+            str(self.root),
+            items,
+            names,
+            self.shapes,
+            self.max_bytes,
+            self.workers,
+            self.lookup_digests,
+        )
 
     def lookup(self, name: str) -> list[Declaration]:
         """Declarations named ``name``: from the full index after :meth:`build`, else lazily."""
@@ -302,12 +328,14 @@ class CodeIndex:
         as the file is now: ``{path: FileState}``, None for a path that is no regular
         source file of a language the index reads (or cannot be read or parsed).
 
-        Each file is stat-ed; a cached entry that still matches is used, every other file
-        is parsed once (in the process pool when there are many, as ``build`` does) and
-        cached. The listing is not taken, except to tell a ``.h`` file's language and when
-        the cache is saved. ``cached=False`` parses every file and neither loads nor
-        writes the cache: quicker for a few files of a large root (loading its cache costs
-        as much as parsing a handful of files).
+        Each file is stat-ed; a cached entry that still matches and holds digests is used,
+        every other file is parsed once with its digests (in the process pool when there
+        are many, as ``build`` does) and cached with them (``build`` and name lookups take
+        none: a file they parsed is parsed again here, once). The listing is not taken,
+        except to tell a ``.h`` file's language and when the cache is saved.
+        ``cached=False`` parses every file and neither loads nor writes the cache: quicker
+        for a few files of a large root (loading its cache costs as much as parsing a
+        handful of files).
         """
         if not cached:
             return self._parse_uncached(paths)
@@ -327,9 +355,9 @@ class CodeIndex:
                 continue
             f = ListedFile(rel, st.st_size, st.st_mtime_ns)
             found[rel] = (f, lang)
-            if self._fresh_entry(f, lang) is None:
+            if self._fresh_entry(f, lang, digests=True) is None:
                 todo.append((f, lang))
-        for rel, entry, reason in self._parse_many(todo):
+        for rel, entry, reason in self._parse_many(todo, digests=True):
             if entry is not None:
                 self._store(rel, entry)
             elif reason is not None:
@@ -392,8 +420,9 @@ class CodeIndex:
 
         Retakes the listing, parses what is new or changed (in a pool of ``workers``
         processes, fork start method, when more than ``parse.POOL_THRESHOLD`` files need
-        it), saves the cache and returns an :class:`IndexSummary`. ``progress(done, total)`` is
-        called with counts of source files. Unreadable files are logged and listed as
+        it) without digests (``read_files`` takes them where read), saves the cache and
+        returns an :class:`IndexSummary`. ``progress(done, total)`` is called with counts of
+        source files. Unreadable files are logged and listed as
         skipped; a cache that cannot be written is reported in ``cache_status``.
         """
         t0 = time.perf_counter()
@@ -422,7 +451,7 @@ class CodeIndex:
             if progress is not None:
                 progress(done, total)
 
-        for rel, entry, reason in self._parse_many(todo, one_done):
+        for rel, entry, reason in self._parse_many(todo, one_done, digests=False):
             if entry is not None:
                 self._store(rel, entry)
             elif reason is not None:
@@ -465,12 +494,17 @@ class CodeIndex:
         return self._last
 
     def _parse_many(
-        self, todo: list[tuple[ListedFile, str]], done: Callable[[], object] | None = None
+        self,
+        todo: list[tuple[ListedFile, str]],
+        done: Callable[[], object] | None = None,
+        *,
+        digests: bool,
     ) -> list[Parsed]:
         """:func:`.parse.parse_many` of the files of ``todo``, in order (in a pool of
-        ``workers`` processes when there are many); ``done()`` is called once a file."""
+        ``workers`` processes when there are many), with their digests or without;
+        ``done()`` is called once a file."""
         items = [
-            (f.path, str(self.root / f.path), lang, f.size, f.mtime_ns, self.max_bytes)
+            (f.path, str(self.root / f.path), lang, f.size, f.mtime_ns, self.max_bytes, digests)
             for f, lang in todo
         ]
         return parse_many(items, self.workers, done)

@@ -23,16 +23,24 @@ BINARY_PROBE = 8192
 POOL_THRESHOLD = 200
 
 #: What :func:`parse_one` reads: (root-relative path, absolute path, language, size,
-#: mtime_ns, max_bytes).
-Item = tuple[str, str, str, int, int, int]
+#: mtime_ns, max_bytes, digests: whether to take the digests, ``read_and_extract``).
+Item = tuple[str, str, str, int, int, int, bool]
 #: What :func:`parse_one` gives: (root-relative path, entry or None, skip reason or None).
 Parsed = tuple[str, cachemod.Entry | None, str | None]
 
 
 def read_and_extract(
-    abspath: str, language: str, size: int, mtime_ns: int, max_bytes: int, data: bytes | None = None
+    abspath: str,
+    language: str,
+    size: int,
+    mtime_ns: int,
+    max_bytes: int,
+    data: bytes | None = None,
+    *,
+    digests: bool = True,
 ) -> tuple[cachemod.Entry | None, str | None]:
-    """Read (unless ``data`` is given), check and parse one file.
+    """Read (unless ``data`` is given), check and parse one file; ``digests=False`` takes
+    no digest (``extract.extract_file``): the entry's rows and file digest hold None.
 
     Returns ``(entry, None)`` for a parsed file, ``(entry, reason)`` for a skipped one
     whose skip is worth caching (binary, too large), ``(None, reason)`` for an unreadable
@@ -54,14 +62,14 @@ def read_and_extract(
     if len(data) > max_bytes:
         reason = f"too large (over {max_bytes} bytes)"
         return (size, mtime_ns, False, b"", language, False, None, reason, None), reason
-    has_error, rows, fdigest = extract_file(data, language)
+    has_error, rows, fdigest = extract_file(data, language, digests=digests)
     return (size, mtime_ns, racy, chash, language, has_error, rows, None, fdigest), None
 
 
 def parse_one(item: Item) -> Parsed:
     """:func:`read_and_extract` of one :data:`Item`, with its path."""
-    rel, abspath, language, size, mtime_ns, max_bytes = item
-    entry, reason = read_and_extract(abspath, language, size, mtime_ns, max_bytes)
+    rel, abspath, language, size, mtime_ns, max_bytes, digests = item
+    entry, reason = read_and_extract(abspath, language, size, mtime_ns, max_bytes, digests=digests)
     return rel, entry, reason
 
 

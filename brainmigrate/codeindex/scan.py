@@ -23,15 +23,21 @@ Scanned = tuple[cachemod.Entry | None, str]
 
 
 def scan(
-    root: str, items: list[Item], names: set[str], shapes: bool, max_bytes: int, workers: int
+    root: str,
+    items: list[Item],
+    names: set[str],
+    shapes: bool,
+    max_bytes: int,
+    workers: int,
+    digests: bool = False,
 ) -> list[Scanned]:
     """:func:`scan_file` of each of ``items``, in order. Of more than
     :data:`GREP_MIN_FILES` files, where grep is found, only those it says hold a
     name's bytes are read (:func:`grep_holders`); the others mention none. With more
     than :data:`SCAN_POOL_THRESHOLD` files to read (:data:`SCAN_POOL_PICKED` picked by
     grep), this process and ``workers - 1`` forked ones each read, test and parse a
-    share of them."""
-    setup = (root, frozenset(names), shapes, max_bytes)
+    share of them. The files parsed take their digests only with ``digests``."""
+    setup = (root, frozenset(names), shapes, max_bytes, digests)
     held = (
         grep_holders(root, [it[0] for it in items], names) if len(items) > GREP_MIN_FILES else None
     )
@@ -46,7 +52,10 @@ def scan(
 
 
 def _scan_items(
-    setup: tuple[str, frozenset[str], bool, int], items: list[Item], threshold: int, workers: int
+    setup: tuple[str, frozenset[str], bool, int, bool],
+    items: list[Item],
+    threshold: int,
+    workers: int,
 ) -> list[Scanned]:
     processes = pool_size(len(items), threshold, workers)
     if processes < 2:
@@ -74,31 +83,35 @@ SCAN_POOL_THRESHOLD = 400
 SCAN_POOL_PICKED = 32
 #: :func:`scan_file` outcome of a file that mentions a name in no declaration shape.
 SHAPE_SKIP = "shape"
-#: What :func:`scan_file` needs besides the file: (root, mentions, shapes, max_bytes).
-_scanning: tuple[str, Callable[[bytes], list[str]], bool, int] | None = None
+#: What :func:`scan_file` needs besides the file: (root, mentions, shapes, max_bytes,
+#: digests).
+_scanning: tuple[str, Callable[[bytes], list[str]], bool, int, bool] | None = None
 
 
-def _scan_setup(root: str, names: frozenset[str], shapes: bool, max_bytes: int) -> None:
+def _scan_setup(
+    root: str, names: frozenset[str], shapes: bool, max_bytes: int, digests: bool
+) -> None:
     global _scanning
-    _scanning = (root, mentions(names), shapes, max_bytes)
+    _scanning = (root, mentions(names), shapes, max_bytes, digests)
 
 
-def _scanning_with(setup: tuple[str, frozenset[str], bool, int], work: list):
+def _scanning_with(setup: tuple[str, frozenset[str], bool, int, bool], work: list):
     """``work``, item by item, with :func:`_scan_setup` done for this process meanwhile."""
     _scan_setup(*setup)
     try:
         yield from work
     finally:
-        _scan_setup("", frozenset(), False, 0)
+        _scan_setup("", frozenset(), False, 0, False)
 
 
 def scan_file(item: Item) -> Scanned:
     """Read one uncached source file and parse it when it may declare one of the names
-    (:func:`_scan_setup`). Returns ``(entry, outcome)``: ``entry`` when parsed (or a
-    skip worth caching); ``outcome`` is ``""``, :data:`SHAPE_SKIP` (the file mentions a name,
-    in no declaration shape) or why the file could not be read."""
+    (:func:`_scan_setup`), without digests unless the setup asks for them (a name lookup
+    reads none; ``read_files`` takes them). Returns ``(entry, outcome)``: ``entry`` when
+    parsed (or a skip worth caching); ``outcome`` is ``""``, :data:`SHAPE_SKIP` (the file
+    mentions a name, in no declaration shape) or why the file could not be read."""
     assert _scanning is not None
-    root, mentions, shapes, max_bytes = _scanning
+    root, mentions, shapes, max_bytes, digests = _scanning
     rel, language, size, mtime_ns = item
     abspath = os.path.join(root, rel)
     try:
@@ -113,7 +126,9 @@ def scan_file(item: Item) -> Scanned:
         (shape := declaration_shape(language, name)) is None or shape(data) for name in named
     ):
         return None, SHAPE_SKIP
-    entry, _reason = read_and_extract(abspath, language, size, mtime_ns, max_bytes, data)
+    entry, _reason = read_and_extract(
+        abspath, language, size, mtime_ns, max_bytes, data, digests=digests
+    )
     return entry, ""
 
 
