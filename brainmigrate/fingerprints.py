@@ -339,7 +339,8 @@ class Checkouts(MoveSearch):
 
     def fingerprint(self, a: Anchor, root: str, rel: str, when: str) -> Anchor | None:
         """``a`` with a new fingerprint of what it points at in ``rel`` of ``root`` (its
-        path, and for a symbol its lines, follow the target); None when it is not there.
+        path, and its lines for a symbol or for cited lines fingerprinted on a declaration
+        that no longer holds them, follow the target); None when it is not there.
         A folder anchor takes no digest (a folder has none): only the commit and the time
         (SPEC.md §Staleness "Folder anchor")."""
         commit = self.commit(root)
@@ -383,9 +384,12 @@ class Checkouts(MoveSearch):
             if d is None and a.target is None:
                 d = _enclosing(self.decl_digests(root, rel) or (), a.lines)
             if d is not None:
+                first, last = a.lines
+                inside = d.lines[0] <= first and last <= d.lines[1]
                 return replace(
                     a,
                     path=rel,
+                    lines=a.lines if inside else d.lines,
                     signature_digest=d.signature_digest,
                     body_digest=d.body_digest,
                     target=(d.category, d.container, d.name),
@@ -444,14 +448,29 @@ def _by_name(decls, name: str, lines):
 
 
 def _enclosing(decls, lines):
-    """The innermost declaration whose span holds ``lines``, or None."""
+    """The declaration a fact citing ``lines`` is fingerprinted on: the innermost one whose
+    span holds them, when it is the only one of that span there or encloses the others of
+    it (``class Cfg: host = "a"; port = 80``: the class); None when two of the same span
+    hold them side by side (``let a = 1, b = 2;``), whose lines' text is then the
+    fingerprint (SPEC.md §Staleness is silent; docs/staleness.md "Lines inside a
+    declaration")."""
     first, last = lines
-    best = None
-    for d in decls:
-        inside = d.lines[0] <= first and last <= d.lines[1]
-        if inside and (best is None or d.lines[1] - d.lines[0] <= best.lines[1] - best.lines[0]):
-            best = d
-    return best
+    inside = [d for d in decls if d.lines[0] <= first and last <= d.lines[1]]
+    if not inside:
+        return None
+    size = min(d.lines[1] - d.lines[0] for d in inside)
+    ties = [d for d in inside if d.lines[1] - d.lines[0] == size]
+    if len(ties) == 1:
+        return ties[0]
+    outer = [d for d in ties if all(d is e or _nested_in(e, d) for e in ties)]
+    return outer[0] if len(outer) == 1 else None
+
+
+def _nested_in(inner, outer) -> bool:
+    """Whether declaration ``inner`` is declared inside ``outer`` (its container is
+    ``outer``'s qualified name, or within it)."""
+    container, name = inner.container, outer.qualname
+    return bool(container) and (container == name or container.startswith(f"{name}."))
 
 
 def _result(
