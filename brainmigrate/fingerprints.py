@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
-from brainmigrate.checkouts import FILE, FOLDER, LINES
+from brainmigrate.checkouts import FILE, FOLDER, LINES, enclosing
 from brainmigrate.model import Anchor, FactRecord
 from brainmigrate.moves import MoveSearch
 
@@ -382,7 +382,7 @@ class Checkouts(MoveSearch):
         if a.lines:
             d = self._declaration(a, root, rel) if self._targets_declaration(a) else None
             if d is None and a.target is None:
-                d = _enclosing(self.decl_digests(root, rel) or (), a.lines)
+                d = enclosing(self.decl_digests(root, rel) or (), a.lines)
             if d is not None:
                 first, last = a.lines
                 inside = d.lines[0] <= first and last <= d.lines[1]
@@ -445,32 +445,6 @@ def _by_name(decls, name: str, lines):
             return d
     types = [d for d in same if d.category == "type"]
     return (types or same)[0]
-
-
-def _enclosing(decls, lines):
-    """The declaration a fact citing ``lines`` is fingerprinted on: the innermost one whose
-    span holds them, when it is the only one of that span there or encloses the others of
-    it (``class Cfg: host = "a"; port = 80``: the class); None when two of the same span
-    hold them side by side (``let a = 1, b = 2;``), whose lines' text is then the
-    fingerprint (SPEC.md §Staleness is silent; docs/staleness.md "Lines inside a
-    declaration")."""
-    first, last = lines
-    inside = [d for d in decls if d.lines[0] <= first and last <= d.lines[1]]
-    if not inside:
-        return None
-    size = min(d.lines[1] - d.lines[0] for d in inside)
-    ties = [d for d in inside if d.lines[1] - d.lines[0] == size]
-    if len(ties) == 1:
-        return ties[0]
-    outer = [d for d in ties if all(d is e or _nested_in(e, d) for e in ties)]
-    return outer[0] if len(outer) == 1 else None
-
-
-def _nested_in(inner, outer) -> bool:
-    """Whether declaration ``inner`` is declared inside ``outer`` (its container is
-    ``outer``'s qualified name, or within it)."""
-    container, name = inner.container, outer.qualname
-    return bool(container) and (container == name or container.startswith(f"{name}."))
 
 
 def _result(

@@ -125,3 +125,70 @@ def test_verify_moves_cited_lines_onto_the_method_a_function_became(tmp_path, mo
         (1, "src/csvio.py", 2, 3, "function", "Tokenizer", "parse"),
     ]
     assert states(tmp_path) == {"k1": ("fresh", None)}
+
+
+ANCHORED = "SELECT fact_id, path, body_digest IS NOT NULL FROM anchors ORDER BY fact_id, path"
+
+
+def test_a_line_now_citing_another_file_that_was_there_is_no_edit_of_its_fact(
+    tmp_path, monkeypatch
+):
+    tree(
+        tmp_path,
+        monkeypatch,
+        "# DB\n+ the schema is in db/users.sql\n+ migrations run at boot\n",
+        {"db/users.sql": "create table users(id int);\n", "db/orders.sql": "create table o;\n"},
+    )
+    write(
+        tmp_path,
+        {"notes/f.md": "# DB\n+ migrations run at boot\n+ the schema is in db/orders.sql\n"},
+    )
+    r = cli("import", "notes", "--root", "repo", "--store", "k.db")
+    assert r.exit_code == 0, r.output
+    assert rows(tmp_path / "k.db", "SELECT id, text FROM facts ORDER BY id") == [
+        (1, "the schema is in db/users.sql"),
+        (2, "migrations run at boot"),
+        (3, "the schema is in db/orders.sql"),
+    ]
+    assert rows(tmp_path / "k.db", ANCHORED) == [(1, "db/users.sql", 1), (3, "db/orders.sql", 0)]
+    assert states(tmp_path) == {"k1": ("fresh", None), "k3": ("fresh", None)}
+
+
+def test_a_path_a_fixed_line_still_cites_keeps_its_anchor(tmp_path, monkeypatch):
+    """``first in src/b.py, second in src/b.py`` -> ``… second in src/a.py`` after git
+    renamed src/b.py to src/a.py and a new src/b.py was written: src/a.py takes the old
+    fingerprint, and src/b.py, still cited, keeps it too (its file is another now)."""
+    b = "def b():\n    return 2\n"
+    repo = tree(
+        tmp_path,
+        monkeypatch,
+        "+ first in src/b.py, second in src/b.py\n",
+        {"src/b.py": b},
+    )
+    git(repo, "mv", "src/b.py", "src/a.py")
+    git(repo, "commit", "-qm", "rename")
+    write(repo, {"src/b.py": "def c():\n    return 3\n"})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "another b")
+    write(tmp_path, {"notes/f.md": "+ first in src/b.py, second in src/a.py\n"})
+    r = cli("import", "notes", "--root", "repo", "--store", "k.db")
+    assert r.exit_code == 0, r.output
+    assert rows(tmp_path / "k.db", "SELECT id, text FROM facts ORDER BY id") == [
+        (1, "first in src/b.py, second in src/a.py"),
+    ]
+    assert rows(tmp_path / "k.db", ANCHORED) == [(1, "src/a.py", 1), (1, "src/b.py", 1)]
+    assert states(tmp_path) == {"k1": ("body changed", "STALE: body changed: src/b.py")}
+
+
+def test_a_line_citing_a_second_existing_file_gives_it_no_fingerprint(tmp_path, monkeypatch):
+    tree(
+        tmp_path,
+        monkeypatch,
+        "+ first in src/b.py, second in src/b.py\n",
+        {"src/a.py": "def a():\n    return 1\n", "src/b.py": "def b():\n    return 2\n"},
+    )
+    write(tmp_path, {"notes/f.md": "+ first in src/b.py, second in src/a.py\n"})
+    r = cli("import", "notes", "--root", "repo", "--store", "k.db")
+    assert r.exit_code == 0, r.output
+    assert rows(tmp_path / "k.db", ANCHORED) == [(1, "src/a.py", 0), (1, "src/b.py", 1)]
+    assert states(tmp_path) == {"k1": ("fresh", None)}
