@@ -69,7 +69,7 @@ class CheckoutFiles:
         self._names: dict[tuple[str, str, bool], dict[str, list]] = {}
         self._commits: dict[str, str | None] = {}
         self._renames: dict[tuple[str, str | None], tuple[RenameTrail, bool]] = {}
-        self._digests: dict[tuple[str, str, bool], dict[str, list[str]]] = {}
+        self._digests: dict[tuple[str, str], dict[str, list[str]]] = {}
         self._lines: dict[tuple[str, str, bool], list[bytes] | None] = {}
         self._legacy: dict[tuple[str, str], object] = {}
         self._line_hashes: dict[tuple[str, str], frozenset[str] | None] = {}
@@ -297,18 +297,18 @@ class CheckoutFiles:
         texts = self.line_texts(root, rel, legacy)
         return None if texts is None else lines_digest(texts, *lines)
 
-    def same_digest(self, root: str, rel: str, wanted: str, legacy: bool = False) -> list[str]:
-        """Files of ``root`` with ``rel``'s extension whose file digest is ``wanted``
-        (``legacy``: their version-1 digest, ``file_digest``)."""
+    def same_digest(self, root: str, rel: str, wanted: str) -> list[str]:
+        """Files of ``root`` with ``rel``'s extension whose file digest (of now: through
+        the declaration cache) is ``wanted``."""
         ext = os.path.splitext(rel)[1]
-        key = (root, ext, legacy)
+        key = (root, ext)
         if key not in self._digests:
             paths = self._with_extension(root, ext)
             for rel_path, st in self.index(root).read_files(paths).items():
                 self._states.setdefault((root, rel_path), st)
             by: dict[str, list[str]] = {}
             for p in paths:
-                d = self.file_digest(root, p, legacy)
+                d = self.file_digest(root, p)
                 if d is not None:
                     by.setdefault(d, []).append(p)
             self._digests[key] = by

@@ -85,14 +85,16 @@ class MoveSearch(CheckoutFiles):
     def _same_file(self, a: Anchor, root: str) -> list[str]:
         """The files of ``root`` byte for byte the one ``a`` was fingerprinted on (any
         anchor with a ``content_hash``, lines or symbol too); when none is, those of the
-        same file digest for a file anchor without lines (in the digest form of its
-        ``digest_version``)."""
+        same file digest for a file anchor without lines fingerprinted in the digest form
+        of now. A fingerprint of ``digest_version`` 1 is looked for by its bytes only:
+        its digest form is no file's cached one, and every file of its extension would be
+        parsed again on every run (docs/staleness.md "Moved")."""
         if a.content_hash:
             same = self.same_bytes(root, a.path, a.content_hash)
             if same:
                 return same
-        if a.target and a.target[0] == FILE and a.body_digest:
-            return self.same_digest(root, a.path, a.body_digest, a.digest_version == 1)
+        if a.target and a.target[0] == FILE and a.body_digest and a.digest_version != 1:
+            return self.same_digest(root, a.path, a.body_digest)
         return []
 
     def _evidence(self, a: Anchor, root: str) -> str | None:
