@@ -243,10 +243,14 @@ class Checkouts(MoveSearch):
         of as many lines with its digest nearest the recorded lines (SPEC.md §Staleness
         "File anchor with lines"), or None."""
         from brainmigrate.codeindex.tokens import find_lines
+        from brainmigrate.moves import find_text
 
         texts = self.line_texts(root, rel, _legacy(a))
         if texts is None or not a.body_digest:
             return None
+        held = self.lines_held(a, root)  # the text itself: one search, no hash a window
+        if held is not None:
+            return find_text(texts, held, *a.lines)
         return find_lines(texts, a.body_digest, *a.lines)
 
     def at_its_text(self, a: Anchor, root: str) -> Anchor:

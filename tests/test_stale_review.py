@@ -192,3 +192,32 @@ def test_a_line_citing_a_second_existing_file_gives_it_no_fingerprint(tmp_path, 
     assert r.exit_code == 0, r.output
     assert rows(tmp_path / "k.db", ANCHORED) == [(1, "src/a.py", 0), (1, "src/b.py", 1)]
     assert states(tmp_path) == {"k1": ("fresh", None)}
+
+
+GUIDE = "# Guide\n\nstep one\nstep two\n\nstep three\nthe end\n"
+
+
+def test_cited_lines_that_moved_are_found_by_their_text_held_in_git_or_their_digest(
+    tmp_path, monkeypatch
+):
+    """The text of lines 3-4 moved down two lines: found there (fresh), whether git holds
+    the fingerprinted file (its text is searched for) or not (an uncommitted edit was
+    fingerprinted: each window's digest is compared); an edit inside it is a body change."""
+    repo = tree(
+        tmp_path, monkeypatch, "+ the steps are doc/guide.md:3-4 TER-1\n", {"doc/guide.md": GUIDE}
+    )
+    for tail in ("", "uncommitted\n"):
+        write(repo, {"doc/guide.md": GUIDE + tail})
+        r = cli("import", "notes", "--root", "repo", "--store", "k.db", "--verify")
+        assert r.exit_code == 0, r.output
+        write(repo, {"doc/guide.md": "# Guide\n\nfirst\nsecond\n" + GUIDE.split("\n", 2)[2]})
+        assert states(tmp_path) == {"k1": ("fresh", None)}
+        r = cli("verify", "--store", "k.db", "k1")
+        assert r.exit_code == 0, r.output
+        assert rows(tmp_path / "k.db", "SELECT line_first, line_last FROM anchors") == [(5, 6)]
+        write(repo, {"doc/guide.md": "# Guide\n\nfirst\nsecond\nstep one\nstep 2\n"})
+        assert states(tmp_path) == {"k1": ("body changed", "STALE: body changed: doc/guide.md:5-6")}
+        con = sqlite3.connect(tmp_path / "k.db")
+        con.execute("UPDATE anchors SET line_first = 3, line_last = 4")  # as cited again
+        con.commit()
+        con.close()
