@@ -344,7 +344,8 @@ class Checkouts(MoveSearch):
     def fingerprint(self, a: Anchor, root: str, rel: str, when: str) -> Anchor | None:
         """``a`` with a new fingerprint of what it points at in ``rel`` of ``root`` (its
         path, and its lines for a symbol or for cited lines fingerprinted on a declaration
-        that no longer holds them, follow the target); None when it is not there.
+        now in another file or no longer holding them, follow the target); None when it is
+        not there.
         A folder anchor takes no digest (a folder has none): only the commit and the time
         (SPEC.md §Staleness "Folder anchor")."""
         commit = self.commit(root)
@@ -389,7 +390,7 @@ class Checkouts(MoveSearch):
                 d = enclosing(self.decl_digests(root, rel) or (), a.lines)
             if d is not None:
                 first, last = a.lines
-                inside = d.lines[0] <= first and last <= d.lines[1]
+                inside = rel == a.path and d.lines[0] <= first and last <= d.lines[1]
                 return replace(
                     a,
                     path=rel,
