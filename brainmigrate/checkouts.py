@@ -69,7 +69,7 @@ class CheckoutFiles:
         self._names: dict[tuple[str, str, bool], dict[str, list]] = {}
         self._commits: dict[str, str | None] = {}
         self._histories: dict[str, History] = {}
-        self._digests: dict[tuple[str, str, bool], dict[str, list[str]]] = {}
+        self._digests: dict[tuple[str, str], dict[str, list[str]]] = {}
         self._lines: dict[tuple[str, str, bool], list[bytes] | None] = {}
         self._legacy: dict[tuple[str, str], object] = {}
         self._line_hashes: dict[tuple[str, str], frozenset[str] | None] = {}
@@ -303,18 +303,18 @@ class CheckoutFiles:
             return None
         return self.line_texts(root, rel, True)
 
-    def same_digest(self, root: str, rel: str, wanted: str, legacy: bool = False) -> list[str]:
-        """Files of ``root`` with ``rel``'s extension whose file digest is ``wanted``
-        (``legacy``: their version-1 digest, ``file_digest``)."""
+    def same_digest(self, root: str, rel: str, wanted: str) -> list[str]:
+        """Files of ``root`` with ``rel``'s extension whose file digest (of now: through
+        the declaration cache) is ``wanted``."""
         ext = os.path.splitext(rel)[1]
-        key = (root, ext, legacy)
+        key = (root, ext)
         if key not in self._digests:
             paths = self._with_extension(root, ext)
             for rel_path, st in self.index(root).read_files(paths).items():
                 self._states.setdefault((root, rel_path), st)
             by: dict[str, list[str]] = {}
             for p in paths:
-                d = self.file_digest(root, p, legacy)
+                d = self.file_digest(root, p)
                 if d is not None:
                     by.setdefault(d, []).append(p)
             self._digests[key] = by
@@ -415,3 +415,29 @@ def shares_half(sketch: str, hashes: frozenset[str]) -> bool:
     taken of (its share of the sketch's hashes; an empty sketch tells nothing: False)."""
     held = sketch_hashes(sketch)
     return bool(held) and 2 * sum(h in hashes for h in held) >= len(held)
+
+
+def enclosing(decls, lines: tuple[int, int]):
+    """The declaration (of ``decls``) a fact citing ``lines`` (``(first, last)``, 1-based)
+    is fingerprinted on (SPEC.md §Staleness): the innermost one whose span holds them,
+    when it is the only one of that span there or encloses the others of it (``class
+    Cfg: host = "a"; port = 80``: the class); None when two of the same span hold them
+    side by side (``let a = 1, b = 2;``), whose lines' text is then the fingerprint
+    (SPEC.md is silent on ties; docs/staleness.md "Lines inside a declaration")."""
+    first, last = lines
+    inside = [d for d in decls if d.lines[0] <= first and last <= d.lines[1]]
+    if not inside:
+        return None
+    size = min(d.lines[1] - d.lines[0] for d in inside)
+    ties = [d for d in inside if d.lines[1] - d.lines[0] == size]
+    if len(ties) == 1:
+        return ties[0]
+    outer = [d for d in ties if all(d is e or _nested_in(e, d) for e in ties)]
+    return outer[0] if len(outer) == 1 else None
+
+
+def _nested_in(inner, outer) -> bool:
+    """Whether declaration ``inner`` is declared inside ``outer`` (its container is
+    ``outer``'s qualified name, or within it)."""
+    container, name = inner.container, outer.qualname
+    return bool(container) and (container == name or container.startswith(f"{name}."))

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
-from brainmigrate.checkouts import FILE, FOLDER, LINES
+from brainmigrate.checkouts import FILE, FOLDER, LINES, enclosing
 from brainmigrate.model import Anchor, FactRecord
 from brainmigrate.moves import MoveSearch
 
@@ -246,10 +246,14 @@ class Checkouts(MoveSearch):
         of as many lines with its digest nearest the recorded lines (SPEC.md §Staleness
         "File anchor with lines"), or None."""
         from brainmigrate.codeindex.tokens import find_lines
+        from brainmigrate.moves import find_text
 
         texts = self.line_texts(root, rel, _legacy(a))
         if texts is None or not a.body_digest:
             return None
+        held = self.lines_held(a, root)  # the text itself: one search, no hash a window
+        if held is not None:
+            return find_text(texts, held, *a.lines)
         return find_lines(texts, a.body_digest, *a.lines, self.raw_lines(root, rel, _legacy(a)))
 
     def at_its_text(self, a: Anchor, root: str) -> Anchor:
@@ -342,7 +346,9 @@ class Checkouts(MoveSearch):
 
     def fingerprint(self, a: Anchor, root: str, rel: str, when: str) -> Anchor | None:
         """``a`` with a new fingerprint of what it points at in ``rel`` of ``root`` (its
-        path, and for a symbol its lines, follow the target); None when it is not there.
+        path, and its lines for a symbol or for cited lines fingerprinted on a declaration
+        now in another file or no longer holding them, follow the target); None when it is
+        not there.
         A folder anchor takes no digest (a folder has none): only the commit and the time
         (SPEC.md §Staleness "Folder anchor")."""
         commit = self.commit(root)
@@ -384,11 +390,14 @@ class Checkouts(MoveSearch):
         if a.lines:
             d = self._declaration(a, root, rel) if self._targets_declaration(a) else None
             if d is None and a.target is None:
-                d = _enclosing(self.decl_digests(root, rel) or (), a.lines)
+                d = enclosing(self.decl_digests(root, rel) or (), a.lines)
             if d is not None:
+                first, last = a.lines
+                inside = rel == a.path and d.lines[0] <= first and last <= d.lines[1]
                 return replace(
                     a,
                     path=rel,
+                    lines=a.lines if inside else d.lines,
                     signature_digest=d.signature_digest,
                     body_digest=d.body_digest,
                     target=(d.category, d.container, d.name),
@@ -444,17 +453,6 @@ def _by_name(decls, name: str, lines):
             return d
     types = [d for d in same if d.category == "type"]
     return (types or same)[0]
-
-
-def _enclosing(decls, lines):
-    """The innermost declaration whose span holds ``lines``, or None."""
-    first, last = lines
-    best = None
-    for d in decls:
-        inside = d.lines[0] <= first and last <= d.lines[1]
-        if inside and (best is None or d.lines[1] - d.lines[0] <= best.lines[1] - best.lines[0]):
-            best = d
-    return best
 
 
 def _result(

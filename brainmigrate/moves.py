@@ -6,11 +6,13 @@ lines (the fingerprint's sketch, ``checkouts.sketch_of``).
 
 ``MoveSearch`` adds the search to ``checkouts.CheckoutFiles``; ``fingerprints.Checkouts``
 builds on it and gives the ``_at`` (the state at a path) and ``_targets_declaration`` it
-calls.
+calls. Cited lines whose text moved within their file are looked for by that text, when
+git holds the file as it was fingerprinted (``lines_held``, ``find_text``).
 """
 
 from __future__ import annotations
 
+from itertools import accumulate
 from typing import TYPE_CHECKING
 
 from brainmigrate.checkouts import (
@@ -21,6 +23,7 @@ from brainmigrate.checkouts import (
     sketch_lines,
     sketch_of,
 )
+from brainmigrate.digests import blake2b
 from brainmigrate.model import Anchor
 
 if TYPE_CHECKING:
@@ -85,14 +88,16 @@ class MoveSearch(CheckoutFiles):
     def _same_file(self, a: Anchor, root: str) -> list[str]:
         """The files of ``root`` byte for byte the one ``a`` was fingerprinted on (any
         anchor with a ``content_hash``, lines or symbol too); when none is, those of the
-        same file digest for a file anchor without lines (in the digest form of its
-        ``digest_version``)."""
+        same file digest for a file anchor without lines fingerprinted in the digest form
+        of now. A fingerprint of ``digest_version`` 1 is looked for by its bytes only:
+        its digest form is no file's cached one, and every file of its extension would be
+        parsed again on every run (docs/staleness.md "Moved")."""
         if a.content_hash:
             same = self.same_bytes(root, a.path, a.content_hash)
             if same:
                 return same
-        if a.target and a.target[0] == FILE and a.body_digest:
-            return self.same_digest(root, a.path, a.body_digest, a.digest_version == 1)
+        if a.target and a.target[0] == FILE and a.body_digest and a.digest_version != 1:
+            return self.same_digest(root, a.path, a.body_digest)
         return []
 
     def _evidence(self, a: Anchor, root: str) -> str | None:
@@ -106,3 +111,53 @@ class MoveSearch(CheckoutFiles):
             if data is not None:
                 return sketch_of(sketch_lines(data))
         return None
+
+    def lines_held(self, a: Anchor, root: str) -> bytes | None:
+        """The text ``a``'s lines digest was taken of (``codeindex.tokens.lines_digest``:
+        its lines' non-empty texts joined by one space), read from the file as its
+        fingerprinted commit held it, when that commit holds the very bytes fingerprinted
+        and the text has that digest; else None (no commit, an uncommitted edit)."""
+        if not (a.commit and a.content_hash and a.lines and a.body_digest):
+            return None
+        if self.held_hash(root, a.commit, a.path) != a.content_hash:
+            return None
+        from brainmigrate.codeindex.tokens import line_texts
+
+        legacy = a.digest_version == 1
+        language = None if legacy else self.index(root).language_of(a.path)
+        data = self.held_at(root, a.commit, a.path)
+        if data is None:
+            return None
+        first, last = a.lines
+        text = b" ".join(t for t in line_texts(data, language)[first - 1 : last] if t)
+        return text if blake2b(text, digest_size=12).hexdigest() == a.body_digest else None
+
+
+def find_text(texts: list[bytes], text: bytes, first: int, last: int) -> tuple[int, int] | None:
+    """``codeindex.tokens.find_lines`` for a wanted ``text`` known (``lines_held``), not
+    only its digest: the window of ``last - first + 1`` lines of ``texts`` whose non-empty
+    texts joined by one space are ``text``, the one starting nearest line ``first`` (the
+    earlier of two as near), as ``(first, last)`` 1-based, or None. The same answer in
+    one substring search of the joined file instead of a hash of every window (a
+    1,000-line window in a 20,000-line file: 0.6 s -> ms)."""
+    n = last - first + 1
+    if n < 1 or n > len(texts) or not text:
+        return None
+    kept = [t for t in texts if t]
+    joined = b" ".join(kept)
+    ends = list(accumulate((len(t) + 1 for t in kept), initial=-1))[1:]
+    start_of = {end - len(t): i for i, (t, end) in enumerate(zip(kept, ends, strict=True))}
+    end_of = {end: j for j, end in enumerate(ends)}
+    spans, at = set(), joined.find(text)
+    while at >= 0:
+        i, j = start_of.get(at), end_of.get(at + len(text))
+        if i is not None and j is not None:
+            spans.add((i, j))
+        at = joined.find(text, at + 1)
+    if not spans:
+        return None
+    before = list(accumulate((1 if t else 0 for t in texts), initial=0))
+    for s in sorted(range(len(texts) - n + 1), key=lambda s: (abs(s + 1 - first), s)):
+        if (before[s], before[s + n] - 1) in spans:
+            return s + 1, s + n
+    return None

@@ -274,7 +274,8 @@ def test_every_field_of_a_fingerprint_travels_with_a_rewritten_citation():
         "file", "repo", "src/a.rs", None, (3, 9), "cited", "s", "b", ("function", None, "f"),
         "c0ffee", "2026-11-30T08:00:00Z", "h", "sketch-bytes", 2,
     )  # fmt: skip
-    rec = SimpleNamespace(anchors=[old], gone=[])  # what the two read of a fact's record
+    # what the two read of a fact's record
+    rec = SimpleNamespace(anchors=[old], gone=[], text="f is in lib/a.rs")
     carried = drop_moved(rec, [("src/a.rs", "lib/a.rs")])
     assert rec.anchors == []
     add_anchors(rec, [Anchor("file", "repo", "lib/a.rs", None, (3, 9), "cited")], carried)
@@ -285,11 +286,13 @@ def test_every_field_of_a_fingerprint_travels_with_a_rewritten_citation():
     assert [getattr(new, f) for f in fingerprint] == [getattr(old, f) for f in fingerprint]
 
 
-def fixed(tmp_path: Path, notes: str, then: str | None = None, *imported: str) -> list:
+def fixed(
+    tmp_path: Path, notes: str, then: str | None = None, *imported: str, gone: tuple = ()
+) -> list:
     """``notes`` (notes/a.md) imported with --verify; src/converters.py renamed and
-    changed; ``check --fix`` run; the fixed notes edited by ``then`` (``{}`` stands for
-    the fixed text) and imported again with ``imported``; ``stale``'s facts as
-    ``(id, state, reason, [(path, fingerprinted)])``."""
+    changed, the files ``gone`` deleted; ``check --fix`` run; the fixed notes edited by
+    ``then`` (``{}`` stands for the fixed text) and imported again with ``imported``;
+    ``stale``'s facts as ``(id, state, reason, [(path, fingerprinted)])``."""
     repo = tmp_path / "repo"
     write(repo, {"src/converters.py": CONVERTERS, "cmd/server.go": SERVER})
     git(repo, "init", "-q")
@@ -300,8 +303,11 @@ def fixed(tmp_path: Path, notes: str, then: str | None = None, *imported: str) -
     (repo / "src/convert").mkdir()
     git(repo, "mv", "src/converters.py", "src/convert/base.py")
     (repo / "src/convert/base.py").write_text(upper(CONVERTERS))
+    for rel in gone:
+        (repo / rel).unlink()
     git(repo, "commit", "-qam", "split")
-    assert cli("check", "notes", "--root", "repo", "--fix", "--isolated").exit_code == 0
+    fix = cli("check", "notes", "--root", "repo", "--fix", "--isolated")
+    assert fix.exit_code == (1 if gone else 0), fix.output  # a gone file no fix finds
     if then is not None:
         text = (tmp_path / "notes/a.md").read_text()
         (tmp_path / "notes/a.md").write_text(then.format(text))
@@ -331,18 +337,17 @@ def test_a_fixed_line_that_moved_down_its_file_keeps_its_fingerprint(
 
 
 def test_a_moved_line_is_no_edit_when_two_stored_facts_could_be_it(tmp_path, monkeypatch):
-    """Both stored facts are gone from the notes and the line is either up to its path:
-    it is a new fact, and the old ones keep what they had."""
+    """Both stored facts are gone from the notes, so are the files they cite, and the line
+    is either up to its path: it is a new fact, and the old ones keep what they had."""
     monkeypatch.chdir(tmp_path)
     notes = "+ src/converters.py keeps names\n+ cmd/server.go keeps names\n"
-    got = fixed(
-        tmp_path, notes, "+ one thing\n+ another thing\n+ src/convert/base.py keeps names\n"
-    )
+    then = "+ one thing\n+ another thing\n+ src/convert/base.py keeps names\n"
+    got = fixed(tmp_path, notes, then, gone=("cmd/server.go",))
     assert got == [
         ("k1", "body changed",
          "STALE: body changed: src/convert/base.py (moved from src/converters.py)",
          [("src/converters.py", True)]),
-        ("k2", "fresh", None, [("cmd/server.go", True)]),
+        ("k2", "file gone", "STALE: file gone: cmd/server.go", [("cmd/server.go", True)]),
         ("k5", "fresh", None, [("src/convert/base.py", False)]),
     ]  # fmt: skip
 

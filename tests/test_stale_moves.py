@@ -199,3 +199,29 @@ def test_a_fixed_citation_keeps_the_sketch_and_digest_form(tmp_path, monkeypatch
         ("doc/handbook.md", *taken[0])
     ]
     assert states(tmp_path) == {"k1": ("fresh", None)}
+
+
+def test_a_version_1_fingerprint_is_looked_for_by_its_bytes_only(tmp_path, monkeypatch):
+    """A file fingerprint of digest form 1 (an upgraded store) whose file is gone is no
+    move to a file of the same version-1 digest but other bytes: looking for that digest
+    would parse every file of the extension again on each run (docs/staleness.md
+    "Moved"); the same bytes elsewhere still are its move."""
+    from brainmigrate.codeindex.extract import extract_file
+
+    source = "def f():\n    return 1\n"
+    repo = tree(
+        tmp_path,
+        monkeypatch,
+        "+ f is in src/a.py TER-1\n",
+        {"src/a.py": source, "src/other.py": "X = 2\n"},
+    )
+    legacy = extract_file(source.encode(), "python", legacy=True)[2]
+    con = sqlite3.connect(tmp_path / "know.db")
+    con.execute("UPDATE anchors SET sketch = NULL, digest_version = 1, body_digest = ?", (legacy,))
+    con.commit()
+    con.close()
+    move_by_hand(repo, "src/a.py", "lib/b.py", "# moved here\n" + source)
+    assert extract_file((repo / "lib/b.py").read_bytes(), "python", legacy=True)[2] == legacy
+    assert states(tmp_path) == {"k1": ("file gone", "STALE: file gone: src/a.py")}
+    write(repo, {"lib/b.py": source})
+    assert states(tmp_path) == {"k1": ("moved", "STALE: moved: src/a.py → lib/b.py")}

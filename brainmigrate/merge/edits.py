@@ -15,12 +15,21 @@ another file is no edit of it). Otherwise the line is the edit of
    it is up to its cited paths: the line moved within its file (lines added or removed
    above it since the fix).
 
+Each rule holds only when every old path the line no longer cites went to its new one: no
+root holds it any more, or git's renames since an anchor of the fact was fingerprinted
+there took it to the new path (``PathEdits.moved_paths``). A line that now cites another
+file that was there all along states another fact: its anchors must not carry the old
+file's fingerprints (``db/users.sql`` -> ``db/orders.sql``, both there, read as a body
+change of ``db/orders.sql``).
+
 Writes no store; ``stored`` is a ``stores.Stored``.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+from urllib.parse import unquote
 
 from brainmigrate.digests import blake2b
 from brainmigrate.merge.index import qualifies
@@ -68,6 +77,7 @@ class PathEdits:
         # rule 3: each file's stored facts (id, scope, text), then by skeleton
         self._last: dict[str, list[tuple[int, str, str]]] | None = None
         self._shapes: dict[str, dict[str, list[tuple[int, str, str]]]] = {}
+        self._files = None  # a checkouts.CheckoutFiles for git's renames, made on need
 
     def find(self, fact: ParsedFact) -> Edit | None:
         """The stored fact ``fact``'s line is with only cited paths changed, with the
@@ -83,15 +93,47 @@ class PathEdits:
         ]
         for rec in fed:
             pairs = path_edits(rec.text, fact.text)
-            if pairs is not None:
+            if pairs is not None and self.moved_paths(rec, pairs):
                 return rec.id, pairs
         for rec in fed:
             pairs = restored_edits(
                 rec.text, fact.text, lambda text, rec=rec: self._repeats(rec, fact, text)
             )
-            if pairs is not None:
+            if pairs is not None and self.moved_paths(rec, pairs):
                 return rec.id, pairs
         return self._moved_line(fact)
+
+    def moved_paths(self, rec: FactRecord, pairs: list[tuple[str, str]]) -> bool:
+        """Whether each ``(old, new)`` cited path of ``pairs`` is a move: ``old`` is held by
+        no root of the run (file or folder; an absolute path as it is), or git's renames
+        since the commit an anchor of ``rec`` at ``old`` was fingerprinted on took it to
+        ``new`` (``checkouts.CheckoutFiles.rename_trail``). A run without roots tells
+        nothing: every pair counts."""
+        roots = list(getattr(self.notes, "roots", None) or ())
+        for old, new in pairs:
+            old, new = unquote(old).rstrip("/"), unquote(new).rstrip("/")
+            if not any(_holds(r.path, old) for r in roots):
+                continue
+            if not self._renamed(rec, roots, old, new):
+                return False
+        return True
+
+    def _renamed(self, rec: FactRecord, roots, old: str, new: str) -> bool:
+        """Whether git's renames took ``old`` to ``new`` since an anchor of ``rec`` at
+        ``old`` was fingerprinted (in the root it records)."""
+        folders = {r.name: r.path for r in roots}
+        for a in rec.anchors:
+            folder = folders.get(a.root)
+            if a.path != old or not a.commit or folder is None:
+                continue
+            if self._files is None:
+                from brainmigrate.checkouts import CheckoutFiles
+
+                self._files = CheckoutFiles()
+            trail, from_start = self._files.rename_trail(folder, a.commit)
+            if trail.follow(old, from_start=from_start) == new:
+                return True
+        return False
 
     def still_stated(self, scope: str, text: str) -> bool:
         """Whether a fact line read (any file) states ``text`` in ``scope``."""
@@ -134,9 +176,14 @@ class PathEdits:
             if scope != fact.scope or self.touched(fid):
                 continue
             pairs = path_edits(text, fact.text)
-            if pairs is None:
+            if pairs is None or not self.moved_paths(self.record(fid), pairs):
                 continue
             if found is not None:
                 return None  # two could be the one: no telling which
             found = (fid, pairs)
         return found
+
+
+def _holds(root: str, path: str) -> bool:
+    """Whether ``path`` (relative to folder ``root``, or absolute) names a file or folder."""
+    return os.path.lexists(path if path.startswith("/") else os.path.join(root, path))

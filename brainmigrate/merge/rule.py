@@ -342,21 +342,29 @@ def drop_moved(rec: FactRecord, edits: list[tuple[str, str]]) -> Carried:
     found in them; a root-relative path, or an absolute one under the anchor's root).
     What the line cites now is added after (``add_anchors``).
 
-    Returns the dropped anchors that held a fingerprint, by the anchor the new path gives
-    (``Carried``), so that anchor keeps the fingerprint (SPEC.md §Staleness)."""
-    still = {new for _, new in edits}
-    moves = {p: new for p, new in edits if p not in still}
+    Returns the anchors of the old paths that held a fingerprint, by the anchor the new
+    path gives (``Carried``), so that anchor keeps the fingerprint (SPEC.md §Staleness).
+    A path the line (``rec.text``: the fixed line's already) still cites elsewhere is not
+    forgotten: ``first in src/b.py, second in src/b.py`` fixed to ``… second in
+    src/a.py`` keeps ``src/b.py``'s anchor (and its fingerprint)."""
+    still = {new for _, new in edits} | {path for *_, path in cited_paths(rec.text)}
+    still |= {unquote(p) for p in still}
+    moves = {p: new for p, new in edits}
     moves.update({unquote(p): new for p, new in moves.items()})
     if not moves:
         return {}
-    rec.gone = [p for p in rec.gone if p not in moves and p.rstrip("/") not in moves]
+    rec.gone = [
+        p
+        for p in rec.gone
+        if p in still or p.rstrip("/") in still or (p not in moves and p.rstrip("/") not in moves)
+    ]
     absolute = {p: new for p, new in moves.items() if p.startswith("/")}
     kept, carried = [], {}
     for a in rec.anchors:
         new = moves.get(a.path) or _absolute_move(a, absolute)
-        if new is None:
+        if new is None or a.path in still:
             kept.append(a)
-        elif a.fingerprinted:
+        if new is not None and a.fingerprinted:
             carried.setdefault((a.kind, unquote(new), a.symbol), a)
     rec.anchors = kept
     return carried
