@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import functools
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from itertools import accumulate
 from typing import TYPE_CHECKING
 
@@ -38,6 +38,9 @@ _ASSIGN = ("=", ":=")
 #: an edge, which the joining space then doubles).
 _RUN = re.compile(rb"\s+")
 _TOKEN_SPACE = re.compile(rb"[\t\n\r\f\v]|  ")
+#: Whitespace in tokens joined by NUL that folding changes: a run, a non-space blank, a
+#: token's trailing blank (dropped at a line's end).
+_SPACE = re.compile(rb"[\t\n\r\f\v]| {2,}| (?=\0)| \Z")
 #: Rust attributes that are doc comments: ``#[doc = "…"]``, ``#![doc(…)]``,
 #: ``#[cfg_attr(feature = "x", doc = "…")]``.
 _DOC_ATTRIBUTE = re.compile(rb"#!?\s*\[\s*(?:doc\b|cfg_attr\s*\(.*?,\s*doc\b)", re.S)
@@ -79,11 +82,9 @@ def _attribute_kinds(language: Language) -> frozenset[int]:
 
 #: Grammars whose comment nodes have children (Rust doc comments, Scala comments), or whose
 #: leaves leave some text out (Kotlin's string quotes, the text of Scala's interpolated
-#: strings, the text of a Python string that holds an escape sequence, whose
-#: ``string_content`` then has the escapes as its only children): their walk looks at
-#: every node's type and takes the text between leaves that is no whitespace as a token
-#: too; the others' walk looks only at the leaves.
-CAREFUL = frozenset({"rust", "scala", "kotlin", "python"})
+#: strings): their walk looks at every node's type and takes the text between leaves
+#: that is no whitespace as a token too; the others' walk looks only at the leaves.
+CAREFUL = frozenset({"rust", "scala", "kotlin"})
 
 
 def _walk_leaves(src: bytes, tree: Tree, texts, starts, assigns, comments) -> None:
@@ -163,20 +164,60 @@ def _walk_careful(src: bytes, tree: Tree, texts, starts, assigns, comments) -> N
 def _folded(src: bytes, texts: list[bytes], starts: list[int]) -> tuple[list, list]:
     """The tokens with their whitespace runs folded to one space, and the whitespace that
     ends a token where its line ends dropped (trailing blanks are no text: a C macro's
-    value); a token left empty is no token."""
+    value); a token left empty is no token. Only the tokens that hold such whitespace are
+    looked at (found by one search of the tokens joined: most of a file's tokens, its
+    names and punctuation, hold none)."""
+    joined = b"\0".join(texts)
+    lengths = list(accumulate(map(len, texts), initial=0))  # token i starts at lengths[i] + i
+    at = range(len(texts))
+    touched = sorted(
+        {
+            bisect_right(at, m.start(), key=lambda i: lengths[i] + i) - 1
+            for m in _SPACE.finditer(joined)
+        }
+    )
+    if not touched:
+        return texts, starts
     end_of_source = len(src)
-    kept_texts: list[bytes] = []
-    kept_starts: list[int] = []
-    for start, text in zip(starts, texts, strict=True):
+    texts = list(texts)
+    for i in touched:
+        text, start = texts[i], starts[i]
         if text[-1:].isspace():
             end = start + len(text)
             if end >= end_of_source or src[end] in b"\r\n":
                 text = text.rstrip()
-        text = _RUN.sub(b" ", text)
-        if text:
-            kept_texts.append(text)
-            kept_starts.append(start)
-    return kept_texts, kept_starts
+        texts[i] = _RUN.sub(b" ", text)
+    if all(texts[i] for i in touched):
+        return texts, starts
+    kept = [i for i, t in enumerate(texts) if t]
+    return [texts[i] for i in kept], [starts[i] for i in kept]
+
+
+#: Nodes read as one token though they have children: a Python string's content holding
+#: an escape sequence has the escapes as its only children (its words are in no leaf).
+WHOLE = {"python": "(string_content (escape_sequence)) @whole"}
+
+
+@functools.cache
+def _whole_query(grammar: Language, language: str):
+    from tree_sitter import Query
+
+    return Query(grammar, WHOLE[language])
+
+
+def _whole(src: bytes, tree: Tree, language: str, texts: list, starts: list) -> tuple[list, list]:
+    """The tokens with each ``WHOLE`` node's leaves replaced by the node's text."""
+    from tree_sitter import QueryCursor
+
+    nodes = (
+        QueryCursor(_whole_query(tree.language, language)).captures(tree.root_node).get("whole", ())
+    )
+    for node in sorted(nodes, key=lambda n: n.start_byte, reverse=True):
+        first = bisect_left(starts, node.start_byte)
+        last = bisect_left(starts, node.end_byte)
+        texts[first:last] = [src[node.start_byte : node.end_byte]]
+        starts[first:last] = [node.start_byte]
+    return texts, starts
 
 
 class Tokens:
@@ -197,6 +238,8 @@ class Tokens:
         comments: list[tuple[int, int]] = []
         walk = _walk_careful if language in CAREFUL else _walk_leaves
         walk(src, tree, texts, starts, assigns, comments)
+        if language in WHOLE and b"\\" in src:
+            texts, starts = _whole(src, tree, language, texts, starts)
         if _TOKEN_SPACE.search(b" ".join(texts)) is not None:
             texts, starts = _folded(src, texts, starts)
         self.texts = texts
