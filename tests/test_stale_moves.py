@@ -7,12 +7,12 @@ found for an anchor with lines as for one without. Real git checkouts, real stor
 from __future__ import annotations
 
 import hashlib
-import json
 import sqlite3
 from pathlib import Path
 
 from clirun import cli
-from trees import git, write
+from stored import rows, stale_states
+from trees import committed, git, write
 
 GUIDE = (
     "# Guide\n"
@@ -30,11 +30,7 @@ PIPELINE = "stages:\n  - build: cargo build\n  - test: cargo test\ndeploy: manua
 def tree(tmp_path: Path, monkeypatch, notes: str, files: dict[str, str]) -> Path:
     """A committed checkout ``repo`` of ``files``, ``notes/facts.md`` beside it, imported
     with ``--verify`` into ``know.db`` (the current folder is ``tmp_path``)."""
-    repo = tmp_path / "repo"
-    write(repo, files)
-    git(repo, "init", "-q")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "start")
+    repo = committed(tmp_path / "repo", files)
     write(tmp_path, {"notes/facts.md": notes})
     monkeypatch.chdir(tmp_path)
     r = cli("import", "notes", "--root", "repo", "--store", "know.db", "--verify")
@@ -43,16 +39,7 @@ def tree(tmp_path: Path, monkeypatch, notes: str, files: dict[str, str]) -> Path
 
 
 def states(tmp_path: Path) -> dict[str, tuple[str, str | None]]:
-    r = cli("stale", "--store", tmp_path / "know.db", "--format", "json", "--dry-run")
-    return {f["id"]: (f["state"], f["reason"]) for f in json.loads(r.stdout)["facts"]}
-
-
-def rows(db: Path, sql: str) -> list[tuple]:
-    con = sqlite3.connect(db)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
+    return stale_states(tmp_path / "know.db")
 
 
 def move_by_hand(repo: Path, old: str, new: str, text: str) -> None:

@@ -6,22 +6,18 @@ stores."""
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from pathlib import Path
 
 from clirun import cli
-from trees import git, write
+from stored import rows, stale_states
+from trees import committed, git, write
 
 
 def tree(tmp_path: Path, monkeypatch, notes: str, files: dict[str, str]) -> Path:
-    """A committed checkout ``repo`` of ``files``, ``notes/f.md`` beside it, imported with
-    ``--verify`` into ``k.db`` (the current folder is ``tmp_path``)."""
-    repo = tmp_path / "repo"
-    write(repo, files)
-    git(repo, "init", "-q")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "start")
+    """A committed checkout ``repo`` of ``files``, ``notes/f.md`` beside it, imported
+    with ``--verify`` into ``k.db`` (the current folder is ``tmp_path``)."""
+    repo = committed(tmp_path / "repo", files)
     write(tmp_path, {"notes/f.md": notes})
     monkeypatch.chdir(tmp_path)
     r = cli("import", "notes", "--root", "repo", "--store", "k.db", "--verify")
@@ -30,16 +26,7 @@ def tree(tmp_path: Path, monkeypatch, notes: str, files: dict[str, str]) -> Path
 
 
 def states(tmp_path: Path) -> dict[str, tuple[str, str | None]]:
-    r = cli("stale", "--store", tmp_path / "k.db", "--format", "json", "--dry-run")
-    return {f["id"]: (f["state"], f["reason"]) for f in json.loads(r.stdout)["facts"]}
-
-
-def rows(db: Path, sql: str) -> list[tuple]:
-    con = sqlite3.connect(db)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
+    return stale_states(tmp_path / "k.db")
 
 
 TARGETS = (

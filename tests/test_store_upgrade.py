@@ -17,13 +17,13 @@ the tests build the same files again and read the store with ``--root``.
 
 from __future__ import annotations
 
-import json
 import shutil
 import sqlite3
 from pathlib import Path
 
 from clirun import cli
-from trees import git, write
+from stored import rows, stale_states
+from trees import committed, git, write
 
 from brainmigrate import stores as store
 
@@ -61,28 +61,15 @@ NOTES = (
 FRESH = "OK: checked 4, stale 0, unreachable 0\n"
 
 
-def rows(db: Path, sql: str) -> list[tuple]:
-    con = sqlite3.connect(db)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
-
-
 def states(tmp_path: Path) -> dict[str, tuple[str, str | None]]:
-    r = cli("stale", "--store", tmp_path / "know.db", "--format", "json", "--dry-run")
-    return {f["id"]: (f["state"], f["reason"]) for f in json.loads(r.stdout)["facts"]}
+    return stale_states(tmp_path / "know.db")
 
 
 def checkout(tmp_path: Path, monkeypatch) -> Path:
     """The fixture's checkout built again at ``tmp_path/repo`` (committed), its notes at
     ``tmp_path/notes``, a copy of the fixture at ``tmp_path/know.db``; the current folder
     is ``tmp_path``."""
-    repo = tmp_path / "repo"
-    write(repo, FILES)
-    git(repo, "init", "-q")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "sources")
+    repo = committed(tmp_path / "repo", FILES, "sources")
     write(tmp_path, {"notes/code.md": NOTES})
     shutil.copy(FIXTURE, tmp_path / "know.db")
     monkeypatch.chdir(tmp_path)

@@ -18,3 +18,12 @@ def write(base, files: dict[str, str]):
         path = base / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
+
+
+def committed(repo, files: dict[str, str], message: str = "start"):
+    """``files`` written in a new git checkout ``repo``, committed; returns ``repo``."""
+    write(repo, files)
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", message)
+    return repo
