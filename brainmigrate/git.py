@@ -369,12 +369,27 @@ def history_events(
     return None if events is None else [(kind, a, b) for _c, kind, a, b in events]
 
 
-def commit_positions(folder: str | os.PathLike) -> dict[str, int]:
-    """Commit -> its position in ``HEAD``'s history, oldest first in ``log_events``'
-    order (``git rev-list --reverse --date-order HEAD``); empty when git fails."""
-    out = run_git(folder, "rev-list", "--reverse", "--date-order", "HEAD", timeout=120)
-    names = (out or b"").decode("ascii", "replace").split()
-    return {name: i for i, name in enumerate(names)}
+def commit_parents(folder: str | os.PathLike) -> dict[str, tuple[str, ...]]:
+    """Commit -> its parents, for every commit of ``HEAD``'s history (``git rev-list
+    --parents HEAD``); empty when git fails."""
+    out = run_git(folder, "rev-list", "--parents", "HEAD", timeout=120)
+    parents: dict[str, tuple[str, ...]] = {}
+    for line in (out or b"").decode("ascii", "replace").splitlines():
+        commit, *rest = line.split()
+        parents[commit] = tuple(rest)
+    return parents
+
+
+def ancestors(parents: dict[str, tuple[str, ...]], commit: str) -> set[str]:
+    """``commit`` and every commit it descends from, by ``parents`` (``commit_parents``)."""
+    seen = {commit}
+    todo = [commit]
+    while todo:
+        for parent in parents.get(todo.pop(), ()):
+            if parent not in seen:
+                seen.add(parent)
+                todo.append(parent)
+    return seen
 
 
 def missing_at(folder: str | os.PathLike, wanted: Iterable[tuple[str, str]]) -> set:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 
-from brainmigrate.git import commit_positions, log_events, worktree_events
+from brainmigrate.git import ancestors, commit_parents, log_events, worktree_events
 
 
 class RenameTrail:
@@ -116,40 +116,41 @@ class BranchTrail:
 class History:
     """The rename history of the checkout holding ``folder``, read once for any number
     of fingerprint commits (``trail``): the first-parent and the whole history
-    (``log_events``; the whole on first need), each commit's position
-    (``commit_positions``, when a commit is asked for) and what is not yet committed
-    (``worktree_events``): at most four git runs, however many commits are asked."""
+    (``log_events``; the whole on first need), each commit's parents (``commit_parents``,
+    when a commit is asked for) and what is not yet committed (``worktree_events``): at
+    most four git runs, however many commits are asked."""
 
     def __init__(self, folder: str | os.PathLike) -> None:
         self.folder = folder
         self._logs: dict[bool, list[tuple[str, str, str, str]]] = {}
-        self._positions: dict[str, int] | None = None
+        self._parents: dict[str, tuple[str, ...]] | None = None
         self._worktree: list[tuple[str, str, str]] | None = None
-        self._trails: dict[int | None, BranchTrail] = {}
+        self._trails: dict[str | None, BranchTrail] = {}
 
     def trail(self, since: str | None) -> tuple[BranchTrail, bool]:
-        """The ``BranchTrail`` of the events of the commits after ``since`` (at later
-        positions: its descendants, and commits of other branches made after it), then
-        those not yet committed; and whether they start at ``since`` (then a file's
-        trail starts at its first removal, else at its last). ``since`` None, or no
-        commit of ``HEAD``'s history: the whole history, False."""
-        if since and self._positions is None:
-            self._positions = commit_positions(self.folder)
-        start = self._positions.get(since) if since and self._positions else None
-        if start not in self._trails:
-            self._trails[start] = BranchTrail(
-                self._sliced(True, start), lambda: self._sliced(False, start)
+        """The ``BranchTrail`` of the events of the commits ``since`` does not hold (that
+        are not among its ancestors: what came after it on every line of history merged
+        into ``HEAD`` since), then those not yet committed; and whether they start at
+        ``since`` (then a file's trail starts at its first removal, else at its last).
+        ``since`` None, or no commit of ``HEAD``'s history: the whole history, False."""
+        if since and self._parents is None:
+            self._parents = commit_parents(self.folder)
+        known = since if since and self._parents and since in self._parents else None
+        if known not in self._trails:
+            held = ancestors(self._parents or {}, known) if known else None
+            self._trails[known] = BranchTrail(
+                self._sliced(True, held), lambda: self._sliced(False, held)
             )
-        return self._trails[start], start is not None
+        return self._trails[known], known is not None
 
-    def _sliced(self, first_parent: bool, start: int | None) -> RenameTrail:
-        """The ``RenameTrail`` of one history's events after position ``start``."""
+    def _sliced(self, first_parent: bool, held: set[str] | None) -> RenameTrail:
+        """The ``RenameTrail`` of one history's events, but those of the commits in
+        ``held`` (the fingerprinted commit's ancestors)."""
         if first_parent not in self._logs:
             self._logs[first_parent] = log_events(self.folder, first_parent=first_parent) or []
         if self._worktree is None:
             self._worktree = worktree_events(self.folder)
         events = self._logs[first_parent]
-        if start is not None:
-            at = self._positions or {}
-            events = [e for e in events if at.get(e[0], -1) > start]
+        if held is not None:
+            events = [e for e in events if e[0] not in held]
         return RenameTrail([*((k, a, b) for _c, k, a, b in events), *self._worktree])

@@ -504,3 +504,40 @@ def test_what_changed_for_a_fingerprint_carried_to_a_new_path_diffs_from_the_old
         "similarity index 90%",
         "rename from src/parse.rs",
     ]
+
+
+def test_a_rename_on_main_dated_before_a_fingerprint_taken_on_a_branch_reads_moved(
+    tmp_path, monkeypatch
+):
+    """Fingerprinted on ``feature`` (a commit dated later) while ``main`` renamed the file
+    (dated earlier); ``feature`` merged into ``main``: the rename is after the fingerprint
+    on the line the checkout holds, though earlier by date (the history is sliced by what
+    the fingerprinted commit holds, not by date)."""
+    monkeypatch.chdir(tmp_path)
+    repo = tmp_path / "repo"
+    at(monkeypatch, 1)
+    write(repo, {"src/a.py": "def f():\n    return 1\n\n\ndef g():\n    return 2\n"})
+    write(repo, {"other.txt": "x\n"})
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    git(repo, "checkout", "-q", "-b", "feature")
+    at(monkeypatch, 3)
+    write(repo, {"other.txt": "x\ny\n"})
+    git(repo, "commit", "-qam", "feature work")
+    git(repo, "checkout", "-q", "main")
+    at(monkeypatch, 2)
+    git(repo, "mv", "src/a.py", "src/c.py")
+    git(repo, "commit", "-qm", "main renames a.py")
+    git(repo, "checkout", "-q", "feature")
+    write(tmp_path, {"notes/n.md": "+ src/a.py holds f and g\n"})
+    r = cli("import", "notes/n.md", "--root", "repo", "--verify", "--isolated")
+    assert r.exit_code == 0, r.output
+    git(repo, "checkout", "-q", "main")
+    at(monkeypatch, 4)
+    git(repo, "merge", "-q", "--no-ff", "feature", "-m", "merge feature")
+    write(repo, {"src/c.py": "def f():\n    return 1\n\n\ndef g():\n    return 3\n"})
+    git(repo, "commit", "-qam", "edit")
+    assert facts() == [
+        ("k1", "body changed", "STALE: body changed: src/c.py (moved from src/a.py)")
+    ]
