@@ -76,6 +76,7 @@ class CheckoutFiles:
         self._same_bytes: dict[tuple[str, str], dict[str, list[str]]] = {}
         self._held: dict[tuple[str, str, str], tuple[bytes, str] | None] = {}
         self._held_declarations: dict[tuple[str, str, str], set[tuple]] = {}
+        self._held_lines: dict[tuple, list[bytes]] = {}
         self._sketches: dict[tuple[str, str], str | None] = {}
 
     # --- roots and files

@@ -125,11 +125,15 @@ class MoveSearch(CheckoutFiles):
 
         legacy = a.digest_version == 1
         language = None if legacy else self.index(root).language_of(a.path)
-        data = self.held_at(root, a.commit, a.path)
-        if data is None:
-            return None
+        key = (root, a.commit, a.path, language)
+        texts = self._held_lines.get(key)
+        if texts is None:
+            data = self.held_at(root, a.commit, a.path)
+            if data is None:
+                return None
+            texts = self._held_lines[key] = line_texts(data, language)  # once a file
         first, last = a.lines
-        text = b" ".join(t for t in line_texts(data, language)[first - 1 : last] if t)
+        text = b" ".join(t for t in texts[first - 1 : last] if t)
         return text if blake2b(text, digest_size=12).hexdigest() == a.body_digest else None
 
 
