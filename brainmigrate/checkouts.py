@@ -358,8 +358,9 @@ class CheckoutFiles:
         return self._sketches[key]
 
     def held_at(self, root: str, commit: str, rel: str) -> bytes | None:
-        """``rel``'s bytes as commit ``commit`` held them (``git show commit:./rel`` in
-        ``root``; BOM and CRLF as ``data``), or None when git cannot tell."""
+        """``rel``'s bytes as commit ``commit`` held them (``git cat-file --filters
+        commit:./rel`` in ``root``: as a checkout writes them; BOM and CRLF as ``data``), or
+        None when git cannot tell."""
         held = self._held_at(root, commit, rel)
         return None if held is None else held[0]
 
@@ -373,7 +374,9 @@ class CheckoutFiles:
         if key not in self._held:
             from brainmigrate.git import run_git
 
-            out = run_git(root, "show", f"{commit}:./{rel}")
+            # as a checkout writes it (its eol and filters): its hash is then the one the
+            # working file had when fingerprinted on that commit (a CRLF checkout too)
+            out = run_git(root, "cat-file", "--filters", f"{commit}:./{rel}")
             self._held[key] = (
                 None
                 if out is None

@@ -319,13 +319,13 @@ class Checkouts(MoveSearch):
         """Whether declaration ``d`` (of ``path``) is new since ``a`` was fingerprinted, by
         git's evidence: the file at ``path`` held no declaration of its (kind, container,
         name) at the fingerprinted commit, or did not exist then. False without a commit
-        or when git cannot tell (no evidence, no claim); True when the fingerprint was taken
-        on bytes that commit does not hold (an uncommitted edit: the commit says nothing
-        of what was fingerprinted)."""
+        or when git cannot tell, and when the fingerprint was taken on bytes that commit
+        does not hold (an uncommitted edit: the commit says nothing of what was
+        fingerprinted): no evidence, no claim."""
         if not a.commit:
             return False
         if a.content_hash and self.held_hash(root, a.commit, a.path) not in (None, a.content_hash):
-            return True
+            return False
         old = self.held_at(root, a.commit, path)
         if old is None:  # a file new since then, if git can read the commit at all
             return path != a.path and self.held_at(root, a.commit, a.path) is not None

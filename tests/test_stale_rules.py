@@ -611,6 +611,7 @@ def test_a_function_that_became_a_method_in_another_file_is_found_in_the_root(tr
 
 def test_a_method_that_became_a_function_and_two_candidates(tree):
     (tree.repo / "cfg/parse.go").write_text(GO_METHOD, encoding="utf-8")
+    git(tree.repo, "commit", "-qam", "ParseConfig is a method")  # the commit tells what is new
     assert cli("verify", "k2", "--store", tree.store).exit_code == 0
     (tree.repo / "cfg/parse.go").write_text(GO, encoding="utf-8")  # a function again
     k2 = "STALE: signature changed: cfg/parse.go#ParseConfig (was cfg/parse.go#Parser.ParseConfig)"
@@ -785,3 +786,67 @@ def test_cited_lines_that_hold_no_token_are_digested_over_their_text(tmp_path, m
         "k2": ("body changed", "STALE: body changed: cli.py:7"),
         "k3": ("body changed", "STALE: body changed: conf.yaml:2"),
     }
+
+
+WITH_OTHER = (
+    "def parse(text):\n    return text\n\n\n"
+    "class Other:\n    def parse(self, s):\n        return s\n"
+)
+
+
+def checkout_of(tmp_path: Path, files: dict[str, str], notes: str) -> Tree:
+    """``make_tree`` for a checkout whose ``.gitattributes`` may ask for CRLF: checked
+    out again after the commit, so the working files are as git writes them."""
+    repo = tmp_path / "repo"
+    write(repo, files)
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "sources")
+    for rel in files:
+        if rel.endswith(".py"):
+            (repo / rel).unlink()
+            git(repo, "checkout", "--", rel)
+    write(tmp_path / "notes", {"code.md": notes})
+    r = cli("import", "notes", "--root", "repo", "--store", "know.db", "--verify")
+    assert r.exit_code == 0, r.output
+    return Tree(repo, tmp_path / "know.db", "")
+
+
+def test_without_evidence_a_removed_function_is_gone_not_another_types_method(
+    tmp_path, monkeypatch
+):
+    """``_new_since`` has no evidence when the fingerprint was taken on bytes its commit
+    does not hold (a dirty tree): no candidate counts then, the function is "declaration
+    gone" and verify refuses, instead of the method ``Other.parse`` that was there all
+    along."""
+    monkeypatch.chdir(tmp_path)
+    repo = tmp_path / "repo"
+    write(repo, {"w.py": WITH_OTHER})
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "w")
+    (repo / "w.py").write_text(WITH_OTHER + "\n# dirty\n", encoding="utf-8")
+    write(tmp_path / "notes", {"code.md": "+ parse keeps the text, w.py:2 TER-1\n"})
+    assert cli("import", "notes", "--root", "repo", "--store", "know.db", "--verify").exit_code == 0
+    tree = Tree(repo, tmp_path / "know.db", "")
+    tree.edit("w.py", "def parse(text):", "def parsed(text):")
+    assert tree.states() == {"k1": ("declaration gone", "STALE: declaration gone: w.py#parse")}
+    assert cli("verify", "k1", "--store", tree.store).exit_code == 1
+
+
+def test_a_crlf_checkout_is_evidence_like_any_other(tmp_path, monkeypatch):
+    """In a checkout git writes with CRLF (``eol=crlf``), the fingerprinted commit's bytes
+    are read as the checkout writes them, so they are the bytes fingerprinted: a function
+    that became a method is found (its LF blob would have been no evidence)."""
+    monkeypatch.chdir(tmp_path)
+    files = {
+        "p.py": "def parse(text):\n    return text\n",
+        ".gitattributes": "*.py text eol=crlf\n",
+    }
+    tree = checkout_of(tmp_path, files, "+ parse keeps the text, p.py:2 TER-1\n")
+    assert b"\r\n" in (tree.repo / "p.py").read_bytes()
+    (tree.repo / "p.py").write_bytes(
+        b"class Parser:\r\n    def parse(self, text):\r\n        return text\r\n"
+    )
+    became = "STALE: signature changed: p.py#Parser.parse (was p.py#parse)"
+    assert tree.states() == {"k1": ("signature changed", became)}
