@@ -525,3 +525,17 @@ def test_the_text_of_a_python_string_with_an_escape_is_a_token(text, old, new):
     name = "banner" if "banner" in text else "f" if "def f" in text else "SEPARATOR"
     assert changed("python", text, text.replace(old, new), name)[1] is True
     assert file_digest("python", text) != file_digest("python", text.replace(old, new))
+
+
+def test_a_cfg_attr_naming_doc_only_in_its_condition_is_an_attribute():
+    """`#[cfg_attr(any(test, doc), derive(Default))]` names `doc` in its condition only:
+    it derives, so a change to it is a signature change (not a doc edit)."""
+    text = (
+        "#[cfg_attr(any(test, doc), derive(Default))]\npub struct ConfigStore {\n    a: u32,\n}\n"
+    )
+    assert changed("rust", text, text.replace("Default", "Clone"), "ConfigStore") == (True, True)
+    quoted = text.replace("any(test, doc)", 'feature = "a,doc"')
+    assert changed("rust", quoted, quoted.replace("Default", "Clone"), "ConfigStore") == (
+        True,
+        True,
+    )

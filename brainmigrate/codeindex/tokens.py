@@ -43,7 +43,42 @@ _TOKEN_SPACE = re.compile(rb"[\t\n\r\f\v]|  ")
 _SPACE = re.compile(rb"[\t\n\r\f\v]| {2,}| (?=\0)| \Z")
 #: Rust attributes that are doc comments: ``#[doc = "…"]``, ``#![doc(…)]``,
 #: ``#[cfg_attr(feature = "x", doc = "…")]``.
-_DOC_ATTRIBUTE = re.compile(rb"#!?\s*\[\s*(?:doc\b|cfg_attr\s*\(.*?,\s*doc\b)", re.S)
+_DOC_ATTRIBUTE = re.compile(rb"#!?\s*\[\s*(?:(doc)\b|cfg_attr\s*\()")
+_DOC_ARGUMENT = re.compile(rb"\s*doc\b")
+
+
+def _is_doc_attribute(src: bytes, start: int, end: int) -> bool:
+    """Whether the Rust attribute in ``src[start:end]`` is a doc comment: ``#[doc …]``, or
+    a ``#[cfg_attr(condition, …)]`` one of whose attributes after the condition (at the
+    top level of its parentheses) is ``doc`` — ``cfg_attr(any(test, doc), derive(X))``
+    names ``doc`` only in its condition and is no doc comment."""
+    m = _DOC_ATTRIBUTE.match(src, start, end)
+    if m is None:
+        return False
+    if m.group(1):
+        return True
+    depth, quoted, i = 0, False, m.end()
+    while i < end:
+        c = src[i]
+        if quoted:
+            if c == 92:  # a backslash escapes the next byte
+                i += 1
+            elif c == 34:
+                quoted = False
+        elif c == 34:
+            quoted = True
+        elif c in b"([{":
+            depth += 1
+        elif c in b")]}":
+            if depth == 0:
+                return False  # the end of cfg_attr( … )
+            depth -= 1
+        elif c == 44 and depth == 0 and _DOC_ARGUMENT.match(src, i + 1, end):
+            return True  # a top-level ", doc": the condition is before the first comma
+        i += 1
+    return False
+
+
 _ATTRIBUTE_KINDS = ("attribute_item", "inner_attribute_item")
 
 
@@ -135,8 +170,7 @@ def _walk_careful(src: bytes, tree: Tree, texts, starts, assigns, comments) -> N
         node = cursor.node
         kind = node.kind_id
         if kind in comment_ids or (
-            kind in attribute_ids
-            and _DOC_ATTRIBUTE.match(src, node.start_byte, node.end_byte) is not None
+            kind in attribute_ids and _is_doc_attribute(src, node.start_byte, node.end_byte)
         ):
             if node.start_byte > at:
                 gap(node.start_byte)
