@@ -77,6 +77,7 @@ class CheckoutFiles:
         self._held: dict[tuple[str, str, str], tuple[bytes, str] | None] = {}
         self._held_declarations: dict[tuple[str, str, str], set[tuple]] = {}
         self._held_lines: dict[tuple, list[bytes]] = {}
+        self._changed: dict[tuple[str, str], frozenset[str] | None] = {}
         self._sketches: dict[tuple[str, str], str | None] = {}
 
     # --- roots and files
@@ -356,6 +357,23 @@ class CheckoutFiles:
             hashes = self.line_hashes(root, rel)
             self._sketches[key] = None if hashes is None else sketch_of(hashes)
         return self._sketches[key]
+
+    def changed_since(self, root: str, commit: str) -> frozenset[str] | None:
+        """The files of ``root`` (relative to it) that are not as commit ``commit`` held
+        them: tracked files changed since (``git diff --name-only``, the working tree) and
+        untracked ones; None when git cannot tell. Asked once per (root, commit)."""
+        key = (root, commit)
+        if key not in self._changed:
+            from brainmigrate.git import run_git
+
+            diff = run_git(root, "diff", "--name-only", "-z", "--relative", commit, "--")
+            others = run_git(root, "ls-files", "-z", "--others", "--exclude-standard")
+            if diff is None or others is None:
+                self._changed[key] = None
+            else:
+                names = (diff + b"\0" + others).split(b"\0")
+                self._changed[key] = frozenset(os.fsdecode(n) for n in names if n)
+        return self._changed[key]
 
     def held_at(self, root: str, commit: str, rel: str) -> bytes | None:
         """``rel``'s bytes as commit ``commit`` held them (``git cat-file --filters

@@ -326,6 +326,9 @@ class Checkouts(MoveSearch):
             return False
         if a.content_hash and self.held_hash(root, a.commit, a.path) not in (None, a.content_hash):
             return False
+        changed = self.changed_since(root, a.commit)
+        if changed is not None and path not in changed:
+            return False  # the file is as the commit held it: all it declares was there
         old = self.held_at(root, a.commit, path)
         if old is None:  # a file new since then, if git can read the commit at all
             return path != a.path and self.held_at(root, a.commit, a.path) is not None
