@@ -391,11 +391,14 @@ class Checkouts(MoveSearch):
                 verified_at=when,
             )
         if a.lines:
+            first, last = a.lines
             d = self._declaration(a, root, rel) if self._targets_declaration(a) else None
-            if d is None and a.target is None:
+            decided = d is None and a.target is None
+            if d is not None and rel == a.path and d.lines[0] <= first and last <= d.lines[1]:
+                decided = True  # the cited lines decide again (a target an older rule chose)
+            if decided:
                 d = enclosing(self.decl_digests(root, rel) or (), a.lines)
             if d is not None:
-                first, last = a.lines
                 inside = rel == a.path and d.lines[0] <= first and last <= d.lines[1]
                 return replace(
                     a,
@@ -407,7 +410,7 @@ class Checkouts(MoveSearch):
                     commit=commit,
                     verified_at=when,
                 )
-            if self._targets_declaration(a):
+            if self._targets_declaration(a) and not decided:
                 return None  # fingerprinted on a declaration that is gone
             body = self.lines_digest(root, rel, a.lines)
             target = (LINES, None, None)

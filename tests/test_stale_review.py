@@ -208,3 +208,38 @@ def test_cited_lines_that_moved_are_found_by_their_text_held_in_git_or_their_dig
         con.execute("UPDATE anchors SET line_first = 3, line_last = 4")  # as cited again
         con.commit()
         con.close()
+
+
+def test_verify_takes_the_declaration_the_cited_lines_give_now(tmp_path, monkeypatch):
+    """An anchor an older rule fingerprinted on the last of several declarations of its
+    line (``retries`` of ``let timeout = 30, retries = 3;``, as a store of schema 3 holds
+    it) is fingerprinted as the cited lines give it now when verified again: on the
+    line's text, so ``timeout = 99`` is a change."""
+    repo = tree(
+        tmp_path,
+        monkeypatch,
+        "+ timeout is 30 in cfg.js:1\n",
+        {"cfg.js": "let timeout = 30, retries = 3;\nexport function go() { return timeout; }\n"},
+    )
+    from brainmigrate.codeindex.extract import extract_file
+
+    retries = next(
+        r
+        for r in extract_file((repo / "cfg.js").read_bytes(), "javascript")[1]
+        if r[0] == "retries"
+    )
+    con = sqlite3.connect(tmp_path / "k.db")
+    con.execute(
+        "UPDATE anchors SET target_kind = 'other', target_container = NULL, target_name = ?,"
+        " signature_digest = ?, body_digest = ?",
+        ("retries", retries[6], retries[7]),
+    )
+    con.commit()
+    con.close()
+    assert cli("verify", "--all", "--store", tmp_path / "k.db").exit_code == 0
+    assert rows(tmp_path / "k.db", TARGETS) == [(1, "cfg.js", 1, 1, "lines", None, None)]
+    write(
+        repo,
+        {"cfg.js": "let timeout = 99, retries = 3;\nexport function go() { return timeout; }\n"},
+    )
+    assert states(tmp_path) == {"k1": ("body changed", "STALE: body changed: cfg.js:1")}
