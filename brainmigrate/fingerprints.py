@@ -315,37 +315,25 @@ class Checkouts(MoveSearch):
         reason = f"signature changed: {where}"
         return AnchorCheck(a, "signature changed", reason, root, path, moved, None, target)
 
-    def _new_since(self, a: Anchor, root: str, path: str, d) -> bool:
-        """Whether declaration ``d`` (of ``path``) is new since ``a`` was fingerprinted, by
-        git's evidence: the file at ``path`` held no declaration of its (kind, container,
-        name) at the fingerprinted commit, or did not exist then. False without a commit
-        or when git cannot tell, and when the fingerprint was taken on bytes that commit
-        does not hold (an uncommitted edit: the commit says nothing of what was
-        fingerprinted): no evidence, no claim."""
-        if not a.commit:
-            return False
-        if a.content_hash and self.held_hash(root, a.commit, a.path) not in (None, a.content_hash):
-            return False
-        changed = self.changed_since(root, a.commit)
-        if changed is not None and path not in changed:
-            return False  # the file is as the commit held it: all it declares was there
-        old = self.held_at(root, a.commit, path)
-        if old is None:  # a file new since then, if git can read the commit at all
-            return path != a.path and self.held_at(root, a.commit, a.path) is not None
-        key = (root, a.commit, path)
-        held = self._held_declarations.get(key)
-        if held is None:
-            language = self.index(root).language_of(path)
-            if language is None:
-                return False
-            from brainmigrate.codeindex.extract import extract_file
-            from brainmigrate.codeindex.model import category_of
-
-            rows = extract_file(old, language)[1]
-            held = self._held_declarations[key] = {(category_of(r[1]), r[2], r[0]) for r in rows}
-        return (d.category, d.container, d.name) not in held
-
-    # --- fingerprints
+    def _folder_fingerprint(
+        self, a: Anchor, root: str, rel: str, commit: str | None, when: str
+    ) -> Anchor | None:
+        """A folder anchor's fingerprint: no digest, the commit and the time (None when
+        ``root`` holds no folder at ``rel``)."""
+        if not self.is_dir(root, rel):
+            return None
+        return replace(
+            a,
+            path=rel,
+            signature_digest=None,
+            body_digest=None,
+            target=None,
+            content_hash=None,
+            sketch=None,
+            digest_version=DIGEST_VERSION,
+            commit=commit,
+            verified_at=when,
+        )
 
     def fingerprint(self, a: Anchor, root: str, rel: str, when: str) -> Anchor | None:
         """``a`` with a new fingerprint of what it points at in ``rel`` of ``root`` (its
@@ -356,20 +344,7 @@ class Checkouts(MoveSearch):
         (SPEC.md §Staleness "Folder anchor")."""
         commit = self.commit(root)
         if a.kind == FOLDER:
-            if not self.is_dir(root, rel):
-                return None
-            return replace(
-                a,
-                path=rel,
-                signature_digest=None,
-                body_digest=None,
-                target=None,
-                content_hash=None,
-                sketch=None,
-                digest_version=DIGEST_VERSION,
-                commit=commit,
-                verified_at=when,
-            )
+            return self._folder_fingerprint(a, root, rel, commit, when)
         a = replace(
             a,
             content_hash=self.content_hash(root, rel),

@@ -7,7 +7,8 @@ lines (the fingerprint's sketch, ``checkouts.sketch_of``).
 ``MoveSearch`` adds the search to ``checkouts.CheckoutFiles``; ``fingerprints.Checkouts``
 builds on it and gives the ``_at`` (the state at a path) and ``_targets_declaration`` it
 calls. Cited lines whose text moved within their file are looked for by that text, when
-git holds the file as it was fingerprinted (``lines_held``, ``find_text``).
+git holds the file as it was fingerprinted (``lines_held``, ``find_text``); whether a
+declaration is new since a fingerprint is git's evidence too (``_new_since``).
 """
 
 from __future__ import annotations
@@ -111,6 +112,38 @@ class MoveSearch(CheckoutFiles):
             if data is not None:
                 return sketch_of(sketch_lines(data))
         return None
+
+    def _new_since(self, a: Anchor, root: str, path: str, d) -> bool:
+        """Whether declaration ``d`` (of ``path``) is new since ``a`` was fingerprinted, by
+        git's evidence: the file at ``path`` held no declaration of its (kind, container,
+        name) at the fingerprinted commit, or did not exist then. False without a commit
+        or when git cannot tell, and when the fingerprint was taken on bytes that commit
+        does not hold (an uncommitted edit: the commit says nothing of what was
+        fingerprinted): no evidence, no claim."""
+        if not a.commit:
+            return False
+        if a.content_hash and self.held_hash(root, a.commit, a.path) not in (None, a.content_hash):
+            return False
+        changed = self.changed_since(root, a.commit)
+        if changed is not None and path not in changed:
+            return False  # the file is as the commit held it: all it declares was there
+        old = self.held_at(root, a.commit, path)
+        if old is None:  # a file new since then, if git can read the commit at all
+            return path != a.path and self.held_at(root, a.commit, a.path) is not None
+        key = (root, a.commit, path)
+        held = self._held_declarations.get(key)
+        if held is None:
+            language = self.index(root).language_of(path)
+            if language is None:
+                return False
+            from brainmigrate.codeindex.extract import extract_file
+            from brainmigrate.codeindex.model import category_of
+
+            rows = extract_file(old, language)[1]
+            held = self._held_declarations[key] = {(category_of(r[1]), r[2], r[0]) for r in rows}
+        return (d.category, d.container, d.name) not in held
+
+    # --- fingerprints
 
     def lines_held(self, a: Anchor, root: str) -> bytes | None:
         """The text ``a``'s lines digest was taken of (``codeindex.tokens.lines_digest``:
