@@ -850,3 +850,24 @@ def test_a_crlf_checkout_is_evidence_like_any_other(tmp_path, monkeypatch):
     )
     became = "STALE: signature changed: p.py#Parser.parse (was p.py#parse)"
     assert tree.states() == {"k1": ("signature changed", became)}
+
+
+def test_a_file_that_declares_nothing_goes_stale_when_its_comments_change(tmp_path, monkeypatch):
+    """A source file of comments only (a licence header, a `doc.go`) is digested whole,
+    comments too: before, its digest left the comments out and it could never go stale."""
+    monkeypatch.chdir(tmp_path)
+    doc = "// Package cfg reads settings.\n//\n// Keys are case-sensitive.\npackage cfg\n"
+    tree = make_tree(
+        tmp_path,
+        {"cfg/doc.go": doc, "NOTICE.rs": "// Licensed under MIT.\n// Copyright the authors.\n"},
+        "+ keys are case-sensitive, see cfg/doc.go TER-1\n+ the licence is in NOTICE.rs TER-2\n",
+    )
+    assert tree.states() == {"k1": ("fresh", None), "k2": ("fresh", None)}
+    tree.edit("cfg/doc.go", "// Keys are", "//   Keys   are")  # a re-flow of the comment
+    assert tree.states() == {"k1": ("fresh", None), "k2": ("fresh", None)}
+    tree.edit("cfg/doc.go", "case-sensitive", "case-insensitive")
+    tree.edit("NOTICE.rs", "MIT", "Apache-2.0")
+    assert tree.states() == {
+        "k1": ("body changed", "STALE: body changed: cfg/doc.go"),
+        "k2": ("body changed", "STALE: body changed: NOTICE.rs"),
+    }
