@@ -37,6 +37,7 @@ from brainmigrate.fsutil import put_in_place, shown, signals_held, stage_bytes
 from brainmigrate.git import run_git
 from brainmigrate.hints import Move, MoveHints
 from brainmigrate.model import Segment
+from brainmigrate.moved_lines import shifted
 from brainmigrate.paths import PathResolver
 from brainmigrate.read.files import notes_files, select_files
 from brainmigrate.read.lines import BOM, WIDE_BOMS
@@ -191,6 +192,7 @@ def _plan_file(display, path, found, resolver, hints, unsafe, out: FixResult) ->
     lines = split_lines(before)
     folder = os.path.dirname(real)
     edits: dict[int, list[tuple[int, int, bytes]]] = {}
+    read: dict = {}  # the moved files' bytes, for their cited lines (moved_lines)
     for f in found:
         if f.line > len(lines):
             leave(f, "the notes file changed since it was read")
@@ -205,18 +207,30 @@ def _plan_file(display, path, found, resolver, hints, unsafe, out: FixResult) ->
         if isinstance(planned, str):
             leave(f, planned)
             continue
-        new, how = planned
+        new, how, target = planned
         start = f.col - 1
-        if not _reads_back(text[:start] + new + text[start + len(tok.text) :], f, new):
+        end = start + len(tok.text)
+        if not _reads_back(text[:start] + new + text[end:], f, new):
             leave(
                 f,
                 f"its new place {new} cannot stand in a citation (a line break, tab or"
                 " space would cut it); edit the note by hand",
             )
             continue
-        a, b = offsets[start], offsets[start + len(tok.text)]
+        a, b = offsets[start], offsets[end]
         edits.setdefault(f.line, []).append((lead + a, lead + b, new.encode("utf-8")))
-        out.fixes.append(Fix(display, f.line, f.col, tok.text, new, how))
+        old_text = tok.text
+        lines_now = (
+            None
+            if target.kind == "folder"
+            else shifted(text[end:], target.root, target.old, target.path, read)
+        )
+        if lines_now is not None:  # the cited lines stand elsewhere in the moved file
+            length, form = lines_now
+            c = offsets[end + length]
+            edits[f.line].append((lead + b, lead + c, form.encode("utf-8")))
+            old_text, new = tok.text + text[end : end + length], new + form
+        out.fixes.append(Fix(display, f.line, f.col, old_text, new, how))
     if not edits:
         return
     for number, changes in edits.items():
@@ -231,8 +245,8 @@ def _plan_file(display, path, found, resolver, hints, unsafe, out: FixResult) ->
 
 def _replacement(
     subject: str, tok: Token, folder: str, resolver: PathResolver, hints, unsafe: bool
-) -> tuple[str, str] | str:
-    """``(new text, how)`` for the citation ``tok`` of the gone path ``subject`` in a notes
+) -> tuple[str, str, Move] | str:
+    """``(new text, how, move)`` for the citation ``tok`` of the gone path ``subject`` in a notes
     file in ``folder``, or the reason it is left. Read as ``check`` reads it: relative to
     the roots, and a Markdown link target also relative to the notes file's folder. A
     citation written with a trailing ``/`` is a folder: only a folder's move applies."""
@@ -261,12 +275,12 @@ def _replacement(
             if is_folder_text(tok.text) and not is_folder_text(new):
                 new += "\\" if "\\" in tok.text else "/"  # a folder stays written as one
             if names_folder(new, tok.link, folder, target):
-                return new, how
+                return new, how, target
             reason = f"{new} would not name {target.path}/ in the root it was found in"
         elif not _names(resolver, new, tok.link, folder, target):
             reason = f"{new} would not name {target.path} in the root it was found in"
         else:
-            return new, how
+            return new, how, target
     return reason or "no new place is known"
 
 

@@ -1,0 +1,112 @@
+"""Cited lines of a file that moved: where they stand in the file at its new place, so
+``check --fix`` rewrites ``src/utils.py:37`` to the lines that text is at now, not to line 37
+of the new file (docs/check.md "Fixing moved paths").
+
+A line form right after a cited path (``:37``, ``:37-40``, with the dashes SPEC.md §Anchors
+allows) is read; the text of those lines as git last held the old path (in ``HEAD``, else
+just before the commit that removed it) is looked for in the file at its new place, line
+by line with whitespace runs folded; the window nearest the old lines wins. Other line
+forms (``#L37``, several ranges) and text found nowhere are left as written.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from brainmigrate.git import run_git
+from brainmigrate.roots import Root
+
+#: A single line or one range right after a path; not one of several (``:1-2,5``) and not
+#: a column (``:37:5``).
+_LINE_FORM = re.compile(
+    r":(\d{1,9})(?:([-\u2013\u2014\u2212])(\d{1,9}))?(?![\d,:\-\u2013\u2014\u2212])"
+)
+
+
+def line_form(after: str) -> tuple[int, int, int, str | None] | None:
+    """``(length, first, last, dash)`` of the line form at the start of ``after`` (the text
+    right after a cited path), ``dash`` None for a single line; None when there is none
+    this module rewrites."""
+    m = _LINE_FORM.match(after)
+    if m is None:
+        return None
+    first = int(m.group(1))
+    last = int(m.group(3)) if m.group(3) else first
+    if first < 1 or last < first:
+        return None
+    return m.end(), first, last, m.group(2)
+
+
+def held_last(root: Root, old: str) -> bytes | None:
+    """The bytes git last held at ``old`` (relative to ``root``): in ``HEAD``, else in the
+    parent of the last commit that touched it (the one that removed it); None outside git
+    or when git never held it."""
+    data = run_git(root.path, "cat-file", "--filters", f"HEAD:./{old}")
+    if data is not None:
+        return data
+    last = run_git(root.path, "rev-list", "-n", "1", "HEAD", "--", f"./{old}")
+    if not last or not last.strip():
+        return None
+    commit = last.strip().decode("ascii", "replace")
+    return run_git(root.path, "cat-file", "--filters", f"{commit}^:./{old}")
+
+
+def relocated(before: bytes, after: bytes, first: int, last: int) -> tuple[int, int] | None:
+    """Where lines ``first``..``last`` (1-based) of ``before`` stand in ``after``: the
+    window of as many lines that reads the same (whitespace runs folded), the one starting
+    nearest ``first`` (the earlier of two as near); None when those lines hold no text
+    (blank, or past the end) or no window reads so."""
+    old = _lines(before)
+    wanted = old[first - 1 : last]
+    if len(wanted) != last - first + 1 or not any(wanted):
+        return None
+    new = _lines(after)
+    n = len(wanted)
+    starts = [
+        s for s in range(len(new) - n + 1) if new[s] == wanted[0] and new[s : s + n] == wanted
+    ]
+    if not starts:
+        return None
+    s = min(starts, key=lambda s: (abs(s + 1 - first), s))
+    return s + 1, s + n
+
+
+def shifted(
+    after_path: str, root: Root, old: str, new: str, read: dict | None = None
+) -> tuple[int, str] | None:
+    """``(length, rewritten)`` for the line form at the start of ``after_path`` (what
+    follows a citation of ``old`` that ``--fix`` rewrites to ``new``) when the cited text
+    stands at other lines of ``new`` now; None to leave it as written. ``read``: the
+    files read so far (old and new bytes by root and path), kept by the caller for the
+    citations of one run, so each file is read once."""
+    form = line_form(after_path)
+    if form is None:
+        return None
+    length, first, last, dash = form
+    read = {} if read is None else read
+    key = ("held", root.path, old)
+    if key not in read:
+        read[key] = held_last(root, old)
+    before = read[key]
+    key = ("now", root.real, new)
+    if key not in read:
+        try:
+            with open(os.path.join(root.real, new), "rb") as fh:
+                read[key] = fh.read()
+        except OSError:
+            read[key] = None
+    now = read[key]
+    if before is None or now is None:
+        return None
+    found = relocated(before, now, first, last)
+    if found is None or found == (first, last):
+        return None
+    a, b = found
+    return length, f":{a}" if dash is None else f":{a}{dash}{b}"
+
+
+def _lines(data: bytes) -> list[bytes]:
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    return [b" ".join(line.split()) for line in data.replace(b"\r\n", b"\n").split(b"\n")]
