@@ -370,9 +370,10 @@ def history_events(
 
 
 def commit_parents(folder: str | os.PathLike) -> dict[str, tuple[str, ...]]:
-    """Commit -> its parents, for every commit of ``HEAD``'s history (``git rev-list
-    --parents HEAD``); empty when git fails."""
-    out = run_git(folder, "rev-list", "--parents", "HEAD", timeout=120)
+    """Commit -> its parents, for every commit of ``HEAD``'s history, in topological order
+    from ``HEAD`` (a commit before its parents: ``git rev-list --topo-order --parents
+    HEAD``); empty when git fails."""
+    out = run_git(folder, "rev-list", "--topo-order", "--parents", "HEAD", timeout=120)
     parents: dict[str, tuple[str, ...]] = {}
     for line in (out or b"").decode("ascii", "replace").splitlines():
         commit, *rest = line.split()
@@ -380,16 +381,19 @@ def commit_parents(folder: str | os.PathLike) -> dict[str, tuple[str, ...]]:
     return parents
 
 
-def ancestors(parents: dict[str, tuple[str, ...]], commit: str) -> set[str]:
-    """``commit`` and every commit it descends from, by ``parents`` (``commit_parents``)."""
-    seen = {commit}
-    todo = [commit]
-    while todo:
-        for parent in parents.get(todo.pop(), ()):
-            if parent not in seen:
-                seen.add(parent)
-                todo.append(parent)
-    return seen
+def held_by(parents: dict[str, tuple[str, ...]], marked: Iterable[str]) -> dict[str, int]:
+    """Commit -> the set, as bits of an int, of the ``marked`` commits it holds (itself
+    or among its ancestors; bit ``i`` for the ``i``-th of ``marked``), for every commit
+    of ``parents`` (``commit_parents``' order): one pass from the oldest, however many
+    commits are asked about later."""
+    bit = {c: 1 << i for i, c in enumerate(dict.fromkeys(marked))}
+    held: dict[str, int] = {}
+    for commit in reversed(list(parents)):  # each parent before its children
+        mask = bit.get(commit, 0)
+        for parent in parents[commit]:
+            mask |= held.get(parent, 0)
+        held[commit] = mask
+    return held
 
 
 def missing_at(folder: str | os.PathLike, wanted: Iterable[tuple[str, str]]) -> set:

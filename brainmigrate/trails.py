@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 
-from brainmigrate.git import ancestors, commit_parents, log_events, worktree_events
+from brainmigrate.git import commit_parents, held_by, log_events, worktree_events
 
 
 class RenameTrail:
@@ -126,6 +126,7 @@ class History:
         self._parents: dict[str, tuple[str, ...]] | None = None
         self._worktree: list[tuple[str, str, str]] | None = None
         self._trails: dict[str | None, BranchTrail] = {}
+        self._held: dict[bool, tuple[dict[str, int], dict[str, int]]] = {}
 
     def trail(self, since: str | None) -> tuple[BranchTrail, bool]:
         """The ``BranchTrail`` of the events of the commits ``since`` does not hold (that
@@ -137,20 +138,28 @@ class History:
             self._parents = commit_parents(self.folder)
         known = since if since and self._parents and since in self._parents else None
         if known not in self._trails:
-            held = ancestors(self._parents or {}, known) if known else None
             self._trails[known] = BranchTrail(
-                self._sliced(True, held), lambda: self._sliced(False, held)
+                self._sliced(True, known), lambda: self._sliced(False, known)
             )
         return self._trails[known], known is not None
 
-    def _sliced(self, first_parent: bool, held: set[str] | None) -> RenameTrail:
-        """The ``RenameTrail`` of one history's events, but those of the commits in
-        ``held`` (the fingerprinted commit's ancestors)."""
+    def _sliced(self, first_parent: bool, since: str | None) -> RenameTrail:
+        """The ``RenameTrail`` of one history's events, but those of the commits
+        ``since`` holds (itself and its ancestors: ``git.held_by``, worked out once per
+        history for its commits with events)."""
         if first_parent not in self._logs:
             self._logs[first_parent] = log_events(self.folder, first_parent=first_parent) or []
         if self._worktree is None:
             self._worktree = worktree_events(self.folder)
         events = self._logs[first_parent]
-        if held is not None:
-            events = [e for e in events if e[0] not in held]
+        if since is not None:
+            if first_parent not in self._held:
+                commits = list(dict.fromkeys(e[0] for e in events))
+                self._held[first_parent] = (
+                    {c: i for i, c in enumerate(commits)},
+                    held_by(self._parents or {}, commits),
+                )
+            bits, held = self._held[first_parent]
+            mask = held.get(since, 0)
+            events = [e for e in events if not mask >> bits[e[0]] & 1]
         return RenameTrail([*((k, a, b) for _c, k, a, b in events), *self._worktree])

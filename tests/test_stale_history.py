@@ -541,3 +541,19 @@ def test_a_rename_on_main_dated_before_a_fingerprint_taken_on_a_branch_reads_mov
     assert facts() == [
         ("k1", "body changed", "STALE: body changed: src/c.py (moved from src/a.py)")
     ]
+
+
+def test_held_by_says_which_marked_commits_each_commit_holds():
+    """``git.held_by`` over a history with a merge (topological order from HEAD):
+    ``m`` merges ``b`` (a side commit) into ``a``; ``c`` is after it."""
+    from brainmigrate.git import held_by
+
+    parents = {"c": ("m",), "m": ("a", "b"), "b": ("root",), "a": ("root",), "root": ()}
+    held = held_by(parents, ["a", "b", "c"])
+    assert {k: bin(v) for k, v in held.items()} == {
+        "root": "0b0",
+        "a": "0b1",
+        "b": "0b10",
+        "m": "0b11",
+        "c": "0b111",
+    }
