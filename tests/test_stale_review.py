@@ -10,19 +10,15 @@ import sqlite3
 from pathlib import Path
 
 from clirun import cli
-from stored import rows, stale_states
-from trees import committed, git, write
+from stored import rows, stale_states, verified_checkout
+from trees import git, write
 
 
 def tree(tmp_path: Path, monkeypatch, notes: str, files: dict[str, str]) -> Path:
-    """A committed checkout ``repo`` of ``files``, ``notes/f.md`` beside it, imported
-    with ``--verify`` into ``k.db`` (the current folder is ``tmp_path``)."""
-    repo = committed(tmp_path / "repo", files)
-    write(tmp_path, {"notes/f.md": notes})
+    """``stored.verified_checkout`` of ``files`` and ``notes`` in ``tmp_path``, the current
+    folder."""
     monkeypatch.chdir(tmp_path)
-    r = cli("import", "notes", "--root", "repo", "--store", "k.db", "--verify")
-    assert r.exit_code == 0, r.output
-    return repo
+    return verified_checkout(tmp_path, files, notes, name="f.md", store="k.db")
 
 
 def states(tmp_path: Path) -> dict[str, tuple[str, str | None]]:
