@@ -146,6 +146,7 @@ class Checkouts(MoveSearch):
                 if self.is_dir(root, a.path):
                     return AnchorCheck(a, "fresh", None, root, a.path)
             return AnchorCheck(a, "file gone", f"folder gone: {a.path}", roots[0])
+        a = self.in_form_of_now(a, roots[0])  # an upgraded fingerprint git can re-take
         for root in roots:
             if self.is_file(root, a.path):
                 return self._at(a, root, a.path, None)

@@ -13,6 +13,7 @@ declaration is new since a fingerprint is git's evidence too (``_new_since``).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from itertools import accumulate
 from typing import TYPE_CHECKING
 
@@ -144,6 +145,64 @@ class MoveSearch(CheckoutFiles):
         return (d.category, d.container, d.name) not in held
 
     # --- fingerprints
+
+    def in_form_of_now(self, a: Anchor, root: str) -> Anchor:
+        """``a`` with its digests taken again in the form of now (``digest_version`` 2) on
+        the very bytes it was fingerprinted on, when it is a version-1 fingerprint (an
+        upgraded store) and its commit holds those bytes: then it is compared as a
+        fingerprint of now is, and a comment edit or a re-flow is no change there either.
+        Else ``a`` as it is (compared in its own form)."""
+        target = a.target
+        if a.digest_version != 1 or target is None or not (a.commit and a.content_hash):
+            return a
+        if self.held_hash(root, a.commit, a.path) != a.content_hash:
+            return a
+        data = self.held_at(root, a.commit, a.path)
+        language = self.index(root).language_of(a.path)
+        if data is None:
+            return a
+        from brainmigrate.codeindex.extract import digest, extract_file
+
+        if target[0] == FILE:
+            body = extract_file(data, language)[2] if language else digest(data)
+            return replace(a, body_digest=body, digest_version=2)
+        if target[0] == LINES:
+            from brainmigrate.codeindex.tokens import line_texts, lines_digest
+
+            if not a.lines:
+                return a
+            raw = line_texts(data, None)
+            texts = line_texts(data, language) if language else raw
+            digest_now = lines_digest(texts, *a.lines, raw if language else None)
+            return replace(a, body_digest=digest_now, digest_version=2)
+        if language is None:
+            return a
+        return self._declaration_now(a, data, language)
+
+    def _declaration_now(self, a: Anchor, data: bytes, language: str) -> Anchor:
+        """``in_form_of_now`` of a fingerprint taken on a declaration: the one of its
+        (kind, container, name) whose version-1 digests are the fingerprint's (of several,
+        overloads, the same one in order), with its digests of now."""
+        from brainmigrate.codeindex.extract import extract_file
+        from brainmigrate.codeindex.model import category_of
+
+        kind, container, name = a.target  # type: ignore[misc]
+
+        def same(rows):
+            return [
+                r for r in rows if r[0] == name and r[2] == container and category_of(r[1]) == kind
+            ]
+
+        old = same(extract_file(data, language, legacy=True)[1])
+        now = same(extract_file(data, language)[1])
+        at = next(
+            (i for i, r in enumerate(old) if (r[6], r[7]) == (a.signature_digest, a.body_digest)),
+            None,
+        )
+        if at is None or len(old) != len(now):
+            return a
+        row = now[at]
+        return replace(a, signature_digest=row[6], body_digest=row[7], digest_version=2)
 
     def lines_held(self, a: Anchor, root: str) -> bytes | None:
         """The text ``a``'s lines digest was taken of (``codeindex.tokens.lines_digest``:

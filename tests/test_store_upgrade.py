@@ -235,3 +235,33 @@ def test_a_version_1_lines_fingerprint_is_read_with_lines_of_its_own_form(tmp_pa
     con.commit()
     con.close()
     assert states(tmp_path) == {"k1": ("body changed", "STALE: body changed: app/main.py:1-2")}
+
+
+def test_a_version_1_fingerprint_git_holds_the_bytes_of_is_compared_in_the_form_of_now(
+    tmp_path, monkeypatch
+):
+    """A version-1 fingerprint whose commit holds the very bytes it was taken on is taken
+    again in the form of now on those bytes when read: a comment edit inside the function,
+    which its version-1 digest (the folded text) counted, is no change."""
+    from brainmigrate.codeindex.extract import extract_file
+
+    monkeypatch.chdir(tmp_path)
+    source = "def total(rows):\n    # the sum\n    return sum(rows)\n"
+    repo = committed(tmp_path / "repo", {"app/total.py": source})
+    write(tmp_path, {"notes/n.md": "+ total sums the rows, app/total.py:2-3 TER-1\n"})
+    r = cli("import", "notes", "--root", "repo", "--store", "know.db", "--verify")
+    assert r.exit_code == 0, r.output
+    [row] = [r for r in extract_file(source.encode(), "python", legacy=True)[1] if r[0] == "total"]
+    con = sqlite3.connect(tmp_path / "know.db")
+    con.execute(
+        "UPDATE anchors SET digest_version = 1, sketch = NULL, signature_digest = ?,"
+        " body_digest = ?",
+        (row[6], row[7]),
+    )
+    con.commit()
+    con.close()
+    (repo / "app/total.py").write_text(source.replace("# the sum", "# adds them up"), "utf-8")
+    assert states(tmp_path) == {"k1": ("fresh", None)}
+    (repo / "app/total.py").write_text(source.replace("sum(rows)", "sum(rows) + 1"), "utf-8")
+    body = "STALE: body changed: app/total.py#total"
+    assert states(tmp_path) == {"k1": ("body changed", body)}
