@@ -292,7 +292,7 @@ class Checkouts(MoveSearch):
         same = [
             d
             for d in self._by_name(root, rel, legacy).get(name, ())
-            if d.category == kind and self._new_since(a, root, rel, d)
+            if d.category == kind and self._new_since(a, root, rel, d, moved_from)
         ]
         if not same and moved_from is None:
             found = self.index(root).declarations_of([name]).get(name, [])

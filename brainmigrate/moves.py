@@ -114,20 +114,22 @@ class MoveSearch(CheckoutFiles):
                 return sketch_of(sketch_lines(data))
         return None
 
-    def _new_since(self, a: Anchor, root: str, path: str, d) -> bool:
+    def _new_since(self, a: Anchor, root: str, path: str, d, was: str | None = None) -> bool:
         """Whether declaration ``d`` (of ``path``) is new since ``a`` was fingerprinted, by
-        git's evidence: the file at ``path`` held no declaration of its (kind, container,
-        name) at the fingerprinted commit, or did not exist then. False without a commit
-        or when git cannot tell, and when the fingerprint was taken on bytes that commit
-        does not hold (an uncommitted edit: the commit says nothing of what was
-        fingerprinted): no evidence, no claim."""
+        git's evidence: the file at ``path`` (at ``was`` then: the anchor's own path, for
+        the file its file moved to) held no declaration of its (kind, container, name) at
+        the fingerprinted commit, or did not exist then. False without a commit or when
+        git cannot tell, and when the fingerprint was taken on bytes that commit does not
+        hold (an uncommitted edit: the commit says nothing of what was fingerprinted): no
+        evidence, no claim."""
         if not a.commit:
             return False
         if a.content_hash and self.held_hash(root, a.commit, a.path) not in (None, a.content_hash):
             return False
         changed = self.changed_since(root, a.commit)
-        if changed is not None and path not in changed:
+        if changed is not None and path not in changed and was is None:
             return False  # the file is as the commit held it: all it declares was there
+        path = was or path
         old = self.held_at(root, a.commit, path)
         if old is None:  # a file new since then, if git can read the commit at all
             return path != a.path and self.held_at(root, a.commit, a.path) is not None

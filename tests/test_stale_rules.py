@@ -871,3 +871,24 @@ def test_a_file_that_declares_nothing_goes_stale_when_its_comments_change(tmp_pa
         "k1": ("body changed", "STALE: body changed: cfg/doc.go"),
         "k2": ("body changed", "STALE: body changed: NOTICE.rs"),
     }
+
+
+def test_in_a_moved_file_the_evidence_is_the_file_it_moved_from(tmp_path, monkeypatch):
+    """clap moved `src/parser/validator.rs` to `clap_builder/src/parser/validator.rs` and
+    removed `Conflicts::new` there; `Validator::new` was in the file before the move, so it
+    is not the one the method became: the fingerprinted commit's copy of the file at its
+    old path is the evidence."""
+    monkeypatch.chdir(tmp_path)
+    tree = make_tree(
+        tmp_path,
+        {"src/validator.py": VALIDATOR},
+        "+ conflicts start empty, src/validator.py:7-8 TER-8\n",
+    )
+    (tree.repo / "lib").mkdir()
+    git(tree.repo, "mv", "src/validator.py", "lib/validator.py")
+    tree.edit(
+        "lib/validator.py", "class Conflicts:\n    def new(self, cmd):\n        return [cmd]\n", ""
+    )
+    git(tree.repo, "commit", "-qam", "move the validator, drop Conflicts")
+    gone = "STALE: declaration gone: lib/validator.py#Conflicts.new"
+    assert tree.states() == {"k1": ("declaration gone", gone)}
