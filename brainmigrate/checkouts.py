@@ -282,6 +282,20 @@ class CheckoutFiles:
             self._lines[key] = None if data is None else line_texts(data, language)
         return self._lines[key]
 
+    def trimmed(self, root: str, rel: str, lines: tuple[int, int]) -> tuple[int, int]:
+        """``lines`` (``(first, last)``, 1-based) of ``rel`` without the blank lines at
+        either end (a cited function and the blank line after it is that function); as
+        they are when every one is blank or the file cannot be read."""
+        texts = self.line_texts(root, rel, True)
+        first, last = lines
+        if texts is None:
+            return lines
+        while first < last and first <= len(texts) and not texts[first - 1]:
+            first += 1
+        while last > first and (last > len(texts) or not texts[last - 1]):
+            last -= 1
+        return (first, last) if first <= len(texts) and texts[first - 1] else lines
+
     def lines_digest(
         self, root: str, rel: str, lines: tuple[int, int], legacy: bool = False
     ) -> str | None:

@@ -367,13 +367,13 @@ class Checkouts(MoveSearch):
                 verified_at=when,
             )
         if a.lines:
-            first, last = a.lines
+            first, last = cited = self.trimmed(root, rel, a.lines)
             d = self._declaration(a, root, rel) if self._targets_declaration(a) else None
             decided = d is None and a.target is None
             if d is not None and rel == a.path and d.lines[0] <= first and last <= d.lines[1]:
                 decided = True  # the cited lines decide again (a target an older rule chose)
             if decided:
-                d = enclosing(self.decl_digests(root, rel) or (), a.lines)
+                d = enclosing(self.decl_digests(root, rel) or (), cited)
             if d is not None:
                 inside = rel == a.path and d.lines[0] <= first and last <= d.lines[1]
                 return replace(

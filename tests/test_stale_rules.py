@@ -892,3 +892,30 @@ def test_in_a_moved_file_the_evidence_is_the_file_it_moved_from(tmp_path, monkey
     git(tree.repo, "commit", "-qam", "move the validator, drop Conflicts")
     gone = "STALE: declaration gone: lib/validator.py#Conflicts.new"
     assert tree.states() == {"k1": ("declaration gone", gone)}
+
+
+MODELS = """\
+class Response:
+    status = 200
+
+    @property
+    def ok(self):
+        return self.status < 400
+
+    def raise_for_status(self):
+        return None
+"""
+
+
+def test_blank_lines_at_the_edges_of_cited_lines_do_not_widen_the_declaration(
+    tmp_path, monkeypatch
+):
+    """requests' `models.py:692-706` was the `ok` property and the blank line after it:
+    fingerprinted on the class `Response`, its reason named the class. Blank lines at
+    either end of cited lines choose no declaration."""
+    monkeypatch.chdir(tmp_path)
+    tree = make_tree(tmp_path, {"models.py": MODELS}, "+ ok means below 400, models.py:3-7 TER-9\n")
+    tree.edit("models.py", "return None", "return 1")  # elsewhere in the class
+    assert tree.states() == {"k1": ("fresh", None)}
+    tree.edit("models.py", "< 400", "< 300")
+    assert tree.states() == {"k1": ("body changed", "STALE: body changed: models.py#Response.ok")}
