@@ -235,9 +235,12 @@ def find_text(texts: list[bytes], text: bytes, first: int, last: int) -> tuple[i
     """``codeindex.tokens.find_lines`` for a wanted ``text`` known (``lines_held``), not
     only its digest: the window of ``last - first + 1`` lines of ``texts`` whose non-empty
     texts joined by one space are ``text``, the one starting nearest line ``first`` (the
-    earlier of two as near), as ``(first, last)`` 1-based, or None. The same answer in
-    one substring search of the joined file instead of a hash of every window (a
-    1,000-line window in a 20,000-line file: 0.6 s -> ms)."""
+    earlier of two as near), as ``(first, last)`` 1-based; when no window of that many
+    lines has it, the text over another number of lines (blank or comment lines came or
+    went inside it: clap's doc attributes turned into ``///`` lines), from its first line
+    to its last; None when it is nowhere. The same-length answer in one substring search
+    of the joined file instead of a hash of every window (a 1,000-line window in a
+    20,000-line file: 0.6 s -> ms)."""
     n = last - first + 1
     if n < 1 or n > len(texts) or not text:
         return None
@@ -258,4 +261,8 @@ def find_text(texts: list[bytes], text: bytes, first: int, last: int) -> tuple[i
     for s in sorted(range(len(texts) - n + 1), key=lambda s: (abs(s + 1 - first), s)):
         if (before[s], before[s + n] - 1) in spans:
             return s + 1, s + n
-    return None
+    # the text over another number of lines (lines blank or of comments only came or
+    # went inside it): from its first line to its last, the one nearest line ``first``
+    line_of = [k + 1 for k, t in enumerate(texts) if t]
+    found = sorted((line_of[i], line_of[j]) for i, j in spans)
+    return min(found, key=lambda span: (abs(span[0] - first), span[0]))

@@ -919,3 +919,26 @@ def test_blank_lines_at_the_edges_of_cited_lines_do_not_widen_the_declaration(
     assert tree.states() == {"k1": ("fresh", None)}
     tree.edit("models.py", "< 400", "< 300")
     assert tree.states() == {"k1": ("body changed", "STALE: body changed: models.py#Response.ok")}
+
+
+STEPS = "# Guide\n\nStep one: build.\nStep two: test.\nStep three: ship.\n\n## More\n"
+
+
+def test_cited_text_found_over_another_number_of_lines_is_fresh_at_its_new_lines(
+    tmp_path, monkeypatch
+):
+    """The cited text moved down and a blank line came inside it (clap's doc attributes
+    turned into `///` lines did that to a cited range): the same text over another number
+    of lines is found, when git holds the fingerprinted file, and its new lines are
+    recorded."""
+    monkeypatch.chdir(tmp_path)
+    tree = make_tree(tmp_path, {"docs/guide.md": STEPS}, "+ three steps, docs/guide.md:3-5 TER-1\n")
+    moved = STEPS.replace("# Guide\n\n", "# Guide\n\nIntro.\n\n").replace(
+        "Step two: test.\n", "Step two: test.\n\n"
+    )
+    (tree.repo / "docs/guide.md").write_text(moved, encoding="utf-8")
+    assert tree.states() == {"k1": ("fresh", None)}
+    assert cli("stale", "--store", tree.store).exit_code == 0
+    assert tree.rows("SELECT line_first, line_last FROM anchors") == [(5, 8)]
+    tree.edit("docs/guide.md", "Step three: ship.", "Step three: release.")
+    assert tree.states() == {"k1": ("body changed", "STALE: body changed: docs/guide.md:5-8")}
