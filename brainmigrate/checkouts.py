@@ -76,7 +76,8 @@ class CheckoutFiles:
         self._same_bytes: dict[tuple[str, str], dict[str, list[str]]] = {}
         self._held: dict[tuple[str, str, str], tuple[bytes, str] | None] = {}
         self._held_declarations: dict[tuple[str, str, str], set[tuple]] = {}
-        self._held_lines: dict[tuple, list[bytes]] = {}
+        self._held_lines: dict[tuple, list[bytes] | None] = {}
+        self._held_parsed: dict[tuple, tuple[tuple, str | None]] = {}
         self._changed: dict[tuple[str, str], frozenset[str] | None] = {}
         self._sketches: dict[tuple[str, str], str | None] = {}
 

@@ -492,8 +492,10 @@ def fingerprint_records(facts: Iterable[FactRecord], checkouts: Checkouts) -> se
     return changed
 
 
-def _fingerprint_of(a: Anchor) -> tuple:
-    """What an anchor records: its target and place and every part of its fingerprint."""
+def _fingerprint_of(a: Anchor, timed: bool = True) -> tuple:
+    """What an anchor records: its target and place and every part of its fingerprint
+    (``timed``: its commit and time too)."""
+    moment = (a.commit, a.verified_at) if timed else ()
     return (
         a.kind,
         a.root,
@@ -504,8 +506,7 @@ def _fingerprint_of(a: Anchor) -> tuple:
         a.signature_digest,
         a.body_digest,
         a.target,
-        a.commit,
-        a.verified_at,
+        *moment,
         a.content_hash,
         a.sketch,
         a.digest_version,
@@ -518,6 +519,4 @@ def _same_fingerprint(held: Anchor, taken: Anchor) -> bool:
     and time aside: a fingerprint of ``digest_version`` 1 is taken again as 2)."""
     if held.verified_at is None:
         return False  # never fingerprinted (a folder anchor's has no digests, only a time)
-    return _fingerprint_of(held)[:9] == _fingerprint_of(taken)[:9] and (
-        _fingerprint_of(held)[11:] == _fingerprint_of(taken)[11:]
-    )
+    return _fingerprint_of(held, timed=False) == _fingerprint_of(taken, timed=False)

@@ -34,7 +34,7 @@ from brainmigrate.folder_moves import (
     names_folder,
 )
 from brainmigrate.fsutil import put_in_place, shown, signals_held, stage_bytes
-from brainmigrate.git import run_git
+from brainmigrate.git import last_held, run_git
 from brainmigrate.hints import Move, MoveHints
 from brainmigrate.model import Segment
 from brainmigrate.moved_lines import shifted
@@ -351,13 +351,8 @@ def same_content(root: Root, old: str, new: str) -> bool:
     path ``old`` last held in the history of ``root``'s checkout: in ``HEAD``, else in the
     parent of the last commit that touched it (the one that deleted it). False outside
     git."""
-    held = run_git(root.path, "rev-parse", "--verify", "-q", f"HEAD:./{old}")
-    if held is None:
-        last = run_git(root.path, "rev-list", "-n", "1", "HEAD", "--", f"./{old}")
-        if not last or not last.strip():
-            return False
-        commit = last.strip().decode("ascii")
-        held = run_git(root.path, "rev-parse", "--verify", "-q", f"{commit}^:./{old}")
+    rev = last_held(root.path, old)
+    held = run_git(root.path, "rev-parse", "--verify", "-q", f"{rev}:./{old}") if rev else None
     if not held:
         return False
     now = run_git(root.path, "hash-object", "--", new)

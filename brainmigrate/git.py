@@ -369,6 +369,18 @@ def history_events(
     return None if events is None else [(kind, a, b) for _c, kind, a, b in events]
 
 
+def last_held(folder: str | os.PathLike, rel: str) -> str | None:
+    """The revision that last held the path ``rel`` (relative to ``folder``): ``HEAD`` when
+    it holds it, else the parent of the last commit that touched it (``<commit>^``: the
+    one that removed it); None outside git or when git never held it."""
+    if run_git(folder, "rev-parse", "--verify", "-q", f"HEAD:./{rel}") is not None:
+        return "HEAD"
+    last = run_git(folder, "rev-list", "-n", "1", "HEAD", "--", f"./{rel}")
+    if not last or not last.strip():
+        return None
+    return last.strip().decode("ascii", "replace") + "^"
+
+
 def commit_parents(folder: str | os.PathLike) -> dict[str, tuple[str, ...]]:
     """Commit -> its parents, for every commit of ``HEAD``'s history, in topological order
     from ``HEAD`` (a commit before its parents: ``git rev-list --topo-order --parents

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import re
 
-from brainmigrate.git import run_git
+from brainmigrate.git import last_held, run_git
 from brainmigrate.roots import Root
 
 #: A single line or one range right after a path; not one of several (``:1-2,5``) and not
@@ -39,17 +39,10 @@ def line_form(after: str) -> tuple[int, int, int, str | None] | None:
 
 
 def held_last(root: Root, old: str) -> bytes | None:
-    """The bytes git last held at ``old`` (relative to ``root``): in ``HEAD``, else in the
-    parent of the last commit that touched it (the one that removed it); None outside git
-    or when git never held it."""
-    data = run_git(root.path, "cat-file", "--filters", f"HEAD:./{old}")
-    if data is not None:
-        return data
-    last = run_git(root.path, "rev-list", "-n", "1", "HEAD", "--", f"./{old}")
-    if not last or not last.strip():
-        return None
-    commit = last.strip().decode("ascii", "replace")
-    return run_git(root.path, "cat-file", "--filters", f"{commit}^:./{old}")
+    """The bytes git last held at ``old`` (relative to ``root``; ``git.last_held``), as a
+    checkout writes them; None outside git or when git never held it."""
+    rev = last_held(root.path, old)
+    return run_git(root.path, "cat-file", "--filters", f"{rev}:./{old}") if rev else None
 
 
 def relocated(before: bytes, after: bytes, first: int, last: int) -> tuple[int, int] | None:

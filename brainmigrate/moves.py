@@ -163,29 +163,28 @@ class MoveSearch(CheckoutFiles):
         language = self.index(root).language_of(a.path)
         if data is None:
             return a
-        from brainmigrate.codeindex.extract import digest, extract_file
+        from brainmigrate.codeindex.extract import digest
 
         if target[0] == FILE:
-            body = extract_file(data, language)[2] if language else digest(data)
-            return replace(a, body_digest=body, digest_version=2)
+            body = self._held_rows(root, a.commit, a.path, language)[1] if language else None
+            return replace(a, body_digest=body or digest(data), digest_version=2)
         if target[0] == LINES:
-            from brainmigrate.codeindex.tokens import line_texts, lines_digest
+            from brainmigrate.codeindex.tokens import lines_digest
 
             if not a.lines:
                 return a
-            raw = line_texts(data, None)
-            texts = line_texts(data, language) if language else raw
-            digest_now = lines_digest(texts, *a.lines, raw if language else None)
+            raw = self._held_texts(root, a.commit, a.path, None)
+            texts = self._held_texts(root, a.commit, a.path, language) if language else raw
+            digest_now = lines_digest(texts or [], *a.lines, raw if language else None)
             return replace(a, body_digest=digest_now, digest_version=2)
         if language is None:
             return a
-        return self._declaration_now(a, data, language)
+        return self._declaration_now(a, root, language)
 
-    def _declaration_now(self, a: Anchor, data: bytes, language: str) -> Anchor:
+    def _declaration_now(self, a: Anchor, root: str, language: str) -> Anchor:
         """``in_form_of_now`` of a fingerprint taken on a declaration: the one of its
         (kind, container, name) whose version-1 digests are the fingerprint's (of several,
         overloads, the same one in order), with its digests of now."""
-        from brainmigrate.codeindex.extract import extract_file
         from brainmigrate.codeindex.model import category_of
 
         kind, container, name = a.target  # type: ignore[misc]
@@ -195,8 +194,8 @@ class MoveSearch(CheckoutFiles):
                 r for r in rows if r[0] == name and r[2] == container and category_of(r[1]) == kind
             ]
 
-        old = same(extract_file(data, language, legacy=True)[1])
-        now = same(extract_file(data, language)[1])
+        old = same(self._held_rows(root, a.commit, a.path, language, legacy=True)[0])
+        now = same(self._held_rows(root, a.commit, a.path, language)[0])
         at = next(
             (i for i, r in enumerate(old) if (r[6], r[7]) == (a.signature_digest, a.body_digest)),
             None,
@@ -205,6 +204,30 @@ class MoveSearch(CheckoutFiles):
             return a
         row = now[at]
         return replace(a, signature_digest=row[6], body_digest=row[7], digest_version=2)
+
+    def _held_rows(self, root, commit, path, language, legacy=False) -> tuple[tuple, str | None]:
+        """``(rows, file digest)`` of ``path`` as ``commit`` held it (``extract_file``;
+        ``legacy``: in digest form 1), parsed once per file and form; empty when git
+        cannot tell."""
+        key = (root, commit, path, language, legacy)
+        if key not in self._held_parsed:
+            from brainmigrate.codeindex.extract import extract_file
+
+            data = self.held_at(root, commit, path)
+            parsed = extract_file(data, language, legacy=legacy) if data is not None else None
+            self._held_parsed[key] = ((), None) if parsed is None else (parsed[1], parsed[2])
+        return self._held_parsed[key]
+
+    def _held_texts(self, root, commit, path, language) -> list[bytes] | None:
+        """``codeindex.tokens.line_texts`` of ``path`` as ``commit`` held it, once a file;
+        None when git cannot tell."""
+        key = (root, commit, path, language)
+        if key not in self._held_lines:
+            from brainmigrate.codeindex.tokens import line_texts
+
+            data = self.held_at(root, commit, path)
+            self._held_lines[key] = None if data is None else line_texts(data, language)
+        return self._held_lines[key]
 
     def lines_held(self, a: Anchor, root: str) -> bytes | None:
         """The text ``a``'s lines digest was taken of (``codeindex.tokens.lines_digest``:
@@ -215,17 +238,11 @@ class MoveSearch(CheckoutFiles):
             return None
         if self.held_hash(root, a.commit, a.path) != a.content_hash:
             return None
-        from brainmigrate.codeindex.tokens import line_texts
-
         legacy = a.digest_version == 1
         language = None if legacy else self.index(root).language_of(a.path)
-        key = (root, a.commit, a.path, language)
-        texts = self._held_lines.get(key)
+        texts = self._held_texts(root, a.commit, a.path, language)
         if texts is None:
-            data = self.held_at(root, a.commit, a.path)
-            if data is None:
-                return None
-            texts = self._held_lines[key] = line_texts(data, language)  # once a file
+            return None
         first, last = a.lines
         text = b" ".join(t for t in texts[first - 1 : last] if t)
         return text if blake2b(text, digest_size=12).hexdigest() == a.body_digest else None
