@@ -13,7 +13,7 @@ from pathlib import Path
 
 from brainmigrate.fsutil import located, write_text_atomic
 from brainmigrate.read.files import InputError
-from brainmigrate.rules import CHECK_SCHEMA, Finding
+from brainmigrate.rules import CHECK_SCHEMA, RULES, Finding
 from brainmigrate.shapes import shorten
 
 
@@ -138,7 +138,8 @@ def read_baseline(path: str | os.PathLike) -> list[BaselineEntry]:
     """The entries of the baseline file at ``path``, every field checked where it enters:
     ``schema_version`` the number 1, ``entries`` a list of objects, each with a non-empty
     ``fingerprint`` string, a ``count`` that is a whole number of 1 or more (default 1) and
-    strings for ``code``, ``scope``, ``path``, ``text`` and ``file`` (default ""). Raises
+    strings for ``code``, ``scope``, ``path``, ``text`` and ``file`` (default ""), ``code``
+    a finding code of ``codes.CODES`` when given (it reaches every report). Raises
     ``BaselineError`` naming the entry and the field."""
     name = os.fspath(path)
     fix = "fix it, or write it again with --update-baseline"
@@ -195,6 +196,11 @@ def read_baseline(path: str | os.PathLike) -> list[BaselineEntry]:
                 raise BaselineError(f"{where}: {key} is {_json_value(value)}, not a string; {fix}")
             fields.append(value)
         code, scope, cited, text, file = fields
+        if code and code not in RULES:
+            raise BaselineError(
+                f"{where}: code is {_json_value(code)}, not a finding code (docs/check.md,"
+                f' "Finding codes"); {fix}'
+            )
         entries.append(BaselineEntry(fp, code, scope, cited, text, count, file))
     return entries
 

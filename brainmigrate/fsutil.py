@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from brainmigrate.errors import BrainmigrateError
+from brainmigrate.escapes import terminal
 from brainmigrate.runstate import state
 from brainmigrate.shapes import shorten
 
@@ -273,15 +274,11 @@ def printable(name: str) -> str:
     return name
 
 
-#: C0 and C1 control characters but tab and newline (``shapes.safe_text`` shows the same).
-_CONTROLS = dict.fromkeys([*range(0, 9), *range(11, 32), 127, *range(0x80, 0xA0)], "\ufffd")
-
-
 def shown(text: str) -> str:
-    """``text`` as a message on a terminal may hold it: ``printable``, and control
-    characters (but tab and newline) as U+FFFD, so a scope or a path cannot move the
-    cursor or recolour the terminal that shows a message."""
-    return printable(str(text)).translate(_CONTROLS)
+    """``text`` as a message on a terminal may hold it: ``printable``, then
+    ``escapes.terminal`` (control characters but tab and newline as U+FFFD), so a scope or
+    a path cannot move the cursor or recolour the terminal that shows a message."""
+    return terminal(printable(str(text)))
 
 
 class Clash(BrainmigrateError):

@@ -28,7 +28,7 @@ from brainmigrate.errors import BrainmigrateError
 from brainmigrate.merge.rule import Stems
 from brainmigrate.model import FactRecord
 from brainmigrate.roots import store_base
-from brainmigrate.shapes import fact_dict, safe_text, shorten
+from brainmigrate.shapes import fact_dict, one_line, shorten
 from brainmigrate.terms import parse_scopes, task_token
 
 #: Default and largest number of hits.
@@ -232,7 +232,7 @@ def hit_line(rec: FactRecord, width: int = LINE_WIDTH, stale_reason: str | None 
     tail = f" ({rec.task})" if rec.task and rec.task not in rec.text else ""
     room = max(width - len(head) - 2 - len(tail), 20)
     text = shorten(rec.text, room, strip=True)
-    return safe_text(f"{head}  {text}{tail}")
+    return one_line(f"{head}  {text}{tail}")
 
 
 def parse_id(value: str) -> int:
@@ -284,7 +284,9 @@ def show(
 
 
 def render_fact(fact: dict) -> str:
-    """``show``'s text form of ``fact_dict``: a header line, the text, then fields."""
+    """``show``'s text form of ``fact_dict``: a header line, the text, then fields; each
+    line ``escapes.one_line`` (a scope or a file name with a line break shows it as
+    U+FFFD and forges no line)."""
     out = [f"{fact['id']} {fact['kind']} {fact['scope']} ({fact['status']})"]
     out.append(f"  {fact['text']}")
     if fact["status_reason"]:
@@ -317,4 +319,4 @@ def render_fact(fact: dict) -> str:
     out.append(f"provenance: {len(fact['provenance'])}")
     for p in fact["provenance"]:
         out.append(f"  {p['file']}:{p['line']} (imported {p['imported']})")
-    return safe_text("\n".join(out)) + "\n"
+    return "".join(one_line(line) + "\n" for line in out)  # a name forges no line

@@ -10,15 +10,12 @@ from __future__ import annotations
 
 import json
 
+from brainmigrate.escapes import one_line as one_line  # (the report templates' finalize)
+from brainmigrate.escapes import terminal
 from brainmigrate.model import FACT_FIELDS, FactRecord
 
 #: The stored fields every fact shape starts with, after the id.
 _REPORT_FIELDS = tuple(name for name in FACT_FIELDS if name != "status_reason")
-
-#: C0 and C1 control characters but tab and newline: never printed as they are, so text
-#: from notes cannot move a terminal's cursor or recolour it.
-_CONTROLS = dict.fromkeys([*range(0, 9), *range(11, 32), 127, *range(0x80, 0xA0)], "\ufffd")
-
 
 #: The control characters JSON does not escape by itself (DEL and C1), as escapes.
 _JSON_CONTROLS = {c: f"\\u{c:04x}" for c in [127, *range(0x80, 0xA0)]}
@@ -31,27 +28,11 @@ def to_json(value, **options) -> str:
     return json.dumps(value, ensure_ascii=False, **options).translate(_JSON_CONTROLS)
 
 
-#: What a one-line output (a finding, a fix) must not hold either: tab, line breaks
-#: (a file name with a newline would forge a second finding line) and the bidirectional
-#: overrides and isolates (they make the rest of a line read reversed).
-_LINE_BREAKERS = {
-    **_CONTROLS,
-    **dict.fromkeys([9, 10, 13, 0x2028, 0x2029], "\ufffd"),
-    **dict.fromkeys([*range(0x202A, 0x202F), *range(0x2066, 0x206A)], "\ufffd"),
-}
-
-
-def one_line(value):
-    """``safe_text`` for output read one line per record: also tab, line breaks and the
-    bidirectional overrides shown as U+FFFD. Values that are not strings pass unchanged."""
-    return value.translate(_LINE_BREAKERS) if isinstance(value, str) else value
-
-
 def safe_text(value):
-    """``value`` with control characters (but tab and newline) shown as U+FFFD; values that
-    are not strings pass unchanged. Every CI template's output goes through it (the report
-    templates' through ``one_line``)."""
-    return value.translate(_CONTROLS) if isinstance(value, str) else value
+    """``value`` as a terminal may show it (``escapes.terminal``: control characters but
+    tab and newline as U+FFFD); values that are not strings pass unchanged. Every CI
+    template's output goes through it (the report templates' through ``one_line``)."""
+    return terminal(value) if isinstance(value, str) else value
 
 
 def shorten(text, limit: int, *, mark="…", strip: bool = False, keep: int | None = None):

@@ -77,11 +77,14 @@ def interrupted() -> None:
 
 
 def say(text: str) -> None:
-    """Print a line to stderr; a scope, a path or a text in it shows its control
-    characters as U+FFFD (``fsutil.shown``), so it cannot drive the terminal."""
+    """Print one line to stderr (an error, a note, a summary line): a scope, a path, an
+    option value or a text in it shows its control characters and line breaks as U+FFFD
+    (``fsutil.shown``, ``escapes.one_line``), so it can neither drive the terminal nor
+    split the line (``--scope $'a\\nb'`` stays one ``brainmigrate: error: …`` line)."""
+    from brainmigrate.escapes import one_line
     from brainmigrate.fsutil import shown
 
-    click.echo(shown(text), err=True)
+    click.echo(one_line(shown(text)), err=True)
 
 
 def guarded(func):
@@ -109,11 +112,10 @@ def guarded(func):
         except Exception as exc:  # noqa: BLE001 - the last line of defence
             if os.environ.get("BRAINMIGRATE_DEBUG"):
                 raise
-            click.echo(
+            say(
                 f"brainmigrate: internal error: {type(exc).__name__}: {exc} "
                 "(a store is written in one transaction, whole or not at all; "
-                "BRAINMIGRATE_DEBUG=1 shows the traceback)",
-                err=True,
+                "BRAINMIGRATE_DEBUG=1 shows the traceback)"
             )
             sys.exit(EXIT_FAULT)
 

@@ -17,7 +17,7 @@ from brainmigrate.exports.files import slug
 from brainmigrate.model import KINDS, FactRecord
 from brainmigrate.read.notation import fold
 from brainmigrate.roots import root_folder
-from brainmigrate.shapes import shorten
+from brainmigrate.shapes import one_line, shorten
 
 #: Knowledge entry types (seed 000): facts about the project, about third parties, and the
 #: user's durable instructions.
@@ -53,6 +53,9 @@ def knowledge_files(
     (SHA-256 of their bytes) when they exist as regular files inside their root; a folder
     anchor is written ``{root, path, kind: folder}``, without a hash. ``root`` is the root
     as the store records it; a relative one is read in the store's folder ``base``.
+    Values from input in the frontmatter are YAML double-quoted scalars (``yaml_scalar``);
+    a file name in the body (provenance, gone paths) is ``escapes.one_line``, so a line
+    break in it forges no line or heading.
     """
     digests: dict[tuple[str, str], str | None] = {}
     files: dict[str, str] = {}
@@ -104,11 +107,11 @@ def knowledge_files(
             body.append("")
         if rec.gone:
             body.append("Cites files that are gone:")
-            body.extend(f"- {p}" for p in rec.gone)
+            body.extend(f"- {one_line(p)}" for p in rec.gone)
             body.append("")
         body.append("## Provenance")
         body.append("")
-        body.extend(f"- {p['file']}:{p['line']} (imported {p['imported']})" for p in prov)
+        body.extend(f"- {one_line(p['file'])}:{p['line']} (imported {p['imported']})" for p in prov)
         if not prov:
             body.append("- none recorded")
         files[f"{name}.md"] = "---\n" + yaml_mapping(front) + "---\n\n" + "\n".join(body) + "\n"

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from functools import cache
 from typing import TYPE_CHECKING
 
+from brainmigrate.escapes import markdown
 from brainmigrate.model import KINDS, MARKERS, SKIP_REASONS
 from brainmigrate.shapes import one_line, report_fact, to_json
 
@@ -175,7 +176,8 @@ def _stream(items) -> Iterator[str]:
 def environment() -> jinja2.Environment:
     """The one jinja2 environment of every report template (``templates/*.j2``).
 
-    HTML templates turn autoescaping on themselves; every value printed is ``one_line``
+    HTML templates turn autoescaping on themselves; Markdown ones escape each value from
+    input with the ``md`` filter (``escapes.markdown``); every value printed is ``one_line``
     (check's CI templates use an environment of their own, ``findings.environment``).
     Compiled templates are kept in the user cache folder (``template_cache_dir``), so a run
     loads them instead of compiling them again.
@@ -213,6 +215,7 @@ def make_environment(loader, cache_dir=None) -> jinja2.Environment:
         bytecode_cache=_bytecode_cache(cache_dir or template_cache_dir()),
     )
     env.filters["count"] = lambda items: sum(1 for _ in items)  # length without a list
+    env.filters["md"] = markdown
     return env
 
 

@@ -5,13 +5,13 @@ Markdown report and GitHub's step summary), through check's own jinja2 environme
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from functools import cache
 from typing import TYPE_CHECKING
 
 from brainmigrate.check import CheckResult
 from brainmigrate.codes import LEVELS
+from brainmigrate.escapes import markdown
 from brainmigrate.reports import make_environment
 from brainmigrate.rules import Finding
 from brainmigrate.shapes import safe_text
@@ -54,14 +54,6 @@ def tags(f: Finding) -> str:
     return (" [suppressed]" if f.suppressed else "") + (" [baseline]" if f.baselined else "")
 
 
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
-
-
-def _md(value) -> str:
-    """Escape text for a Markdown table cell (backslashes before punctuation; no newlines)."""
-    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(value).split()))
-
-
 class Painted(str):
     """Text already made safe and coloured (``paint``): the template prints it as it is."""
 
@@ -73,7 +65,7 @@ def environment() -> jinja2.Environment:
     import jinja2
 
     env = make_environment(jinja2.PackageLoader("brainmigrate.reports", "templates"))
-    env.filters["md"] = _md
+    env.filters["md"] = markdown
     env.filters["tags"] = tags
     env.finalize = lambda value: value if isinstance(value, Painted) else safe_text(value)
     return env

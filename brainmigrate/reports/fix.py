@@ -8,6 +8,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from brainmigrate.escapes import diff_name
 from brainmigrate.fix import FileEdit, Fix, FixResult, Left, split_lines
 from brainmigrate.fsutil import printable
 from brainmigrate.shapes import one_line
@@ -24,7 +25,8 @@ HOW = {
 
 def unified_diff(edits: Sequence[FileEdit], context: int = 3) -> bytes:
     """A unified diff of ``edits`` that ``patch -p1`` applies in the current folder:
-    ``a/`` and ``b/`` names relative to it, lines compared and shown as bytes (CRLF, a
+    ``a/`` and ``b/`` names relative to it, quoted as git quotes them (``_header``: a name
+    with a line break forges no header or hunk), lines compared and shown as bytes (CRLF, a
     BOM and invalid bytes as they are), ``\\ No newline at end of file`` where due."""
     from difflib import SequenceMatcher
 
@@ -32,8 +34,7 @@ def unified_diff(edits: Sequence[FileEdit], context: int = 3) -> bytes:
     for edit in edits:
         a, b = split_lines(edit.before), split_lines(edit.after)
         name = Path(os.path.relpath(edit.path)).as_posix()
-        shown = os.fsencode(name)
-        out.append(b"--- a/" + shown + b"\n+++ b/" + shown + b"\n")
+        out.append(_header(b"--- ", b"a/", name) + _header(b"+++ ", b"b/", name))
         for group in SequenceMatcher(None, a, b, autojunk=False).get_grouped_opcodes(context):
             first, last = group[0], group[-1]
             out.append(
@@ -46,6 +47,14 @@ def unified_diff(edits: Sequence[FileEdit], context: int = 3) -> bytes:
                 out.extend(_diff_line(b"-", x) for x in a[i1:i2])
                 out.extend(_diff_line(b"+", x) for x in b[j1:j2])
     return b"".join(out)
+
+
+def _header(sign: bytes, prefix: bytes, name: str) -> bytes:
+    """A ``---``/``+++`` line as git writes it: the name quoted by git's rules
+    (``escapes.diff_name``), and a tab after a name with a space in it, so ``patch`` reads
+    the name up to the tab and no further."""
+    label = diff_name(prefix, os.fsencode(name))
+    return sign + label + (b"\t" if b" " in label else b"") + b"\n"
 
 
 def _diff_line(sign: bytes, line: bytes) -> bytes:

@@ -7,24 +7,17 @@ from __future__ import annotations
 from collections import Counter
 
 from brainmigrate.check import CheckResult
+from brainmigrate.escapes import github_data, github_property, one_line
 from brainmigrate.reports.findings import markdown_of, summary
 from brainmigrate.rules import Finding
-from brainmigrate.shapes import safe_text
 
 #: GitHub shows at most this many annotations of each kind (error, warning, notice) per step.
 GITHUB_LIMIT = 10
 _GITHUB_KIND = {"error": "error", "warning": "warning", "info": "notice"}
 
 
-def escape_data(value: str) -> str:
-    """Escape a workflow command's message: ``%`` ``\\r`` ``\\n``; other control
-    characters are shown as U+FFFD, so the log shows what the notes say."""
-    return safe_text(value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
-
-
-def escape_property(value: str) -> str:
-    """Escape a workflow command's property: as data, and ``:`` ``,`` too."""
-    return escape_data(value).replace(":", "%3A").replace(",", "%2C")
+#: A workflow command's message and property values (the names the tests use).
+escape_data, escape_property = github_data, github_property
 
 
 def _annotated(result: CheckResult) -> tuple[list[Finding], list[Finding]]:
@@ -102,7 +95,7 @@ def github(result: CheckResult, token: str | None = None) -> str:
 
 
 def _plain(value: str) -> str:
-    return safe_text(value.replace("\r", " ").replace("\n", " "))
+    return one_line(value.replace("\r", " ").replace("\n", " "))
 
 
 def github_step_summary(result: CheckResult) -> str | None:

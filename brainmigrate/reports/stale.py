@@ -12,7 +12,7 @@ from enum import StrEnum
 
 from brainmigrate.check import CheckedFact, CheckResult
 from brainmigrate.rules import Finding, finding_key
-from brainmigrate.shapes import safe_text, shorten, to_json
+from brainmigrate.shapes import one_line, shorten, to_json
 from brainmigrate.stale import STALE_SCHEMA, FactCheck, StaleResult, diff_command
 
 
@@ -53,12 +53,12 @@ def text(result: StaleResult) -> str:
     for fc in result.facts:
         where = f"{fc.origin[0]}:{fc.origin[1]}: " if fc.origin else ""
         if fc.stale:
-            out.append(safe_text(where) + _line(fc))
+            out.append(one_line(where) + _line(fc))
             diffs = (diff_command(c) for c in fc.anchors)
-            out.extend(safe_text(f"    {d}") for d in dict.fromkeys(diffs) if d)
+            out.extend(one_line(f"    {d}") for d in dict.fromkeys(diffs) if d)
         elif fc.state == "unreachable":
             reason = fc.anchors[0].reason if fc.anchors else "unreachable"
-            out.append(safe_text(f"{where}{fc.fact.key} unreachable: {reason}"))
+            out.append(one_line(f"{where}{fc.fact.key} unreachable: {reason}"))
     out.append(("STALE: " if result.stale else "OK: ") + summary(result))
     return "\n".join(out) + "\n"
 
