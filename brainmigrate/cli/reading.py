@@ -10,6 +10,8 @@ import sys
 
 import click
 
+from brainmigrate.cli.runtime import say
+
 
 def load_settings(config_file: str | None, isolated: bool, quiet: bool = False, **given):
     """The settings of the configuration file (``config.load``) with the options given in
@@ -21,7 +23,7 @@ def load_settings(config_file: str | None, isolated: bool, quiet: bool = False, 
         raise click.UsageError("--config and --isolated exclude each other; give one")
     settings = config.load(config_file=config_file, isolated=isolated).override(**given)
     for note in () if quiet else settings.notes:
-        click.echo(f"brainmigrate: note: {note}", err=True)
+        say(f"brainmigrate: note: {note}")  # one line, whatever the file's name
     return settings
 
 

@@ -4,6 +4,8 @@ end, for the CLI to print where it says."""
 
 from __future__ import annotations
 
+from brainmigrate.shapes import one_line
+
 
 def export_summary(result, fmt: str, output: str) -> list[str]:
     """Lines for stderr after an export (``exports.ExportResult`` of format ``fmt`` to
@@ -50,7 +52,7 @@ def verify_lines(result) -> list[str]:
         for fid, anchors in result.verified.items()
     ]
     lines += [f"k{fid} refused: {reason}" for fid, reason in result.refused.items()]
-    return lines
+    return [one_line(line) for line in lines]  # a path in a reason forges no line
 
 
 def verify_counts(result) -> str:
