@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import re
 
-#: What no output prints as it is: C0 and C1 control characters but tab and newline, DEL,
-#: and lone surrogates (a file name's bytes that are not UTF-8, as Python keeps them).
-_CONTROLS = dict.fromkeys(
-    [*range(0, 9), *range(11, 32), 127, *range(0x80, 0xA0), *range(0xD800, 0xE000)], "\ufffd"
-)
+#: What no output prints as it is: C0 and C1 control characters but tab and newline, and
+#: DEL. (A file name's bytes that are not UTF-8 are made U+FFFD where the name is read:
+#: ``fsutil.printable``; a larger table would slow every value a report prints.)
+_CONTROLS = dict.fromkeys([*range(0, 9), *range(11, 32), 127, *range(0x80, 0xA0)], "\ufffd")
 
 #: What a value that must stay on one line must not hold either: tab, line breaks (a
 #: file name with a newline would forge a second finding, error or hunk line) and the
@@ -33,9 +32,9 @@ _LINE_BREAKERS = {
 
 
 def terminal(text) -> str:
-    """``text`` as a terminal may show it: every control character but tab and newline,
-    and every byte of a file name that is not UTF-8, as U+FFFD, so a scope or a path
-    cannot move the cursor or recolour the terminal. Non-strings are ``str()``-ed."""
+    """``text`` as a terminal may show it: every control character but tab and newline
+    as U+FFFD, so a scope or a path cannot move the cursor or recolour the terminal.
+    Non-strings are ``str()``-ed."""
     return str(text).translate(_CONTROLS)
 
 
