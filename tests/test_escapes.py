@@ -455,3 +455,19 @@ def test_stale_lines_name_the_notes_file_on_one_line(project):
     assert lines[0].startswith(f"{SHOWN}:2: k2 environment area:h\ufffd# heading ")
     assert [x for x in lines if not x.startswith((SHOWN, "    git -C "))] == [lines[-1]]
     assert lines[-1].startswith("STALE: checked ")
+
+
+def test_the_step_summary_is_escaped_markdown(project):
+    with open(os.fsencode(project / "notes") + b"/" + NAME, "ab") as f:
+        f.write(b"".join(b"+ see src/old.py again %d\n" % i for i in range(11)))
+    summary = project / "summary.md"
+    r = cli(
+        *["check", "notes", "--root", "repo", "--isolated", "--format", "github"],
+        env={"GITHUB_STEP_SUMMARY": str(summary)},
+    )
+    assert r.exit_code == 1
+    lines = summary.read_text(encoding="utf-8").splitlines()
+    assert [x for x in lines if x.startswith("#")] == ["## brainmigrate check: 3 more findings"]
+    rows = [x for x in lines if x.startswith("| notes/")]
+    assert len(rows) == 3 and all(len(re.findall(r"(?<!\\)\|", row)) == 5 for row in rows)
+    assert "<img" not in "".join(lines) and "@user" not in "".join(lines)
