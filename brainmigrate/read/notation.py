@@ -144,10 +144,10 @@ def terminals() -> dict[str, str]:
             pass
     found = {term.name: term.pattern.to_regexp() for term in parser().terminals}
     if path is not None:
-        from brainmigrate.fsutil import write_text_atomic
+        from brainmigrate.writers import write_text
 
         with contextlib.suppress(OSError):
-            write_text_atomic(path, json.dumps({"grammar": key, "terminals": found}))
+            write_text(path, json.dumps({"grammar": key, "terminals": found}))
     return found
 
 
