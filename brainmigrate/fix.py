@@ -16,6 +16,7 @@ and never when they changed on disk since they were read.
 
 from __future__ import annotations
 
+import errno
 import os
 import posixpath
 import re
@@ -411,10 +412,10 @@ def apply(
         if found is None:
             listed_as = (listed or {}).get(edit.display, Path(edit.display))
             link, leads = link_out(listed_as, edit.path)
+            what = "a symlink" if link == os.fspath(listed_as) else f"{shown(link)} is a symlink"
             result.notes.append(
-                f"{shown(edit.display)}: {shown(link)} is a symlink to {shown(leads)}, outside"
-                " the paths given; left alone (replace the symlink by the file, or pass its"
-                " target as a PATH)"
+                f"{shown(edit.display)}: {what} to {shown(leads)}, outside the paths given;"
+                " left alone (replace the symlink by the file, or pass its target as a PATH)"
             )
             _undo(result, edit, None, "leads outside the paths given")
             continue
@@ -424,11 +425,14 @@ def apply(
                     fd, os.path.basename(edit.path), edit.before, edit.after, shown(edit.display)
                 )
         except OSError as exc:
+            swapped = exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.ENOENT, errno.EXDEV)
             why = (
-                f"its folder cannot be opened as it was read ({exc.strerror or exc});"
-                " left alone, run --fix again",
-                "folder changed",
+                "its folder changed since it was read (a symlink or no folder there now)"
+                if swapped
+                else f"its folder cannot be opened ({exc.strerror or exc})",
+                "is in a folder that changed since it was read",
             )
+            why = (f"{why[0]}; left alone, run --fix again", why[1])
         if why is not None:
             _undo(result, edit, *why)
             continue

@@ -38,9 +38,6 @@ _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)
 _NEW_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 _ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789_"
 
-#: The folders (device, inode) whose leftovers this process has removed already.
-_swept: set[tuple[int, int]] = set()
-
 
 class Outside(BrainmigrateError, OSError):
     """A target that leads out of the folder it must stay under (an ``OSError`` too, so a
@@ -92,15 +89,16 @@ def folder_below(base: str | None, base_fd: int, folder: str) -> Iterator[int]:
 
 def sweep(dir_fd: int) -> list[str]:
     """Remove, once per folder and process, the temporary files a killed run of this package
-    left in the folder ``dir_fd`` (``fsutil.leftovers``: their process is gone); return the
+    left in the folder ``dir_fd`` (``fsutil.leftovers``: their process is gone; once per
+    command line: ``state.swept``); return the
     names removed. Failures are ignored: a leftover that stays is only a hidden file."""
     try:
         st = os.fstat(dir_fd)
     except OSError:
         return []
-    if (st.st_dev, st.st_ino) in _swept:
+    if (st.st_dev, st.st_ino) in state.swept:
         return []
-    _swept.add((st.st_dev, st.st_ino))
+    state.swept.add((st.st_dev, st.st_ino))
     removed = []
     for name in leftovers(dir_fd):
         try:
@@ -151,7 +149,7 @@ def make_folder(parent_fd: int, name: str) -> str:
     ``parent_fd``, SIGINT and SIGTERM held; return its name. Raises ``OSError``."""
     with signals_held():
         for _ in range(100):
-            tmp = f"{temp_prefix(name)}{_random()}{_TEMP_SUFFIX}"
+            tmp = temp_name(name)
             try:
                 os.mkdir(tmp, 0o700, dir_fd=parent_fd)
                 return tmp
@@ -165,8 +163,11 @@ def open_child(dir_fd: int, name: str) -> int:
     return os.open(name, _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=dir_fd)
 
 
-def _random() -> str:
-    return "".join(_ALPHABET[b % len(_ALPHABET)] for b in os.urandom(8))
+def temp_name(name: str) -> str:
+    """A new hidden temporary name for ``name``: ``fsutil.temp_prefix``, 8 random
+    characters and ``.tmp`` (what ``fsutil.leftovers`` knows as this package's)."""
+    random = "".join(_ALPHABET[b % len(_ALPHABET)] for b in os.urandom(8))
+    return f"{temp_prefix(name)}{random}{_TEMP_SUFFIX}"
 
 
 def stage(
@@ -187,7 +188,7 @@ def stage(
     """
     with signals_held():  # made and known together: an interrupt cannot leave it
         for _ in range(100):
-            tmp = f"{temp_prefix(name)}{_random()}{_TEMP_SUFFIX}"
+            tmp = temp_name(name)
             try:
                 fd = os.open(tmp, _NEW_FLAGS, 0o600, dir_fd=dir_fd)
                 break

@@ -114,7 +114,9 @@ def parser() -> Lark:
         return Lark(text, cache=str(final), **options)
     # written under a name of its own, then renamed: a run started meanwhile never reads
     # half a file
-    scratch = final.with_name(f".{final.name}.{os.getpid()}.tmp")
+    from brainmigrate.writers import temp_name  # a temporary name a later run can remove
+
+    scratch = final.with_name(temp_name(final.name))
     built = Lark(text, cache=str(scratch), **options)
     try:
         os.replace(scratch, final)
