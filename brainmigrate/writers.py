@@ -303,38 +303,52 @@ def encoded(chunks: Iterable[str]) -> Iterator[bytes]:
         yield chunk.encode("utf-8")
 
 
+#: How many folders of a run's PATHS ``Given`` keeps open; past that, a folder is walked
+#: from ``/`` when written (still without following a symlink), so thousands of PATHS
+#: never run out of descriptors.
+KEPT_OPEN = 64
+
+
 class Given:
-    """The PATHS of a run as they were when it started: for each, its real path and a
-    descriptor of its folder (the folder itself, or a file's folder), so a PATH swapped
-    for a symlink later still names what was read. Close it with ``close``."""
+    """The PATHS of a run as they were when it started: the real path of each, and for the
+    first ``KEPT_OPEN`` folders among them (a folder PATH, a file PATH's folder) a
+    descriptor, so a PATH swapped for a symlink later still names the folder that was read.
+    Close it with ``close``."""
 
     def __init__(self, paths: Sequence[str | os.PathLike] | None) -> None:
-        self.bases: list[tuple[str, bool, int]] = []
+        self.folders: list[str] = []  # folder PATHS, real
+        self.files: set[str] = set()  # file PATHS, real
+        self.fds: dict[str, int] = {}
         for p in paths or ():
             real = os.path.realpath(p)
             folder = os.path.isdir(real)
-            try:
-                fd = open_folder(real if folder else os.path.dirname(real))
-            except OSError:
-                continue
-            self.bases.append((real, folder, fd))
+            (self.folders.append if folder else self.files.add)(real)
+            where = real if folder else os.path.dirname(real)
+            if where not in self.fds and len(self.fds) < KEPT_OPEN:
+                with contextlib.suppress(OSError):
+                    self.fds[where] = open_folder(where)
         self.free = paths is None
 
-    def holding(self, real: str) -> tuple[str, int] | None:
-        """``(folder, descriptor)`` of the PATH whose files include the real path ``real``
-        (``(None, -1)`` for any file when no PATHS were given), or None."""
+    def holding(self, real: str) -> tuple[str | None, int] | None:
+        """``(folder, descriptor)`` to open the folder of the real path ``real`` from: the
+        PATH it lies under and that PATH's descriptor, or ``/`` and -1 (walked then), and
+        ``(None, -1)`` for any file when no PATHS were given; None when it lies under none."""
         if self.free:
             return None, -1
-        for base, folder, fd in self.bases:
-            if real == base or (folder and under(real, base)):
-                return (base if folder else os.path.dirname(base)), fd
-        return None
+        if real in self.files:
+            base = os.path.dirname(real)
+        else:
+            base = next((f for f in self.folders if under(real, f)), None)
+            if base is None:
+                return None
+        fd = self.fds.get(base, -1)
+        return (base, fd) if fd >= 0 else (os.sep, -1)
 
     def close(self) -> None:
         """Close the folders' descriptors."""
-        for _, _, fd in self.bases:
+        for fd in self.fds.values():
             os.close(fd)
-        self.bases = []
+        self.fds = {}
 
 
 def link_out(listed: Path, real: str) -> tuple[str, str]:
@@ -354,7 +368,10 @@ def link_out(listed: Path, real: str) -> tuple[str, str]:
 LOCK_TRIES = 10
 LOCK_WAIT = 0.05
 
-_CHANGED = ("changed on disk since it was read; left alone, run --fix again", "changed on disk")
+_CHANGED = (
+    "changed on disk since it was read; left alone, run --fix again",
+    "changed on disk since it was read",
+)
 _READ_ONLY = ("read-only; left alone (chmod u+w to fix it)", "is read-only")
 _LOCKED = ("locked by another run; left alone, run --fix again", "is locked by another run")
 _NOT_FILE = ("no longer a regular file; left alone", "is no longer a regular file")

@@ -423,3 +423,31 @@ def test_a_write_below_a_folder_refuses_a_target_leading_out(project):
         writers.write_file(project / "notes/x.json", b"{}", within=project / "notes")
     assert (outside / "x.json").read_text() == "precious"
     assert temp_files(project / "notes") == [] and temp_files(outside) == []
+
+
+def test_past_the_folders_kept_open_a_folder_is_walked_from_the_top(project, monkeypatch):
+    """More PATHS than descriptors kept: the folder is walked from ``/`` without following a
+    symlink, so the file is written, and a folder swapped for a symlink is still refused."""
+    monkeypatch.setattr(writers, "KEPT_OPEN", 0)
+    (project / "notes/sub").mkdir()
+    (project / "notes/sub/a.md").write_bytes(OLD)
+    outside = project / "outside"
+    outside.mkdir()
+    (outside / "a.md").write_bytes(OLD)
+    real = fix.plan_fixes
+
+    def then_swapped(*args, **kwargs):
+        planned = real(*args, **kwargs)
+        os.rename(project / "notes/sub", project / "sub.moved")
+        os.symlink(outside, project / "notes/sub")
+        return planned
+
+    monkeypatch.setattr(fix, "plan_fixes", then_swapped)
+    r = cli("check", "notes/team.md", "notes/sub/a.md", "--root", "repo", "--fix", "--isolated")
+    assert (project / "notes/team.md").read_bytes() == NEW
+    assert (outside / "a.md").read_bytes() == OLD
+    assert (project / "sub.moved/a.md").read_bytes() == OLD
+    assert note_lines(r.stderr) == [
+        "brainmigrate: note: notes/sub/a.md: its folder changed since it was read (a symlink"
+        " or no folder there now); left alone, run --fix again"
+    ]
