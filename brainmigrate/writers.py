@@ -88,10 +88,10 @@ def folder_below(base: str | None, base_fd: int, folder: str) -> Iterator[int]:
 
 
 def sweep(dir_fd: int) -> list[str]:
-    """Remove, once per folder and process, the temporary files a killed run of this package
-    left in the folder ``dir_fd`` (``fsutil.leftovers``: their process is gone; once per
-    command line: ``state.swept``); return the
-    names removed. Failures are ignored: a leftover that stays is only a hidden file."""
+    """Remove the temporary files (and folders) a killed run of this package left in the
+    folder ``dir_fd`` (``fsutil.leftovers``: ``temp_prefix`` names whose process is gone),
+    once per folder and command line (``state.swept``); return the names removed.
+    Failures are ignored: a leftover that stays is only a hidden file."""
     try:
         st = os.fstat(dir_fd)
     except OSError:
@@ -103,9 +103,7 @@ def sweep(dir_fd: int) -> list[str]:
     for name in leftovers(dir_fd):
         try:
             os.unlink(name, dir_fd=dir_fd)
-        except IsADirectoryError:
-            remove_tree(dir_fd, name)
-        except OSError:
+        except OSError:  # a folder (EISDIR, or EPERM on some systems), or gone meanwhile
             if not remove_tree(dir_fd, name):
                 continue
         removed.append(name)
