@@ -193,7 +193,7 @@ def test_a_file_locked_by_another_run_is_left_alone(project, monkeypatch):
     ]
 
 
-def test_two_runs_at_once_never_lose_an_edit(project):
+def test_two_fix_runs_at_once_end_with_the_fixed_bytes_and_no_temporary(project):
     """Two ``--fix`` runs started together: both end, the notes hold the fixed bytes."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     cmd = [sys.executable, "-m", "brainmigrate", *FIX]
