@@ -11,10 +11,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from brainmigrate.fsutil import located, write_text_atomic
+from brainmigrate.fsutil import located, shown
 from brainmigrate.read.files import InputError
 from brainmigrate.rules import CHECK_SCHEMA, RULES, Finding
 from brainmigrate.shapes import shorten
+from brainmigrate.writers import Outside, under, write_file
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,12 +111,18 @@ def in_run(
 
 
 def write_baseline(
-    path: str | os.PathLike, findings: Sequence[Finding], kept: Sequence[BaselineEntry] = ()
+    path: str | os.PathLike,
+    findings: Sequence[Finding],
+    kept: Sequence[BaselineEntry] = (),
+    within: str | os.PathLike | None = None,
 ) -> None:
-    """Write the baseline of ``findings`` to ``path`` (JSON, sorted, atomic), with the
-    ``kept`` entries (those of notes files the run did not read) as they were.
+    """Write the baseline of ``findings`` to ``path`` (JSON, sorted, atomic:
+    ``writers.write_file``), with the ``kept`` entries (those of notes files the run did not
+    read) as they were. With ``within`` (the folder of the configuration file that named
+    ``path``), the file's real path must lie below that folder: a committed symlink that
+    leads out is refused.
 
-    Raises ``BaselineError`` when it cannot be written.
+    Raises ``BaselineError`` when it cannot be written, or leads out of ``within``.
     """
     entries = sorted([*baseline_entries(findings), *kept], key=_order)
     data = {
@@ -124,14 +131,35 @@ def write_baseline(
         "entries": [e.to_dict() for e in entries],
     }
     try:
-        write_text_atomic(
-            path, json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n", True
-        )
+        text = json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+        write_file(path, text.encode("utf-8"), output=True, within=within)
+    except Outside:
+        raise BaselineError(
+            outside_message(path, within)
+            or f"--baseline {shown(os.fspath(path))}: its folder changed while it was written;"
+            " nothing written, run again"
+        ) from None
     except OSError as exc:
         raise BaselineError(
             f"--baseline {os.fspath(path)}: cannot write ({exc.strerror or exc}); pass"
             " --baseline with a writable path"
         ) from None
+
+
+def outside_message(path: str | os.PathLike, within: str | os.PathLike | None) -> str | None:
+    """The one-line error for a baseline ``path`` named by the configuration file in the
+    folder ``within`` whose real path lies outside that folder (a committed symlink that
+    leads out), or None when it stays inside (or ``within`` is None)."""
+    if within is None:
+        return None
+    real, base = os.path.realpath(path), os.path.realpath(within)
+    if under(real, base):
+        return None
+    return (
+        f"--baseline {shown(os.fspath(path))}: leads to {shown(real)}, outside {shown(base)},"
+        " the folder of the configuration file that names it; nothing written (replace the"
+        " symlink by the file, or pass --baseline on the command line)"
+    )
 
 
 def read_baseline(path: str | os.PathLike) -> list[BaselineEntry]:

@@ -210,12 +210,15 @@ def run_check(
     update_baseline: bool = False,
     exclude: Sequence[str] = (),
     select: Selection | None = None,
+    baseline_folder: str | os.PathLike | None = None,
 ) -> CheckResult:
     """Check the notes files ``paths`` name: read them as ``import`` does, make findings.
 
     ``fail_on`` is ``error``, ``warning`` or ``info``. With ``baseline``, findings its file
     holds do not fail; with ``update_baseline`` too, the file is first (re)written with the
-    current findings (atomically). ``exclude`` globs leave notes files out (``is_excluded``);
+    current findings (atomically; with ``baseline_folder``, the folder of the configuration
+    file that named it, only when its real path lies below that folder). ``exclude``
+    globs leave notes files out (``is_excluded``);
     ``select`` leaves out the findings of codes it does not report (default: none).
     Writes nothing else. Raises ``InputError`` (bad path, root, option or baseline) or
     ``lines.NotesReadError``.
@@ -235,12 +238,17 @@ def run_check(
     files = tuple(st.path for st in notes.files)
     status = None
     if baseline is not None:
-        findings, status = _met(findings, baseline, update_baseline, files, notes)
+        findings, status = _met(findings, baseline, update_baseline, files, notes, baseline_folder)
     return CheckResult(files, facts, tuple(findings), fail_on, status, tuple(excluded))
 
 
 def _met(
-    findings: list[Finding], baseline, update: bool, files: tuple[str, ...], notes: Notes
+    findings: list[Finding],
+    baseline,
+    update: bool,
+    files: tuple[str, ...],
+    notes: Notes,
+    within=None,
 ) -> tuple[list[Finding], BaselineStatus]:
     """The findings met with the baseline's entries of the files this run read; with
     ``update`` the file is first rewritten with this run's findings and the other files'
@@ -259,7 +267,7 @@ def _met(
             kept = in_run(read_baseline(baseline), files, scopes)[1]
         except BaselineError:
             kept = []
-        write_baseline(baseline, findings, kept)
+        write_baseline(baseline, findings, kept, within)
     mine, others = in_run(read_baseline(baseline), files, scopes)
     findings, status = apply_baseline(findings, mine, os.fspath(baseline), others)
     return findings, replace(status, updated=update)

@@ -16,10 +16,10 @@ and never when they changed on disk since they were read.
 
 from __future__ import annotations
 
+import errno
 import os
 import posixpath
 import re
-import stat
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -33,7 +33,7 @@ from brainmigrate.folder_moves import (
     is_folder_text,
     names_folder,
 )
-from brainmigrate.fsutil import put_in_place, shown, signals_held, stage_bytes
+from brainmigrate.fsutil import shown
 from brainmigrate.git import last_held, run_git
 from brainmigrate.hints import Move, MoveHints
 from brainmigrate.model import Segment
@@ -44,6 +44,7 @@ from brainmigrate.read.lines import BOM, WIDE_BOMS
 from brainmigrate.read.run import ImportOptions
 from brainmigrate.read.tokens import Token, link_path, path_like, tokens
 from brainmigrate.roots import Root, is_absolute, normalize
+from brainmigrate.writers import Given, folder_below, link_out, rewrite
 
 _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 #: Characters a percent-escaped path keeps as they are (RFC 3986 ``pchar`` and ``/``).
@@ -114,32 +115,40 @@ def run_fix(
     update_baseline: bool = False,
     exclude: Sequence[str] = (),
     select: rules.Selection | None = None,
+    baseline_folder: str | os.PathLike | None = None,
 ) -> FixResult:
     """Check ``paths``, plan the fixes of their gone citations, and with ``write`` apply
     them and check again (``FixResult.check``, whose exit code is what remains).
 
-    Without ``write`` nothing is written (``--diff``). Arguments as ``check.run_check``;
+    Only files whose real path lies under one of ``paths`` as they were when the run
+    started are written (``apply``). Without ``write`` nothing is written (``--diff``).
+    Arguments as ``check.run_check``;
     the baseline is read (and with ``update_baseline`` written) only by the check after
     the fixes. Raises what ``check.run_check`` raises.
     """
-    first = check.run_check(paths, options, fail_on, exclude=exclude, select=select)
-    roots = importer.make_roots(options.roots)
-    kept, _ = select_files(paths, exclude, options.names)
-    files = dict(notes_files(kept, names=options.names))
-    hints = MoveHints(roots, options.cache_dir)
-    cache = importer.cache_folder(options.cache_dir)
-    result = plan_fixes(first.findings, files, roots, hints, unsafe=unsafe, cache_dir=cache)
-    if write:
-        apply(result)
-        result.check = check.run_check(
-            paths,
-            options,
-            fail_on,
-            baseline=baseline,
-            update_baseline=update_baseline,
-            exclude=exclude,
-            select=select,
-        )
+    given = Given(paths if write else ())  # the PATHS as they are now, before any work
+    try:
+        first = check.run_check(paths, options, fail_on, exclude=exclude, select=select)
+        roots = importer.make_roots(options.roots)
+        kept, _ = select_files(paths, exclude, options.names)
+        files = dict(notes_files(kept, names=options.names))
+        hints = MoveHints(roots, options.cache_dir)
+        cache = importer.cache_folder(options.cache_dir)
+        result = plan_fixes(first.findings, files, roots, hints, unsafe=unsafe, cache_dir=cache)
+        if write:
+            apply(result, given, files)
+            result.check = check.run_check(
+                paths,
+                options,
+                fail_on,
+                baseline=baseline,
+                update_baseline=update_baseline,
+                exclude=exclude,
+                select=select,
+                baseline_folder=baseline_folder,
+            )
+    finally:
+        given.close()
     return result
 
 
@@ -384,40 +393,55 @@ def rewritten(written: str, old: str, new: str) -> str | None:
     return None
 
 
-def apply(result: FixResult) -> None:
-    """Write each edited file atomically, keeping its mode; a file whose bytes on disk
-    are no longer those read is left alone (its fixes move to ``left``, with a note)."""
+def apply(
+    result: FixResult,
+    given: Sequence[str | os.PathLike] | None = None,
+    listed: dict[str, Path] | None = None,
+) -> None:
+    """Write each edited file (``writers.rewrite``: locked, read again right before it is
+    replaced, mode, owner and hard links kept, a read-only file refused), only when its
+    real path lies under one of the PATHS ``given`` (a PATH that is a file counts as
+    itself; resolved when this is called, so ``run_fix`` calls it with the PATHS as they
+    were at its start through ``Given``); ``listed`` maps an edit's display name to the
+    path it was listed by, for the note that names a symlink leading out. Without
+    ``given``, each file's own folder is where it may be written. A file left alone moves
+    its fixes to ``left``, with a note."""
+    bases = given if isinstance(given, Given) else Given(given)
     for edit in result.edits:
-        try:
-            now = Path(edit.path).read_bytes()
-            mode = stat.S_IMODE(os.stat(edit.path).st_mode)
-        except OSError as exc:
-            _undo(result, edit, f"cannot read it again ({exc.strerror or exc})")
+        found = bases.holding(edit.path)
+        if found is None:
+            listed_as = (listed or {}).get(edit.display, Path(edit.display))
+            link, leads = link_out(listed_as, edit.path)
+            what = "a symlink" if link == os.fspath(listed_as) else f"{shown(link)} is a symlink"
+            result.notes.append(
+                f"{shown(edit.display)}: {what} to {shown(leads)}, outside the paths given;"
+                " left alone (replace the symlink by the file, or pass its target as a PATH)"
+            )
+            _undo(result, edit, None, "leads outside the paths given")
             continue
-        if now != edit.before:
-            _undo(result, edit, "changed on disk since it was read")
-            continue
-        tmp = None
         try:
-            with signals_held():  # made and known together: an interrupt cannot leave it
-                tmp = stage_bytes(
-                    os.path.dirname(edit.path), os.path.basename(edit.path), edit.after
+            with folder_below(*found, os.path.dirname(edit.path)) as fd:
+                why = rewrite(
+                    fd, os.path.basename(edit.path), edit.before, edit.after, shown(edit.display)
                 )
-            os.chmod(tmp, mode)
-            put_in_place(tmp, edit.path, shown(edit.display))  # recorded for an interrupt
-            tmp = None
-        except BaseException as exc:
-            if tmp is not None and os.path.exists(tmp):
-                os.unlink(tmp)
-            if not isinstance(exc, OSError):
-                raise
-            _undo(result, edit, f"cannot write it ({exc.strerror or exc})")
+        except OSError as exc:
+            swapped = exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.ENOENT, errno.EXDEV)
+            why = (
+                "its folder changed since it was read (a symlink or no folder there now)"
+                if swapped
+                else f"its folder cannot be opened ({exc.strerror or exc})",
+                "is in a folder that changed since it was read",
+            )
+            why = (f"{why[0]}; left alone, run --fix again", why[1])
+        if why is not None:
+            _undo(result, edit, *why)
             continue
         result.written.append(edit.display)
 
 
-def _undo(result: FixResult, edit: FileEdit, why: str) -> None:
-    result.notes.append(f"{edit.display}: {why}; left alone, run --fix again")
+def _undo(result: FixResult, edit: FileEdit, note: str | None, why: str) -> None:
+    if note is not None:
+        result.notes.append(f"{edit.display}: {note}")
     keep = []
     for fx in result.fixes:
         if fx.file == edit.display:

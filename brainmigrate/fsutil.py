@@ -1,5 +1,6 @@
-"""Atomic file writes (a reader sees the old file or the new one, never half of one), file
-names as printable text, and the rule that a run never writes over what it reads."""
+"""What every writer shares (``writers`` writes): temporary names and the leftovers of a
+killed run, where a write lands, the output check; file names as printable text, and the
+rule that a run never writes over what it reads."""
 
 from __future__ import annotations
 
@@ -7,12 +8,11 @@ import contextlib
 import os
 import re
 import stat
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from brainmigrate.errors import BrainmigrateError
 from brainmigrate.escapes import terminal
-from brainmigrate.runstate import state
 from brainmigrate.shapes import shorten
 
 
@@ -31,16 +31,6 @@ def signals_held():
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, before)
-
-
-def put_in_place(tmp: str, target: str | os.PathLike, shown_as: str | None) -> None:
-    """``os.replace(tmp, target)``, and when ``shown_as`` is given, record it in the run
-    state (``runstate.state.written``) in the same step: an interrupt comes before both or
-    after both, so it can say what is already written whole (``cli.runtime.interrupted``)."""
-    with signals_held():
-        os.replace(tmp, target)
-        if shown_as is not None:
-            state.written.append(shown_as)
 
 
 def user_cache_dir() -> Path:
@@ -141,26 +131,6 @@ def remove_leftovers(folder: str | os.PathLike, name: str | None = None) -> list
     return removed
 
 
-def stage_bytes(folder: str | os.PathLike, name: str, data: bytes) -> str:
-    """Write ``data`` to a hidden temporary file (``temp_prefix``) in ``folder``, with the
-    mode a new file gets; return its path, for the caller to rename into place.
-
-    Raises ``OSError``; no temporary file is left behind then.
-    """
-    import tempfile  # writing a file, not every run's start-up
-
-    fd, tmp = tempfile.mkstemp(prefix=temp_prefix(name), suffix=_TEMP_SUFFIX, dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, file_mode())
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    return tmp
-
-
 def write_target(path: str | os.PathLike) -> tuple[Path, bool]:
     """Where a write to ``path`` lands, and whether in place: a device, FIFO or other file
     that is not a regular file or folder (``/dev/stdout``, ``>(cmd)``) is written in place,
@@ -178,68 +148,6 @@ def write_target(path: str | os.PathLike) -> tuple[Path, bool]:
     except OSError:  # a name too long, a folder that cannot be read: the write says it
         link = False
     return (Path(os.path.realpath(target)), False) if link else (target, False)
-
-
-def write_bytes_atomic(path: str | os.PathLike, data: bytes, output: bool = False) -> None:
-    """Write ``data`` to ``path`` through a temporary file beside it and a rename (a
-    symlink's target, a device in place: ``write_target``); with ``output`` (a file the
-    user asked for), the path is recorded in ``state.written`` as it lands.
-
-    Raises ``OSError`` when the folder cannot be written; ``path`` is then untouched. An
-    interrupt leaves no temporary file.
-    """
-    target, in_place = write_target(path)
-    shown_as = shown(os.fspath(path)) if output else None
-    if in_place:
-        with open(target, "wb") as f:
-            f.write(data)
-        if shown_as is not None:
-            state.written.append(shown_as)
-        return
-    tmp = None
-    try:
-        with signals_held():  # made and known together: an interrupt cannot leave it
-            tmp = stage_bytes(target.parent, target.name, data)
-        put_in_place(tmp, target, shown_as)
-    except BaseException:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-        raise
-
-
-def write_text_atomic(path: str | os.PathLike, text: str, output: bool = False) -> None:
-    """``write_bytes_atomic`` of ``text`` in UTF-8."""
-    write_bytes_atomic(path, text.encode("utf-8"), output)
-
-
-def write_chunks_atomic(path: str | os.PathLike, chunks: Iterable[str]) -> None:
-    """Write text ``chunks`` (UTF-8) to ``path`` as they come, through a temporary file
-    beside it and a rename (a symlink's target, a device in place: ``write_target``): a
-    large report is never held whole. Raises ``OSError`` (or what making a chunk raises);
-    ``path`` is then untouched and no temporary file is left. The path is recorded in
-    ``state.written`` as it lands (an ``--output``)."""
-    target, in_place = write_target(path)
-    shown_as = shown(os.fspath(path))
-    if in_place:
-        with open(target, "w", encoding="utf-8", newline="") as f:
-            for chunk in chunks:
-                f.write(chunk)
-        state.written.append(shown_as)
-        return
-    tmp = None
-    try:
-        with signals_held():  # made and known together: an interrupt cannot leave it
-            tmp = stage_bytes(target.parent, target.name, b"")
-        with open(tmp, "w", encoding="utf-8", newline="") as f:
-            for chunk in chunks:
-                f.write(chunk)
-        put_in_place(tmp, target, shown_as)
-    except BaseException:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-        raise
 
 
 def located(name: str) -> str | None:
@@ -324,85 +232,6 @@ def refuse_clashes(
                 f"{name} would be written over {what} {shown(os.fspath(path))}, which this"
                 f" command reads; pass {flag} another path"
             )
-
-
-def same_bytes(path: Path, data: bytes) -> bool:
-    """Whether the regular file ``path`` already holds exactly ``data`` (``False`` when it
-    cannot be read)."""
-    try:
-        return path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data
-    except OSError:
-        return False
-
-
-def publish_bytes(path: Path, data: bytes) -> list[str]:
-    """Write ``data`` to ``path`` with ``write_bytes_atomic``, unless the file already holds
-    these bytes: returns ``[]`` then, else ``[path.name]``. Raises ``OSError``."""
-    if same_bytes(path, data):
-        return []
-    write_bytes_atomic(path, data, output=True)
-    return [path.name]
-
-
-def publish_folder(folder: Path, data: dict[str, bytes]) -> tuple[list[str], list[str]]:
-    """Write ``data`` (name -> bytes) into ``folder`` all or nothing.
-
-    A folder that does not exist yet is built as a hidden temporary folder beside it and
-    renamed into place. In an existing folder, files whose bytes would not change are not
-    touched; the others are first all written as hidden temporary files (``stage_bytes``),
-    then renamed over the old ones. On a failure the temporary files are removed and the
-    folder is as it was. The renames run with SIGINT and SIGTERM held, and the folder is
-    recorded in ``state.written`` with them: an interrupt leaves the old files or the new
-    ones, never a mix, and no temporary file. Returns ``(written names, names of other files in
-    the folder)``; raises ``OSError``.
-    """
-    mode = file_mode()
-    parent = folder.parent if str(folder.parent) else Path(".")
-    shown_as = shown(os.fspath(folder))
-    if not folder.exists():
-        import tempfile  # writing a file, not every run's start-up
-
-        tmpdir = None
-        try:
-            with signals_held():
-                tmpdir = tempfile.mkdtemp(
-                    prefix=temp_prefix(folder.name), suffix=".tmp", dir=parent
-                )
-            for name, blob in data.items():
-                with open(os.path.join(tmpdir, name), "xb") as f:
-                    f.write(blob)
-                os.chmod(os.path.join(tmpdir, name), mode)
-            os.chmod(tmpdir, folder_mode())
-            with signals_held():
-                os.rename(tmpdir, folder)
-                tmpdir = None
-                state.written.append(shown_as)
-        except BaseException:
-            if tmpdir is not None:
-                import shutil
-
-                shutil.rmtree(tmpdir, ignore_errors=True)
-            raise
-        return sorted(data), []
-    existing = sorted(p.name for p in folder.iterdir() if not p.name.startswith("."))
-    changed = {name: blob for name, blob in data.items() if not same_bytes(folder / name, blob)}
-    temps: dict[str, str] = {}
-    try:
-        for name, blob in changed.items():
-            with signals_held():  # made and known together: an interrupt cannot leave it
-                temps[name] = stage_bytes(folder, name, blob)
-        with signals_held():  # all renamed, or none
-            for name, tmp in list(temps.items()):
-                os.replace(tmp, folder / name)
-                del temps[name]
-            if changed:
-                state.written.append(shown_as)
-    except BaseException:
-        for tmp in temps.values():
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-        raise
-    return sorted(changed), [n for n in existing if n not in data]
 
 
 class OutputError(BrainmigrateError):

@@ -17,12 +17,13 @@ from reprlib import recursive_repr
 
 from brainmigrate.digests import blake2b
 from brainmigrate.folder_moves import folder_files
-from brainmigrate.fsutil import user_cache_dir, write_text_atomic
+from brainmigrate.fsutil import user_cache_dir
 from brainmigrate.git import head_state, history_events, work_tree_top, worktree_events
 from brainmigrate.read.tokens import FILE_NAMES, has_extension
 from brainmigrate.roots import Root, is_absolute, normalize
 from brainmigrate.rules import Hint
 from brainmigrate.trails import BranchTrail, RenameTrail
+from brainmigrate.writers import write_text
 
 #: A similar path is suggested only when the stem of its file name (before the first dot)
 #: scores at least this against the gone one (rapidfuzz ``ratio``, 0-100, case folded): a
@@ -394,7 +395,7 @@ def history_at_head(
     data = {"format": HISTORY_FORMAT, "folder": real, "head": commit, "events": events}
     with contextlib.suppress(OSError):
         where.mkdir(parents=True, exist_ok=True)
-        write_text_atomic(path, json.dumps(data))
+        write_text(path, json.dumps(data))
     return events
 
 

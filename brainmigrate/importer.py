@@ -242,8 +242,23 @@ def import_notes(
         plan = _plan(notes, stems, options, lines, verify, sync, store_path, paths)
         now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         result = stores.transact(store_path, plan, run.fts_words(stems), now, recorded)
+        _tidy(store_path)
     result.store, result.dry_run = str(store_path), dry_run
     return result
+
+
+def _tidy(store_path: Path) -> None:
+    """Remove the temporary files killed runs left beside the store (``writers.sweep``)."""
+    from brainmigrate.writers import open_folder, sweep
+
+    try:
+        fd = open_folder(os.path.dirname(os.path.realpath(store_path)))
+    except OSError:
+        return
+    try:
+        sweep(fd)
+    finally:
+        os.close(fd)
 
 
 def _follow(notes: Notes, stored: stores.Stored, scope: str | None) -> list[dict]:

@@ -174,12 +174,12 @@ def _read_history(path: Path, header: bytes) -> set[str] | None:
 
 
 def _write_history(path: Path, header: bytes, paths: set[str]) -> None:
-    from brainmigrate.fsutil import write_bytes_atomic
+    from brainmigrate.writers import write_file
 
     body = b"\0".join(p.encode("utf-8", "surrogateescape") for p in sorted(paths))
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_bytes_atomic(path, header + b"\n" + body)
+        write_file(path, header + b"\n" + body)
     except OSError:
         pass  # a cache folder that cannot be written: the next run reads git again
 

@@ -19,7 +19,7 @@ from clirun import cli as run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from brainmigrate import cli, fsutil, importer, stores
+from brainmigrate import cli, importer, stores
 from brainmigrate import exports as export
 from brainmigrate.cli.options import EXPORT_FORMATS
 from brainmigrate.merge.rule import Stems, numbers
@@ -796,7 +796,9 @@ def test_failure_mid_export_leaves_previous_output(store, tmp_path, monkeypatch)
     _write_facts(
         db, [_rec(i, "area:a", "other", "?", f"fact number {i} of many") for i in range(1, 6)]
     )
-    real = fsutil.stage_bytes
+    from brainmigrate.exports import files
+
+    real = files.stage
     calls = []
 
     def failing(folder, name, data):
@@ -805,7 +807,7 @@ def test_failure_mid_export_leaves_previous_output(store, tmp_path, monkeypatch)
             raise OSError(28, "No space left on device")
         return real(folder, name, data)
 
-    monkeypatch.setattr(fsutil, "stage_bytes", failing)
+    monkeypatch.setattr(files, "stage", failing)
     with pytest.raises(export.ExportError, match="No space left on device"):
         export.export(db, "knowledge", out)
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
@@ -1188,14 +1190,14 @@ def test_an_output_name_near_255_bytes_is_written_through_a_shorter_temporary_na
 KILLED_EXPORT = """
 import os, signal, sys
 from brainmigrate import exports as export
-def die(*args):
+def die(*args, **kwargs):
     os.kill(os.getpid(), signal.SIGKILL)  # killed once its temporary files are written
 export.os.{call} = die
 export.export(sys.argv[1], "knowledge", sys.argv[2])
 """
 
 
-@pytest.mark.parametrize(("call", "where"), [("replace", "in"), ("rename", "beside")])
+@pytest.mark.parametrize(("call", "where"), [("rename", "in"), ("rename", "beside")])
 def test_the_next_export_removes_what_a_killed_export_left(store, tmp_path, call, where):
     import signal
     import subprocess
@@ -1247,27 +1249,27 @@ def test_an_interrupt_while_an_export_replaces_a_folder_waits_for_every_file(tmp
     no temporary file; the folder is recorded as written for the interrupt's line."""
     import signal
 
-    from brainmigrate import fsutil
+    from brainmigrate.exports import files
     from brainmigrate.runstate import state
 
     folder = tmp_path / "out"
     folder.mkdir()
     for i in range(5):
         (folder / f"f{i}.md").write_text("old\n")
-    real = os.replace
+    real = os.rename
     calls = []
 
-    def replace(src, dst):
+    def rename(src, dst, **kw):
         calls.append(dst)
         if len(calls) == 1:
             os.kill(os.getpid(), signal.SIGINT)  # delivered once the renames are done
-        real(src, dst)
+        real(src, dst, **kw)
 
     state.written.clear()
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(fsutil.os, "replace", replace)
+        mp.setattr(files.os, "rename", rename)
         with pytest.raises(KeyboardInterrupt):
-            fsutil.publish_folder(folder, {f"f{i}.md": b"new\n" for i in range(5)})
+            files.publish_folder(folder, {f"f{i}.md": b"new\n" for i in range(5)})
     assert len(calls) == 5
     assert {p.name: p.read_text() for p in folder.iterdir()} == {
         f"f{i}.md": "new\n" for i in range(5)

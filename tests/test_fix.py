@@ -462,15 +462,16 @@ def test_a_new_name_with_a_line_break_is_shown_on_one_line_and_not_written(repo,
 def test_an_interrupt_after_a_file_was_fixed_names_it(repo, notes, monkeypatch):
     """Ctrl-C after ``--fix`` rewrote a notes file: exit 130, and the line names the file
     already written whole (the run holds no store to speak of)."""
-    from brainmigrate import fix as fixing
+    from brainmigrate import writers
 
-    real = fixing.put_in_place
+    real = writers.land
 
-    def then_interrupted(*args):
-        real(*args)
-        raise KeyboardInterrupt
+    def then_interrupted(dir_fd, tmp, name, shown_as):
+        real(dir_fd, tmp, name, shown_as)
+        if shown_as is not None:  # a notes file, not a cache
+            raise KeyboardInterrupt
 
-    monkeypatch.setattr(fixing, "put_in_place", then_interrupted)
+    monkeypatch.setattr(writers, "land", then_interrupted)
     r = cli("check", "notes", "--root", "repo", "--fix", "--isolated")
     assert r.exit_code == 130
     assert r.stderr == (

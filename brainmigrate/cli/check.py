@@ -228,11 +228,34 @@ def _configure(opts: CheckOptions):
     return targets, settings, selection
 
 
+def _baseline_folder(opts: CheckOptions, settings) -> str | None:
+    """The folder of the configuration file that named the baseline ``--update-baseline``
+    writes (None when ``--baseline`` was typed, or nothing is written): the file must stay
+    below it. Raises ``BaselineError`` (exit 2) before any work when it leads out."""
+    if not opts.update_baseline or opts.baseline is not None or not settings.baseline:
+        return None
+    from brainmigrate import config
+    from brainmigrate.baseline import BaselineError, outside_message
+
+    if opts.config_file:
+        folder = os.path.dirname(os.path.abspath(opts.config_file))
+    else:
+        try:
+            folder = os.fspath(config.find()[0].absolute().parent)
+        except LookupError:  # pragma: no cover - a baseline from no file is typed
+            return None
+    message = outside_message(settings.baseline, folder)
+    if message is not None:
+        raise BaselineError(message)
+    return folder
+
+
 def _run(opts: CheckOptions, settings, selection):
     """The check (``check.CheckResult``) or, with ``--fix``/``--diff``, the fix
     (``fix.FixResult``) of the notes ``opts`` name."""
     from brainmigrate import check
 
+    within = _baseline_folder(opts, settings)
     with (
         stdin_notes(opts.paths, opts.stdin_filename) as (paths, names),
         notes_progress(opts.no_progress or opts.quiet) as progress,
@@ -243,6 +266,7 @@ def _run(opts: CheckOptions, settings, selection):
             "update_baseline": opts.update_baseline,
             "exclude": settings.excludes,
             "select": selection,
+            "baseline_folder": within,
         }
         if not opts.fixing:
             return check.run_check(paths, options, settings.fail_on, **kwargs)

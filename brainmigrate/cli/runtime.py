@@ -170,10 +170,10 @@ def emit(text: str | Iterable[str], output: str | None, color: bool | None = Non
         for chunk in chunks:
             click.echo(chunk, nl=False, color=color)
         return
-    from brainmigrate.fsutil import write_chunks_atomic
+    from brainmigrate.writers import encoded, write_file
 
     try:
-        write_chunks_atomic(output, chunks)
+        write_file(output, encoded(chunks), output=True)
     except OSError as exc:
         raise Failure(
             f"--output {output}: cannot write ({exc.strerror or exc}); free space or pass"

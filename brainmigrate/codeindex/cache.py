@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from brainmigrate.digests import blake2b
-from brainmigrate.fsutil import user_cache_dir, write_bytes_atomic
+from brainmigrate.fsutil import user_cache_dir
+from brainmigrate.writers import write_file
 
 MAGIC = b"BMCI1\n"
 RACY_NS = 2_000_000_000
@@ -114,4 +115,4 @@ def save(path: Path, namespace: str, root: Path, files: dict[str, Entry]) -> Non
     payload = dumps({"root": str(root), "files": files})
     check = blake2b(payload, digest_size=16).digest()
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_bytes_atomic(path, MAGIC + namespace.encode("ascii") + check + payload)
+    write_file(path, MAGIC + namespace.encode("ascii") + check + payload)

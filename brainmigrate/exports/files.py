@@ -1,10 +1,11 @@
 """File names and writing for exports: safe stems per scope, the output check, and
-publishing (all or nothing, through ``fsutil``).
+publishing (all or nothing, through ``writers``' descriptors).
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -15,10 +16,23 @@ from brainmigrate.exports.common import (
     _cap,
 )
 from brainmigrate.fsutil import (
+    folder_mode,
     printable,
-    publish_bytes,
-    publish_folder,
     remove_leftovers,
+    shown,
+    signals_held,
+)
+from brainmigrate.runstate import state
+from brainmigrate.writers import (
+    create,
+    discard,
+    folder_below,
+    folder_of,
+    make_folder,
+    open_child,
+    remove_tree,
+    stage,
+    write_file,
 )
 
 #: A file stem that is safe as it is: starts with a letter or digit, then word characters,
@@ -130,6 +144,83 @@ def _tidy(out: Path, folder: bool, notes: list[str]) -> None:
         )
 
 
+def same_bytes(path: Path, data: bytes) -> bool:
+    """Whether the regular file ``path`` already holds exactly ``data`` (``False`` when it
+    cannot be read)."""
+    try:
+        return path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data
+    except OSError:
+        return False
+
+
+def publish_bytes(path: Path, data: bytes) -> list[str]:
+    """Write ``data`` to ``path`` with ``write_file`` (an output), unless the file already
+    holds these bytes: returns ``[]`` then, else ``[path.name]``. Raises ``OSError``."""
+    if same_bytes(path, data):
+        return []
+    write_file(path, data, output=True)
+    return [path.name]
+
+
+def publish_folder(folder: Path, data: dict[str, bytes]) -> tuple[list[str], list[str]]:
+    """Write ``data`` (name -> bytes) into ``folder`` all or nothing.
+
+    A folder that does not exist yet is built as a hidden temporary folder beside it and
+    renamed into place. In an existing folder, files whose bytes would not change are not
+    touched; the others are first all written as hidden temporary files (``stage``), then
+    renamed over the old ones. Every step is relative to the descriptor of the folder (and
+    of its parent), opened once. On a failure the temporary files are removed and the
+    folder is as it was. The renames run with SIGINT and SIGTERM held, and the folder is
+    recorded in ``state.written`` with them: an interrupt leaves the old files or the new
+    ones, never a mix, and no temporary file. Returns ``(written names, names of other
+    files in the folder)``; raises ``OSError``.
+    """
+    if not folder.exists():
+        with folder_of(folder) as parent_fd:
+            _publish_new(parent_fd, folder.name, data, shown(os.fspath(folder)))
+        return sorted(data), []
+    with folder_below(None, -1, os.fspath(folder)) as fd:
+        names = [n for n in os.listdir(fd) if not n.startswith(".")]
+        existing = sorted(names)
+        changed = {n: b for n, b in data.items() if not same_bytes(folder / n, b)}
+        temps: dict[str, str] = {}
+        try:
+            for name, blob in changed.items():
+                temps[name] = stage(fd, name, blob)
+            with signals_held():  # all renamed, or none
+                for name, tmp in list(temps.items()):
+                    os.rename(tmp, name, src_dir_fd=fd, dst_dir_fd=fd)
+                    del temps[name]
+                if changed:
+                    state.written.append(shown(os.fspath(folder)))
+        finally:
+            for tmp in temps.values():
+                discard(fd, tmp)
+    return sorted(changed), [n for n in existing if n not in data]
+
+
+def _publish_new(parent_fd: int, name: str, data: dict[str, bytes], shown_as: str) -> None:
+    """Build the folder ``name`` in ``parent_fd`` as a hidden temporary folder holding
+    ``data``, then rename it into place; on a failure nothing is left."""
+    tmpdir = None
+    try:
+        tmpdir = make_folder(parent_fd, name)
+        fd = open_child(parent_fd, tmpdir)
+        try:
+            for entry, blob in data.items():
+                create(fd, entry, blob)
+        finally:
+            os.close(fd)
+        os.chmod(tmpdir, folder_mode(), dir_fd=parent_fd)
+        with signals_held():
+            os.rename(tmpdir, name, src_dir_fd=parent_fd, dst_dir_fd=parent_fd)
+            tmpdir = None
+            state.written.append(shown_as)
+    finally:
+        if tmpdir is not None:
+            remove_tree(parent_fd, tmpdir)
+
+
 def publish_file(path: Path, text: str) -> list[str]:
     """Write ``text`` to ``path`` through a temporary file and a rename; ``[]`` when the
     file already holds these bytes, else ``[path.name]``. Raises ``ExportError``."""
@@ -143,7 +234,7 @@ def publish_file(path: Path, text: str) -> list[str]:
 
 
 def publish(folder: Path, files: dict[str, str]) -> tuple[list[str], list[str]]:
-    """Write ``files`` (name -> text) into ``folder`` all or nothing (``fsutil.publish_folder``).
+    """Write ``files`` (name -> text) into ``folder`` all or nothing (``publish_folder``).
 
     Returns ``(written names, names of other files in the folder)``; raises ``ExportError``,
     also when a name to write is in the folder as something else than a regular file.

@@ -114,7 +114,9 @@ def parser() -> Lark:
         return Lark(text, cache=str(final), **options)
     # written under a name of its own, then renamed: a run started meanwhile never reads
     # half a file
-    scratch = final.with_name(f".{final.name}.{os.getpid()}.tmp")
+    from brainmigrate.writers import temp_name  # a temporary name a later run can remove
+
+    scratch = final.with_name(temp_name(final.name))
     built = Lark(text, cache=str(scratch), **options)
     try:
         os.replace(scratch, final)
@@ -144,10 +146,10 @@ def terminals() -> dict[str, str]:
             pass
     found = {term.name: term.pattern.to_regexp() for term in parser().terminals}
     if path is not None:
-        from brainmigrate.fsutil import write_text_atomic
+        from brainmigrate.writers import write_text
 
         with contextlib.suppress(OSError):
-            write_text_atomic(path, json.dumps({"grammar": key, "terminals": found}))
+            write_text(path, json.dumps({"grammar": key, "terminals": found}))
     return found
 
 

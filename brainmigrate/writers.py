@@ -1,0 +1,525 @@
+"""The one writer every file this package writes goes through (README "## The store",
+docs/check.md "Fixing moved paths").
+
+A target is resolved once (``fsutil.write_target``: a symlink the user typed is followed,
+a device or FIFO is written in place); its folder is then opened as a file descriptor
+(``O_DIRECTORY``; below a folder it must stay under, walked one name at a time with
+``O_NOFOLLOW``), and every later step names the file relative to that descriptor: the
+temporary file is made with ``O_CREAT | O_EXCL | O_NOFOLLOW`` and a ``fsutil.temp_prefix``
+name, written, given its mode (and owner, when kept), and renamed over the target within
+the folder. A folder or file swapped for a symlink after the target was resolved changes
+nothing, or makes the write fail; it never sends it elsewhere. A failure or an interrupt
+removes the temporary file, and the first write into a folder removes the leftovers a
+killed run left there (``fsutil.leftovers``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+
+from brainmigrate.errors import BrainmigrateError
+from brainmigrate.fsutil import (
+    _TEMP_SUFFIX,
+    file_mode,
+    leftovers,
+    shown,
+    signals_held,
+    temp_prefix,
+    write_target,
+)
+from brainmigrate.runstate import state
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)
+_NEW_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789_"
+
+
+class Outside(BrainmigrateError, OSError):
+    """A target that leads out of the folder it must stay under (an ``OSError`` too, so a
+    writer's caller that turns write failures into notes sees it); the message names it."""
+
+
+def under(path: str | os.PathLike, folder: str | os.PathLike) -> bool:
+    """Whether the real path ``path`` is ``folder`` (a real path) or lies below it."""
+    path, folder = os.fspath(path), os.fspath(folder)
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def open_folder(path: str | os.PathLike) -> int:
+    """A descriptor of the folder ``path`` (``O_RDONLY | O_DIRECTORY``). Raises ``OSError``."""
+    return os.open(os.fspath(path) or ".", _DIR_FLAGS)
+
+
+def open_below(base: str | os.PathLike, folder: str | os.PathLike, base_fd: int = -1) -> int:
+    """A descriptor of ``folder`` opened from ``base`` one name at a time with ``O_NOFOLLOW``
+    (both real paths; ``folder`` is ``base`` or below it), starting at ``base_fd`` when
+    given (a descriptor of ``base`` opened earlier, kept open by the caller): a name on the
+    way that is now a symlink fails the walk (``OSError``, ``ELOOP`` or ``ENOTDIR``) instead
+    of leading elsewhere. Raises ``Outside`` when ``folder`` is not below ``base``."""
+    base, folder = os.fspath(base), os.fspath(folder)
+    if not under(folder, base):
+        raise Outside(errno.EXDEV, f"{shown(folder)} is not under {shown(base)}")
+    fd = open_folder(base) if base_fd < 0 else os.dup(base_fd)
+    rest = os.path.relpath(folder, base)
+    for name in [] if rest == os.curdir else rest.split(os.sep):
+        try:
+            nxt = os.open(name, _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=fd)
+        finally:
+            os.close(fd)
+        fd = nxt
+    return fd
+
+
+@contextlib.contextmanager
+def folder_below(base: str | None, base_fd: int, folder: str) -> Iterator[int]:
+    """``open_below`` as a block (the descriptor closed after it), the folder's leftovers
+    removed (``sweep``); with no ``base``, ``folder`` is opened as it is."""
+    fd = open_folder(folder) if base is None else open_below(base, folder, base_fd)
+    try:
+        sweep(fd)
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def sweep(dir_fd: int) -> list[str]:
+    """Remove the temporary files (and folders) a killed run of this package left in the
+    folder ``dir_fd`` (``fsutil.leftovers``: ``temp_prefix`` names whose process is gone),
+    once per folder and command line (``state.swept``); return the names removed.
+    Failures are ignored: a leftover that stays is only a hidden file."""
+    try:
+        st = os.fstat(dir_fd)
+    except OSError:
+        return []
+    if (st.st_dev, st.st_ino) in state.swept:
+        return []
+    state.swept.add((st.st_dev, st.st_ino))
+    removed = []
+    for name in leftovers(dir_fd):
+        try:
+            os.unlink(name, dir_fd=dir_fd)
+        except OSError:  # a folder (EISDIR, or EPERM on some systems), or gone meanwhile
+            if not remove_tree(dir_fd, name):
+                continue
+        removed.append(name)
+    return removed
+
+
+def remove_tree(dir_fd: int, name: str) -> bool:
+    """Remove the leftover folder ``name`` (in ``dir_fd``) and what it holds, not following
+    symlinks; whether it is gone."""
+    try:
+        fd = os.open(name, _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=dir_fd)
+    except OSError:
+        return False
+    try:
+        for entry in os.listdir(fd):
+            with contextlib.suppress(OSError):
+                os.unlink(entry, dir_fd=fd)
+    finally:
+        os.close(fd)
+    try:
+        os.rmdir(name, dir_fd=dir_fd)
+    except OSError:
+        return False
+    return True
+
+
+def create(dir_fd: int, name: str, data: bytes, mode: int | None = None) -> None:
+    """Write ``data`` to the new file ``name`` of the folder ``dir_fd`` (``O_CREAT | O_EXCL |
+    O_NOFOLLOW``: a name that exists fails), with ``mode`` (default: a new file's).
+    Raises ``OSError``."""
+    fd = os.open(name, _NEW_FLAGS, 0o600, dir_fd=dir_fd)
+    try:
+        _write_all(fd, data)
+    finally:
+        os.close(fd)
+    os.chmod(name, file_mode() if mode is None else mode, dir_fd=dir_fd)
+
+
+def make_folder(parent_fd: int, name: str) -> str:
+    """Make a hidden temporary folder for ``name`` (``temp_prefix``) in the folder
+    ``parent_fd``, SIGINT and SIGTERM held; return its name. Raises ``OSError``."""
+    with signals_held():
+        for _ in range(100):
+            tmp = temp_name(name)
+            try:
+                os.mkdir(tmp, 0o700, dir_fd=parent_fd)
+                return tmp
+            except FileExistsError:
+                continue
+    raise FileExistsError(errno.EEXIST, "no free temporary name", name)  # pragma: no cover
+
+
+def open_child(dir_fd: int, name: str) -> int:
+    """A descriptor of the folder ``name`` in ``dir_fd``, not following a symlink there."""
+    return os.open(name, _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=dir_fd)
+
+
+def temp_name(name: str) -> str:
+    """A new hidden temporary name for ``name``: ``fsutil.temp_prefix``, 8 random
+    characters and ``.tmp`` (what ``fsutil.leftovers`` knows as this package's)."""
+    random = "".join(_ALPHABET[b % len(_ALPHABET)] for b in os.urandom(8))
+    return f"{temp_prefix(name)}{random}{_TEMP_SUFFIX}"
+
+
+def stage(
+    dir_fd: int,
+    name: str,
+    data: bytes | Iterable[bytes] = b"",
+    *,
+    mode: int | None = None,
+    owner: tuple[int, int] | None = None,
+) -> str:
+    """Write ``data`` (bytes, or chunks of bytes written as they come) to a new hidden
+    temporary file for ``name`` in the folder ``dir_fd`` (``temp_prefix`` name, made with
+    ``O_CREAT | O_EXCL | O_NOFOLLOW``), with ``mode`` (default: a new file's) and, when
+    given and permitted, ``owner`` (uid, gid; refused by the system when we are not root:
+    ignored). Returns the temporary file's name in the folder.
+
+    Raises ``OSError`` (or what making a chunk raises); no temporary file is left then.
+    """
+    with signals_held():  # made and known together: an interrupt cannot leave it
+        for _ in range(100):
+            tmp = temp_name(name)
+            try:
+                fd = os.open(tmp, _NEW_FLAGS, 0o600, dir_fd=dir_fd)
+                break
+            except FileExistsError:
+                continue
+        else:  # pragma: no cover - 100 random names taken
+            raise FileExistsError(errno.EEXIST, "no free temporary name", name)
+    try:
+        try:
+            for chunk in [data] if isinstance(data, bytes | bytearray) else data:
+                view = memoryview(chunk)
+                while view:
+                    view = view[os.write(fd, view) :]
+            if owner is not None:
+                with contextlib.suppress(PermissionError):
+                    os.fchown(fd, *owner)
+            os.fchmod(fd, file_mode() if mode is None else mode)
+        finally:
+            os.close(fd)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp, dir_fd=dir_fd)
+        raise
+    return tmp
+
+
+def land(dir_fd: int, tmp: str, name: str, shown_as: str | None) -> None:
+    """Rename the temporary file ``tmp`` over ``name`` in the folder ``dir_fd``; when
+    ``shown_as`` is given, record it in ``state.written`` in the same step (SIGINT and
+    SIGTERM held): an interrupt comes before both or after both (``cli.runtime.interrupted``)."""
+    with signals_held():
+        os.rename(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        if shown_as is not None:
+            state.written.append(shown_as)
+
+
+def discard(dir_fd: int, tmp: str | None) -> None:
+    """Remove the temporary file ``tmp`` of the folder ``dir_fd``, if there is one."""
+    if tmp is not None:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp, dir_fd=dir_fd)
+
+
+@contextlib.contextmanager
+def folder_of(target: Path, within: str | os.PathLike | None = None) -> Iterator[int]:
+    """A descriptor of the folder of ``target`` (a resolved path), closed after the block,
+    its leftovers removed (``sweep``). With ``within`` (a folder), ``target``'s real path
+    must lie below it (else ``Outside``, naming where it leads), and the folder is opened
+    from ``within`` with ``open_below``."""
+    parent = target.parent if str(target.parent) else Path(".")
+    if within is None:
+        fd = open_folder(parent)
+    else:
+        base = os.path.realpath(within)
+        real = os.path.realpath(target)
+        if not under(real, base):
+            raise Outside(errno.EXDEV, f"leads to {shown(real)}, outside {shown(base)}")
+        fd = open_below(base, os.path.dirname(real))
+    try:
+        sweep(fd)
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def write_file(
+    path: str | os.PathLike,
+    data: bytes | Iterable[bytes],
+    *,
+    output: bool = False,
+    within: str | os.PathLike | None = None,
+) -> None:
+    """Write ``data`` (bytes or chunks of bytes) to ``path`` through a temporary file in its
+    folder and a rename relative to the folder's descriptor (``folder_of``): a symlink the
+    user typed is followed (its target replaced, the link kept), a device or FIFO written in
+    place (``fsutil.write_target``). With ``within``, the file's real path must lie below
+    that folder (``Outside`` otherwise, nothing written: a path from a configuration file);
+    with ``output`` (a file the user asked for) the path is recorded in ``state.written`` as
+    it lands.
+
+    Raises ``OSError``; ``path`` is then untouched and no temporary file is left.
+    """
+    target, in_place = write_target(path)
+    shown_as = shown(os.fspath(path)) if output else None
+    if in_place and within is None:
+        with open(target, "wb") as f:
+            for chunk in [data] if isinstance(data, bytes | bytearray) else data:
+                f.write(chunk)
+        if shown_as is not None:
+            state.written.append(shown_as)
+        return
+    if within is not None:
+        target = Path(os.path.realpath(path))
+    with folder_of(target, within) as fd:
+        tmp = None
+        try:
+            tmp = stage(fd, target.name, data)
+            land(fd, tmp, target.name, shown_as)
+            tmp = None
+        finally:
+            discard(fd, tmp)
+
+
+def write_text(path: str | os.PathLike, text: str, output: bool = False) -> None:
+    """``write_file`` of ``text`` in UTF-8."""
+    write_file(path, text.encode("utf-8"), output=output)
+
+
+def encoded(chunks: Iterable[str]) -> Iterator[bytes]:
+    """Text ``chunks`` as UTF-8 bytes, one by one."""
+    for chunk in chunks:
+        yield chunk.encode("utf-8")
+
+
+#: How many folders of a run's PATHS ``Given`` keeps open; past that, a folder is walked
+#: from ``/`` when written (still without following a symlink), so thousands of PATHS
+#: never run out of descriptors.
+KEPT_OPEN = 64
+
+
+class Given:
+    """The PATHS of a run as they were when it started: the real path of each, and for the
+    first ``KEPT_OPEN`` folders among them (a folder PATH, a file PATH's folder) a
+    descriptor, so a PATH swapped for a symlink later still names the folder that was read.
+    Close it with ``close``."""
+
+    def __init__(self, paths: Sequence[str | os.PathLike] | None) -> None:
+        self.folders: list[str] = []  # folder PATHS, real
+        self.files: set[str] = set()  # file PATHS, real
+        self.fds: dict[str, int] = {}
+        for p in paths or ():
+            real = os.path.realpath(p)
+            folder = os.path.isdir(real)
+            (self.folders.append if folder else self.files.add)(real)
+            where = real if folder else os.path.dirname(real)
+            if where not in self.fds and len(self.fds) < KEPT_OPEN:
+                with contextlib.suppress(OSError):
+                    self.fds[where] = open_folder(where)
+        self.free = paths is None
+
+    def holding(self, real: str) -> tuple[str | None, int] | None:
+        """``(folder, descriptor)`` to open the folder of the real path ``real`` from: the
+        PATH it lies under and that PATH's descriptor, or ``/`` and -1 (walked then), and
+        ``(None, -1)`` for any file when no PATHS were given; None when it lies under none."""
+        if self.free:
+            return None, -1
+        if real in self.files:
+            base = os.path.dirname(real)
+        else:
+            base = next((f for f in self.folders if under(real, f)), None)
+            if base is None:
+                return None
+        fd = self.fds.get(base, -1)
+        return (base, fd) if fd >= 0 else (os.sep, -1)
+
+    def close(self) -> None:
+        """Close the folders' descriptors."""
+        for fd in self.fds.values():
+            os.close(fd)
+        self.fds = {}
+
+
+def link_out(listed: Path, real: str) -> tuple[str, str]:
+    """The symlink on the way of the listed name ``listed`` (the file itself, or a folder
+    above it) and the real path it leads to; ``(listed, real)`` when none is found."""
+    parts = Path(listed).parts
+    for i in range(1, len(parts) + 1):
+        step = Path(*parts[:i])
+        if step.is_symlink():
+            return os.fspath(step), os.path.realpath(step)
+    return os.fspath(listed), real
+
+
+# ------------------------------------------------------------------------------ notes
+
+#: How often, and how many seconds apart, ``rewrite`` asks for a notes file's lock.
+LOCK_TRIES = 10
+LOCK_WAIT = 0.05
+
+_CHANGED = (
+    "changed on disk since it was read; left alone, run --fix again",
+    "changed on disk since it was read",
+)
+_READ_ONLY = ("read-only; left alone (chmod u+w to fix it)", "is read-only")
+_LOCKED = ("locked by another run; left alone, run --fix again", "is locked by another run")
+_NOT_FILE = ("no longer a regular file; left alone", "is no longer a regular file")
+
+
+def rewrite(
+    dir_fd: int, name: str, before: bytes, after: bytes, shown_as: str | None
+) -> tuple[str, str] | None:
+    """Rewrite the notes file ``name`` of the folder ``dir_fd`` from ``before`` (the bytes
+    the fixes were planned from) to ``after``; None when written, else ``(note, reason)``:
+    why it was left alone, as a note's tail and as a citation's reason.
+
+    In order: a file without write permission for us (``os.access``), or without its
+    owner's write bit (even for root), is read-only and refused, as a shell's ``>>`` would;
+    the file is opened (``O_NOFOLLOW | O_NONBLOCK``, so a symlink or FIFO put there fails)
+    and locked (``fcntl.flock``, ``LOCK_EX | LOCK_NB``, ``LOCK_TRIES`` tries ``LOCK_WAIT``
+    seconds apart); the new bytes are staged in a temporary file with the file's mode and
+    owner (``stage``); then, right before the rename, the file is read again through its
+    descriptor and its name looked up again: any change of bytes, size, mtime_ns or inode
+    since it was opened, or bytes other than ``before``, leaves it alone (the temporary
+    removed). A file with other hard links (``st_nlink > 1``) is written in place through
+    the locked descriptor instead (every name sees the fix; no rename). The descriptor
+    (and so the lock) is closed on return. ``shown_as`` is recorded in ``state.written``
+    as the file lands."""
+    try:
+        st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except OSError as exc:
+        return (
+            f"cannot read it again ({exc.strerror or exc}); left alone, run --fix again",
+            "cannot be read again",
+        )
+    if not _regular(st.st_mode):
+        return _NOT_FILE
+    if _read_only(dir_fd, name, st.st_mode):
+        return _READ_ONLY
+    flags = os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(name, flags, dir_fd=dir_fd)
+    except PermissionError:
+        return _READ_ONLY
+    except OSError as exc:
+        if exc.errno == errno.EROFS:
+            return _READ_ONLY
+        return (
+            f"cannot write it ({exc.strerror or exc}); left alone, run --fix again",
+            "cannot be written",
+        )
+    try:
+        return _rewrite_open(dir_fd, name, fd, before, after, shown_as)
+    finally:
+        os.close(fd)
+
+
+def _regular(mode: int) -> bool:
+    return stat.S_ISREG(mode)
+
+
+def _read_only(dir_fd: int, name: str, mode: int) -> bool:
+    if not mode & stat.S_IWUSR:
+        return True
+    try:
+        return not os.access(name, os.W_OK, dir_fd=dir_fd, follow_symlinks=False)
+    except (NotImplementedError, OSError):  # pragma: no cover - no dir_fd access
+        return False
+
+
+def _rewrite_open(dir_fd, name, fd, before, after, shown_as) -> tuple[str, str] | None:
+    if not _lock(fd):
+        return _LOCKED
+    first = os.fstat(fd)
+    if not _regular(first.st_mode):
+        return _NOT_FILE
+    if _read_all(fd) != before:
+        return _CHANGED
+    if first.st_nlink > 1:  # hard links: in place, so every name sees the fix
+        if not _unchanged(dir_fd, name, fd, first, before):
+            return _CHANGED
+        with signals_held():
+            _write_all(fd, after)
+            os.ftruncate(fd, len(after))
+            if shown_as is not None:
+                state.written.append(shown_as)
+        return None
+    tmp = None
+    try:
+        tmp = stage(
+            dir_fd,
+            name,
+            after,
+            mode=stat.S_IMODE(first.st_mode),
+            owner=(first.st_uid, first.st_gid),
+        )
+        if not _unchanged(dir_fd, name, fd, first, before):
+            return _CHANGED
+        land(dir_fd, tmp, name, shown_as)
+        tmp = None
+    finally:
+        discard(dir_fd, tmp)
+    return None
+
+
+def _lock(fd: int) -> bool:
+    """Whether the advisory lock on ``fd`` was had (or the system keeps no locks there)."""
+    import fcntl
+    import time
+
+    for attempt in range(LOCK_TRIES):
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if attempt + 1 < LOCK_TRIES:
+                time.sleep(LOCK_WAIT)
+        except OSError:  # no locks on this file system: advisory only, go on
+            return True
+    return False
+
+
+def _read_all(fd: int) -> bytes:
+    parts = []
+    at = 0
+    while chunk := os.pread(fd, 1 << 20, at):
+        parts.append(chunk)
+        at += len(chunk)
+    return b"".join(parts)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view, at = memoryview(data), 0
+    while at < len(data):
+        at += os.pwrite(fd, view[at:], at)
+
+
+def _unchanged(dir_fd: int, name: str, fd: int, first: os.stat_result, before: bytes) -> bool:
+    """Whether the file open as ``fd`` is as it was when opened (``first``: size, mtime_ns,
+    inode), still holds ``before``, and ``name`` still leads to it (an editor's save by
+    rename makes a new inode)."""
+    try:
+        now = os.fstat(fd)
+        named = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except OSError:
+        return False
+    same = (now.st_size, now.st_mtime_ns, now.st_ino, now.st_dev) == (
+        first.st_size,
+        first.st_mtime_ns,
+        first.st_ino,
+        first.st_dev,
+    )
+    return (
+        same
+        and (named.st_ino, named.st_dev) == (first.st_ino, first.st_dev)
+        and (_read_all(fd) == before)
+    )
