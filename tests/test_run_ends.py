@@ -5,8 +5,10 @@ program is still starting, and paths or names the system refuses."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from brainmigrate import exports, search
@@ -68,3 +70,40 @@ def test_reads_during_imports_see_one_committed_state(tmp_path):
         writer.wait(timeout=600)
     assert writer.returncode == 0
     assert tries >= 30
+
+
+def _startup(err: str) -> bool:
+    """Whether ``err`` is the traceback of an interrupt in Python's own start-up, before
+    the program's first line runs (``site``, ``runpy``, the standard modules they import):
+    no frame in it is of the brainmigrate package or of a library it imports."""
+    files = [line for line in err.splitlines() if line.lstrip().startswith('File "')]
+    package = str(Path(__file__).resolve().parent.parent / "brainmigrate")
+    return err.endswith("KeyboardInterrupt\n") and not any(
+        package in line or "site-packages" in line for line in files
+    )
+
+
+def test_ctrl_c_while_the_program_starts_is_one_line(tmp_path):
+    """Ctrl-C in the first 80 ms (while the command line library and the command are
+    imported) ends the run with the one interrupt line and exit 130, never a traceback:
+    the handler is in place before anything slow is imported. (Before the program's first
+    line, Python itself is starting: a Ctrl-C there kills it silently, or is its own
+    traceback, of its own files only.)"""
+    md = notes(tmp_path / "n" / "notes.md", 5)
+    line = "brainmigrate: interrupted (a store and every output are written whole or not at all)\n"
+    ends = []
+    for step in range(41):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "brainmigrate", "check", str(md), "--root", str(tmp_path)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        time.sleep(step * 0.002)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        ends.append((step, proc.returncode, err))
+    ours = [(step, code, err) for step, code, err in ends if not _startup(err)]
+    for step, code, err in ours:
+        assert (code, err) in ((-signal.SIGINT, ""), (130, line), (0, "")), (step, code, err)
+    assert sum(1 for _, code, err in ours if (code, err) == (130, line)) >= 10
