@@ -4,14 +4,20 @@ program is still starting, and paths or names the system refuses."""
 
 from __future__ import annotations
 
+import errno
 import os
+import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from brainmigrate import exports, search
+from clirun import cli
+from trees import committed, git
+
+from brainmigrate import exports, fix, fsutil, importer, search
 from brainmigrate.stores import StoreError
 
 IMPORT = [sys.executable, "-m", "brainmigrate", "import"]
@@ -107,3 +113,111 @@ def test_ctrl_c_while_the_program_starts_is_one_line(tmp_path):
     for step, code, err in ours:
         assert (code, err) in ((-signal.SIGINT, ""), (130, line), (0, "")), (step, code, err)
     assert sum(1 for _, code, err in ours if (code, err) == (130, line)) >= 10
+
+
+# ------------------------------------------------------- a report that fails after a change
+
+
+def _gone(folder: Path):
+    """A stand-in for a hook that removes the report's ``folder`` once ``func`` ran."""
+
+    def wrap(func):
+        def run(*args, **kwargs):
+            done = func(*args, **kwargs)
+            shutil.rmtree(folder)
+            return done
+
+        return run
+
+    return wrap
+
+
+def _full(*args, **kwargs):
+    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+def test_import_whose_report_cannot_be_written_says_the_store_was_written(tmp_path, monkeypatch):
+    """An import that committed and then could not write its ``--output`` (the folder
+    removed meanwhile) says the store holds the whole import, exit 2: never only "cannot
+    write", which reads as a run that changed nothing."""
+    md = notes(tmp_path / "n" / "notes.md", 3)
+    db, out = tmp_path / "know.db", tmp_path / "out" / "r.json"
+    out.parent.mkdir()
+    monkeypatch.setattr(importer, "import_notes", _gone(out.parent)(importer.import_notes))
+    r = cli("import", md, "--store", db, "--root", tmp_path, "--format", "json", "--output", out)
+    assert (r.exit_code, r.stdout) == (2, "")
+    assert r.stderr == (
+        f"brainmigrate: error: the store {db} was written (the whole import: 3 facts added,"
+        f" 0 updated); the report could not be written to --output {out} (No such file or"
+        " directory): free space or pass --output with another path (what was written stays)\n"
+    )
+    assert stored(db) == 3
+
+
+def test_a_report_that_fails_before_any_change_says_only_that(tmp_path, monkeypatch):
+    """A dry run changes nothing: its failed report is the plain one-line error."""
+    md = notes(tmp_path / "n" / "notes.md", 3)
+    db, out = tmp_path / "know.db", tmp_path / "out.txt"
+    monkeypatch.setattr(fsutil, "write_chunks_atomic", _full)
+    r = cli("import", md, "--store", db, "--root", tmp_path, "--dry-run", "--output", out)
+    assert (r.exit_code, r.stderr) == (
+        2,
+        f"brainmigrate: error: --output {out}: cannot write (No space left on device); free"
+        " space or pass --output with another path\n",
+    )
+    assert not db.exists()
+
+
+def stored(db: Path) -> int:
+    con = sqlite3.connect(db)
+    try:
+        return con.execute("SELECT count(*) FROM facts").fetchone()[0]
+    finally:
+        con.close()
+
+
+def test_stale_whose_report_cannot_be_written_says_what_it_recorded(tmp_path, monkeypatch):
+    """``stale`` recorded a status, then the disk was full for its report: the line says
+    the status is recorded (exit 2), and the store keeps it."""
+    repo = committed(tmp_path / "repo", {"src/a.py": "def go():\n    return 1\n"})
+    md = tmp_path / "n" / "notes.md"
+    md.parent.mkdir()
+    md.write_text("+ go returns one in src/a.py:1-2\n")
+    db, out = tmp_path / "know.db", tmp_path / "stale.json"
+    r = cli("import", md, "--store", db, "--root", repo, "--verify")
+    assert r.exit_code == 0, r.stderr
+    (repo / "src/a.py").write_text("def go():\n    return 2\n")
+    monkeypatch.setattr(fsutil, "write_chunks_atomic", _full)
+    r = cli("stale", "--store", db, "--root", repo, "--format", "json", "--output", out)
+    assert (r.exit_code, r.stdout) == (2, "")
+    assert r.stderr == (
+        f"brainmigrate: error: the store {db} was updated (1 status recorded); the report"
+        f" could not be written to --output {out} (No space left on device): free space or"
+        " pass --output with another path (what was written stays)\n"
+    )
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT status FROM facts").fetchall() == [("stale",)]
+    con.close()
+    assert not out.exists()
+
+
+def test_fix_whose_report_cannot_be_written_names_the_notes_it_rewrote(tmp_path, monkeypatch):
+    """``check --fix`` rewrote the notes, then its ``--output`` folder was removed: the
+    line names the notes file written (exit 2), which keeps the fix."""
+    repo = committed(tmp_path / "repo", {"src/old.py": "def go():\n    return 1\n"})
+    git(repo, "mv", "src/old.py", "src/new.py")
+    git(repo, "commit", "-qm", "move")
+    md = tmp_path / "n" / "notes.md"
+    md.parent.mkdir()
+    md.write_text("+ go lives in src/old.py\n")
+    out = tmp_path / "out" / "check.json"
+    out.parent.mkdir()
+    monkeypatch.setattr(fix, "run_fix", _gone(out.parent)(fix.run_fix))
+    r = cli("check", md, "--root", repo, "--fix", "--format", "json", "--output", out)
+    assert md.read_text() == "+ go lives in src/new.py\n"
+    assert r.exit_code == 2
+    assert r.stderr.splitlines()[-1] == (
+        f"brainmigrate: error: {md} was written; the report could not be written to --output"
+        f" {out} (No such file or directory): free space or pass --output with another path"
+        " (what was written stays)"
+    )
