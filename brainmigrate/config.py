@@ -166,7 +166,7 @@ class Settings:
         if self.roots_from is None:
             return
         for root in self.roots:
-            if not Path(root).is_dir():
+            if not os.path.isdir(root):  # (False for a path too long, not an error)
                 what = "is not a folder" if os.path.lexists(root) else "no such folder"
                 raise ConfigError(
                     f"{self.roots_from}: key 'roots': {root}: {what} (a path there is"

@@ -14,10 +14,12 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from clirun import cli
 from trees import committed, git
 
 from brainmigrate import exports, fix, fsutil, importer, search
+from brainmigrate.cli.options import PATH_MAX
 from brainmigrate.stores import StoreError
 
 IMPORT = [sys.executable, "-m", "brainmigrate", "import"]
@@ -221,3 +223,98 @@ def test_fix_whose_report_cannot_be_written_names_the_notes_it_rewrote(tmp_path,
         f" {out} (No such file or directory): free space or pass --output with another path"
         " (what was written stays)"
     )
+
+
+# ------------------------------------------------ paths and names the system refuses
+
+#: A path of 5,101 bytes (every name in it short): past the system's PATH_MAX.
+LONG = "ab/" * 1700 + "x"
+
+
+@pytest.mark.parametrize(
+    ("command", "option", "args"),
+    [
+        ("check", "PATHS...", [LONG]),
+        ("check", "--root", ["n.md", "--root", LONG]),
+        ("check", "--baseline", ["n.md", "--baseline", LONG]),
+        ("check", "--config", ["n.md", "--config", LONG]),
+        ("check", "--output", ["n.md", "--output", LONG]),
+        ("import", "--store", ["n.md", "--store", LONG]),
+        ("import", "--output", ["n.md", "--output", LONG]),
+        ("stale", "--output", ["--output", LONG]),
+        ("export", "--output", ["--to", "brain", "--output", LONG]),
+        ("index", "--root", ["--root", LONG]),
+    ],
+)
+def test_a_path_longer_than_the_system_takes_is_one_line(
+    tmp_path, monkeypatch, command, option, args
+):
+    """A 5000-character path in any path option or argument is a usage error naming the
+    option, exit 2 (``--output``, ``--config`` and others were "internal error: OSError:
+    File name too long": ``pathlib``'s ``is_dir`` raises it)."""
+    monkeypatch.chdir(tmp_path)
+    notes(tmp_path / "n.md", 2)
+    r = cli(command, *args)
+    assert (r.exit_code, r.stdout) == (2, "")
+    assert r.stderr == (
+        f"brainmigrate: error: Invalid value for '{option}': a path of {len(LONG)} bytes,"
+        f" longer than the system takes ({PATH_MAX - 1}); pass a shorter one; see"
+        f" 'brainmigrate {command} --help'\n"
+    )
+
+
+def test_a_root_in_an_unknown_users_home_is_one_line(tmp_path, monkeypatch):
+    """``--root '~nouser/x'`` (a user the system does not know; the shell leaves it as it
+    is) says so in one line; a folder of that very name is read as it is (``index`` ended
+    in "internal error: RuntimeError: Could not determine home directory")."""
+    monkeypatch.chdir(tmp_path)
+    given = f"~{NO_USER}/x"
+    for command in (["index"], ["check", notes(tmp_path / "n.md", 2)]):
+        r = cli(*command, "--root", given)
+        assert (r.exit_code, r.stderr) == (
+            2,
+            f"brainmigrate: error: --root {given}: no such user {NO_USER!r}; pass --root with"
+            " the folder of a checkout\n",
+        )
+    (tmp_path / given).mkdir(parents=True)
+    r = cli("index", "--root", given, "--cache-dir", tmp_path / "cache")
+    assert (r.exit_code, r.stderr) == (0, "")
+    assert r.stdout.startswith(f"Indexed {tmp_path / given} ")
+
+
+#: A user name no system has.
+NO_USER = "brainmigrate-no-such-user"
+
+
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [
+        (
+            os.fsdecode(b"/tmp/cache-\xff"),
+            "/tmp/cache-\\xff: not a UTF-8 path; set"
+            " BRAINMIGRATE_CACHE_DIR to a folder whose name is UTF-8, or unset it",
+        ),
+        (
+            f"~{NO_USER}/c",
+            f"~{NO_USER}/c: no such user {NO_USER!r}; set BRAINMIGRATE_CACHE_DIR"
+            " to a folder path, or unset it",
+        ),
+    ],
+)
+@pytest.mark.parametrize("command", [["check", "n.md"], ["show", "k1"]])
+def test_a_cache_folder_the_environment_names_wrongly_is_one_line(tmp_path, value, said, command):
+    """``BRAINMIGRATE_CACHE_DIR`` of bytes that are no UTF-8 (Python holds them as
+    surrogates, which the grammar cache could not name a file with) or in an unknown
+    user's home folder is one line naming the variable, exit 2 (both were "internal
+    error": ``UnicodeEncodeError``, ``RuntimeError``)."""
+    notes(tmp_path / "n.md", 2)
+    env = {**os.environ, "BRAINMIGRATE_CACHE_DIR": value}
+    done = subprocess.run(
+        [sys.executable, "-m", "brainmigrate", *command],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"brainmigrate: error: BRAINMIGRATE_CACHE_DIR={said}\n"
