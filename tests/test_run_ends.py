@@ -324,3 +324,19 @@ def test_a_cache_folder_the_environment_names_wrongly_is_one_line(tmp_path, valu
     )
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == f"brainmigrate: error: BRAINMIGRATE_CACHE_DIR={said}\n"
+
+
+def test_a_configured_path_in_an_unknown_users_home_is_one_line(tmp_path, monkeypatch):
+    """``cache-dir = "~nouser/c"`` in a configuration file names the file, the key and the
+    unknown user, exit 2 (it made a folder ``~nouser`` beside the file, or, in a file of
+    the current folder, was not expanded at all)."""
+    monkeypatch.chdir(tmp_path)
+    notes(tmp_path / "n.md", 2)
+    (tmp_path / ".brainmigrate.toml").write_text(f'cache-dir = "~{NO_USER}/c"\n')
+    r = cli("check", "n.md")
+    assert (r.exit_code, r.stdout) == (2, "")
+    assert r.stderr == (
+        f"brainmigrate: error: .brainmigrate.toml: key 'cache-dir': ~{NO_USER}/c: no such"
+        f" user {NO_USER!r}; fix the file\n"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".brainmigrate.toml", "n.md"]
