@@ -35,9 +35,10 @@ def run() -> None:
 
 
 def _stopped() -> None:
-    """End a run that Ctrl-C (exit 130) or SIGTERM (143) stopped before the command had
-    begun: nothing was written yet, so the line is the one ``cli.runtime.interrupted``
-    prints then. Written with ``os.write`` (click may be half imported); a second Ctrl-C
+    """End a run that Ctrl-C (exit 130) or SIGTERM (143) stopped outside the command's own
+    handlers: before the command had begun nothing was written yet, so the line is the
+    one ``cli.runtime.interrupted`` prints then (and once something was written, that
+    function says what). Written with ``os.write`` (click may be half imported); a second Ctrl-C
     while it is written is ignored."""
     import contextlib
     import os
@@ -45,6 +46,12 @@ def _stopped() -> None:
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     runstate = sys.modules.get("brainmigrate.runstate")
+    if runstate and (runstate.state.written or runstate.state.committed):
+        # (an interrupt that slipped past the command's handlers late in a run: the run
+        # had begun, and its line names what is already written)
+        from brainmigrate.cli.runtime import interrupted
+
+        interrupted()
     terminated = bool(runstate and runstate.state.terminated)
     what = "terminated" if terminated else "interrupted"
     line = f"brainmigrate: {what} (a store and every output are written whole or not at all)\n"

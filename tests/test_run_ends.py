@@ -123,6 +123,30 @@ def test_ctrl_c_while_the_program_starts_is_one_line(tmp_path):
     assert sum(1 for _, code, err in ours if (code, err) == (130, line)) >= 10
 
 
+def test_an_interrupt_past_the_commands_handlers_still_names_what_was_written():
+    """An interrupt that reaches ``__main__.run`` itself after the run wrote a file (past
+    every handler of the command) names that file, as the command's own handler would,
+    rather than saying nothing was written."""
+    code = (
+        "import sys\n"
+        "sys.argv = ['brainmigrate', 'check', 'n.md']\n"
+        "from brainmigrate import cli\n"
+        "from brainmigrate.runstate import state\n"
+        "def main():\n"
+        "    state.written.append('out.json')\n"
+        "    raise KeyboardInterrupt\n"
+        "cli.main = main\n"
+        "from brainmigrate.__main__ import run\n"
+        "run()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert (done.returncode, done.stderr) == (
+        130,
+        "brainmigrate: interrupted after out.json was written whole; the rest of the run was"
+        " cut short\n",
+    )
+
+
 # ------------------------------------------------------- a report that fails after a change
 
 
