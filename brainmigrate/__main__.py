@@ -9,13 +9,59 @@ is imported, and what that made is frozen (``gc.freeze``), so later collections 
 walk it again. A command that ends *settled* (``cli.runtime.settle``, read from
 ``runstate.state``) freezes everything before the process ends, so the interpreter's last
 collections at exit have nothing to walk. Neither changes what a run does or prints.
+
+Ctrl-C (or SIGTERM) before ``cli.main`` has its own handlers in place (while click and
+the command are still imported, the first ~50 ms) ends the run with the same one line and
+exit code as later (``_stopped``), never a traceback: ``run`` catches the interrupt around
+everything it does, and this module imports nothing slow before it.
 """
 
 import sys
 
 
 def run() -> None:
-    """The ``brainmigrate`` command: the same output as ``cli.main`` for every argument."""
+    """The ``brainmigrate`` command: the same output as ``cli.main`` for every argument;
+    an interrupt before the command's own handlers are in place ends it as ``_stopped``."""
+    try:
+        _run()
+    except KeyboardInterrupt:
+        _stopped()
+    finally:
+        # CPython remembers a KeyboardInterrupt that ended code run from a string (the
+        # methods a dataclass, an enum or a namedtuple makes at import are) even when it
+        # was caught later, and under ``python -m`` then ends the process by SIGINT, not
+        # with the exit code the run chose; running a string clears what it remembers.
+        exec("None")
+
+
+def _stopped() -> None:
+    """End a run that Ctrl-C (exit 130) or SIGTERM (143) stopped outside the command's own
+    handlers: before the command had begun nothing was written yet, so the line is the
+    one ``cli.runtime.interrupted`` prints then (and once something was written, that
+    function says what). Written with ``os.write`` (click may be half imported); a second Ctrl-C
+    while it is written is ignored."""
+    import contextlib
+    import os
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    runstate = sys.modules.get("brainmigrate.runstate")
+    if runstate and (runstate.state.written or runstate.state.committed):
+        # (an interrupt that slipped past the command's handlers late in a run: the run
+        # had begun, and its line names what is already written)
+        from brainmigrate.cli.runtime import interrupted
+
+        interrupted()
+    terminated = bool(runstate and runstate.state.terminated)
+    what = "terminated" if terminated else "interrupted"
+    line = f"brainmigrate: {what} (a store and every output are written whole or not at all)\n"
+    with contextlib.suppress(OSError):
+        os.write(2, line.encode())
+    sys.exit(143 if terminated else 130)
+
+
+def _run() -> None:
+    """``run`` without the interrupt handling around it."""
     if sys.argv[1:] == ["--version"]:
         from brainmigrate import __version__
 
@@ -40,6 +86,8 @@ def run() -> None:
     try:
         cli.main()
     except SystemExit:
+        # the run has ended and said how: a Ctrl-C from now on changes neither
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         if state.settled:
             gc.freeze()
         raise

@@ -166,7 +166,7 @@ class Settings:
         if self.roots_from is None:
             return
         for root in self.roots:
-            if not Path(root).is_dir():
+            if not os.path.isdir(root):  # (False for a path too long, not an error)
                 what = "is not a folder" if os.path.lexists(root) else "no such folder"
                 raise ConfigError(
                     f"{self.roots_from}: key 'roots': {root}: {what} (a path there is"
@@ -350,10 +350,10 @@ def parse(data: dict, where: str = "configuration", base: Path | None = None) ->
         raise ConfigError(
             f"{where}: unknown key {unknown[0]!r}; remove it or use one of {', '.join(KEYS)}"
         )
-    at = _relative_to(base)
+    at = _relative_to(base, where)
     values: dict = {"source": where}
     if "roots" in data:
-        values["roots"] = tuple(at(r) for r in _strings(data["roots"], "roots", where))
+        values["roots"] = tuple(at(r, "roots") for r in _strings(data["roots"], "roots", where))
         values["roots_from"] = where
         if not values["roots"]:
             raise ConfigError(f"{where}: key 'roots' is []; name at least one folder")
@@ -379,9 +379,9 @@ def parse(data: dict, where: str = "configuration", base: Path | None = None) ->
     if "scope" in data:
         values["scope"] = _string(data["scope"], "scope", where)
     if "baseline" in data:
-        values["baseline"] = at(_string(data["baseline"], "baseline", where))
+        values["baseline"] = at(_string(data["baseline"], "baseline", where), "baseline")
     if "cache-dir" in data:
-        values["cache_dir"] = at(_string(data["cache-dir"], "cache-dir", where))
+        values["cache_dir"] = at(_string(data["cache-dir"], "cache-dir", where), "cache-dir")
     if "plus-kind" in data:
         values["plus_kind"] = _choice(data["plus-kind"], "plus-kind", KINDS, where)
     if "fail-on" in data:
@@ -389,16 +389,25 @@ def parse(data: dict, where: str = "configuration", base: Path | None = None) ->
     return Settings(**values)
 
 
-def _relative_to(base: Path | None):
-    """A function that makes a path of the file (relative to ``base``) one that works from
-    the current folder; unchanged when ``base`` is the current folder or the path absolute."""
-    if base is None or base == Path.cwd().absolute():
-        return lambda value: value
-    prefix = _shown(base)
+def _relative_to(base: Path | None, where: str):
+    """A function ``at(value, key)`` that makes a path of the file (relative to ``base``,
+    its folder) one that works from the current folder: a leading ``~`` or ``~user`` is
+    that home folder (also in a file of the current folder), an absolute path stays as it
+    is. A home folder of a user the system does not know raises ``ConfigError`` naming
+    the file (``where``) and the key, rather than naming a folder ``~nouser`` there."""
+    prefix = None if base is None or base == Path.cwd().absolute() else _shown(base)
 
-    def at(value: str) -> str:
-        value = os.path.expanduser(value)
-        return value if os.path.isabs(value) else os.path.normpath(os.path.join(prefix, value))
+    def at(value: str, key: str) -> str:
+        if value.startswith("~"):
+            expanded = os.path.expanduser(value)
+            if expanded.startswith("~"):
+                user = value[1:].split("/", 1)[0]
+                who = f"no such user {user!r}" if user else "no home folder (HOME is not set)"
+                raise ConfigError(f"{where}: key {key!r}: {value}: {who}; fix the file")
+            value = expanded
+        if prefix is None or os.path.isabs(value):
+            return value
+        return os.path.normpath(os.path.join(prefix, value))
 
     return at
 

@@ -33,16 +33,48 @@ def signals_held():
         signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
+class PathError(BrainmigrateError):
+    """A path from the environment that no file can be found at: a home folder of a user
+    the system does not know, or bytes that are no UTF-8 text. The message names the
+    variable and the fix."""
+
+
 def user_cache_dir() -> Path:
     """The user's cache folder for brainmigrate: ``$BRAINMIGRATE_CACHE_DIR`` if set, else
-    ``$XDG_CACHE_HOME/brainmigrate``, else ``~/.cache/brainmigrate``. Not created here."""
+    ``$XDG_CACHE_HOME/brainmigrate``, else ``~/.cache/brainmigrate``. Not created here.
+    Raises ``PathError`` (``env_path``) for a value naming an unknown user's home folder
+    (``~nouser/c``) or one that is no UTF-8 text (the grammar and template caches name
+    their files in UTF-8)."""
     explicit = os.environ.get("BRAINMIGRATE_CACHE_DIR")
     if explicit:
-        return Path(explicit).expanduser()
+        return Path(env_path("BRAINMIGRATE_CACHE_DIR", explicit))
     xdg = os.environ.get("XDG_CACHE_HOME")
     if xdg:
-        return Path(xdg).expanduser() / "brainmigrate"
-    return Path.home() / ".cache" / "brainmigrate"
+        return Path(env_path("XDG_CACHE_HOME", xdg)) / "brainmigrate"
+    return Path(env_path("HOME", "~")) / ".cache" / "brainmigrate"
+
+
+def env_path(name: str, value: str) -> str:
+    """The path the environment variable ``name`` holds (``value``), with a leading ``~``
+    or ``~user`` made that home folder. Raises ``PathError`` naming the variable when the
+    user is unknown (``os.path.expanduser`` leaves it, ``pathlib`` raises) or the value
+    is no UTF-8 text (the bytes of a non-UTF-8 value reach Python as surrogates)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        shown_as = os.fsencode(value).decode("utf-8", "backslashreplace")
+        raise PathError(
+            f"{name}={shown_as}: not a UTF-8 path; set {name} to a folder whose name is UTF-8,"
+            " or unset it"
+        ) from None
+    if not value.startswith("~"):
+        return value
+    expanded = os.path.expanduser(value)
+    if expanded.startswith("~"):
+        user = value[1:].split("/", 1)[0].split(os.sep, 1)[0]
+        who = f"no such user {user!r}" if user else "no home folder (HOME is not set)"
+        raise PathError(f"{name}={value}: {who}; set {name} to a folder path, or unset it")
+    return env_path(name, expanded) if expanded != value else expanded
 
 
 def _umask() -> int:

@@ -177,8 +177,13 @@ def not_a_root(folder: str | os.PathLike) -> str | None:
     command gives (it does not exist, or is no folder); None when it can."""
     if os.path.isdir(folder):
         return None
+    text = os.fspath(folder)
     what = "is not a folder" if os.path.lexists(folder) else "no such folder"
-    return f"--root {os.fspath(folder)}: {what}; pass --root with the folder of a checkout"
+    if what == "no such folder" and text.startswith("~") and os.path.expanduser(text) == text:
+        # ``~nouser/x``: a home folder the system does not know (the shell left it as it is)
+        user = text[1:].split("/", 1)[0]
+        what = f"no such user {user!r}" if user else "no home folder (HOME is not set)"
+    return f"--root {text}: {what}; pass --root with the folder of a checkout"
 
 
 def store_base(store: str | os.PathLike) -> str:

@@ -106,12 +106,14 @@ class StaleResult:
     """What ``stale`` found: the checked facts (``facts``, id order; without ``every``,
     only those not found fresh at once) and the counts. ``fresh_unlisted`` counts the
     checked facts left out of ``facts`` because all their files held the fingerprinted
-    bytes."""
+    bytes. ``recorded`` statuses and ``moved`` anchors (cited text found at other lines)
+    were written to the store, in one transaction."""
 
     facts: list[FactCheck]
     dry_run: bool = False
     recorded: int = 0
     fresh_unlisted: int = 0
+    moved: int = 0
 
     @property
     def checked(self) -> int:
@@ -255,7 +257,7 @@ def stale(
                 up.set_status(fid, status, reason, when)
             for fid, old, new in shifted:
                 up.set_fingerprint(fid, old, new)
-    result.recorded = len(changes)
+    result.recorded, result.moved = len(changes), len(shifted)
     return result
 
 

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import click
 
-from brainmigrate.cli.options import CHECK_FORMATS, LEVELS, not_blank, notes_options
+from brainmigrate.cli.options import CHECK_FORMATS, LEVELS, PATH, not_blank, notes_options
 from brainmigrate.cli.reading import load_settings, notes_progress, read_options, stdin_notes
 from brainmigrate.cli.runtime import (
     emit,
@@ -86,7 +86,7 @@ CHECK_OPTIONS = [
         "--output",
         "outputs",
         multiple=True,
-        type=click.Path(),
+        type=PATH,
         help="File for the report of the --format at the same position ('-': stdout). A "
         "format without one goes to stdout; at most one may.",
     ),
@@ -98,7 +98,7 @@ CHECK_OPTIONS = [
     click.option(
         "--baseline",
         callback=not_blank,
-        type=click.Path(),
+        type=PATH,
         help="Baseline file: findings it holds do not fail; entries no longer found are listed.",
     ),
     click.option(

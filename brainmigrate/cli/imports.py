@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 
 import click
@@ -60,7 +61,7 @@ def import_cmd(
     Settings come from .brainmigrate.toml or [tool.brainmigrate] in pyproject.toml, found
     from the current folder up; options given here override them.
     """
-    from brainmigrate import importer, reports
+    from brainmigrate import importer
     from brainmigrate.read.files import select_files
 
     refuse_overwrites([("--output", output)], store, paths, store_written=not dry_run)
@@ -73,12 +74,35 @@ def import_cmd(
         options = read_options(s, parser, names, progress, notation)
         paths, _ = select_files(paths, s.excludes, names)
         result = importer.import_notes(paths, options, store, dry_run, verify, sync)
+    _report(result, fmt, output, s.cache_dir)
+
+
+def _report(result, fmt: str, output: str | None, cache_dir) -> None:
+    """Write the import's report as ``fmt`` to ``output`` (None or ``-``: stdout)."""
+    from brainmigrate import reports
+
+    said = functools.partial(_imported, result)  # for a report that cannot be written
     if fmt == "json":
-        emit(reports.json_chunks(result), output)
+        emit(reports.json_chunks(result), output, changed=said)
     else:  # streamed: facts and entries are read back as they are written
         data = reports.report(result, fmt != "text", "stream")
-        hints = reports.gone_hints(result, s.cache_dir) if fmt == "html" else None
-        emit(reports.render_chunks(data, fmt, hints), output)
+        hints = reports.gone_hints(result, cache_dir) if fmt == "html" else None
+        emit(reports.render_chunks(data, fmt, hints), output, changed=said)
+
+
+def _imported(result) -> str | None:
+    """What the import wrote to the store, in words (None: a dry run, or no commit), for
+    a report that could not be written after it (``runtime.unwritten``)."""
+    from brainmigrate import reports
+    from brainmigrate.runstate import state
+
+    if result.dry_run or state.committed is None:
+        return None
+    totals = reports.report(result, False, "none")["totals"]
+    return (
+        f"the store {state.committed} was written (the whole import: {totals['added']} facts"
+        f" added, {totals['updated']} updated)"
+    )
 
 
 @click.command("index")

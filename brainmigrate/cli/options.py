@@ -6,6 +6,8 @@ the meaning differs (``--store``: read, import into, record in).
 
 from __future__ import annotations
 
+import os
+
 import click
 
 from brainmigrate.model import KINDS
@@ -38,12 +40,47 @@ def not_blank(ctx, param, value):
     return value
 
 
+class UserPath(click.Path):
+    """A path given on the command line (every path option and argument is one): refused
+    at once, as a usage error naming the option, when no system call could take it (longer
+    than the system's ``PATH_MAX``, or holding a NUL byte), so a later ``stat`` or ``open``
+    never fails with "File name too long" as an internal error."""
+
+    def convert(self, value, param, ctx):
+        value = super().convert(value, param, ctx)
+        text = os.fspath(value)
+        if "\0" in text:
+            self.fail("holds a NUL byte, which no file name can; pass another path", param, ctx)
+        size = len(os.fsencode(text))
+        if size >= PATH_MAX:
+            self.fail(
+                f"a path of {size} bytes, longer than the system takes ({PATH_MAX - 1});"
+                " pass a shorter one",
+                param,
+                ctx,
+            )
+        return value
+
+
+def _path_max() -> int:
+    """The system's ``PATH_MAX`` (with its NUL: 4096 on Linux); 4096 where it cannot say."""
+    try:
+        return os.pathconf("/", "PC_PATH_MAX")
+    except (AttributeError, OSError, ValueError):
+        return 4096
+
+
+#: The longest path, in bytes with its NUL, that ``open`` or ``stat`` takes.
+PATH_MAX = _path_max()
+
+#: The type of every path option and argument.
+PATH = UserPath()
+
+
 def store_option(help: str = "SQLite fact store to read."):
     """``--store`` (default ``know.db``), for every command that reads or writes the store;
     ``help`` says which."""
-    return click.option(
-        "--store", default="know.db", show_default=True, type=click.Path(), help=help
-    )
+    return click.option("--store", default="know.db", show_default=True, type=PATH, help=help)
 
 
 def root_option(help: str, multiple: bool = True):
@@ -53,7 +90,7 @@ def root_option(help: str, multiple: bool = True):
         "roots" if multiple else "root",
         callback=not_blank,
         multiple=multiple,
-        type=click.Path(),
+        type=PATH,
         help=help,
     )
 
@@ -63,7 +100,7 @@ def cache_option(help: str):
     return click.option(
         "--cache-dir",
         callback=not_blank,
-        type=click.Path(),
+        type=PATH,
         envvar="BRAINMIGRATE_CACHE_DIR",
         help=help,
     )
@@ -112,9 +149,9 @@ def format_option(choices, help: str):
 
 def output_option(func):
     """``--output FILE`` for one report (default: stdout)."""
-    return click.option(
-        "--output", type=click.Path(), help="Write the report to FILE instead of stdout."
-    )(func)
+    return click.option("--output", type=PATH, help="Write the report to FILE instead of stdout.")(
+        func
+    )
 
 
 def dry_run_option(help: str):
@@ -142,7 +179,7 @@ def config_options(func):
     return click.option(
         "--config",
         "config_file",
-        type=click.Path(),
+        type=PATH,
         help="Configuration file to read instead of the one found from the current folder "
         "up to the repository root.",
     )(func)
@@ -163,7 +200,7 @@ def _exclude_option(name: str, help: str):
 
 #: The options of every command that reads notes, in the order ``--help`` lists them.
 NOTES_OPTIONS = [
-    click.argument("paths", nargs=-1, required=True, type=click.Path()),
+    click.argument("paths", nargs=-1, required=True, type=PATH),
     config_options,
     _exclude_option("--exclude", "Notes files to skip, replacing the config's exclude; repeat."),
     _exclude_option(

@@ -8,6 +8,7 @@ import click
 
 from brainmigrate.cli.options import (
     EXPORT_FORMATS,
+    PATH,
     anchor_roots_option,
     format_option,
     kind_filter,
@@ -39,7 +40,7 @@ _TARGET_ONLY = {
 @click.option(
     "--output",
     required=True,
-    type=click.Path(),
+    type=PATH,
     help="File (jsonl; '-' for stdout) or folder (brain, knowledge, memory) to write.",
 )
 @scope_filter()

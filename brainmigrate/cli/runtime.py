@@ -13,7 +13,7 @@ import contextlib
 import functools
 import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 import click
 
@@ -162,9 +162,20 @@ class OneLineErrors(click.Group):
             interrupted()
 
 
-def emit(text: str | Iterable[str], output: str | None, color: bool | None = None) -> None:
+def emit(
+    text: str | Iterable[str],
+    output: str | None,
+    color: bool | None = None,
+    changed: Callable[[], str | None] | None = None,
+) -> None:
     """Write a finished report (a string, or chunks of one) to ``output`` atomically, or to
-    stdout (``color``: keep ANSI styles or strip them; None: as click decides)."""
+    stdout (``color``: keep ANSI styles or strip them; None: as click decides).
+
+    An ``--output`` that cannot be written raises ``Failure``; when the run has already
+    changed something, the message says what (``unwritten``): ``changed()`` (called only
+    then) tells what it changed in the store, and every file already written whole
+    (``state.written``: notes ``check --fix`` rewrote, a baseline, other reports) is named.
+    """
     chunks = [text] if isinstance(text, str) else _joined(text)
     if output in (None, "-"):
         for chunk in chunks:
@@ -175,10 +186,33 @@ def emit(text: str | Iterable[str], output: str | None, color: bool | None = Non
     try:
         write_file(output, encoded(chunks), output=True)
     except OSError as exc:
-        raise Failure(
-            f"--output {output}: cannot write ({exc.strerror or exc}); free space or pass"
-            " --output with another path"
-        ) from None
+        raise Failure(unwritten(output, exc, changed() if changed else None)) from None
+
+
+def unwritten(output: str, exc: OSError, changed: str | None = None) -> str:
+    """The one-line message for a report that could not be written to ``output``
+    (``exc``): when the run changed the store (``changed``, in words: "the store know.db
+    was updated (3 facts added)") or wrote files (``state.written``), it says so first, so
+    a failed report never reads as a run that did nothing (README "Exit codes")."""
+    reason = exc.strerror or str(exc)
+    done = [changed] if changed else []
+    files = list(state.written)
+    if files:
+        names = ", ".join(files[:3]) + (", …" if len(files) > 3 else "")
+        done.append(
+            f"{names} was written"
+            if len(files) == 1
+            else f"{len(files)} files ({names}) were written"
+        )
+    if not done:
+        return (
+            f"--output {output}: cannot write ({reason}); free space or pass --output with"
+            " another path"
+        )
+    return (
+        f"{' and '.join(done)}; the report could not be written to --output {output}"
+        f" ({reason}): free space or pass --output with another path (what was written stays)"
+    )
 
 
 def _joined(chunks: Iterable[str], size: int = 1 << 16) -> Iterator[str]:

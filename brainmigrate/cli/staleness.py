@@ -49,8 +49,19 @@ def stale_cmd(store, roots, scopes, kinds, dry_run, fmt, output, cache_dir):
     result = stale.stale(
         store, roots, scopes, kinds, dry_run=dry_run, cache_dir=cache_dir, every=fmt == "json"
     )
-    emit(report.render(result, fmt), output)
+    emit(report.render(result, fmt), output, changed=lambda: _recorded(store, result))
     sys.exit(result.exit_code)
+
+
+def _recorded(store: str, result) -> str | None:
+    """What ``stale`` changed in the store, in words (None: nothing), for a report that
+    could not be written after it (``runtime.unwritten``)."""
+    if not (result.recorded or result.moved):
+        return None
+    said = [f"{result.recorded} status{'es' if result.recorded != 1 else ''} recorded"]
+    if result.moved:
+        said.append(f"{result.moved} anchor{'s' if result.moved != 1 else ''} moved to new lines")
+    return f"the store {store} was updated ({', '.join(said)})"
 
 
 @click.command("verify")

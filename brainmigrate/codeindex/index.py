@@ -68,7 +68,7 @@ class CodeIndex:
         max_bytes: int = DEFAULT_MAX_BYTES,
         workers: int = 2,
     ) -> None:
-        given = Path(root).expanduser()
+        given = Path(os.path.expanduser(root))  # ``~nouser`` left as it is, as ``not_a_root``
         if not given.exists():
             raise RootError(f"root {str(root)!r} does not exist")
         if not given.is_dir():

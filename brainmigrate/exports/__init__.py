@@ -91,17 +91,18 @@ __all__ = [
 FORMATS = ("jsonl", "brain", "knowledge", "memory")
 
 
-def _refuse_notes(store: stores.Reader, folder: Path, names, out: str) -> None:
+def _refuse_notes(fed: list[str], folder: Path, names, out: str) -> None:
     """Raise ``ExportError`` when a file the export would write (``folder``/name) is a
-    notes file the store ``store`` reads was imported from (its provenance, named as then, from this
-    folder): an export keeps the facts, not the headings, ``@`` and ``%`` lines and prose
-    around them, so writing over the notes would lose them. Before any work is written."""
+    notes file the store was imported from (``fed``: its provenance files, named as then,
+    from this folder): an export keeps the facts, not the headings, ``@`` and ``%`` lines
+    and prose around them, so writing over the notes would lose them. Before any work is
+    written."""
     from brainmigrate.fsutil import identity, shown
 
     targets = {identity(folder / name): name for name in names if (folder / name).exists()}
     if not targets:
         return
-    for source in store.fed_files():
+    for source in fed:
         name = targets.get(identity(source))
         if name is not None:
             raise ExportError(
@@ -142,31 +143,35 @@ def export(
     if not to_stdout:
         check_output(Path(out), folder=fmt != "jsonl")
     path = Path(store)
-    with stores.reader(path) as store_reader:  # the store opened once, for every read
+    # every read in one read transaction, so they agree while an import commits; the
+    # store is closed again before anything is written, so no import waits for the files
+    with stores.reader(path) as store_reader:
         snap = store_reader.snapshot()
         _check_scopes(options.scopes, {r.scope for r in snap.facts.values()})
         facts = select(snap.facts.values(), options)
         extra = store_reader.details() if fmt in ("jsonl", "knowledge") else {}
-        result = ExportResult(fmt, out, len(facts))
-        if fmt == "jsonl":
-            text = jsonl_text(facts, extra)
-            if to_stdout:
-                result.text = text
-                return result
-            result.files = [Path(out).name]
-            _refuse_notes(store_reader, Path(out).parent, [Path(out).name], out)
-            _tidy(Path(out), False, result.notes)
-            result.written = publish_file(Path(out), text)
+        fed = [] if to_stdout else store_reader.fed_files()
+        base = store_reader.base
+    result = ExportResult(fmt, out, len(facts))
+    if fmt == "jsonl":
+        text = jsonl_text(facts, extra)
+        if to_stdout:
+            result.text = text
             return result
-        if fmt == "brain":
-            files = brain_files(facts, options.plus_kind, tasks, result.notes, result.refused)
-        elif fmt == "knowledge":
-            files = knowledge_files(facts, extra, type_map, store_reader.base)
-        else:
-            files = memory_files(facts, options, result)
-        result.files = sorted(files)
-        refuse_clashes([("--output", Path(out) / name) for name in files], [("the store", path)])
-        _refuse_notes(store_reader, Path(out), files, out)
-        _tidy(Path(out), True, result.notes)
-        result.written, result.others = publish(Path(out), files)
+        result.files = [Path(out).name]
+        _refuse_notes(fed, Path(out).parent, [Path(out).name], out)
+        _tidy(Path(out), False, result.notes)
+        result.written = publish_file(Path(out), text)
+        return result
+    if fmt == "brain":
+        files = brain_files(facts, options.plus_kind, tasks, result.notes, result.refused)
+    elif fmt == "knowledge":
+        files = knowledge_files(facts, extra, type_map, base)
+    else:
+        files = memory_files(facts, options, result)
+    result.files = sorted(files)
+    refuse_clashes([("--output", Path(out) / name) for name in files], [("the store", path)])
+    _refuse_notes(fed, Path(out), files, out)
+    _tidy(Path(out), True, result.notes)
+    result.written, result.others = publish(Path(out), files)
     return result

@@ -110,10 +110,12 @@ def recover(path: Path) -> None:
             con.close()
 
 
-def connect(path: Path, readonly: bool) -> sqlite3.Connection:
+def connect(path: Path, readonly: bool, snapshot: bool = False) -> sqlite3.Connection:
     """A connection to the store at ``path`` (read-only, after ``recover``, or read-write;
     autocommit: each caller begins its own transaction) whose schema ``check_schema``
-    accepts. Raises ``StoreError``."""
+    accepts. With ``snapshot`` (read-only only) the connection is inside one read
+    transaction from before the schema is checked until it is closed (``begin_read``).
+    Raises ``StoreError``."""
     with translated(path):
         if readonly:
             recover(path)
@@ -125,8 +127,26 @@ def connect(path: Path, readonly: bool) -> sqlite3.Connection:
             )
         else:
             con = sqlite3.connect(real(path), timeout=busy_timeout(), isolation_level=None)
-        check_schema(con, path)
+        try:
+            if snapshot and readonly:
+                begin_read(con)
+            check_schema(con, path)
+        except BaseException:
+            con.close()
+            raise
     return con
+
+
+def begin_read(con: sqlite3.Connection) -> None:
+    """Put ``con`` inside one read transaction that lasts until it is closed: every query
+    after this sees the store as one commit left it. A store in SQLite's rollback-journal
+    mode (the mode brainmigrate leaves it in) is read under a shared lock, so an import
+    that wants to commit waits for the read to end (up to ``busy_timeout``); in WAL mode
+    the read sees the last commit before it began and holds no writer back. The read
+    that starts the transaction is done here, so it begins now, not at the first query.
+    Raises ``sqlite3.Error``."""
+    con.execute("BEGIN DEFERRED")
+    con.execute("SELECT count(*) FROM sqlite_master").fetchone()
 
 
 #: SQLite's primary result codes the messages tell apart (``sqlite3.Error.sqlite_errorcode``
@@ -246,7 +266,9 @@ def require(path: Path) -> None:
 
 
 def open_store(path: Path) -> sqlite3.Connection:
-    """The store at ``path`` opened read-only. Raises ``StoreError`` as ``require`` does."""
+    """The store at ``path`` opened read-only, inside one read transaction until it is
+    closed (``begin_read``: every read through it sees one committed state). Raises
+    ``StoreError`` as ``require`` does."""
     check_file(path)
     missing = StoreError(
         f"{path}: no store here; run 'brainmigrate import NOTES --store {path}' first "
@@ -254,7 +276,7 @@ def open_store(path: Path) -> sqlite3.Connection:
     )
     if not path.exists() or path.stat().st_size == 0:
         raise missing
-    con = connect(path, readonly=True)
+    con = connect(path, readonly=True, snapshot=True)
     try:
         with translated(path):
             version = con.execute("PRAGMA user_version").fetchone()[0]

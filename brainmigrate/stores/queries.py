@@ -53,7 +53,10 @@ EVERY = Filters()
 
 @contextlib.contextmanager
 def reader(path: Path) -> Iterator[Reader]:
-    """The store at ``path`` opened once, read-only, for search, show and export.
+    """The store at ``path`` opened once, read-only, for search, show, stale and export,
+    in one read transaction (``connection.begin_read``): every query of the ``with``
+    block sees the store as one commit left it, so reads that must agree (the facts and
+    their provenance) do, while an import commits beside them.
 
     Raises ``StoreError`` as ``require`` does; the reader's methods raise ``StoreError``.
     """
@@ -374,7 +377,7 @@ def load(path: Path) -> Snapshot:
     check_file(path)
     if not path.exists() or path.stat().st_size == 0:
         return Snapshot()
-    con = connect(path, readonly=True)
+    con = connect(path, readonly=True, snapshot=True)
     try:
         return Reader(con, path).snapshot()
     finally:
