@@ -104,6 +104,14 @@ def open_binary(path: str | os.PathLike) -> BinaryIO:
     return os.fdopen(fd, "rb")
 
 
+def read_whole(path: str | os.PathLike) -> bytes:
+    """Every byte of the regular file at ``path`` (notes ``check --fix`` rewrites, a moved
+    file whose lines are found again: a regular file ends); ``open_fd``'s refusals and
+    errors."""
+    with opened(path) as handle:
+        return handle.read()
+
+
 def read_bounded(path: str | os.PathLike, limit: int, kind: str) -> bytes:
     """The bytes of the regular file at ``path``, at most ``limit`` of them.
 
