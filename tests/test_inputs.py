@@ -433,3 +433,31 @@ def test_notes_swapped_for_a_fifo_before_fix_reads_them_are_refused_unread(tmp_p
         " notes files",
     )
     assert stat.S_ISFIFO(os.lstat(tmp_path / "n.md").st_mode)  # left as it was
+
+
+def test_a_baseline_read_from_standard_input_is_refused_as_a_fifo(notes):
+    import subprocess
+    import sys
+
+    r = subprocess.run(
+        [sys.executable, "-m", "brainmigrate", "check", "--baseline", "/dev/stdin", "n.md"],
+        input=b'{"schema_version": 1, "entries": []}',
+        capture_output=True,
+        timeout=60,
+    )
+    assert (r.returncode, r.stdout, r.stderr) == (
+        2,
+        b"",
+        b"brainmigrate: error: --baseline /dev/stdin: is a FIFO, not a file; pass --baseline"
+        b" with a baseline file\n",
+    )
+
+
+def test_a_declaration_cache_that_is_a_fifo_is_discarded_not_waited_on(tmp_path):
+    from brainmigrate.codeindex import cache
+
+    os.mkfifo(tmp_path / "codeindex-0.bin")
+    assert cache.load(tmp_path / "codeindex-0.bin", "x" * 32, tmp_path) == (
+        None,
+        "discarded: unreadable (is a FIFO)",
+    )
