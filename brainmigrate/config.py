@@ -285,9 +285,10 @@ def _holds(path: Path, table: tuple[str, ...] | None) -> bool:
 def _parse(path: Path) -> dict:
     """The TOML document of the file at ``path``, read through ``inputs.read_bounded``
     (at most ``inputs.SMALL_FILE_MAX`` bytes). Raises what the read raises,
-    ``UnicodeDecodeError``, ``tomllib.TOMLDecodeError``, and ``ConfigError`` holding
-    ``"line:col: reason"`` for nesting past ``inputs.MAX_DEPTH`` or an integer too long
-    to convert (``inputs.structure_fault``)."""
+    ``UnicodeDecodeError``, ``tomllib.TOMLDecodeError``, and ``ConfigError`` holding what
+    follows the file's name (``":line:col: reason"``) for nesting past
+    ``inputs.MAX_DEPTH`` or an integer too long to convert (``inputs.structure_fault``).
+    """
     import tomllib
 
     text = inputs.read_bounded(path, inputs.SMALL_FILE_MAX, "a configuration file")
@@ -301,9 +302,9 @@ def _parse(path: Path) -> dict:
         except (ValueError, RecursionError) as exc:
             fault = inputs.structure_fault(text, "toml", numbers=True)
             if fault is None:
-                raise tomllib.TOMLDecodeError(str(exc)) from None
+                raise ConfigError(f": not valid TOML ({exc})") from None
     line, col, reason = fault
-    raise ConfigError(f"{line}:{col}: {reason}")
+    raise ConfigError(f":{line}:{col}: {reason}")
 
 
 def load(
@@ -349,7 +350,7 @@ def load(
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{name}: not valid TOML ({exc}); fix the file") from None
     except ConfigError as exc:
-        raise ConfigError(f"{name}:{exc}; fix the file") from None
+        raise ConfigError(f"{name}{exc}; fix the file") from None
     where = name
     if table is not None:
         for key in table:

@@ -404,7 +404,7 @@ def _read_events(path: Path, real: str, commit: str) -> list[tuple[str, str, str
     missing, unreadable or not of the shape ``history_at_head`` writes."""
     try:
         kept = json.loads(inputs.read_whole(path).decode("utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # a cache: what is not read is built again
         return None
     if (
         not isinstance(kept, dict)
