@@ -14,6 +14,7 @@ command line is one line, exit 2.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 from collections.abc import Iterator
@@ -75,7 +76,12 @@ def open_fd(path: str | os.PathLike, *, dir_fd: int | None = None) -> tuple[int,
     Raises ``NotAFile`` for a folder, FIFO, device or socket (``strerror`` "is a FIFO" …),
     the ``OSError`` of the open otherwise (missing, permission denied).
     """
-    fd = os.open(path, _FLAGS, dir_fd=dir_fd) if dir_fd is not None else os.open(path, _FLAGS)
+    try:
+        fd = os.open(path, _FLAGS, dir_fd=dir_fd) if dir_fd is not None else os.open(path, _FLAGS)
+    except OSError as exc:  # a socket cannot be opened at all (ENXIO): say what it is
+        if exc.errno == errno.ENXIO and stat.S_ISSOCK(os.stat(path, dir_fd=dir_fd).st_mode):
+            raise NotAFile(0, "is a socket", os.fspath(path)) from None
+        raise
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
@@ -122,7 +128,9 @@ def read_bounded(path: str | os.PathLike, limit: int, kind: str) -> bytes:
     fd, st = open_fd(path)
     with os.fdopen(fd, "rb") as handle:
         if st.st_size > limit:
-            raise TooLarge(0, _too_large(size_text(st.st_size), limit, kind), os.fspath(path))
+            shown = size_text(st.st_size)
+            shown = f"over {shown}" if shown == size_text(limit) else shown  # not "16 MB"
+            raise TooLarge(0, _too_large(shown, limit, kind), os.fspath(path))
         data = handle.read(limit + 1)
     if len(data) > limit:  # it grew while read, or a size fstat does not tell
         raise TooLarge(0, _too_large(f"over {size_text(limit)}", limit, kind), os.fspath(path))

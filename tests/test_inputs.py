@@ -461,3 +461,18 @@ def test_a_declaration_cache_that_is_a_fifo_is_discarded_not_waited_on(tmp_path)
         None,
         "discarded: unreadable (is a FIFO)",
     )
+
+
+def test_a_socket_and_a_file_just_over_the_bound_are_named_as_they_are(tmp_path):
+    import socket
+
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.bind(str(tmp_path / "s"))
+        with pytest.raises(inputs.NotAFile) as caught:
+            inputs.read_bounded(tmp_path / "s", 10, "a thing")
+    assert caught.value.strerror == "is a socket"
+    (tmp_path / "f").write_bytes(b"")
+    os.truncate(tmp_path / "f", inputs.SMALL_FILE_MAX + 1)
+    with pytest.raises(inputs.TooLarge) as caught:
+        inputs.read_bounded(tmp_path / "f", inputs.SMALL_FILE_MAX, "a baseline")
+    assert caught.value.strerror == "is over 16 MB; a baseline is at most 16 MB"
