@@ -83,6 +83,7 @@ class CheckoutFiles:
         self._changed: dict[tuple[str, str], frozenset[str] | None] = {}
         self._sketches: dict[tuple[str, str], str | None] = {}
         self._errors: dict[tuple[str, str], str | None] = {}
+        self._sizes: dict[tuple[str, str], int] = {}
 
     # --- roots and files
 
@@ -225,11 +226,15 @@ class CheckoutFiles:
                 self._errors[key] = None
         return self._hashes[key]
 
-    def read_error(self, root: str, rel: str) -> str | None:
+    def read_error(self, root: str, rel: str, lines: bool = False) -> str | None:
         """Why the regular file ``rel`` of ``root`` cannot be read ("Permission denied",
         "is a FIFO": one swapped in since it was listed), or None when it can be opened
-        (tried once per file: opened, not read)."""
+        (tried once per file: opened, not read). ``lines``: its lines are wanted, which
+        are not read in a file over ``LINES_READ_MAX`` bytes ("is 3 GB; …")."""
         key = (root, rel)
+        if lines and self._size(root, rel) > LINES_READ_MAX:
+            size, most = inputs.size_text(self._size(root, rel)), inputs.size_text(LINES_READ_MAX)
+            return f"is {size}; lines are read in files of at most {most}"
         if key not in self._errors:
             try:
                 fd, _st = inputs.open_fd(os.path.join(root, rel))
@@ -243,10 +248,17 @@ class CheckoutFiles:
     def large(self, root: str, rel: str) -> bool:
         """Whether ``rel`` is over ``STREAMED_OVER`` bytes: its digest and content hash are
         then taken streamed, and it takes no sketch (``line_hashes`` is None)."""
-        try:
-            return os.stat(os.path.join(root, rel)).st_size > STREAMED_OVER
-        except (OSError, ValueError):
-            return False
+        return self._size(root, rel) > STREAMED_OVER
+
+    def _size(self, root: str, rel: str) -> int:
+        """The size of ``rel`` in bytes (0 when it cannot be stat-ed), asked once a file."""
+        key = (root, rel)
+        if key not in self._sizes:
+            try:
+                self._sizes[key] = os.stat(os.path.join(root, rel)).st_size
+            except (OSError, ValueError):
+                self._sizes[key] = 0
+        return self._sizes[key]
 
     def unchanged(self, a: Anchor, root: str, rel: str) -> bool:
         """Whether ``rel`` holds the very bytes ``a`` was fingerprinted on: then every
@@ -256,6 +268,8 @@ class CheckoutFiles:
     def data(self, root: str, rel: str) -> bytes | None:
         """The file's bytes without a BOM and with CRLF as LF, or None when unreadable."""
         key = (root, rel)
+        if key not in self._bytes and self._size(root, rel) > LINES_READ_MAX:
+            return None  # never held whole (``read_error`` says so of cited lines)
         if key not in self._bytes:
             try:
                 with inputs.opened(os.path.join(root, rel)) as fh:
@@ -459,6 +473,9 @@ class CheckoutFiles:
 #: sketch, when nothing asks for their lines (a file anchor; the index parses no file this
 #: large: ``codeindex.parse.DEFAULT_MAX_BYTES``).
 STREAMED_OVER = 16 << 20
+#: Files over this many bytes (64 MiB) are never read whole: lines cited in one are
+#: unreachable (``read_error``), the rest of their fingerprint is streamed.
+LINES_READ_MAX = 64 << 20
 
 
 #: How many line hashes a sketch keeps (the lowest; SPEC.md §Staleness, "moved").

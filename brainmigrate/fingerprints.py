@@ -150,7 +150,7 @@ class Checkouts(MoveSearch):
         a = self.in_form_of_now(a, roots[0])  # an upgraded fingerprint git can re-take
         for root in roots:
             if self.is_file(root, a.path):
-                reason = self.read_error(root, a.path)
+                reason = self.read_error(root, a.path, lines=a.lines is not None)
                 if reason is not None:  # there, unread: not gone, nor changed
                     where = f"file cannot be read: {a.path} ({reason})"
                     return AnchorCheck(a, UNREACHABLE, where, root, a.path)

@@ -60,11 +60,11 @@ def what_it_is(mode: int) -> str:
 
 
 def size_text(size: int) -> str:
-    """``size`` bytes in the largest unit that keeps a whole number: "24 GB", "16 MB",
+    """``size`` bytes rounded in the largest unit it holds one of: "24 GB", "16 MB",
     "900 bytes" (units of 1024)."""
     for unit, shift in (("GB", 30), ("MB", 20), ("KB", 10)):
         if size >= 1 << shift:
-            return f"{size >> shift} {unit}"
+            return f"{round(size / (1 << shift))} {unit}"
     return f"{size} bytes"
 
 

@@ -476,3 +476,29 @@ def test_a_socket_and_a_file_just_over_the_bound_are_named_as_they_are(tmp_path)
     with pytest.raises(inputs.TooLarge) as caught:
         inputs.read_bounded(tmp_path / "f", inputs.SMALL_FILE_MAX, "a baseline")
     assert caught.value.strerror == "is over 16 MB; a baseline is at most 16 MB"
+
+
+def test_lines_cited_in_a_file_over_the_bound_are_unreachable_not_read(anchored, monkeypatch):
+    from brainmigrate import checkouts
+
+    (anchored / "repo" / "src" / "shop.py").write_text(
+        "class ShoppingCart:\n    def total(self):\n        return 1\n" + "#\n" * 2000
+    )
+    monkeypatch.setattr(checkouts, "LINES_READ_MAX", 2048)
+    read: list[str] = []
+    real = inputs.read_whole
+
+    def whole(path):
+        read.append(os.path.basename(path))
+        return real(path)
+
+    monkeypatch.setattr(inputs, "read_whole", whole)
+    r = cli("stale", "--store", "k.db", "--dry-run")
+    reason = "file cannot be read: src/shop.py (is 4 KB; lines are read in files of at most 2 KB)"
+    assert (r.exit_code, r.stdout) == (
+        0,
+        f"notes/n.md:1: k1 unreachable: {reason}\n"
+        f"notes/n.md:2: k2 unreachable: {reason}\n"
+        "OK: checked 3, stale 0, unreachable 2 (dry run: nothing recorded)\n",
+    )
+    assert "shop.py" not in read
