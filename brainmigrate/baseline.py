@@ -9,8 +9,8 @@ import os
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 
+from brainmigrate import inputs
 from brainmigrate.fsutil import located, shown
 from brainmigrate.read.files import InputError
 from brainmigrate.rules import CHECK_SCHEMA, RULES, Finding
@@ -172,7 +172,15 @@ def read_baseline(path: str | os.PathLike) -> list[BaselineEntry]:
     name = os.fspath(path)
     fix = "fix it, or write it again with --update-baseline"
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        text = inputs.read_bounded(path, inputs.SMALL_FILE_MAX, "a baseline").decode("utf-8")
+        fault = inputs.structure_fault(text, "json")
+        data = json.loads(text) if fault is None else None
+    except inputs.NotAFile as exc:
+        raise BaselineError(
+            f"--baseline {name}: {exc.strerror}, not a file; pass --baseline with a baseline file"
+        ) from None
+    except inputs.TooLarge as exc:
+        raise BaselineError(f"--baseline {name}: {exc.strerror}; {fix}") from None
     except FileNotFoundError:
         raise BaselineError(
             f"--baseline {name}: no such file; create it with --update-baseline"
@@ -184,8 +192,15 @@ def read_baseline(path: str | os.PathLike) -> list[BaselineEntry]:
         ) from None
     except UnicodeDecodeError as exc:
         raise BaselineError(f"--baseline {name}: not UTF-8 ({exc.reason}); {fix}") from None
-    except (json.JSONDecodeError, RecursionError) as exc:
+    except json.JSONDecodeError as exc:
         raise BaselineError(f"--baseline {name}: not JSON ({exc}); {fix}") from None
+    except (ValueError, RecursionError) as exc:  # an integer too long to convert …
+        fault = inputs.structure_fault(text, "json", numbers=True)
+        if fault is None:
+            raise BaselineError(f"--baseline {name}: not JSON ({exc}); {fix}") from None
+    if fault is not None:
+        line, col, reason = fault
+        raise BaselineError(f"--baseline {name}:{line}:{col}: {reason}; {fix}")
     if not isinstance(data, dict):
         raise BaselineError(
             f"--baseline {name}: not a brainmigrate baseline (a JSON object with"

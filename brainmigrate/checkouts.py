@@ -15,7 +15,9 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+from brainmigrate import inputs
 from brainmigrate.codeindex.extract import digest, normalise_source
+from brainmigrate.codeindex.tokens import folded_digest
 from brainmigrate.digests import blake2b
 from brainmigrate.model import Anchor
 from brainmigrate.roots import remote_of, root_folder
@@ -80,6 +82,8 @@ class CheckoutFiles:
         self._held_parsed: dict[tuple, tuple[tuple, str | None]] = {}
         self._changed: dict[tuple[str, str], frozenset[str] | None] = {}
         self._sketches: dict[tuple[str, str], str | None] = {}
+        self._errors: dict[tuple[str, str], str | None] = {}
+        self._sizes: dict[tuple[str, str], int] = {}
 
     # --- roots and files
 
@@ -207,15 +211,54 @@ class CheckoutFiles:
         return FileState(tuple(rows_to_declarations(rows, rel, language)), file_digest)
 
     def content_hash(self, root: str, rel: str) -> str | None:
-        """blake2b-16 of the file's bytes as they are (None when unreadable)."""
+        """blake2b-16 of the file's bytes as they are, hashed one ``inputs.CHUNK`` at a
+        time (None when unreadable: ``read_error`` says why)."""
         key = (root, rel)
         if key not in self._hashes:
+            hasher = hashlib.blake2b(digest_size=16)
             try:
-                with open(os.path.join(root, rel), "rb") as fh:
-                    self._hashes[key] = hashlib.blake2b(fh.read(), digest_size=16).hexdigest()
-            except OSError:
+                inputs.hash_file(os.path.join(root, rel), hasher)
+            except OSError as exc:
                 self._hashes[key] = None
+                self._errors[key] = str(exc.strerror or exc)
+            else:
+                self._hashes[key] = hasher.hexdigest()
+                self._errors[key] = None
         return self._hashes[key]
+
+    def read_error(self, root: str, rel: str, lines: bool = False) -> str | None:
+        """Why the regular file ``rel`` of ``root`` cannot be read ("Permission denied",
+        "is a FIFO": one swapped in since it was listed), or None when it can be opened
+        (tried once per file: opened, not read). ``lines``: its lines are wanted, which
+        are not read in a file over ``LINES_READ_MAX`` bytes ("is 3 GB; …")."""
+        key = (root, rel)
+        if lines and self._size(root, rel) > LINES_READ_MAX:
+            size, most = inputs.size_text(self._size(root, rel)), inputs.size_text(LINES_READ_MAX)
+            return f"is {size}; lines are read in files of at most {most}"
+        if key not in self._errors:
+            try:
+                fd, _st = inputs.open_fd(os.path.join(root, rel))
+            except OSError as exc:
+                self._errors[key] = str(exc.strerror or exc)
+            else:
+                os.close(fd)
+                self._errors[key] = None
+        return self._errors[key]
+
+    def large(self, root: str, rel: str) -> bool:
+        """Whether ``rel`` is over ``STREAMED_OVER`` bytes: its digest and content hash are
+        then taken streamed, and it takes no sketch (``line_hashes`` is None)."""
+        return self._size(root, rel) > STREAMED_OVER
+
+    def _size(self, root: str, rel: str) -> int:
+        """The size of ``rel`` in bytes (0 when it cannot be stat-ed), asked once a file."""
+        key = (root, rel)
+        if key not in self._sizes:
+            try:
+                self._sizes[key] = os.stat(os.path.join(root, rel)).st_size
+            except (OSError, ValueError):
+                self._sizes[key] = 0
+        return self._sizes[key]
 
     def unchanged(self, a: Anchor, root: str, rel: str) -> bool:
         """Whether ``rel`` holds the very bytes ``a`` was fingerprinted on: then every
@@ -225,9 +268,11 @@ class CheckoutFiles:
     def data(self, root: str, rel: str) -> bytes | None:
         """The file's bytes without a BOM and with CRLF as LF, or None when unreadable."""
         key = (root, rel)
+        if key not in self._bytes and self._size(root, rel) > LINES_READ_MAX:
+            return None  # never held whole (``read_error`` says so of cited lines)
         if key not in self._bytes:
             try:
-                with open(os.path.join(root, rel), "rb") as fh:
+                with inputs.opened(os.path.join(root, rel)) as fh:
                     self._bytes[key] = normalise_source(fh.read())
             except OSError:
                 self._bytes[key] = None
@@ -267,6 +312,12 @@ class CheckoutFiles:
         state = self.file_state(root, rel, legacy)
         if state is not None:
             return state.digest
+        if (root, rel) not in self._bytes and self.large(root, rel):
+            try:
+                with inputs.opened(os.path.join(root, rel)) as fh:
+                    return folded_digest(inputs.chunks(fh))
+            except OSError:
+                return None
         data = self.data(root, rel)
         return None if data is None else digest(data)
 
@@ -360,7 +411,7 @@ class CheckoutFiles:
         when it cannot be read."""
         key = (root, rel)
         if key not in self._line_hashes:
-            data = self.data(root, rel)
+            data = None if self.large(root, rel) else self.data(root, rel)
             self._line_hashes[key] = None if data is None else sketch_lines(data)
         return self._line_hashes[key]
 
@@ -416,6 +467,15 @@ class CheckoutFiles:
                 else (normalise_source(out), hashlib.blake2b(out, digest_size=16).hexdigest())
             )
         return self._held[key]
+
+
+#: Files over this many bytes (16 MiB) are hashed streamed, never held whole, and take no
+#: sketch, when nothing asks for their lines (a file anchor; the index parses no file this
+#: large: ``codeindex.parse.DEFAULT_MAX_BYTES``).
+STREAMED_OVER = 16 << 20
+#: Files over this many bytes (64 MiB) are never read whole: lines cited in one are
+#: unreachable (``read_error``), the rest of their fingerprint is streamed.
+LINES_READ_MAX = 64 << 20
 
 
 #: How many line hashes a sketch keeps (the lowest; SPEC.md §Staleness, "moved").

@@ -43,6 +43,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from reprlib import recursive_repr
 
+from brainmigrate import inputs
 from brainmigrate.codes import LEVELS
 from brainmigrate.model import KINDS
 from brainmigrate.read.files import InputError
@@ -265,20 +266,45 @@ def find(start: str | os.PathLike | None = None) -> tuple[Path, tuple[str, ...] 
 
 def _holds(path: Path, table: tuple[str, ...] | None) -> bool:
     """True when ``path`` is a file and, for a table, the file holds it (a file that cannot
-    be read or parsed is taken, so its error is reported)."""
-    if not path.is_file():
+    be read or parsed is taken, so its error is reported: a FIFO or device too, refused
+    unread, never skipped)."""
+    if not path.exists() or path.is_dir():
         return False
-    if table is None:
+    if table is None or not path.is_file():
         return True
-    import tomllib  # only when a file is read: most runs find none
 
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        data = _parse(path)
+    except (OSError, ValueError, RecursionError, ConfigError):
         return True
     for key in table:
         data = data.get(key) if isinstance(data, dict) else None
     return data is not None
+
+
+def _parse(path: Path) -> dict:
+    """The TOML document of the file at ``path``, read through ``inputs.read_bounded``
+    (at most ``inputs.SMALL_FILE_MAX`` bytes). Raises what the read raises,
+    ``UnicodeDecodeError``, ``tomllib.TOMLDecodeError``, and ``ConfigError`` holding what
+    follows the file's name (``":line:col: reason"``) for nesting past
+    ``inputs.MAX_DEPTH`` or an integer too long to convert (``inputs.structure_fault``).
+    """
+    import tomllib
+
+    text = inputs.read_bounded(path, inputs.SMALL_FILE_MAX, "a configuration file")
+    text = text.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")  # as read_text
+    fault = inputs.structure_fault(text, "toml")
+    if fault is None:
+        try:
+            return tomllib.loads(text)
+        except tomllib.TOMLDecodeError:
+            raise
+        except (ValueError, RecursionError) as exc:
+            fault = inputs.structure_fault(text, "toml", numbers=True)
+            if fault is None:
+                raise ConfigError(f": not valid TOML ({exc})") from None
+    line, col, reason = fault
+    raise ConfigError(f":{line}:{col}: {reason}")
 
 
 def load(
@@ -300,7 +326,7 @@ def load(
     if config_file is not None:
         path = Path(config_file)
         table = SOURCES[1][1] if path.name == "pyproject.toml" else None
-        if not path.is_file():
+        if not path.exists():
             raise ConfigError(f"--config {config_file}: no such file; check the path")
     else:
         try:
@@ -311,11 +337,20 @@ def load(
     import tomllib
 
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = _parse(path)
+    except inputs.NotAFile as exc:
+        fix = "or pass --config with a file" if config_file is not None else "or pass --isolated"
+        raise ConfigError(
+            f"{name}: {exc.strerror}, not a file; replace it with a configuration file {fix}"
+        ) from None
+    except inputs.TooLarge as exc:
+        raise ConfigError(f"{name}: {exc.strerror}; fix the file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{name}: cannot read it ({exc}); make it readable") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{name}: not valid TOML ({exc}); fix the file") from None
+    except ConfigError as exc:
+        raise ConfigError(f"{name}{exc}; fix the file") from None
     where = name
     if table is not None:
         for key in table:

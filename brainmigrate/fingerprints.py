@@ -11,7 +11,8 @@ writes without reaching into a command module.
 
 An anchor's state (``AnchorCheck.state``), worst last in ``STATES``: ``fresh``, ``moved``,
 ``body changed``, ``signature changed``, ``declaration gone``, ``file gone``; or
-``unreachable`` (its root is missing or unreadable).
+``unreachable`` (its root is missing or unreadable, or its file is there but cannot be
+read: ``CheckoutFiles.read_error``).
 """
 
 from __future__ import annotations
@@ -149,6 +150,10 @@ class Checkouts(MoveSearch):
         a = self.in_form_of_now(a, roots[0])  # an upgraded fingerprint git can re-take
         for root in roots:
             if self.is_file(root, a.path):
+                reason = self.read_error(root, a.path, lines=a.lines is not None)
+                if reason is not None:  # there, unread: not gone, nor changed
+                    where = f"file cannot be read: {a.path} ({reason})"
+                    return AnchorCheck(a, UNREACHABLE, where, root, a.path)
                 return self._at(a, root, a.path, None)
         for root in roots:
             found = self._moved(a, root)

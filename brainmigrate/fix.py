@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote, unquote
 
-from brainmigrate import check, importer, rules
+from brainmigrate import check, importer, inputs, rules
 from brainmigrate.folder_moves import (
     certain_folder_move,
     folder_cited,
@@ -185,7 +185,7 @@ def _plan_file(display, path, found, resolver, hints, unsafe, out: FixResult) ->
 
     real = os.path.realpath(path)
     try:
-        before = Path(real).read_bytes()
+        before = inputs.read_whole(real)
     except OSError as exc:
         out.notes.append(f"{display}: cannot read it ({exc.strerror or exc}); left alone")
         for f in found:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from reprlib import recursive_repr
 
+from brainmigrate import inputs
 from brainmigrate.digests import blake2b
 from brainmigrate.folder_moves import folder_files
 from brainmigrate.fsutil import user_cache_dir
@@ -403,8 +404,8 @@ def _read_events(path: Path, real: str, commit: str) -> list[tuple[str, str, str
     """The events kept at ``path`` for ``real`` at ``commit``, or None when the file is
     missing, unreadable or not of the shape ``history_at_head`` writes."""
     try:
-        kept = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        kept = json.loads(inputs.read_whole(path).decode("utf-8"))
+    except (OSError, ValueError, RecursionError):  # a cache: what is not read is built again
         return None
     if (
         not isinstance(kept, dict)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from reprlib import recursive_repr
 
-from brainmigrate import roottables
+from brainmigrate import inputs, roottables
 from brainmigrate.digests import blake2b
 from brainmigrate.read.links import remote_parts
 
@@ -164,7 +164,7 @@ def _history_file(root, cache_dir, head: bytes, shallow: str) -> tuple[Path, byt
 
 def _read_history(path: Path, header: bytes) -> set[str] | None:
     try:
-        data = path.read_bytes()
+        data = inputs.read_whole(path)
     except OSError:
         return None
     first, _, body = data.partition(b"\n")
@@ -436,7 +436,7 @@ class RootKnowledge:
 
 def _read_bytes(path: str) -> bytes | None:
     try:
-        with open(path, "rb") as fh:
+        with inputs.opened(path) as fh:
             data = fh.read(MAX_READ + 1)
     except OSError:
         return None

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 
+from brainmigrate import inputs
 from brainmigrate.git import last_held, run_git
 from brainmigrate.roots import Root
 
@@ -85,8 +86,7 @@ def shifted(
     key = ("now", root.real, new)
     if key not in read:
         try:
-            with open(os.path.join(root.real, new), "rb") as fh:
-                read[key] = fh.read()
+            read[key] = inputs.read_whole(os.path.join(root.real, new))
         except OSError:
             read[key] = None
     now = read[key]

@@ -465,8 +465,8 @@ def test_a_baseline_that_cannot_be_read(project):
     got = cli("notes", "--root", "repo", "--baseline", "bl.json")
     assert (got.exit_code, got.stderr) == (
         2,
-        "brainmigrate: error: --baseline bl.json: cannot read it (Is a directory); pass"
-        " --baseline with a readable baseline file\n",
+        "brainmigrate: error: --baseline bl.json: is a folder, not a file; pass --baseline"
+        " with a baseline file\n",
     )
     (project / "bl.json").rmdir()
     (project / "bl.json").write_bytes(b'{"schema_version": 1, "entries": [\xff]}')

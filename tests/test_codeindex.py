@@ -16,7 +16,7 @@ import pytest
 
 import brainmigrate.codeindex.parse as parse_module
 import brainmigrate.codeindex.scan as scan_module
-from brainmigrate import importer, reports
+from brainmigrate import importer, inputs, reports
 from brainmigrate.codeindex import CodeIndex, Declaration, RootError, resolve_symbol
 from brainmigrate.codeindex.cache import MAGIC, cache_file, default_cache_dir
 from brainmigrate.codeindex.listing import IgnoreRules, parse_gitignore
@@ -289,14 +289,14 @@ def test_build_summary_skips_and_progress(
     write(plain, "locked.rs", "fn f() {}\n")
     write(plain, "broken.py", "class Ok:\n    pass\n\ndef broken(:\n")
     write(plain, "README.md", "not a source file\n")
-    real_open = open
+    real_open = inputs.open_fd
 
     def fake_open(path, *args, **kwargs):
         if str(path).endswith("locked.rs"):
             raise PermissionError(13, "Permission denied")
         return real_open(path, *args, **kwargs)
 
-    monkeypatch.setattr(parse_module, "open", fake_open, raising=False)
+    monkeypatch.setattr(inputs, "open_fd", fake_open)
     calls: list[tuple[int, int]] = []
     idx = CodeIndex(plain, cache_dir=cache_dir, max_bytes=1000)
     summary = idx.build(progress=lambda done, total: calls.append((done, total)))

@@ -28,6 +28,7 @@ import pickle
 from pathlib import Path
 from typing import Any
 
+from brainmigrate import inputs
 from brainmigrate.digests import blake2b
 from brainmigrate.fsutil import user_cache_dir
 from brainmigrate.writers import write_file
@@ -70,7 +71,7 @@ def load(path: Path, namespace: str, root: Path) -> tuple[dict[str, Entry] | Non
     ``"created"`` (no file yet) or ``"discarded: <why>"``. Never raises for bad content.
     """
     try:
-        blob = path.read_bytes()
+        blob = inputs.read_whole(path)  # a FIFO or device there is refused, never waited on
     except FileNotFoundError:
         return None, "created"
     except OSError as exc:

@@ -9,6 +9,8 @@ import unicodedata
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from brainmigrate import inputs
+
 from . import cache as cachemod
 from .extract import EXTRACTOR_VERSION, rows_to_declarations
 from .languages import CPP_MARKERS, extension_of, language_for, namespace
@@ -205,7 +207,7 @@ class CodeIndex:
             return None
         if entry[2]:  # racy: trust only after comparing the content
             try:
-                with open(self.root / f.path, "rb") as fh:
+                with inputs.opened(self.root / f.path) as fh:
                     data = fh.read(self.max_bytes + 1)
             except OSError:
                 return None

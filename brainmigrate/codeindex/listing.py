@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from reprlib import recursive_repr
 
+from brainmigrate import inputs
 from brainmigrate.git import run_git
 
 VCS_DIRS = frozenset({".git", ".hg", ".svn"})
@@ -313,10 +314,12 @@ def _walk(root: Path, root_real: str) -> Iterator[ListedFile]:
         gi = os.path.join(folder, ".gitignore")
         if os.path.isfile(gi) and not os.path.islink(gi):
             try:
-                with open(gi, encoding="utf-8", errors="replace") as fh:
-                    rules = rules.extended(parse_gitignore(fh.read(), rel))
-            except OSError:
+                data = inputs.read_bounded(gi, inputs.SMALL_FILE_MAX, "a .gitignore")
+            except OSError:  # unreadable, a FIFO, or over the bound: no rules from it
                 pass
+            else:
+                text = data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
+                rules = rules.extended(parse_gitignore(text, rel))
         try:
             entries = list(os.scandir(folder))
         except OSError:

@@ -11,6 +11,8 @@ import pickle
 import time
 from collections.abc import Callable
 
+from brainmigrate import inputs
+
 from . import cache as cachemod
 from .extract import extract_file
 from .languages import parser_and_query
@@ -51,7 +53,7 @@ def read_and_extract(
         return (size, mtime_ns, False, b"", language, False, None, reason, None), reason
     if data is None:
         try:
-            with open(abspath, "rb") as fh:
+            with inputs.opened(abspath) as fh:
                 data = fh.read(max_bytes + 1)
         except OSError as exc:
             return None, f"unreadable: {exc.strerror or exc}"

@@ -12,6 +12,8 @@ import os
 import re
 from collections.abc import Callable
 
+from brainmigrate import inputs
+
 from . import cache as cachemod
 from .languages import declaration_shape
 from .parse import pool_size, read_and_extract
@@ -115,7 +117,7 @@ def scan_file(item: Item) -> Scanned:
     rel, language, size, mtime_ns = item
     abspath = os.path.join(root, rel)
     try:
-        with open(abspath, "rb") as fh:
+        with inputs.opened(abspath) as fh:
             data = fh.read(max_bytes + 1)
     except OSError as exc:
         return None, str(exc.strerror or exc)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import re
 from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Iterator
 from itertools import accumulate
 from typing import TYPE_CHECKING
 
@@ -89,6 +90,48 @@ def _hash(text: bytes) -> str:
 def digest(text: bytes) -> str:
     """Hex blake2b (12 bytes) of ``text`` with every whitespace run folded to one space."""
     return blake2b(b" ".join(text.split()), digest_size=12).hexdigest()
+
+
+_BOM = b"\xef\xbb\xbf"
+_FOLD = 1 << 16
+
+
+def folded_digest(chunks: Iterable[bytes]) -> str:
+    """``digest`` of ``extract.normalise_source`` of the bytes ``chunks`` hold
+    (a UTF-8 BOM at byte 0 dropped, every whitespace run folded to one space, none at
+    either end), taken a chunk at a time: memory is one chunk, whatever the file's size
+    (folded ``_FOLD`` bytes at a time: a slice is a list of its words for a moment).
+    (CR and LF are both whitespace, so the line-end rewrite changes nothing folded.)"""
+    hasher = blake2b(digest_size=12)
+    started = space = False  # space: whitespace since the last word hashed
+    for piece in _slices(_without_bom(chunks)):
+        words = piece.split()
+        if words:
+            if started and (space or piece[:1].isspace()):
+                hasher.update(b" ")
+            hasher.update(b" ".join(words))
+            started, space = True, piece[-1:].isspace()
+        else:
+            space = True
+    return hasher.hexdigest()
+
+
+def _slices(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    for chunk in chunks:
+        for at in range(0, len(chunk), _FOLD):
+            yield chunk[at : at + _FOLD]
+
+
+def _without_bom(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    """``chunks`` without a UTF-8 BOM at byte 0 (however the first bytes are cut)."""
+    it = iter(chunks)
+    head = b""
+    for chunk in it:
+        head += chunk
+        if len(head) >= len(_BOM):
+            break
+    yield head.removeprefix(_BOM)
+    yield from it
 
 
 @functools.cache

@@ -10,6 +10,7 @@ import os
 import stat
 from collections.abc import Iterable, Sequence
 
+from brainmigrate import inputs
 from brainmigrate.exports.common import (
     ExportError,
 )
@@ -129,9 +130,7 @@ def file_digest(root: str, path: str) -> str | None:
         if not stat.S_ISREG(os.stat(real).st_mode):
             return None
         h = hashlib.sha256()
-        with open(real, "rb") as f:
-            for chunk in iter(lambda: f.read(1 << 16), b""):
-                h.update(chunk)
+        inputs.hash_file(real, h)
         return h.hexdigest()
     except (OSError, ValueError):
         return None

@@ -18,7 +18,7 @@ from pathlib import Path
 from reprlib import recursive_repr
 from typing import BinaryIO
 
-from brainmigrate import spill
+from brainmigrate import inputs, spill
 from brainmigrate.codes import diagnostic
 from brainmigrate.errors import BrainmigrateError
 from brainmigrate.model import Diagnostic
@@ -225,7 +225,7 @@ def scan(
     when a UTF-16 or UTF-32 file cannot be transcoded into a temporary file.
     """
     try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed in finally, across a generator
+        handle = inputs.open_binary(path)  # closed in finally, across a generator
     except OSError as exc:
         raise NotesReadError(
             f"{file}: cannot read it ({exc.strerror or exc}); {_READ_FIX}"

@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from types import MappingProxyType
 
+from brainmigrate import inputs
 from brainmigrate.read.lines import WIDE_BOMS, Line
 from brainmigrate.read.notation import Classified, link_label
 
@@ -52,7 +53,7 @@ def may_define(path: str | os.PathLike) -> bool:
     other bytes). A file that cannot be read may (the scan that follows says why).
     Reads the file in chunks of ``CHUNK`` bytes, stopping at the first ``]:``."""
     try:
-        with open(path, "rb") as handle:
+        with inputs.opened(path) as handle:
             head = handle.read(4)
             if any(head.startswith(bom) for bom, _, _ in WIDE_BOMS):
                 return True
