@@ -261,8 +261,9 @@ def write_file(
 ) -> None:
     """Write ``data`` (bytes or chunks of bytes) to ``path`` through a temporary file in its
     folder and a rename relative to the folder's descriptor (``folder_of``): a symlink the
-    user typed is followed (its target replaced, the link kept), a device or FIFO written in
-    place (``fsutil.write_target``). With ``within``, the file's real path must lie below
+    user typed is followed (its target replaced, the link kept), a device or FIFO the user
+    named (``output``) written in place (``fsutil.write_target``); a cache's FIFO is
+    replaced by the file, never waited on. With ``within``, the file's real path must lie below
     that folder (``Outside`` otherwise, nothing written: a path from a configuration file);
     with ``output`` (a file the user asked for) the path is recorded in ``state.written`` as
     it lands.
@@ -271,7 +272,7 @@ def write_file(
     """
     target, in_place = write_target(path)
     shown_as = shown(os.fspath(path)) if output else None
-    if in_place and within is None:
+    if in_place and within is None and output:
         with open(target, "wb") as f:
             for chunk in [data] if isinstance(data, bytes | bytearray) else data:
                 f.write(chunk)

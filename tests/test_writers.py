@@ -451,3 +451,23 @@ def test_past_the_folders_kept_open_a_folder_is_walked_from_the_top(project, mon
         "brainmigrate: note: notes/sub/a.md: its folder changed since it was read (a symlink"
         " or no folder there now); left alone, run --fix again"
     ]
+
+
+def test_a_fifo_where_a_cache_file_goes_is_replaced_not_waited_on(tmp_path):
+    """A cache write (not an ``--output`` the user named) over a FIFO renames the file into
+    its place: writing into the FIFO in place waited for a reader forever."""
+    fifo = tmp_path / "declarations.cache"
+    os.mkfifo(fifo)
+
+    def ring(signum, frame):
+        raise TimeoutError("the write waited on the FIFO")
+
+    before = signal.signal(signal.SIGALRM, ring)
+    signal.setitimer(signal.ITIMER_REAL, 10)  # a hang fails the test, not the suite
+    try:
+        writers.write_file(fifo, b"index")
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, before)
+    assert stat.S_ISREG(os.lstat(fifo).st_mode)
+    assert fifo.read_bytes() == b"index"
