@@ -171,36 +171,7 @@ def read_baseline(path: str | os.PathLike) -> list[BaselineEntry]:
     ``BaselineError`` naming the entry and the field."""
     name = os.fspath(path)
     fix = "fix it, or write it again with --update-baseline"
-    try:
-        text = inputs.read_bounded(path, inputs.SMALL_FILE_MAX, "a baseline").decode("utf-8")
-        fault = inputs.structure_fault(text, "json")
-        data = json.loads(text) if fault is None else None
-    except inputs.NotAFile as exc:
-        raise BaselineError(
-            f"--baseline {name}: {exc.strerror}, not a file; pass --baseline with a baseline file"
-        ) from None
-    except inputs.TooLarge as exc:
-        raise BaselineError(f"--baseline {name}: {exc.strerror}; {fix}") from None
-    except FileNotFoundError:
-        raise BaselineError(
-            f"--baseline {name}: no such file; create it with --update-baseline"
-        ) from None
-    except OSError as exc:
-        raise BaselineError(
-            f"--baseline {name}: cannot read it ({exc.strerror or exc}); pass --baseline with"
-            " a readable baseline file"
-        ) from None
-    except UnicodeDecodeError as exc:
-        raise BaselineError(f"--baseline {name}: not UTF-8 ({exc.reason}); {fix}") from None
-    except json.JSONDecodeError as exc:
-        raise BaselineError(f"--baseline {name}: not JSON ({exc}); {fix}") from None
-    except (ValueError, RecursionError) as exc:  # an integer too long to convert …
-        fault = inputs.structure_fault(text, "json", numbers=True)
-        if fault is None:
-            raise BaselineError(f"--baseline {name}: not JSON ({exc}); {fix}") from None
-    if fault is not None:
-        line, col, reason = fault
-        raise BaselineError(f"--baseline {name}:{line}:{col}: {reason}; {fix}")
+    data = _baseline_json(path, name, fix)
     if not isinstance(data, dict):
         raise BaselineError(
             f"--baseline {name}: not a brainmigrate baseline (a JSON object with"
@@ -246,6 +217,43 @@ def read_baseline(path: str | os.PathLike) -> list[BaselineEntry]:
             )
         entries.append(BaselineEntry(fp, code, scope, cited, text, count, file))
     return entries
+
+
+def _baseline_json(path: str | os.PathLike, name: str, fix: str):
+    """The JSON value the baseline file at ``path`` holds (read bounded: ``inputs``).
+    Raises ``BaselineError`` for a file that is not one, too large, unreadable, not UTF-8,
+    not JSON, too deeply nested or holding a number too long to read."""
+    try:
+        text = inputs.read_bounded(path, inputs.SMALL_FILE_MAX, "a baseline").decode("utf-8")
+        fault = inputs.structure_fault(text, "json")
+        data = json.loads(text) if fault is None else None
+    except inputs.NotAFile as exc:
+        raise BaselineError(
+            f"--baseline {name}: {exc.strerror}, not a file; pass --baseline with a baseline file"
+        ) from None
+    except inputs.TooLarge as exc:
+        raise BaselineError(f"--baseline {name}: {exc.strerror}; {fix}") from None
+    except FileNotFoundError:
+        raise BaselineError(
+            f"--baseline {name}: no such file; create it with --update-baseline"
+        ) from None
+    except OSError as exc:
+        raise BaselineError(
+            f"--baseline {name}: cannot read it ({exc.strerror or exc}); pass --baseline with"
+            " a readable baseline file"
+        ) from None
+    except UnicodeDecodeError as exc:
+        raise BaselineError(f"--baseline {name}: not UTF-8 ({exc.reason}); {fix}") from None
+    except json.JSONDecodeError as exc:
+        raise BaselineError(f"--baseline {name}: not JSON ({exc}); {fix}") from None
+    except (ValueError, RecursionError) as exc:  # an integer too long to convert …
+        fault = inputs.structure_fault(text, "json", numbers=True)
+        if fault is None:
+            raise BaselineError(f"--baseline {name}: not JSON ({exc}); {fix}") from None
+    if fault is not None:
+        line, col, reason = fault
+        raise BaselineError(f"--baseline {name}:{line}:{col}: {reason}; {fix}")
+    return data
 
 
 _ABSENT = object()
