@@ -12,8 +12,12 @@ collections at exit have nothing to walk. Neither changes what a run does or pri
 
 Ctrl-C (or SIGTERM) before ``cli.main`` has its own handlers in place (while click and
 the command are still imported, the first ~50 ms) ends the run with the same one line and
-exit code as later (``_stopped``), never a traceback: ``run`` catches the interrupt around
-everything it does, and this module imports nothing slow before it.
+exit code as later, never a traceback: while the imports run, the handler (``_early``)
+writes that line and ends the process at once (nothing is written yet), so the interrupt
+is never an exception that an import's clean-up could swallow (CPython reports one raised
+in its module-lock callback as "Exception ignored" and the run went on, exit 0). ``run``
+also catches an interrupt around everything it does (``_stopped``), and this module
+imports nothing slow before it.
 """
 
 import sys
@@ -60,6 +64,20 @@ def _stopped() -> None:
     sys.exit(143 if terminated else 130)
 
 
+def _early(signum, frame) -> None:
+    """The SIGINT and SIGTERM handler while the command is imported: nothing is written yet,
+    so write the one line and end the process now (exit 130, or 143 for SIGTERM)."""
+    import os
+    import signal
+
+    what = "terminated" if signum == signal.SIGTERM else "interrupted"
+    line = f"brainmigrate: {what} (a store and every output are written whole or not at all)\n"
+    try:
+        os.write(2, line.encode())
+    finally:
+        os._exit(143 if signum == signal.SIGTERM else 130)
+
+
 def _run() -> None:
     """``run`` without the interrupt handling around it."""
     if sys.argv[1:] == ["--version"]:
@@ -71,6 +89,8 @@ def _run() -> None:
     import gc
     import signal
 
+    signal.signal(signal.SIGINT, _early)
+    signal.signal(signal.SIGTERM, _early)
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -82,6 +102,7 @@ def _run() -> None:
         if enabled:
             gc.enable()
     signal.signal(signal.SIGTERM, terminate)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     _buffered_stdout()
     try:
         cli.main()
