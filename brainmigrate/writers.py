@@ -145,15 +145,25 @@ def create(dir_fd: int, name: str, data: bytes, mode: int | None = None) -> None
 def make_folder(parent_fd: int, name: str) -> str:
     """Make a hidden temporary folder for ``name`` (``temp_prefix``) in the folder
     ``parent_fd``, SIGINT and SIGTERM held; return its name. Raises ``OSError``."""
-    with signals_held():
-        for _ in range(100):
-            tmp = temp_name(name)
-            try:
-                os.mkdir(tmp, 0o700, dir_fd=parent_fd)
-                return tmp
-            except FileExistsError:
-                continue
-    raise FileExistsError(errno.EEXIST, "no free temporary name", name)  # pragma: no cover
+    tmp = None
+    try:
+        with signals_held():  # an interrupt held here lands inside the ``try``: removed
+            for _ in range(100):
+                candidate = temp_name(name)
+                try:
+                    os.mkdir(candidate, 0o700, dir_fd=parent_fd)
+                except FileExistsError:
+                    continue
+                tmp = candidate
+                break
+            else:  # pragma: no cover - 100 random names taken
+                raise FileExistsError(errno.EEXIST, "no free temporary name", name)
+    except BaseException:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.rmdir(tmp, dir_fd=parent_fd)
+        raise
+    return tmp
 
 
 def open_child(dir_fd: int, name: str) -> int:
@@ -184,32 +194,35 @@ def stage(
 
     Raises ``OSError`` (or what making a chunk raises); no temporary file is left then.
     """
-    with signals_held():  # made and known together: an interrupt cannot leave it
-        for _ in range(100):
-            tmp = temp_name(name)
-            try:
-                fd = os.open(tmp, _NEW_FLAGS, 0o600, dir_fd=dir_fd)
-                break
-            except FileExistsError:
-                continue
-        else:  # pragma: no cover - 100 random names taken
-            raise FileExistsError(errno.EEXIST, "no free temporary name", name)
+    tmp = fd = None
     try:
-        try:
-            for chunk in [data] if isinstance(data, bytes | bytearray) else data:
-                view = memoryview(chunk)
-                while view:
-                    view = view[os.write(fd, view) :]
-            if owner is not None:
-                with contextlib.suppress(PermissionError):
-                    os.fchown(fd, *owner)
-            os.fchmod(fd, file_mode() if mode is None else mode)
-        finally:
-            os.close(fd)
+        with signals_held():  # an interrupt held here lands inside the ``try``: removed
+            for _ in range(100):
+                candidate = temp_name(name)
+                try:
+                    fd = os.open(candidate, _NEW_FLAGS, 0o600, dir_fd=dir_fd)
+                except FileExistsError:
+                    continue
+                tmp = candidate
+                break
+            else:  # pragma: no cover - 100 random names taken
+                raise FileExistsError(errno.EEXIST, "no free temporary name", name)
+        for chunk in [data] if isinstance(data, bytes | bytearray) else data:
+            view = memoryview(chunk)
+            while view:
+                view = view[os.write(fd, view) :]
+        if owner is not None:
+            with contextlib.suppress(PermissionError):
+                os.fchown(fd, *owner)
+        os.fchmod(fd, file_mode() if mode is None else mode)
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp, dir_fd=dir_fd)
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp, dir_fd=dir_fd)
         raise
+    finally:
+        if fd is not None:
+            os.close(fd)
     return tmp
 
 

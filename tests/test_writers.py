@@ -471,3 +471,43 @@ def test_a_fifo_where_a_cache_file_goes_is_replaced_not_waited_on(tmp_path):
         signal.signal(signal.SIGALRM, before)
     assert stat.S_ISREG(os.lstat(fifo).st_mode)
     assert fifo.read_bytes() == b"index"
+
+
+def _interrupted_after(monkeypatch, name: str, wanted) -> None:
+    """Make ``os.<name>`` send this process SIGINT once it made what ``wanted(args)``
+    says (the signal is held there, so it lands as the held block ends)."""
+    real = getattr(os, name)
+
+    def then_interrupt(*args, **kwargs):
+        done = real(*args, **kwargs)
+        if wanted(args):
+            os.kill(os.getpid(), signal.SIGINT)
+        return done
+
+    monkeypatch.setattr(os, name, then_interrupt)
+
+
+def test_ctrl_c_while_the_temporary_file_is_made_leaves_none(tmp_path, monkeypatch):
+    """An interrupt held while the temporary file was made landed before the clean-up
+    began: the file and its descriptor stayed."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    before = set(os.listdir("/proc/self/fd"))
+    _interrupted_after(monkeypatch, "open", lambda a: str(a[0]).endswith(".tmp"))
+    with pytest.raises(KeyboardInterrupt):
+        writers.stage(fd, "notes.md", b"data")
+    monkeypatch.undo()
+    assert os.listdir(tmp_path) == []
+    assert set(os.listdir("/proc/self/fd")) <= before | {str(fd)}
+    os.close(fd)
+
+
+def test_ctrl_c_while_an_export_folder_is_made_leaves_none(tmp_path, monkeypatch):
+    from brainmigrate.exports import files
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    _interrupted_after(monkeypatch, "mkdir", lambda a: True)
+    with pytest.raises(KeyboardInterrupt):
+        files.publish(tmp_path / "out", {"a.md": "x"})
+    monkeypatch.undo()
+    assert os.listdir(tmp_path) == []
