@@ -458,30 +458,56 @@ def _rewrite_open(dir_fd, name, fd, before, after, shown_as) -> tuple[str, str] 
         return _NOT_FILE
     if _read_all(fd) != before:
         return _CHANGED
-    if first.st_nlink > 1:  # hard links: in place, so every name sees the fix
-        if not _unchanged(dir_fd, name, fd, first, before):
-            return _CHANGED
-        with signals_held():
+    try:
+        if first.st_nlink > 1:  # hard links: in place, so every name sees the fix
+            return _in_place(dir_fd, name, fd, first, before, after, shown_as)
+        tmp = None
+        try:
+            tmp = stage(
+                dir_fd,
+                name,
+                after,
+                mode=stat.S_IMODE(first.st_mode),
+                owner=(first.st_uid, first.st_gid),
+            )
+            if not _unchanged(dir_fd, name, fd, first, before):
+                return _CHANGED
+            land(dir_fd, tmp, name, shown_as)
+            tmp = None
+        finally:
+            discard(dir_fd, tmp)
+    except OSError as exc:  # the file is as it was (see ``_in_place``)
+        return (
+            f"cannot write it ({exc.strerror or exc}); left alone, run --fix again",
+            "cannot be written",
+        )
+    return None
+
+
+def _in_place(dir_fd, name, fd, first, before, after, shown_as) -> tuple[str, str] | None:
+    """Write ``after`` over the locked file ``fd`` (a file with other hard links): the room
+    for longer bytes is taken first (``posix_fallocate``, which fails before a byte
+    changes when the disk or a size limit has no room), and a write that fails anyway
+    puts ``before`` back. Raises ``OSError`` then."""
+    if not _unchanged(dir_fd, name, fd, first, before):
+        return _CHANGED
+    with signals_held():
+        if len(after) > len(before) and hasattr(os, "posix_fallocate"):
+            try:
+                os.posix_fallocate(fd, 0, len(after))
+            except OSError as exc:
+                if exc.errno not in (errno.EOPNOTSUPP, errno.EINVAL, errno.ENOSYS):
+                    raise
+        try:
             _write_all(fd, after)
             os.ftruncate(fd, len(after))
-            if shown_as is not None:
-                state.written.append(shown_as)
-        return None
-    tmp = None
-    try:
-        tmp = stage(
-            dir_fd,
-            name,
-            after,
-            mode=stat.S_IMODE(first.st_mode),
-            owner=(first.st_uid, first.st_gid),
-        )
-        if not _unchanged(dir_fd, name, fd, first, before):
-            return _CHANGED
-        land(dir_fd, tmp, name, shown_as)
-        tmp = None
-    finally:
-        discard(dir_fd, tmp)
+        except OSError:
+            with contextlib.suppress(OSError):
+                _write_all(fd, before)
+                os.ftruncate(fd, len(before))
+            raise
+        if shown_as is not None:
+            state.written.append(shown_as)
     return None
 
 

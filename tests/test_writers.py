@@ -511,3 +511,30 @@ def test_ctrl_c_while_an_export_folder_is_made_leaves_none(tmp_path, monkeypatch
         files.publish(tmp_path / "out", {"a.md": "x"})
     monkeypatch.undo()
     assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("linked", [True, False])
+def test_a_fix_the_disk_has_no_room_for_leaves_the_old_bytes_and_says_so(tmp_path, linked):
+    """A write cut short (here by a file size limit) left a hard-linked file half new,
+    half gone, and both kinds of file got the note "its folder cannot be opened"."""
+    import resource
+
+    from brainmigrate import fix
+
+    before = b"see src/old_name.py\n" * 100
+    after = b"see src/a_much_longer_new_name.py\n" * 100
+    notes = tmp_path / "team.md"
+    notes.write_bytes(before)
+    if linked:
+        os.link(notes, tmp_path / "other-name.md")
+    result = fix.FixResult(edits=[fix.FileEdit("team.md", str(notes), before, after)])
+    limit = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (2500, limit[1]))
+    try:
+        fix.apply(result, [tmp_path])
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, limit)
+    note = "team.md: cannot write it (File too large); left alone, run --fix again"
+    assert result.notes == [note]
+    assert (result.written, notes.read_bytes()) == ([], before)
+    assert sorted(os.listdir(tmp_path)) == ["other-name.md", "team.md"][not linked :]
