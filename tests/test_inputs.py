@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 import signal
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -502,3 +504,36 @@ def test_lines_cited_in_a_file_over_the_bound_are_unreachable_not_read(anchored,
         "OK: checked 3, stale 0, unreachable 2 (dry run: nothing recorded)\n",
     )
     assert "shop.py" not in read
+
+
+@pytest.mark.parametrize("cache", ["grammar/*.terminals.json", "templates/*"])
+def test_a_fifo_in_the_cache_folder_is_a_miss_never_waited_on(notes, tmp_path, monkeypatch, cache):
+    """The grammar's terminals and the templates' bytecode are read from the user cache
+    folder on every run: a FIFO there (the declaration cache was refused already) hung
+    every run, or every Markdown report."""
+    folder = tmp_path / "own-cache"
+    env = {**os.environ, "BRAINMIGRATE_CACHE_DIR": str(folder)}
+    args = [sys.executable, "-m", "brainmigrate", "check", "n.md", "--root", ".", "--isolated"]
+    args += ["--format", "markdown"]
+    first = subprocess.run(args, env=env, capture_output=True, timeout=60)
+    assert first.returncode == 0
+    (found,) = folder.glob(cache)
+    found.unlink()
+    os.mkfifo(found)
+    again = subprocess.run(args, env=env, capture_output=True, timeout=15)
+    assert (again.returncode, again.stderr, again.stdout) == (0, b"", first.stdout)
+
+
+def test_grep_skips_a_file_swapped_for_a_fifo_after_listing(tmp_path):
+    """The name scan hands listed files to ``grep -lF``, which read a FIFO put in place of
+    one of them and waited for a writer forever."""
+    from brainmigrate.codeindex.scan import grep_holders
+
+    for i in range(3):
+        (tmp_path / f"f{i}.py").write_text("def loader(): pass\n")
+    (tmp_path / "f1.py").unlink()
+    os.mkfifo(tmp_path / "f1.py")
+    assert grep_holders(str(tmp_path), ["f0.py", "f1.py", "f2.py"], {"loader"}) == {
+        "f0.py",
+        "f2.py",
+    }

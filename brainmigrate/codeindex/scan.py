@@ -171,7 +171,7 @@ def grep_holders(root: str, paths: list[str], names: set[str]) -> set[str] | Non
         batch = paths[at : at + GREP_BATCH]
         try:
             done = subprocess.run(
-                [grep, "-l", "-F", "--null", *patterns, "--", *batch],
+                [grep, "-l", "-F", "-D", "skip", "--null", *patterns, "--", *batch],
                 cwd=root,
                 env=env,
                 stdin=subprocess.DEVNULL,

@@ -139,7 +139,9 @@ def terminals() -> dict[str, str]:
     key = _grammar_key(text)
     if path is not None:
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            from brainmigrate import inputs  # a FIFO there is refused, never waited on
+
+            data = json.loads(inputs.read_bounded(path, inputs.SMALL_FILE_MAX, "a cache file"))
             if data.get("grammar") == key and isinstance(data.get("terminals"), dict):
                 return data["terminals"]
         except (OSError, ValueError):

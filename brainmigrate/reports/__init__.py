@@ -226,8 +226,11 @@ def _bytecode_cache(folder):
 
     class QuietCache(FileSystemBytecodeCache):
         def load_bytecode(self, bucket) -> None:
+            from brainmigrate import inputs  # a FIFO there is refused, never waited on
+
             try:
-                super().load_bytecode(bucket)
+                with inputs.opened(self._get_cache_filename(bucket)) as f:
+                    bucket.load_bytecode(f)
             except (OSError, ValueError, EOFError):
                 bucket.reset()
 
