@@ -204,8 +204,10 @@ def stale(
     ``kinds`` when given) and, unless ``dry_run``, record each one's state in one
     transaction: status ``stale`` with its reason, or back to ``active``; unreachable facts
     keep theirs; an anchor whose cited text was found at other lines gets those lines
-    (``_shifted``; SPEC.md §Staleness "File anchor with lines"). The checkouts are read
-    before the store is locked, so the lock is held only for the writes. Raises
+    (``_shifted``; SPEC.md §Staleness "File anchor with lines"). The store is read in two
+    short read transactions (what is anchored, then the facts to read again) and the
+    checkouts outside both, so no lock is held while files are hashed; the write lock is
+    held only for the writes. Raises
     ``stores.StoreError``, and ``RootError`` for a ``roots`` folder that does not exist
     and when every anchor read was unreachable (none found fresh): the store is then left
     as it was.
@@ -218,19 +220,22 @@ def stale(
     path = Path(store)
     require_roots(roots)
     unlisted = 0
+    with stores.reader(path) as r:  # short: an import may commit between the two reads
+        base, recorded = r.base, r.recorded_roots()
+        quick = not (every or scopes or kinds or r.version() < 2)
+        files = r.anchored_files() if quick else ()
+    checkouts = Checkouts(roots, cache_dir, base=base, recorded=recorded)
+    # files hashed outside any read transaction: a reader's lock held for a long hash held
+    # an import's commit back until the busy timeout
+    fresh = {f for f in files if checkouts.quick(Anchor("file", f[0], f[1], content_hash=f[2]))}
     with stores.reader(path) as r:
-        checkouts = Checkouts(roots, cache_dir, base=r.base, recorded=r.recorded_roots())
-        if every or scopes or kinds or r.version() < 2:
+        if not quick:
             facts = list(r.anchored().values())
             if scopes and not _selected(facts, scopes):
                 raise VerifyError(_no_scope(scopes, path, r.scopes()))
             if scopes or kinds:
                 facts = _selected(facts, scopes, kinds)
-        else:
-            files = r.anchored_files()
-            fresh = {
-                f for f in files if checkouts.quick(Anchor("file", f[0], f[1], content_hash=f[2]))
-            }
+        else:  # what is not fresh now (changed, or anchored since) is read again
             suspects, unlisted = r.suspects(fresh)
             facts = list(r.anchored(suspects).values()) if suspects else []
         origins = r.origins([f.id for f in facts]) if facts else {}

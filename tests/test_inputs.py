@@ -537,3 +537,27 @@ def test_grep_skips_a_file_swapped_for_a_fifo_after_listing(tmp_path):
         "f0.py",
         "f2.py",
     }
+
+
+def test_standard_input_is_copied_in_chunks_never_held_whole(monkeypatch):
+    """``check -`` read standard input whole into memory (``check - < /dev/zero`` grew
+    until the kernel killed it): it is copied to its temporary file a chunk at a time."""
+    import io
+
+    from brainmigrate.cli.reading import stdin_notes
+
+    class Stream(io.RawIOBase):
+        def __init__(self):
+            self.left = [b"+ one fact\n"] * 3
+
+        def readable(self):
+            return True
+
+        def read(self, size=-1):
+            assert size is not None and size > 0, "standard input read whole"
+            return self.left.pop() if self.left else b""
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(Stream()))
+    with stdin_notes(("-",), None) as (paths, names):
+        assert Path(paths[0]).read_bytes() == b"+ one fact\n" * 3
+        assert names == {paths[0]: "-"}

@@ -787,6 +787,35 @@ def test_reports_of_stale_facts_only_count_unchanged_files_without_reading_their
     assert [fc.fact.key for fc in whole.facts] == [f"k{i}" for i in range(1, 7)]
 
 
+def test_files_are_hashed_with_no_read_transaction_open(env, monkeypatch):
+    """``stale`` hashed every anchored file inside its read transaction: in the store's
+    rollback-journal mode an import committing meanwhile waited out the busy timeout and
+    failed as "busy". While a file is hashed, another connection can commit at once."""
+    import sqlite3
+
+    from brainmigrate import stale
+    from brainmigrate.fingerprints import Checkouts
+
+    commits = []
+    quick = Checkouts.quick
+
+    def hash_and_commit(self, anchor):
+        other = sqlite3.connect(env.store, timeout=0, isolation_level=None)
+        try:
+            other.execute("BEGIN IMMEDIATE")
+            other.execute("UPDATE meta SET value = value WHERE 0")
+            other.execute("COMMIT")
+            commits.append("done")
+        finally:
+            other.close()
+        return quick(self, anchor)
+
+    monkeypatch.setattr(Checkouts, "quick", hash_and_commit)
+    env.edit("web/api.ts", "attempt >= 3", "attempt >= 5")
+    short = stale.stale(env.store, dry_run=True, every=False)
+    assert (short.checked, short.stale, commits[:1]) == (6, 1, ["done"])
+
+
 def test_lines_outside_declarations_and_overloads(env):
     """A file anchor whose lines no declaration encloses is fingerprinted on those lines'
     text; overloads are told apart by their signature."""

@@ -53,9 +53,9 @@ def read_options(settings, parser: str, names, progress, notation: str | None = 
 @contextlib.contextmanager
 def stdin_notes(paths: tuple[str, ...], stdin_filename: str | None):
     """``(paths, names)`` with ``-`` in ``paths`` replaced by a temporary file holding
-    standard input, which ``names`` shows as ``stdin_filename`` (or ``-``); the file is
-    removed afterwards. Raises ``click.UsageError`` for ``--stdin-filename`` without
-    ``-``."""
+    standard input (copied in 1 MiB chunks), which ``names`` shows as ``stdin_filename``
+    (or ``-``); the file is removed afterwards. Raises ``click.UsageError`` for
+    ``--stdin-filename`` without ``-``."""
     if "-" not in paths:
         if stdin_filename:
             raise click.UsageError("--stdin-filename names the notes of '-': add - as a PATH")
@@ -65,8 +65,10 @@ def stdin_notes(paths: tuple[str, ...], stdin_filename: str | None):
 
     with tempfile.TemporaryDirectory(prefix="brainmigrate-stdin-") as folder:
         temp = os.path.join(folder, "stdin.md")
+        import shutil  # copied in chunks: standard input is never held whole
+
         with open(temp, "wb") as handle:
-            handle.write(sys.stdin.buffer.read())
+            shutil.copyfileobj(sys.stdin.buffer, handle, 1 << 20)
         yield tuple(temp if p == "-" else p for p in paths), {temp: stdin_filename or "-"}
 
 
