@@ -170,7 +170,7 @@ def read_baseline(path: str | os.PathLike) -> list[BaselineEntry]:
     a finding code of ``codes.CODES`` when given (it reaches every report). Raises
     ``BaselineError`` naming the entry and the field."""
     name = os.fspath(path)
-    fix = "fix it, or write it again with --update-baseline"
+    fix = "fix it, or remove it and write a new one with --update-baseline"
     data = _baseline_json(path, name, fix)
     if not isinstance(data, dict):
         raise BaselineError(

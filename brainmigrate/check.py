@@ -254,7 +254,6 @@ def _met(
     ``update`` the file is first rewritten with this run's findings and the other files'
     entries as they were (a baseline that cannot be read is written anew)."""
     from brainmigrate.baseline import (
-        BaselineError,
         apply_baseline,
         in_run,
         read_baseline,
@@ -263,10 +262,10 @@ def _met(
 
     scopes = {st.scope for st in notes.files}
     if update:
-        try:
-            kept = in_run(read_baseline(baseline), files, scopes)[1]
-        except BaselineError:
-            kept = []
+        # a baseline there that cannot be read stops the run (BaselineError): rewritten
+        # from this run's files alone, the other files' entries were lost in silence
+        exists = os.path.exists(baseline)
+        kept = in_run(read_baseline(baseline), files, scopes)[1] if exists else []
         write_baseline(baseline, findings, kept, within)
     mine, others = in_run(read_baseline(baseline), files, scopes)
     findings, status = apply_baseline(findings, mine, os.fspath(baseline), others)

@@ -102,3 +102,22 @@ def test_a_baseline_without_files_is_met_by_scope(notes):
         ("notes/two.md", "src/gone_three.py", 1),
         ("notes/two.md", "src/gone_two.py", 1),
     ]
+
+
+def test_an_update_over_a_baseline_it_cannot_read_writes_nothing(notes):
+    """An entry the reader refuses (a code that is no finding code) made the update start
+    from nothing: a run over ``one.md`` rewrote the baseline with its own entries only and
+    dropped ``two.md``'s, exit 0. The baseline must be read to keep them: exit 2, as it was."""
+    data = json.loads((notes / "bl.json").read_text())
+    data["entries"][0]["code"] = "<img src=x>"
+    (notes / "bl.json").write_text(json.dumps(data))
+    before = (notes / "bl.json").read_bytes()
+    r = cli("check", "notes/one.md", "--root", "repo", "--isolated", "--baseline", "bl.json",
+            "--update-baseline")  # fmt: skip
+    assert (r.exit_code, r.stderr) == (
+        2,
+        'brainmigrate: error: --baseline bl.json: entry 1: code is "<img src=x>", not a finding'
+        ' code (docs/check.md, "Finding codes"); fix it, or remove it and write a new one with'
+        " --update-baseline\n",
+    )
+    assert (notes / "bl.json").read_bytes() == before

@@ -457,7 +457,7 @@ def test_suppressed_findings_stay_out_of_the_baseline(project):
     assert result.baseline.matched == 0
 
 
-FIX = "fix it, or write it again with --update-baseline"
+FIX = "fix it, or remove it and write a new one with --update-baseline"
 
 
 def test_a_baseline_that_cannot_be_read(project):

@@ -284,7 +284,7 @@ def test_a_baseline_code_that_is_no_finding_code_is_refused(project):
     assert r.stderr == (
         "brainmigrate: error: --baseline bl.json: entry 1: code is"
         ' "BM101\\n## Forged <img src=x> @user", not a finding code (docs/check.md,'
-        ' "Finding codes"); fix it, or write it again with --update-baseline\n'
+        ' "Finding codes"); fix it, or remove it and write a new one with --update-baseline\n'
     )
 
 

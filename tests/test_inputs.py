@@ -137,8 +137,8 @@ def test_a_baseline_over_the_bound_is_refused_with_its_size(notes):
     r = cli("check", "--baseline", "bl.json", "n.md")
     one_line_error(
         r,
-        "--baseline bl.json: is 24 GB; a baseline is at most 16 MB; fix it, or write it again"
-        " with --update-baseline",
+        "--baseline bl.json: is 24 GB; a baseline is at most 16 MB; fix it, or remove it and"
+        " write a new one with --update-baseline",
     )
 
 
@@ -158,7 +158,9 @@ def test_deep_nesting_and_long_numbers_in_a_baseline(notes, text, where, reason)
     (notes / "bl.json").write_text(text)
     r = cli("check", "--baseline", "bl.json", "n.md")
     one_line_error(
-        r, f"--baseline bl.json:{where}: {reason}; fix it, or write it again with --update-baseline"
+        r,
+        f"--baseline bl.json:{where}: {reason}; fix it, or remove it and write a new one with"
+        " --update-baseline",
     )
 
 
