@@ -100,6 +100,18 @@ _TEMP_SUFFIX = ".tmp"
 _TEMP_NAME = re.compile(r"\.(?P<name>.*)\.bm(?P<pid>[0-9]+)\.[a-z0-9_]{8}\.tmp", re.S)
 
 
+#: The temporary names this process made (``made``): a name with this process's id that
+#: is not among them is a leftover of an earlier run that had the same id (a container's
+#: processes get the same few ids run after run).
+_MADE: set[str] = set()
+
+
+def made(name: str) -> str:
+    """Record ``name`` as a temporary name this process made; return it."""
+    _MADE.add(name)
+    return name
+
+
 def temp_prefix(name: str) -> str:
     """The prefix of a hidden temporary name for ``name`` (``tempfile`` adds 8 random
     characters and ``.tmp``): ``.<name>.bm<pid>.``, with ``name`` cut so that the whole
@@ -114,8 +126,6 @@ def _short(name: str) -> str:
 
 
 def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -127,8 +137,8 @@ def _alive(pid: int) -> bool:
 
 def leftovers(folder: str | os.PathLike, name: str | None = None) -> list[str]:
     """Names of hidden temporary files and folders in ``folder`` that a killed run of this
-    package left (``temp_prefix`` names whose process is gone); with ``name``, only those
-    made for that name."""
+    package left (``temp_prefix`` names whose process is gone, or that name this process
+    but were not made by it: ``made``); with ``name``, only those made for that name."""
     want = None if name is None else _short(name)
     out = []
     try:
@@ -137,7 +147,10 @@ def leftovers(folder: str | os.PathLike, name: str | None = None) -> list[str]:
         return []
     for entry in entries:
         m = _TEMP_NAME.fullmatch(entry)
-        if m is None or _alive(int(m.group("pid"))):
+        if m is None or entry in _MADE:
+            continue
+        pid = int(m.group("pid"))
+        if pid != os.getpid() and _alive(pid):
             continue
         if want is not None and m.group("name") != want:
             continue
@@ -313,8 +326,10 @@ def check_output(path: str | os.PathLike, *, folder: bool = False) -> None:
     import tempfile  # writing a file, not every run's start-up
 
     try:
-        with tempfile.NamedTemporaryFile(dir=where, prefix=temp_prefix(target.name), suffix=".tmp"):
-            pass
+        with tempfile.NamedTemporaryFile(
+            dir=where, prefix=temp_prefix(target.name), suffix=".tmp"
+        ) as f:
+            made(os.path.basename(f.name))
     except OSError as exc:
         raise OutputError(
             f"--output {text}: cannot write in {where} ({exc.strerror}); pass --output"

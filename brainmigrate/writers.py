@@ -27,6 +27,7 @@ from brainmigrate.fsutil import (
     _TEMP_SUFFIX,
     file_mode,
     leftovers,
+    made,
     shown,
     signals_held,
     temp_prefix,
@@ -175,7 +176,7 @@ def temp_name(name: str) -> str:
     """A new hidden temporary name for ``name``: ``fsutil.temp_prefix``, 8 random
     characters and ``.tmp`` (what ``fsutil.leftovers`` knows as this package's)."""
     random = "".join(_ALPHABET[b % len(_ALPHABET)] for b in os.urandom(8))
-    return f"{temp_prefix(name)}{random}{_TEMP_SUFFIX}"
+    return made(f"{temp_prefix(name)}{random}{_TEMP_SUFFIX}")
 
 
 def stage(

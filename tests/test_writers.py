@@ -383,26 +383,29 @@ def test_a_baseline_from_the_configuration_that_leads_outside_is_refused(project
     assert (proj / "notes/team.md").read_bytes() == OLD  # refused before any work
 
 
+EMPTY_BASELINE = '{"schema_version": 1, "entries": []}'
+
+
 def test_a_baseline_from_the_configuration_inside_its_folder_is_written(project):
     (project / "kept").mkdir()
-    (project / "kept/bl.json").write_text("{}")
+    (project / "kept/bl.json").write_text(EMPTY_BASELINE)
     (project / "bl.json").symlink_to("kept/bl.json")
     (project / ".brainmigrate.toml").write_text('baseline = "bl.json"\nroots = ["repo"]\n')
     r = cli("check", "notes", "--update-baseline")
     assert r.exit_code == 0, r.output
     assert (project / "bl.json").is_symlink()
-    assert '"entries"' in (project / "kept/bl.json").read_text()
+    assert (project / "kept/bl.json").read_text() != EMPTY_BASELINE
 
 
 def test_a_baseline_typed_on_the_command_line_is_written_through_its_symlink(project):
     outside = project / "elsewhere"
     outside.mkdir()
-    (outside / "bl.json").write_text("{}")
+    (outside / "bl.json").write_text(EMPTY_BASELINE)
     (project / "bl.json").symlink_to(outside / "bl.json")
     r = cli(*FIX[:-2], "--isolated", "--baseline", "bl.json", "--update-baseline")
     assert r.exit_code == 0, r.output
     assert (project / "bl.json").is_symlink()
-    assert '"schema_version"' in (outside / "bl.json").read_text()
+    assert (outside / "bl.json").read_text() != EMPTY_BASELINE
 
 
 def test_a_leftover_beside_the_store_is_removed_by_the_next_import(project):
@@ -538,3 +541,15 @@ def test_a_fix_the_disk_has_no_room_for_leaves_the_old_bytes_and_says_so(tmp_pat
     assert result.notes == [note]
     assert (result.written, notes.read_bytes()) == ([], before)
     assert sorted(os.listdir(tmp_path)) == ["other-name.md", "team.md"][not linked :]
+
+
+def test_a_leftover_with_this_runs_process_id_is_removed_too(project):
+    """In a container every run may get the same process id: a killed run's leftover
+    named with this run's id was taken for a file of this run and kept for ever. What this
+    process made is known by name; any other name with its id is a leftover."""
+    left = project / f"notes/.team.md.bm{os.getpid()}.abcdefgh.tmp"
+    left.write_bytes(OLD)
+    r = cli(*FIX)
+    assert r.exit_code == 0, r.output
+    assert not left.exists()
+    assert [p.name for p in (project / "notes").iterdir() if ".bm" in p.name] == []
