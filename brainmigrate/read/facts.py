@@ -53,7 +53,13 @@ TASK_DENY = re.compile(
     r"|HMAC|BASE|UCS|IEEE|ANSI|CRC|WGS|EPSG|SRID"
     r"|PSR|EIP|ERC|BIP|JEP|JSR|KEP|KIP|SEV|SOC|FIPS|NIST|WCAG|OWASP|IEC)[0-9]*"
 )
-SUPERSEDED = re.compile(r"(?<![^\W_])SUPERSEDED")
+#: The status word (SPEC.md §Notation, SUPERSEDED): not after a letter, a digit or a path's
+#: ``/`` or ``\\`` (``is_superseded`` also passes over one in a cited path or file name).
+SUPERSEDED = re.compile(r"(?<![^\W_])(?<![/\\])SUPERSEDED")
+#: What follows the word in a name: the rest of its run of name characters ...
+_NAME_RUN = re.compile(r"[\w-]*")
+#: ... and, after that run, what makes it a file name or a path (``.py``, ``/``).
+_NAMED = re.compile(r"\.[A-Za-z0-9]|[/\\]")
 #: A trailer that waives findings of the fact: ``<!-- brainmigrate: allow-gone -->`` (gone
 #: paths, BM101) or ``<!-- brainmigrate: ignore BM102, BM2 -->`` (codes or prefixes). It is
 #: removed like any trailer but is not an undated comment (no BM301).
@@ -107,6 +113,29 @@ class TaskIds:
                     continue  # inside a path with spaces ([[docs/TER-9 notes.md]])
             out.append(tid)
         return out
+
+
+def is_superseded(text: str) -> bool:
+    """Whether ``text`` (a fact's whole folded text) says ``SUPERSEDED`` (SPEC.md §Notation):
+    the upper-case word not after a letter or digit (``SUPERSEDED_BY k12`` counts), and
+    standing as a word, not inside a name: not in what a cited path consumes
+    (``src/SUPERSEDED.py``, ``docs/SUPERSEDED/x.md``, as no task id is read there), not
+    after ``/`` or ``\\``, and not a file name (its name run followed by ``.`` and a letter
+    or digit, or by ``/``: ``SUPERSEDED.md``, ``SUPERSEDED_BY.txt``). A path ``--fix``
+    writes must not change a fact's status. Linear: each name run and each chunk between
+    spaces is read once."""
+    if "SUPERSEDED" not in text:
+        return False
+    chunk: list = []
+    run_end, named = -1, False
+    for m in SUPERSEDED.finditer(text):
+        start, end = m.span()
+        if end > run_end:  # a new run of name characters (the same run ends the same way)
+            run_end = _NAME_RUN.match(text, end).end()
+            named = _NAMED.match(text, run_end) is not None
+        if not named and not _in_path(text, start, end, chunk):
+            return True
+    return False
 
 
 def _in_path(text: str, start: int, end: int, chunk: list) -> bool:
@@ -291,7 +320,7 @@ def build_fact(
         tasks=frozenset(found) if found else NONE,
         run=run,
         created=created,
-        status="superseded" if "SUPERSEDED" in full and SUPERSEDED.search(full) else "active",
+        status="superseded" if is_superseded(full) else "active",
         segments=tuple(segments),
         suppress=frozenset(suppress) if suppress else NONE,
         last_line=lines[-1].number,
