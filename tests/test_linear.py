@@ -339,3 +339,45 @@ def test_the_superseded_word_is_found_in_linear_time(unit):
 
     small, large = unit * (20_000 // len(unit)) + ".py", unit * (200_000 // len(unit)) + ".py"
     assert slower_than_linear(is_superseded, small, large) is None
+
+
+def _import_with(tmp_path, pattern: str, line: str):
+    """``import --dry-run --format json`` of a notes file whose third fact is ``line``,
+    with ``--task-pattern pattern``, as its own process (a pattern without a bound would
+    run for hours: the test stops it after 60 s)."""
+    import subprocess
+
+    (tmp_path / "notes.md").write_text(f"+ first fact TER-1\n+ second aaa\n+ {line}\n")
+    return subprocess.run(
+        [sys.executable, "-m", "brainmigrate", "import", "notes.md", "--dry-run"]
+        + ["--isolated", "--no-progress", "--format", "json", "--task-pattern", pattern],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_a_task_pattern_that_backtracks_without_end_is_stopped(tmp_path):
+    """A ``--task-pattern`` runs with a time bound: past 1 s on one fact's text the run
+    stops with a one-line error naming the pattern and the fact's line (exit 2), and
+    nothing is written. ``(a|aa)+$`` on 60 ``a`` and a ``!`` backtracks for hours in
+    ``re``."""
+    done = _import_with(tmp_path, "(a|aa)+$", "a" * 60 + "!")
+    assert (done.returncode, done.stdout, done.stderr) == (
+        2,
+        "",
+        "brainmigrate: error: --task-pattern '(a|aa)+$' took over 1 s on notes.md:3; simplify it\n",
+    )
+    assert not (tmp_path / "know.db").exists()
+
+
+def test_a_task_pattern_that_nests_repeats_reads_its_facts(tmp_path):
+    """``(a+)+$`` on 40 ``a`` and a ``!`` (2^40 ways to fail in ``re``) ends at once with
+    the ``regex`` module, and the facts are read with the pattern's task ids."""
+    import json
+
+    done = _import_with(tmp_path, "(a+)+$", "a" * 40 + "!")
+    assert (done.returncode, done.stderr) == (0, "")
+    facts = [(f["text"], f["task"]) for f in json.loads(done.stdout)["facts"]]
+    assert facts == [("first fact TER-1", None), ("second aaa", "aaa"), ("a" * 40 + "!", None)]

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import shlex
 from bisect import bisect_right
 from collections.abc import Sequence
 from pathlib import PurePath
 
 from brainmigrate.codes import diagnostic
+from brainmigrate.errors import BrainmigrateError
 from brainmigrate.fsutil import printable
 from brainmigrate.model import Diagnostic, ParsedFact, Segment
 from brainmigrate.read.consumed import consumed, may_span, span_regions
@@ -75,17 +77,57 @@ _ALLOW_MEANT = re.compile(r"\s*brainmigrate\b", re.IGNORECASE)
 _PATTERNS_STEM = re.compile(r"(?:.*[-_])?patterns?")
 
 
+#: How long a ``--task-pattern`` may take on one fact's text, in seconds.
+TASK_PATTERN_SECONDS = 1.0
+
+
+class SlowPattern(BrainmigrateError):
+    """A ``--task-pattern`` took over ``TASK_PATTERN_SECONDS`` on one text: ``pattern``,
+    and ``where`` that text stood (``file:line``, or a fact's id), once known."""
+
+    def __init__(self, pattern: str, where: str = "a fact's text") -> None:
+        self.pattern, self.where = pattern, where
+        seconds = f"{TASK_PATTERN_SECONDS:g}"
+        super().__init__(
+            f"--task-pattern {shlex.quote(pattern)} took over {seconds} s on {where}; simplify it"
+        )
+
+
+def _bounded(pattern: str):
+    """``pattern`` compiled by the ``regex`` module, which can stop a match that takes too
+    long (``re`` cannot: ``(a|aa)+$`` on 60 ``a`` and a ``!`` backtracks for hours).
+    Imported only for a user's pattern. Raises ``re.error`` when ``regex`` cannot read a
+    pattern ``re`` read."""
+    import regex
+
+    try:
+        return regex.compile(pattern)
+    except regex.error as exc:
+        raise re.error(str(exc)) from None
+
+
+def _matches(compiled, text: str) -> list:
+    """Every match of a ``regex`` pattern in ``text``, within ``TASK_PATTERN_SECONDS`` in
+    all; raises ``TimeoutError`` past it."""
+    return list(compiled.finditer(text, timeout=TASK_PATTERN_SECONDS))
+
+
 class TaskIds:
     """Finds task ids in a fact's text.
 
     With the default pattern, a match whose prefix (before the hyphen) is a deny-listed
     technical prefix is passed over. A ``--task-pattern`` is used as given: its whole match
-    is the task id, and no deny-list applies. Raises ``re.error`` for an invalid pattern.
+    is the task id, and no deny-list applies; it runs with a time bound of
+    ``TASK_PATTERN_SECONDS`` per text (``all`` raises ``SlowPattern`` past it). Raises
+    ``re.error`` for an invalid pattern.
     """
 
     def __init__(self, pattern: str | None = None) -> None:
         self.default = pattern is None
-        self.regex = re.compile(DEFAULT_TASK_PATTERN if pattern is None else pattern)
+        self.pattern = DEFAULT_TASK_PATTERN if pattern is None else pattern
+        self.regex = re.compile(self.pattern)
+        if pattern is not None:  # a user's pattern: matched with a time bound
+            self.regex = _bounded(pattern)
 
     def all(self, text: str) -> list[str]:
         """Every task id in ``text``, in order, but those inside a cited path, its suffix or
@@ -97,7 +139,11 @@ class TaskIds:
         chunk: list = []  # the last chunk around a match: [left, right, consumed spans]
         spans = span_regions(text) if may_span(text) else ()
         starts = [a for a, _ in spans]
-        for m in self.regex.finditer(text):
+        try:
+            found = self.regex.finditer(text) if self.default else _matches(self.regex, text)
+        except TimeoutError:
+            raise SlowPattern(self.pattern) from None
+        for m in found:
             tid = m.group(0)
             if not tid or (self.default and TASK_DENY.fullmatch(tid[: tid.rindex("-")])):
                 continue
@@ -306,7 +352,10 @@ def build_fact(
                 col,
             )
         )
-    found = tasks.all(full)
+    try:
+        found = tasks.all(full)
+    except SlowPattern as exc:
+        raise SlowPattern(exc.pattern, f"{file}:{head.number}") from None
     kind = plus_kind if head.marker == "+" else KIND_OF_MARKER[head.marker]
     return ParsedFact(
         file=file,
