@@ -381,3 +381,26 @@ def test_a_task_pattern_that_nests_repeats_reads_its_facts(tmp_path):
     assert (done.returncode, done.stderr) == (0, "")
     facts = [(f["text"], f["task"]) for f in json.loads(done.stdout)["facts"]]
     assert facts == [("first fact TER-1", None), ("second aaa", "aaa"), ("a" * 40 + "!", None)]
+
+
+def test_markdown_globs_with_many_stars_match_at_once(tmp_path):
+    """The configuration's ``markdown`` globs are a user's patterns: ``*a`` 12 times over
+    and ``*b.md`` against a file named with 40 ``a`` backtracked in ``re`` for minutes a
+    path (the test stops it after 30 s); the ``regex`` module (with a time bound) answers
+    at once, and the file, which no glob matches, is read as brain notation."""
+    import json
+    import subprocess
+
+    (tmp_path / ".brainmigrate.toml").write_text('markdown = ["' + "*a" * 12 + '*b.md"]\n')
+    notes = tmp_path / ("a" * 40 + ".md")
+    notes.write_text("+ a fact\n- a list item, no fact in brain notation\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "brainmigrate", "import", notes.name, "--dry-run"]
+        + ["--no-progress", "--format", "json"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert [f["text"] for f in json.loads(done.stdout)["facts"]] == ["a fact"]
