@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import shlex
 from bisect import bisect_right
 from collections.abc import Sequence
 from pathlib import PurePath
@@ -86,6 +85,8 @@ class SlowPattern(BrainmigrateError):
     and ``where`` that text stood (``file:line``, or a fact's id), once known."""
 
     def __init__(self, pattern: str, where: str = "a fact's text") -> None:
+        import shlex  # loaded only for this message
+
         self.pattern, self.where = pattern, where
         seconds = f"{TASK_PATTERN_SECONDS:g}"
         super().__init__(
