@@ -8,7 +8,10 @@ from wait4), and whether it is within the bar.
 
     python bench/bench_memory.py [--scale 1.0] [--bar-mb 200] [--keep DIR]
 
-`--scale 0.1` runs a tenth of each corpus (a quick look, not the measurement).
+`--scale 0.1` runs a tenth of each corpus (a quick look, not the measurement). Last, in a
+child, it measures what each warning and each `check` finding costs in memory: the
+tracemalloc peak of a run over 100,000 facts with one warning (or one gone citation)
+each, less that of the same facts without, per item (`--items N` alone runs only that).
 """
 
 from __future__ import annotations
@@ -39,12 +42,64 @@ def run(args: list[str]) -> tuple[float, float, int]:
     return seconds, mb, p.returncode
 
 
+def per_item(n: int) -> None:
+    """Print the bytes of memory each warning and each ``check`` finding costs, over ``n``
+    facts: the tracemalloc peak with them less the peak of the same facts without (each
+    report written to a file)."""
+    import tracemalloc
+
+    from click.testing import CliRunner
+
+    from brainmigrate.cli import main as cli
+
+    def peak(args: list[str]) -> int:
+        tracemalloc.start()
+        result = CliRunner().invoke(cli, [*args, "--isolated", "--no-progress"])
+        top = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert result.exit_code in (0, 1), result.output
+        return top
+
+    with tempfile.TemporaryDirectory(prefix="bm-items-") as tmp:
+        base, root = Path(tmp), Path(tmp) / "root"
+        root.mkdir()
+        texts = {
+            "plain": "+ fact number {i} about the cache\n",
+            "warned": "+ fact number {i} about the cache <!-- note -->\n",
+            "gone": "+ fact number {i} about src/gone{i}.py\n",
+        }
+        for name, line in texts.items():
+            (base / f"{name}.md").write_text("".join(line.format(i=i) for i in range(n)))
+        runs = [
+            ("warning, import text report", "import", "warned", ["--dry-run"]),
+            (
+                "warning, import --format json",
+                "import",
+                "warned",
+                ["--dry-run", "--format", "json"],
+            ),
+            ("warning, check", "check", "warned", []),
+            ("finding, check", "check", "gone", []),
+        ]
+        for what, command, name, extra in runs:
+            # the report to a file: what the test runner would capture of stdout is no
+            # memory of the run
+            args = [command, "--root", str(root), "--output", str(base / "out"), *extra]
+            without = peak([*args, str(base / "plain.md")])
+            with_them = peak([*args, str(base / f"{name}.md")])
+            print(f"  {what:<32} {(with_them - without) / n:7.0f} bytes each ({n:,})")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scale", type=float, default=1.0)
     ap.add_argument("--bar-mb", type=float, default=200.0)
     ap.add_argument("--keep", type=Path, help="generate the corpora here and keep them")
+    ap.add_argument("--items", type=int, help="only measure memory per warning and finding")
     a = ap.parse_args()
+    if a.items:
+        per_item(a.items)
+        return
     if run(["--version"])[1] > 60:
         sys.exit("this process is too large to measure its children; run it on its own")
     tmp = a.keep or Path(tempfile.mkdtemp(prefix="bm-memory-"))
@@ -87,6 +142,9 @@ def main() -> None:
         if a.keep is None:
             shutil.rmtree(tmp, ignore_errors=True)
     print(f"largest peak RSS: {worst:.0f} MB (bar {a.bar_mb:.0f} MB)")
+    print("memory per warning and per finding (tracemalloc)")
+    items = str(max(100, int(100_000 * a.scale)))
+    subprocess.run([sys.executable, __file__, "--items", items], check=True)
 
 
 if __name__ == "__main__":

@@ -338,14 +338,12 @@ def _unused_finding(fact: ParsedFact, entry: str) -> Finding:
 def _owners(notes: Notes) -> Iterator[tuple[Diagnostic, ParsedFact | None]]:
     """Each warning with the fact it is about (or None), in one pass over the facts.
 
-    Facts come in file order (command-line order) and line order; warnings are sorted the
-    same way, so a warning's candidate is the last fact at or before its line in its file.
+    Facts come in file order (command-line order) and line order; the warnings come sorted
+    the same way (``importer.read``), so a warning's candidate is the last fact at or
+    before its line in its file. Both are read in order from their temporary files.
     """
     order = {st.path: i for i, st in enumerate(notes.files)}
-    warnings = sorted(
-        (d for d in notes.warnings if d.line is not None and d.file in order),
-        key=lambda d: (order[d.file], d.line),
-    )
+    warnings = (d for d in notes.warnings if d.line is not None and d.file in order)
     yield from ((d, None) for d in notes.warnings if d.line is None or d.file not in order)
     facts = iter(notes.facts.parsed())
     last: ParsedFact | None = None

@@ -26,26 +26,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote, unquote
 
-from brainmigrate import check, importer, inputs, rules
-from brainmigrate.folder_moves import (
-    certain_folder_move,
-    folder_cited,
-    is_folder_text,
-    names_folder,
-)
+from brainmigrate import check, importer, inputs, line_edits, rules
+from brainmigrate.folder_moves import certain_folder_move, is_folder_text, names_folder
 from brainmigrate.fsutil import shown
 from brainmigrate.git import last_held, run_git
 from brainmigrate.hints import Move, MoveHints
-from brainmigrate.model import Segment
+from brainmigrate.line_edits import split_lines
 from brainmigrate.moved_lines import shifted
 from brainmigrate.paths import PathResolver
 from brainmigrate.read.files import notes_files, select_files
-from brainmigrate.read.lines import BOM, WIDE_BOMS
+from brainmigrate.read.lines import WIDE_BOMS
 from brainmigrate.read.run import ImportOptions
-from brainmigrate.read.tokens import Token, link_path, path_like, tokens
+from brainmigrate.read.tokens import Token, link_path, path_like
 from brainmigrate.roots import Root, is_absolute, normalize
 from brainmigrate.writers import Given, folder_below, link_out, rewrite
 
+#: The largest notes file ``--fix`` and ``--diff`` rewrite (each is read whole, with its
+#: lines and their edits: a few times its size in memory).
+FIX_MAX = 64 << 20
 _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 #: Characters a percent-escaped path keeps as they are (RFC 3986 ``pchar`` and ``/``).
 _SAFE = "/-._~!$&'()*+,;=:@"
@@ -185,7 +183,12 @@ def _plan_file(display, path, found, resolver, hints, unsafe, out: FixResult) ->
 
     real = os.path.realpath(path)
     try:
-        before = inputs.read_whole(real)
+        before = inputs.read_bounded(real, FIX_MAX, "a notes file --fix rewrites")
+    except inputs.TooLarge as exc:
+        out.notes.append(f"{display}: {exc.strerror}; left alone (fix it by hand)")
+        for f in found:
+            leave(f, "the notes file is too large to rewrite")
+        return
     except OSError as exc:
         out.notes.append(f"{display}: cannot read it ({exc.strerror or exc}); left alone")
         for f in found:
@@ -199,57 +202,93 @@ def _plan_file(display, path, found, resolver, hints, unsafe, out: FixResult) ->
             leave(f, "the notes file is not UTF-8")
         return
     lines = split_lines(before)
-    folder = os.path.dirname(real)
-    edits: dict[int, list[tuple[int, int, bytes]]] = {}
-    read: dict = {}  # the moved files' bytes, for their cited lines (moved_lines)
+    by_line: dict[int, list[rules.Finding]] = {}
     for f in found:
-        if f.line > len(lines):
-            leave(f, "the notes file changed since it was read")
+        by_line.setdefault(f.line, []).append(f)
+    where = _Where(display, os.path.dirname(real), resolver, hints, unsafe, {})
+    for number, on_line in by_line.items():
+        if number > len(lines):
+            for f in on_line:
+                leave(f, "the notes file changed since it was read")
             continue
-        content, lead = _content(lines[f.line - 1], f.line)
-        text, offsets = _decode(content)
-        tok = _token_at(text, f.line, f.col, f.subject)
-        if tok is None:
-            leave(f, "the notes file changed since it was read")
-            continue
-        planned = _replacement(f.subject, tok, folder, resolver, hints, unsafe)
-        if isinstance(planned, str):
-            leave(f, planned)
-            continue
-        new, how, target = planned
-        start = f.col - 1
-        end = start + len(tok.text)
-        if not _reads_back(text[:start] + new + text[end:], f, new):
-            leave(
-                f,
-                f"its new place {new} cannot stand in a citation (a line break, tab or"
-                " space would cut it); edit the note by hand",
-            )
-            continue
-        a, b = offsets[start], offsets[end]
-        edits.setdefault(f.line, []).append((lead + a, lead + b, new.encode("utf-8")))
-        old_text = tok.text
-        lines_now = (
-            None
-            if target.kind == "folder"
-            else shifted(text[end:], target.root, target.old, target.path, read)
-        )
-        if lines_now is not None:  # the cited lines stand elsewhere in the moved file
-            length, form = lines_now
-            c = offsets[end + length]
-            edits[f.line].append((lead + b, lead + c, form.encode("utf-8")))
-            old_text, new = tok.text + text[end : end + length], new + form
-        out.fixes.append(Fix(display, f.line, f.col, old_text, new, how))
-    if not edits:
-        return
-    for number, changes in edits.items():
-        raw = bytearray(lines[number - 1])
-        for a, b, data in sorted(changes, reverse=True):
-            raw[a:b] = data
-        lines[number - 1] = bytes(raw)
+        lines[number - 1] = _plan_line(lines[number - 1], number, on_line, where, out)
     after = b"".join(lines)
     if after != before:
         out.edits.append(FileEdit(display, real, before, after))
+
+
+@dataclass(frozen=True, slots=True)
+class _Where:
+    """What planning a notes file's lines shares: its display name and folder, the
+    resolver, the move hints, ``unsafe``, and ``read`` the moved files' bytes read so far
+    (``moved_lines.shifted``)."""
+
+    display: str
+    folder: str
+    resolver: PathResolver
+    hints: MoveHints
+    unsafe: bool
+    read: dict
+
+
+#: The longest line form ``moved_lines.line_form`` reads after a path (``:123456789-
+#: 123456789`` and the character it looks at after it), with room to spare.
+_LINE_FORM_SPAN = 32
+
+
+def _plan_line(raw: bytes, number: int, found, where: _Where, out: FixResult) -> bytes:
+    """Plan the fixes of ``found`` (the findings of line ``number``, in order) on the line
+    ``raw``; returns the line's bytes with them. The line is decoded and read into tokens
+    once, and its rewrites read back together (``line_edits.reading_back``): linear in
+    the line's length however many citations it holds."""
+    content, lead = line_edits.content(raw, number)
+    text, offsets = line_edits.decode(content)
+    at_col = line_edits.tokens_by_col(text, number)
+    plans: list[tuple[Token, tuple[str, str, Move]] | str] = []
+    for f in found:
+        tok = line_edits.token_at(at_col.get(f.col, ()), f.subject)
+        if tok is None:
+            plans.append("the notes file changed since it was read")
+            continue
+        p = _replacement(f.subject, tok, where.folder, where.resolver, where.hints, where.unsafe)
+        plans.append(p if isinstance(p, str) else (tok, p))
+    rewrites = [
+        (f.col - 1, f.col - 1 + len(p[0].text), p[1][0])
+        for f, p in zip(found, plans, strict=True)
+        if not isinstance(p, str)
+    ]
+    kept = line_edits.reading_back(text, number, rewrites)
+    edits: list[tuple[int, int, bytes]] = []
+    index = -1  # of the finding's rewrite in rewrites
+    for f, p in zip(found, plans, strict=True):
+        index += not isinstance(p, str)
+        if isinstance(p, str) or index not in kept:
+            reason = p if isinstance(p, str) else _kept_out(p[1][0])
+            out.left.append(Left(where.display, f.line, f.col, f.subject, reason))
+            continue
+        (tok, (new, how, target)), start = p, f.col - 1
+        end = start + len(tok.text)
+        a, b = offsets[start], offsets[end]
+        edits.append((lead + a, lead + b, new.encode("utf-8")))
+        old_text = tok.text
+        lines_now = None
+        if target.kind != "folder":
+            after = text[end : end + _LINE_FORM_SPAN]
+            lines_now = shifted(after, target.root, target.old, target.path, where.read)
+        if lines_now is not None:  # the cited lines stand elsewhere in the moved file
+            length, form = lines_now
+            edits.append((lead + b, lead + offsets[end + length], form.encode("utf-8")))
+            old_text, new = tok.text + text[end : end + length], new + form
+        out.fixes.append(Fix(where.display, f.line, f.col, old_text, new, how))
+    return line_edits.edited(raw, edits)
+
+
+def _kept_out(new: str) -> str:
+    """Why a rewrite to ``new`` that would not read back is left."""
+    return (
+        f"its new place {new} cannot stand in a citation (a line break, tab or"
+        " space would cut it); edit the note by hand"
+    )
 
 
 def _replacement(
@@ -449,83 +488,6 @@ def _undo(result: FixResult, edit: FileEdit, note: str | None, why: str) -> None
         else:
             keep.append(fx)
     result.fixes = keep
-
-
-# ------------------------------------------------------------------------------ bytes
-
-
-def split_lines(data: bytes) -> list[bytes]:
-    """Lines with their ends, split at ``\\n`` only (as the notes reader does)."""
-    parts = data.split(b"\n")
-    lines = [p + b"\n" for p in parts[:-1]]
-    if parts[-1]:
-        lines.append(parts[-1])
-    return lines
-
-
-def _content(raw: bytes, number: int) -> tuple[bytes, int]:
-    """A line's text bytes (without its end, and on line 1 without a BOM) and where they
-    start in ``raw``."""
-    end = len(raw)
-    if raw.endswith(b"\r\n"):
-        end -= 2
-    elif raw.endswith(b"\n"):
-        end -= 1
-    lead = 3 if number == 1 and raw.startswith(BOM) else 0
-    return raw[lead:end], lead
-
-
-def _decode(data: bytes) -> tuple[str, list[int]]:
-    """The line as ``check`` reads it (each invalid sequence one U+FFFD, NUL one U+FFFD)
-    and, for each code point and one past the end, its byte offset in ``data``."""
-    text: list[str] = []
-    offsets: list[int] = []
-    pos = 0
-    while pos < len(data):
-        try:
-            piece = data[pos:].decode("utf-8")
-            end = len(data)
-        except UnicodeDecodeError as exc:
-            piece = data[pos : pos + exc.start].decode("utf-8")
-            end = pos + exc.start
-        at = pos
-        for ch in piece:
-            offsets.append(at)
-            at += len(ch.encode("utf-8", "surrogatepass"))
-        text.append(piece)
-        pos = end
-        if pos < len(data):  # an invalid sequence: one U+FFFD
-            try:
-                data[pos:].decode("utf-8")
-                bad = len(data)  # pragma: no cover - the decode above failed here
-            except UnicodeDecodeError as exc:
-                bad = pos + exc.end
-            offsets.append(pos)
-            text.append("\ufffd")
-            pos = bad
-    offsets.append(len(data))
-    return "".join(text).replace("\x00", "\ufffd"), offsets
-
-
-def _token_at(text: str, line: int, col: int, subject: str) -> Token | None:
-    """The token of the citation at ``col`` of the line, when it still names ``subject``;
-    else None."""
-    want = normalize(subject) or subject
-    for tok in tokens([Segment(line, 1, text)]):
-        if tok.col != col:
-            continue
-        cited = link_path(tok.text) if tok.link else path_like(tok.text)
-        if cited is None:  # a folder (tools/x/), or a path only the roots know (bin/dev)
-            cited = folder_cited(tok.text) or tok.text.replace("\\", "/")
-        if cited is not None and (normalize(cited) or cited) == want:
-            return tok
-    return None
-
-
-def _reads_back(line_text: str, f: rules.Finding, new: str) -> bool:
-    """Whether the fact line ``line_text``, with ``new`` written at ``f``'s column, reads
-    back as one citation of ``new`` there, as check would read it."""
-    return any(t.col == f.col and t.text == new for t in tokens([Segment(f.line, 1, line_text)]))
 
 
 def _same(a: str, b: str) -> bool:

@@ -22,7 +22,7 @@ from brainmigrate.model import Diagnostic, FactRecord
 from brainmigrate.read.files import InputError, notes_files
 from brainmigrate.read.run import ImportOptions, Notes, ReadFacts, gc_paused, read_files, read_rules
 from brainmigrate.roots import Root, match_recorded, not_a_root, remote_of, store_base
-from brainmigrate.spill import Spill
+from brainmigrate.spill import Spill, sorted_spill
 
 if TYPE_CHECKING:  # the merge and the store are loaded by an import, not by check
     from brainmigrate import stores
@@ -106,9 +106,9 @@ def _read_notes(
         lambda: _name_index(roots[0], options.cache_dir, digests),
         cache_folder(options.cache_dir),
     )
-    diags: list[Diagnostic] = [
-        diagnostic(name, None, "BM307", "not a regular file; skipped") for name in odd
-    ]
+    # Every warning goes to a temporary file, as the facts do: memory stays flat however
+    # many the notes make.
+    diags = Spill(diagnostic(name, None, "BM307", "not a regular file; skipped") for name in odd)
     # Facts naming more CamelCase names than are kept: BM202 once the names are looked up.
     crowded = Spill()
 
@@ -127,9 +127,9 @@ def _read_notes(
         _dropped(file, line, done.notes[len(res.notes) :], diags)
     crowded.close()
     order = {display: i for i, (display, _) in enumerate(files)}
-    diags.sort(key=lambda d: (order.get(d.file, 0), d.line or 0, d.col or 0))
+    warnings = sorted_spill(diags, key=lambda d: (order.get(d.file, 0), d.line or 0, d.col or 0))
     notes = ReadFacts(facts, resolver.complete, NOTHING)
-    return Notes(stats, notes, diags, roots, df, resolver.index)
+    return Notes(stats, notes, warnings, roots, df, resolver.index)
 
 
 def _history_unavailable(resolver: Resolver, diags: list[Diagnostic]) -> None:

@@ -15,6 +15,7 @@ import os
 import re
 
 from brainmigrate import inputs
+from brainmigrate.checkouts import LINES_READ_MAX
 from brainmigrate.git import last_held, run_git
 from brainmigrate.roots import Root
 
@@ -86,8 +87,10 @@ def shifted(
     key = ("now", root.real, new)
     if key not in read:
         try:
-            read[key] = inputs.read_whole(os.path.join(root.real, new))
-        except OSError:
+            read[key] = inputs.read_bounded(
+                os.path.join(root.real, new), LINES_READ_MAX, "a file whose lines are cited"
+            )
+        except OSError:  # (a file over the bound keeps its line numbers as written)
             read[key] = None
     now = read[key]
     if before is None or now is None:

@@ -15,7 +15,7 @@ import contextlib
 import itertools
 import os
 import pickle
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from brainmigrate.errors import BrainmigrateError
@@ -163,6 +163,49 @@ class Spill:
             self._file.close()
             self._file = None
         self._buffer, self._spans, self._end, self._len, self._held = [], [], 0, 0, 0
+
+
+#: Items ``sorted_spill`` sorts in memory at a time (a run), and the batch each sorted
+#: run is read back in while the runs are merged.
+SORT_RUN = 1 << 14
+MERGE_BATCH = 256
+
+
+def sorted_spill(items: Spill, key: Callable[[Any], Any]) -> Spill:
+    """The items of ``items`` sorted by ``key`` (a stable sort), as a new ``Spill``;
+    ``items`` is closed. An external merge sort: runs of ``SORT_RUN`` items are sorted in
+    memory, each kept in a spill of its own, then merged (``heapq.merge``, which keeps
+    equal items in the order of their runs), each run read back ``MERGE_BATCH`` items at a
+    time, so memory holds one run while sorting and a batch a run while merging. Items
+    already in order (the usual case) are returned as they are, after one pass that
+    reads them. Raises ``SpillError``."""
+    last = _NONE = object()
+    for item in items:
+        k = key(item)
+        if last is not _NONE and k < last:
+            break
+        last = k
+    else:
+        return items
+    runs: list[Spill] = []
+    chunk: list[Any] = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) >= SORT_RUN:
+            chunk.sort(key=key)
+            runs.append(Spill(chunk, batch=MERGE_BATCH))
+            chunk = []
+    items.close()
+    chunk.sort(key=key)
+    if not runs:
+        return Spill(chunk)
+    runs.append(Spill(chunk, batch=MERGE_BATCH))
+    import heapq
+
+    out = Spill(heapq.merge(*runs, key=key))
+    for run in runs:
+        run.close()
+    return out
 
 
 class Keyed:

@@ -102,6 +102,18 @@ def test_custom_task_pattern_replaces_the_default_without_deny_list():
         ("Superseded", "active"),
         ("XSUPERSEDED", "active"),
         ("2SUPERSEDED", "active"),
+        ("SUPERSEDED.", "superseded"),
+        ("SUPERSEDED: moved to k4", "superseded"),
+        ("see src/SUPERSEDED.py", "active"),
+        ("see src/SUPERSEDED.py:3-4", "active"),
+        ("see `src/SUPERSEDED.py`", "active"),
+        ("see [it](src/SUPERSEDED.py)", "active"),
+        ("see src\\SUPERSEDED.py", "active"),
+        ("see SUPERSEDED.py", "active"),
+        ("see SUPERSEDED_BY.md", "active"),
+        ("see docs/SUPERSEDED", "active"),
+        ("see SUPERSEDED/notes.md", "active"),
+        ("src/SUPERSEDED.py is SUPERSEDED by k12", "superseded"),
     ],
 )
 def test_superseded(text, status):

@@ -381,3 +381,29 @@ def test_a_fact_added_above_one_that_cites_another_file_is_a_new_fact(tmp_path, 
         ("k1", "fresh", 2, [("src/a.py", True)]),
         ("k2", "fresh", 1, [("src/b.py", False)]),
     ]
+
+
+def test_a_fix_to_a_file_renamed_superseded_keeps_the_fact_active(tmp_path, monkeypatch):
+    """``--fix`` writes the path git renamed a file to; a file named ``SUPERSEDED.py`` is a
+    path, not the status word: the fact imported again stays active (it was superseded)."""
+    monkeypatch.chdir(tmp_path)
+    repo = tmp_path / "repo"
+    write(repo, {"src/old.py": CONVERTERS, "src/kept.py": "X = 1\n"})
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "start")
+    git(repo, "mv", "src/old.py", "src/SUPERSEDED.py")
+    git(repo, "commit", "-qm", "rename")
+    write(tmp_path, {"notes/conv.md": "+ the converters live in src/old.py\n"})
+    r = cli("check", "notes/conv.md", "--root", "repo", "--fix")
+    assert (r.exit_code, r.stderr.splitlines()[-1]) == (0, "Fixed 1 citation in 1 file; 0 left")
+    text = (tmp_path / "notes/conv.md").read_text()
+    assert text == "+ the converters live in src/SUPERSEDED.py\n"
+    r = cli("import", "notes/conv.md", "--root", "repo", "--isolated")
+    assert r.exit_code == 0, r.output
+    con = sqlite3.connect(tmp_path / "know.db")
+    try:
+        rows = con.execute("SELECT text, status FROM facts").fetchall()
+    finally:
+        con.close()
+    assert rows == [("the converters live in src/SUPERSEDED.py", "active")]

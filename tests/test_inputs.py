@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from clirun import cli
+from trees import git
 
 from brainmigrate import inputs
 
@@ -563,3 +564,29 @@ def test_standard_input_is_copied_in_chunks_never_held_whole(monkeypatch):
     with stdin_notes(("-",), None) as (paths, names):
         assert Path(paths[0]).read_bytes() == b"+ one fact\n" * 3
         assert names == {paths[0]: "-"}
+
+
+def test_a_notes_file_over_the_fix_bound_is_left_with_a_note(tmp_path, monkeypatch):
+    """``--fix`` and ``--diff`` read a notes file whole, with its lines and edits (a 1 GB
+    file took 6.3 GB): one over ``fix.FIX_MAX`` is left alone with a note, checked still."""
+    from brainmigrate import fix
+
+    monkeypatch.chdir(tmp_path)
+    git(tmp_path, "init", "-q")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src/old.py").write_text("X = 1\n")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-qm", "a")
+    git(tmp_path, "mv", "src/old.py", "src/new.py")
+    git(tmp_path, "commit", "-qm", "moved")
+    notes = tmp_path / "n.md"
+    notes.write_text("+ X lives in src/old.py\n" + "+ padding fact\n" * 40)
+    monkeypatch.setattr(fix, "FIX_MAX", 100)
+    r = cli("check", "n.md", "--root", ".", "--isolated", "--diff")
+    assert (r.exit_code, r.stdout) == (0, "")
+    assert r.stderr == (
+        "n.md:1:14: left src/old.py: the notes file is too large to rewrite\n"
+        "brainmigrate: note: n.md: is 624 bytes; a notes file --fix rewrites is at most 100"
+        " bytes; left alone (fix it by hand)\n"
+        "Would fix 0 citations in 0 files; 1 left\n"
+    )

@@ -26,10 +26,10 @@ from brainmigrate.model import BRAIN_MARKERS, KINDS, FactRecord
 from brainmigrate.read.facts import (
     KIND_OF_MARKER,
     MAX_TEXT,
-    SUPERSEDED,
     TaskIds,
     build_fact,
     cut,
+    is_superseded,
     plus_kind_for,
     scope_for,
 )
@@ -191,7 +191,7 @@ def brain_line(rec: FactRecord, plus: str, tasks: TaskIds) -> tuple[str, str, st
     if not text:
         return "", "", "empty text"
     extra = []
-    if rec.status == "superseded" and not SUPERSEDED.search(text):
+    if rec.status == "superseded" and not is_superseded(text):
         extra.append("SUPERSEDED")
     if rec.task and not tasks.all(text):
         extra.append(f"({rec.task})")

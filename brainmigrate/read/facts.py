@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import PurePath
 
 from brainmigrate.codes import diagnostic
+from brainmigrate.errors import BrainmigrateError
 from brainmigrate.fsutil import printable
 from brainmigrate.model import Diagnostic, ParsedFact, Segment
 from brainmigrate.read.consumed import consumed, may_span, span_regions
@@ -53,7 +54,13 @@ TASK_DENY = re.compile(
     r"|HMAC|BASE|UCS|IEEE|ANSI|CRC|WGS|EPSG|SRID"
     r"|PSR|EIP|ERC|BIP|JEP|JSR|KEP|KIP|SEV|SOC|FIPS|NIST|WCAG|OWASP|IEC)[0-9]*"
 )
-SUPERSEDED = re.compile(r"(?<![^\W_])SUPERSEDED")
+#: The status word (SPEC.md §Notation, SUPERSEDED): not after a letter, a digit or a path's
+#: ``/`` or ``\\`` (``is_superseded`` also passes over one in a cited path or file name).
+SUPERSEDED = re.compile(r"(?<![^\W_])(?<![/\\])SUPERSEDED")
+#: What follows the word in a name: the rest of its run of name characters ...
+_NAME_RUN = re.compile(r"[\w-]*")
+#: ... and, after that run, what makes it a file name or a path (``.py``, ``/``).
+_NAMED = re.compile(r"\.[A-Za-z0-9]|[/\\]")
 #: A trailer that waives findings of the fact: ``<!-- brainmigrate: allow-gone -->`` (gone
 #: paths, BM101) or ``<!-- brainmigrate: ignore BM102, BM2 -->`` (codes or prefixes). It is
 #: removed like any trailer but is not an undated comment (no BM301).
@@ -69,17 +76,59 @@ _ALLOW_MEANT = re.compile(r"\s*brainmigrate\b", re.IGNORECASE)
 _PATTERNS_STEM = re.compile(r"(?:.*[-_])?patterns?")
 
 
+#: How long a ``--task-pattern`` may take on one fact's text, in seconds.
+TASK_PATTERN_SECONDS = 1.0
+
+
+class SlowPattern(BrainmigrateError):
+    """A ``--task-pattern`` took over ``TASK_PATTERN_SECONDS`` on one text: ``pattern``,
+    and ``where`` that text stood (``file:line``, or a fact's id), once known."""
+
+    def __init__(self, pattern: str, where: str = "a fact's text") -> None:
+        import shlex  # loaded only for this message
+
+        self.pattern, self.where = pattern, where
+        seconds = f"{TASK_PATTERN_SECONDS:g}"
+        super().__init__(
+            f"--task-pattern {shlex.quote(pattern)} took over {seconds} s on {where}; simplify it"
+        )
+
+
+def _bounded(pattern: str):
+    """``pattern`` compiled by the ``regex`` module, which can stop a match that takes too
+    long (``re`` cannot: ``(a|aa)+$`` on 60 ``a`` and a ``!`` backtracks for hours).
+    Imported only for a user's pattern. Raises ``re.error`` when ``regex`` cannot read a
+    pattern ``re`` read."""
+    import regex
+
+    try:
+        return regex.compile(pattern)
+    except regex.error as exc:
+        raise re.error(str(exc)) from None
+
+
+def _matches(compiled, text: str) -> list:
+    """Every match of a ``regex`` pattern in ``text``, within ``TASK_PATTERN_SECONDS`` in
+    all; raises ``TimeoutError`` past it."""
+    return list(compiled.finditer(text, timeout=TASK_PATTERN_SECONDS))
+
+
 class TaskIds:
     """Finds task ids in a fact's text.
 
     With the default pattern, a match whose prefix (before the hyphen) is a deny-listed
     technical prefix is passed over. A ``--task-pattern`` is used as given: its whole match
-    is the task id, and no deny-list applies. Raises ``re.error`` for an invalid pattern.
+    is the task id, and no deny-list applies; it runs with a time bound of
+    ``TASK_PATTERN_SECONDS`` per text (``all`` raises ``SlowPattern`` past it). Raises
+    ``re.error`` for an invalid pattern.
     """
 
     def __init__(self, pattern: str | None = None) -> None:
         self.default = pattern is None
-        self.regex = re.compile(DEFAULT_TASK_PATTERN if pattern is None else pattern)
+        self.pattern = DEFAULT_TASK_PATTERN if pattern is None else pattern
+        self.regex = re.compile(self.pattern)
+        if pattern is not None:  # a user's pattern: matched with a time bound
+            self.regex = _bounded(pattern)
 
     def all(self, text: str) -> list[str]:
         """Every task id in ``text``, in order, but those inside a cited path, its suffix or
@@ -91,7 +140,11 @@ class TaskIds:
         chunk: list = []  # the last chunk around a match: [left, right, consumed spans]
         spans = span_regions(text) if may_span(text) else ()
         starts = [a for a, _ in spans]
-        for m in self.regex.finditer(text):
+        try:
+            found = self.regex.finditer(text) if self.default else _matches(self.regex, text)
+        except TimeoutError:
+            raise SlowPattern(self.pattern) from None
+        for m in found:
             tid = m.group(0)
             if not tid or (self.default and TASK_DENY.fullmatch(tid[: tid.rindex("-")])):
                 continue
@@ -107,6 +160,29 @@ class TaskIds:
                     continue  # inside a path with spaces ([[docs/TER-9 notes.md]])
             out.append(tid)
         return out
+
+
+def is_superseded(text: str) -> bool:
+    """Whether ``text`` (a fact's whole folded text) says ``SUPERSEDED`` (SPEC.md §Notation):
+    the upper-case word not after a letter or digit (``SUPERSEDED_BY k12`` counts), and
+    standing as a word, not inside a name: not in what a cited path consumes
+    (``src/SUPERSEDED.py``, ``docs/SUPERSEDED/x.md``, as no task id is read there), not
+    after ``/`` or ``\\``, and not a file name (its name run followed by ``.`` and a letter
+    or digit, or by ``/``: ``SUPERSEDED.md``, ``SUPERSEDED_BY.txt``). A path ``--fix``
+    writes must not change a fact's status. Linear: each name run and each chunk between
+    spaces is read once."""
+    if "SUPERSEDED" not in text:
+        return False
+    chunk: list = []
+    run_end, named = -1, False
+    for m in SUPERSEDED.finditer(text):
+        start, end = m.span()
+        if end > run_end:  # a new run of name characters (the same run ends the same way)
+            run_end = _NAME_RUN.match(text, end).end()
+            named = _NAMED.match(text, run_end) is not None
+        if not named and not _in_path(text, start, end, chunk):
+            return True
+    return False
 
 
 def _in_path(text: str, start: int, end: int, chunk: list) -> bool:
@@ -277,7 +353,10 @@ def build_fact(
                 col,
             )
         )
-    found = tasks.all(full)
+    try:
+        found = tasks.all(full)
+    except SlowPattern as exc:
+        raise SlowPattern(exc.pattern, f"{file}:{head.number}") from None
     kind = plus_kind if head.marker == "+" else KIND_OF_MARKER[head.marker]
     return ParsedFact(
         file=file,
@@ -291,7 +370,7 @@ def build_fact(
         tasks=frozenset(found) if found else NONE,
         run=run,
         created=created,
-        status="superseded" if "SUPERSEDED" in full and SUPERSEDED.search(full) else "active",
+        status="superseded" if is_superseded(full) else "active",
         segments=tuple(segments),
         suppress=frozenset(suppress) if suppress else NONE,
         last_line=lines[-1].number,

@@ -39,6 +39,8 @@ from functools import cache
 from pathlib import Path
 from typing import BinaryIO
 
+from brainmigrate.errors import BrainmigrateError
+from brainmigrate.fsutil import printable
 from brainmigrate.model import Diagnostic
 from brainmigrate.read import lines
 from brainmigrate.read.conflicts import CONFLICT_CLASSES, Conflicts
@@ -335,14 +337,25 @@ def glob_regex(glob: str) -> str:
     return "".join(out)
 
 
+#: How long the ``markdown`` globs of a configuration may take on one path, in seconds.
+GLOB_SECONDS = 1.0
+
+
+class SlowGlob(BrainmigrateError):
+    """The configuration's ``markdown`` globs took over ``GLOB_SECONDS`` on one path."""
+
+
 class MarkdownGlobs:
     """Which notes files are read as Markdown notes: those a glob matches (SPEC.md
     §Notation, Markdown notes). A glob is matched against the file's path (POSIX, ``./``
     dropped) and each tail of it that starts at a folder, so ``CLAUDE.md`` matches at any
     depth and ``.github/instructions/*.md`` under any folder. Compiled once; a call is one
-    regular expression match per tail of the path."""
+    regular expression match per tail of the path. Globs other than ``DEFAULT_GLOBS`` are
+    a user's: matched by the ``regex`` module (many ``*`` in one glob made ``re``
+    backtrack for seconds a path), with a time bound of ``GLOB_SECONDS`` a path past
+    which a call raises ``SlowGlob``."""
 
-    __slots__ = ("globs", "_regex")
+    __slots__ = ("globs", "_regex", "_bounded")
 
     def __init__(self, globs: tuple[str, ...] | list[str] = DEFAULT_GLOBS) -> None:
         """Raises ``ValueError`` naming the first glob that is none (``[z-a].md``)."""
@@ -355,7 +368,10 @@ class MarkdownGlobs:
             except re.error as exc:
                 raise ValueError(f"{g!r} is no glob ({exc})") from None
             parts.append(f"(?:{part})")
-        self._regex = re.compile("|".join(parts)) if parts else None
+        self._bounded = self.globs != DEFAULT_GLOBS
+        self._regex = None
+        if parts:
+            self._regex = (_user_regex if self._bounded else re.compile)("|".join(parts))
 
     def __call__(self, path: str) -> bool:
         """Whether notes file ``path`` is Markdown notes."""
@@ -365,9 +381,32 @@ class MarkdownGlobs:
         while path.startswith("./"):
             path = path[2:]
         full = self._regex.fullmatch
-        if full(path):
-            return True
-        return any(c == "/" and full(path, i + 1) for i, c in enumerate(path))
+        if self._bounded:
+            regex = self._regex
+
+            def full(text, pos=0):
+                return regex.fullmatch(text, pos, timeout=GLOB_SECONDS)
+
+        try:
+            if full(path):
+                return True
+            return any(c == "/" and full(path, i + 1) for i, c in enumerate(path))
+        except TimeoutError:
+            raise SlowGlob(
+                f"markdown: the globs took over {GLOB_SECONDS:g} s on {printable(path)};"
+                " simplify them in the configuration"
+            ) from None
+
+
+def _user_regex(source: str):
+    """``source`` compiled by the ``regex`` module (imported only for a user's globs).
+    Raises ``ValueError`` when it cannot read it."""
+    import regex
+
+    try:
+        return regex.compile(source)
+    except regex.error as exc:
+        raise ValueError(f"the globs are no regular expression the matcher reads ({exc})") from None
 
 
 def notation_of(path: str, notation: str | None, markdown: MarkdownGlobs) -> str:

@@ -333,20 +333,25 @@ def split_block_id(text: str, alone: bool = False) -> str:
     ``^abc`` with nothing before it is the fact's text (``+ ^abc``), so every text a fact
     can hold reads back the same. ``alone``: a
     continuation line's id stands after the fact's earlier text and goes even alone. The
-    whitespace before the ``^`` is kept (folding trims it). Linear time.
+    whitespace before the ``^`` is kept (folding trims it). Linear time: one pass from
+    the end, by positions (no slice or strip of the text per id).
     """
+    end = len(text.rstrip(_WS_STRIP))
+    first = len(text) - len(text.lstrip(_WS_STRIP))  # text[:i] is blank when i <= first
+    cut = len(text)
     while True:
-        end = len(text.rstrip(_WS_STRIP))
         caret = text.rfind("^", 0, end)
         if (
             caret < 1
             or text[caret - 1] not in _WS_SET
             or not _BLOCK_ID.fullmatch(text, caret + 1, end)
             or not _LETTER.search(text, caret + 1, end)
-            or (not alone and is_blank(text[:caret]))
+            or (not alone and caret <= first)
         ):
-            return text
-        text = text[:caret]  # and again: no stored text ends in an id (it would not read back)
+            return text[:cut]
+        cut = end = caret  # and again: no stored text ends in an id (it would not read back)
+        while end and text[end - 1] in _WS_SET:
+            end -= 1
 
 
 def fold(text: str) -> str:

@@ -115,7 +115,7 @@ def report(result, with_facts: bool = True, entries: str = "list") -> dict:
         "files": files,
         "facts": facts,
         **{key: _entries(getattr(result, key), entries) for key in ENTRIES},
-        "warnings": [d.to_dict() for d in result.warnings],
+        "warnings": _warnings(result.warnings, entries),
     }
 
 
@@ -133,6 +133,29 @@ class _Facts:
             yield report_fact(rec, self._roots, rec.action())
 
 
+class _Dicts:
+    """A report's warnings as dicts, made again from the run's own (spilled) warnings on
+    each iteration."""
+
+    def __init__(self, items) -> None:
+        self._items = items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __iter__(self) -> Iterator[dict]:
+        for d in self._items:
+            yield d.to_dict()
+
+
+def _warnings(items, how: str):
+    """The warnings as ``report``'s ``entries`` says: ``list`` of dicts, ``stream``
+    (``_Dicts``), ``none`` (empty: ``json_chunks`` streams them)."""
+    if how == "stream":
+        return _Dicts(items)
+    return [d.to_dict() for d in items] if how == "list" else []
+
+
 def _entries(items, how: str):
     if how == "stream":
         return items
@@ -142,8 +165,8 @@ def _entries(items, how: str):
 def json_chunks(result) -> Iterator[str]:
     """The JSON report of ``report(result)``, as text chunks made while they are written.
 
-    The facts and the entries (gone, outside, unresolved, ignored, ambiguous, merged), the
-    report's bulk, are
+    The facts, the entries (gone, outside, unresolved, ignored, ambiguous, merged) and the
+    warnings, the report's bulk, are
     made and encoded one at a time, one per line, so a large run never holds them all as
     dicts or as one string. Parses to ``report(result)``.
     """
@@ -157,6 +180,8 @@ def json_chunks(result) -> Iterator[str]:
             yield from _stream(report_fact(rec, roots, rec.action()) for rec in result.facts)
         elif key in ENTRIES:
             yield from _stream(getattr(result, key))
+        elif key == "warnings":
+            yield from _stream(d.to_dict() for d in result.warnings)
         else:
             yield to_json(value, indent=2).replace("\n", "\n  ")
         yield ",\n" if i < last else "\n"

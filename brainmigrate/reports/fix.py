@@ -27,15 +27,17 @@ def unified_diff(edits: Sequence[FileEdit], context: int = 3) -> bytes:
     """A unified diff of ``edits`` that ``patch -p1`` applies in the current folder:
     ``a/`` and ``b/`` names relative to it, quoted as git quotes them (``_header``: a name
     with a line break forges no header or hunk), lines compared and shown as bytes (CRLF, a
-    BOM and invalid bytes as they are), ``\\ No newline at end of file`` where due."""
-    from difflib import SequenceMatcher
+    BOM and invalid bytes as they are), ``\\ No newline at end of file`` where due.
 
+    A fix rewrites text inside lines, never a line end: the lines are compared one for
+    one, in linear time (``difflib`` matches many equal lines in quadratic time or
+    worse); hunks are grouped with ``context`` lines as ``difflib`` groups them."""
     out: list[bytes] = []
     for edit in edits:
         a, b = split_lines(edit.before), split_lines(edit.after)
         name = Path(os.path.relpath(edit.path)).as_posix()
         out.append(_header(b"--- ", b"a/", name) + _header(b"+++ ", b"b/", name))
-        for group in SequenceMatcher(None, a, b, autojunk=False).get_grouped_opcodes(context):
+        for group in _groups(_opcodes(a, b), context):
             first, last = group[0], group[-1]
             out.append(
                 f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n".encode()
@@ -55,6 +57,50 @@ def _header(sign: bytes, prefix: bytes, name: str) -> bytes:
     the name up to the tab and no further."""
     label = diff_name(prefix, os.fsencode(name))
     return sign + label + (b"\t" if b" " in label else b"") + b"\n"
+
+
+Opcode = tuple[str, int, int, int, int]
+
+
+def _opcodes(a: list[bytes], b: list[bytes]) -> list[Opcode]:
+    """``difflib``'s opcodes of ``a`` to ``b``: ``equal`` and ``replace`` runs of lines
+    compared one for one when both hold as many lines (every fix); else ``difflib``'s."""
+    if len(a) != len(b):
+        from difflib import SequenceMatcher
+
+        return SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    codes: list[Opcode] = []
+    start = 0
+    for i in range(1, len(a) + 1):
+        if i == len(a) or (a[i] == b[i]) != (a[start] == b[start]):
+            codes.append(("equal" if a[start] == b[start] else "replace", start, i, start, i))
+            start = i
+    return codes
+
+
+def _groups(codes: list[Opcode], n: int) -> list[list[Opcode]]:
+    """The hunks of ``codes`` with ``n`` lines of context, as
+    ``difflib.SequenceMatcher.get_grouped_opcodes`` makes them."""
+    if not codes:
+        codes = [("equal", 0, 1, 0, 1)]
+    if codes[0][0] == "equal":
+        tag, i1, i2, j1, j2 = codes[0]
+        codes[0] = tag, max(i1, i2 - n), i2, max(j1, j2 - n), j2
+    if codes[-1][0] == "equal":
+        tag, i1, i2, j1, j2 = codes[-1]
+        codes[-1] = tag, i1, min(i2, i1 + n), j1, min(j2, j1 + n)
+    groups: list[list[Opcode]] = []
+    group: list[Opcode] = []
+    for tag, i1, i2, j1, j2 in codes:
+        if tag == "equal" and i2 - i1 > n + n:  # a long run without changes ends a hunk
+            group.append((tag, i1, min(i2, i1 + n), j1, min(j2, j1 + n)))
+            groups.append(group)
+            group = []
+            i1, j1 = max(i1, i2 - n), max(j1, j2 - n)
+        group.append((tag, i1, i2, j1, j2))
+    if group and not (len(group) == 1 and group[0][0] == "equal"):
+        groups.append(group)
+    return groups
 
 
 def _diff_line(sign: bytes, line: bytes) -> bytes:
