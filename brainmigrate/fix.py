@@ -38,8 +38,9 @@ from brainmigrate.read.files import notes_files, select_files
 from brainmigrate.read.lines import WIDE_BOMS
 from brainmigrate.read.run import ImportOptions
 from brainmigrate.read.tokens import Token, link_path, path_like
+from brainmigrate.rewrites import Given, link_out, rewrite
 from brainmigrate.roots import Root, is_absolute, normalize
-from brainmigrate.writers import Given, folder_below, link_out, rewrite
+from brainmigrate.writers import folder_below
 
 #: The largest notes file ``--fix`` and ``--diff`` rewrite (each is read whole, with its
 #: lines and their edits: a few times its size in memory).
@@ -437,7 +438,7 @@ def apply(
     given: Sequence[str | os.PathLike] | None = None,
     listed: dict[str, Path] | None = None,
 ) -> None:
-    """Write each edited file (``writers.rewrite``: locked, read again right before it is
+    """Write each edited file (``rewrites.rewrite``: locked, read again right before it is
     replaced, mode, owner and hard links kept, a read-only file refused), only when its
     real path lies under one of the PATHS ``given`` (a PATH that is a file counts as
     itself; resolved when this is called, so ``run_fix`` calls it with the PATHS as they

@@ -420,15 +420,15 @@ def test_notes_swapped_for_a_fifo_before_fix_reads_them_are_refused_unread(tmp_p
     git(repo, "mv", "src/old.py", "src/new.py")
     git(repo, "commit", "-qm", "move")
     (tmp_path / "n.md").write_text("+ f is in src/old.py\n")
-    real = inputs.read_whole
+    real = inputs.read_bounded
 
-    def swapped(path):
+    def swapped(path, *args):
         if os.path.basename(path) == "n.md":
             os.remove(path)
             os.mkfifo(path)
-        return real(path)
+        return real(path, *args)
 
-    monkeypatch.setattr(inputs, "read_whole", swapped)
+    monkeypatch.setattr(inputs, "read_bounded", swapped)
     r = cli("check", "n.md", "--root", "repo", "--fix", "--isolated")
     # the plan refuses the FIFO unread (never waits on it); the check after the fix then
     # finds notes that are no file

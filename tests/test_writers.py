@@ -20,7 +20,7 @@ import pytest
 from clirun import cli
 from trees import git
 
-from brainmigrate import fix, writers
+from brainmigrate import fix, rewrites, writers
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
@@ -182,7 +182,7 @@ def test_an_edit_saved_after_the_fix_was_staged_is_kept(project, monkeypatch, ho
 
 
 def test_a_file_locked_by_another_run_is_left_alone(project, monkeypatch):
-    monkeypatch.setattr(writers, "LOCK_WAIT", 0.01)
+    monkeypatch.setattr(rewrites, "LOCK_WAIT", 0.01)
     notes = project / "notes/team.md"
     with open(notes, "rb") as held:
         fcntl.flock(held, fcntl.LOCK_EX)
@@ -431,7 +431,7 @@ def test_a_write_below_a_folder_refuses_a_target_leading_out(project):
 def test_past_the_folders_kept_open_a_folder_is_walked_from_the_top(project, monkeypatch):
     """More PATHS than descriptors kept: the folder is walked from ``/`` without following a
     symlink, so the file is written, and a folder swapped for a symlink is still refused."""
-    monkeypatch.setattr(writers, "KEPT_OPEN", 0)
+    monkeypatch.setattr(rewrites, "KEPT_OPEN", 0)
     (project / "notes/sub").mkdir()
     (project / "notes/sub/a.md").write_bytes(OLD)
     outside = project / "outside"
