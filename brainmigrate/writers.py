@@ -148,22 +148,25 @@ def make_folder(parent_fd: int, name: str) -> str:
     tmp = None
     try:
         with signals_held():  # an interrupt held here lands inside the ``try``: removed
-            for _ in range(100):
-                candidate = temp_name(name)
-                try:
-                    os.mkdir(candidate, 0o700, dir_fd=parent_fd)
-                except FileExistsError:
-                    continue
-                tmp = candidate
-                break
-            else:  # pragma: no cover - 100 random names taken
-                raise FileExistsError(errno.EEXIST, "no free temporary name", name)
+            tmp, _ = _fresh(name, lambda c: os.mkdir(c, 0o700, dir_fd=parent_fd))
     except BaseException:
         if tmp is not None:
             with contextlib.suppress(OSError):
                 os.rmdir(tmp, dir_fd=parent_fd)
         raise
     return tmp
+
+
+def _fresh(name: str, make) -> tuple[str, object]:
+    """``(temporary name, what make(name) returned)`` for the first of up to 100 new
+    ``temp_name`` names that ``make`` could create (``FileExistsError``: the next)."""
+    for _ in range(100):
+        candidate = temp_name(name)
+        try:
+            return candidate, make(candidate)
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temporary name", name)  # pragma: no cover
 
 
 def open_child(dir_fd: int, name: str) -> int:
@@ -197,16 +200,7 @@ def stage(
     tmp = fd = None
     try:
         with signals_held():  # an interrupt held here lands inside the ``try``: removed
-            for _ in range(100):
-                candidate = temp_name(name)
-                try:
-                    fd = os.open(candidate, _NEW_FLAGS, 0o600, dir_fd=dir_fd)
-                except FileExistsError:
-                    continue
-                tmp = candidate
-                break
-            else:  # pragma: no cover - 100 random names taken
-                raise FileExistsError(errno.EEXIST, "no free temporary name", name)
+            tmp, fd = _fresh(name, lambda c: os.open(c, _NEW_FLAGS, 0o600, dir_fd=dir_fd))
         for chunk in [data] if isinstance(data, bytes | bytearray) else data:
             view = memoryview(chunk)
             while view:

@@ -106,9 +106,9 @@ def test_a_symlink_given_as_a_path_or_its_target_given_is_written(project):
     assert (outside / "a.md").read_bytes() == NEW
 
 
-def test_a_folder_swapped_for_a_symlink_between_plan_and_apply_sends_nothing_outside(
-    project, monkeypatch
-):
+def _swapped_after_plan(project: Path, monkeypatch) -> Path:
+    """``notes/sub/a.md`` and ``outside/a.md`` (both ``OLD``), and ``notes/sub`` swapped for
+    a symlink to ``outside`` once the fixes are planned; returns ``outside``."""
     (project / "notes/sub").mkdir()
     (project / "notes/sub/a.md").write_bytes(OLD)
     outside = project / "outside"
@@ -123,6 +123,13 @@ def test_a_folder_swapped_for_a_symlink_between_plan_and_apply_sends_nothing_out
         return planned
 
     monkeypatch.setattr(fix, "plan_fixes", then_swapped)
+    return outside
+
+
+def test_a_folder_swapped_for_a_symlink_between_plan_and_apply_sends_nothing_outside(
+    project, monkeypatch
+):
+    outside = _swapped_after_plan(project, monkeypatch)
     r = cli(*FIX)
     assert (outside / "a.md").read_bytes() == OLD
     assert (project / "sub.moved/a.md").read_bytes() == OLD
@@ -432,20 +439,7 @@ def test_past_the_folders_kept_open_a_folder_is_walked_from_the_top(project, mon
     """More PATHS than descriptors kept: the folder is walked from ``/`` without following a
     symlink, so the file is written, and a folder swapped for a symlink is still refused."""
     monkeypatch.setattr(rewrites, "KEPT_OPEN", 0)
-    (project / "notes/sub").mkdir()
-    (project / "notes/sub/a.md").write_bytes(OLD)
-    outside = project / "outside"
-    outside.mkdir()
-    (outside / "a.md").write_bytes(OLD)
-    real = fix.plan_fixes
-
-    def then_swapped(*args, **kwargs):
-        planned = real(*args, **kwargs)
-        os.rename(project / "notes/sub", project / "sub.moved")
-        os.symlink(outside, project / "notes/sub")
-        return planned
-
-    monkeypatch.setattr(fix, "plan_fixes", then_swapped)
+    outside = _swapped_after_plan(project, monkeypatch)
     r = cli("check", "notes/team.md", "notes/sub/a.md", "--root", "repo", "--fix", "--isolated")
     assert (project / "notes/team.md").read_bytes() == NEW
     assert (outside / "a.md").read_bytes() == OLD
