@@ -176,12 +176,40 @@ def remove_leftovers(folder: str | os.PathLike, name: str | None = None) -> list
     return removed
 
 
+_DESCRIPTOR = re.compile(r"/(?:proc/(?:self|(?P<pid>[0-9]+))|dev)/fd/(?P<fd>[0-9]+)")
+_STANDARD = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
+
+
+def descriptor(path: str | os.PathLike) -> int | None:
+    """The open file descriptor of this process that ``path`` names, or None: ``/dev/stdout``,
+    ``/dev/stderr``, ``/dev/fd/N``, ``/proc/self/fd/N`` (or a symlink leading to one, up
+    to 16 links). Such a path leads on to whatever the shell opened (``>> log.txt``, a
+    pipe): opened by name again it would be truncated, or replaced by a rename, losing
+    what was written there before; it is written through the descriptor instead."""
+    at = os.path.abspath(os.fspath(path))
+    for _ in range(16):
+        if at in _STANDARD:
+            return _STANDARD[at]
+        m = _DESCRIPTOR.fullmatch(at)
+        if m is not None and m.group("pid") in (None, str(os.getpid())):
+            return int(m.group("fd"))
+        try:
+            link = os.readlink(at)
+        except (OSError, ValueError):
+            return None
+        at = os.path.normpath(os.path.join(os.path.dirname(at), link))
+    return None
+
+
 def write_target(path: str | os.PathLike) -> tuple[Path, bool]:
     """Where a write to ``path`` lands, and whether in place: a device, FIFO or other file
-    that is not a regular file or folder (``/dev/stdout``, ``>(cmd)``) is written in place,
-    as a shell's ``>`` would; a symlink is followed, so the file it points at is replaced
-    and the link stays a link; anything else is ``path``, replaced through a rename."""
+    that is not a regular file or folder (``>(cmd)``), and a name of an open descriptor
+    (``/dev/stdout``: ``descriptor``), is written in place, as a shell's ``>`` would; a
+    symlink is followed, so the file it points at is replaced and the link stays a link;
+    anything else is ``path``, replaced through a rename."""
     target = Path(path)
+    if descriptor(target) is not None:
+        return target, True
     try:
         st = os.stat(target)
     except OSError:

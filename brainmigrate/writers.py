@@ -24,6 +24,7 @@ from pathlib import Path
 from brainmigrate.errors import BrainmigrateError
 from brainmigrate.fsutil import (
     _TEMP_SUFFIX,
+    descriptor,
     file_mode,
     leftovers,
     made,
@@ -280,9 +281,7 @@ def write_file(
     target, in_place = write_target(path)
     shown_as = shown(os.fspath(path)) if output else None
     if in_place and within is None and output:
-        with open(target, "wb") as f:
-            for chunk in [data] if isinstance(data, bytes | bytearray) else data:
-                f.write(chunk)
+        _write_in_place(target, [data] if isinstance(data, bytes | bytearray) else data)
         if shown_as is not None:
             state.written.append(shown_as)
         return
@@ -296,6 +295,27 @@ def write_file(
             tmp = None
         finally:
             discard(fd, tmp)
+
+
+def _write_in_place(target: Path, chunks: Iterable[bytes]) -> None:
+    """Write ``chunks`` into the device or FIFO ``target``, or through the open descriptor
+    it names (``fsutil.descriptor``: ``/dev/stdout``, written after what stdout holds, as
+    ``>>`` and a shell's group of commands expect)."""
+    fd = descriptor(target)
+    if fd is None:
+        with open(target, "wb") as f:
+            for chunk in chunks:
+                f.write(chunk)
+        return
+    import sys
+
+    for stream in (sys.stdout, sys.stderr):  # what they hold comes first
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            stream.flush()
+    for chunk in chunks:
+        view = memoryview(chunk)
+        while view:
+            view = view[os.write(fd, view) :]
 
 
 def write_text(path: str | os.PathLike, text: str, output: bool = False) -> None:

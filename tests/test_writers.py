@@ -547,3 +547,19 @@ def test_a_leftover_with_this_runs_process_id_is_removed_too(project):
     assert r.exit_code == 0, r.output
     assert not left.exists()
     assert [p.name for p in (project / "notes").iterdir() if ".bm" in p.name] == []
+
+
+@pytest.mark.parametrize("name", ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"])
+def test_output_to_the_name_of_stdout_writes_after_what_the_shell_sent_there(tmp_path, name):
+    """``--output /dev/stdout >> log.txt`` replaced log.txt (the name leads on to the file
+    the shell opened, which was renamed over): what it held before was lost. The report is
+    written through the open descriptor, after what it holds."""
+    (tmp_path / "n.md").write_text("+ see `src/gone.py`\n")
+    log = tmp_path / "log.txt"
+    log.write_text("KEEP\n")
+    args = [sys.executable, "-m", "brainmigrate", "check", "n.md", "--isolated", "--root", "."]
+    with open(log, "a") as out:
+        done = subprocess.run([*args, "--output", name], cwd=tmp_path, stdout=out, timeout=60)
+    plain = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert (done.returncode, plain.returncode) == (0, 0)
+    assert log.read_text() == "KEEP\n" + plain.stdout

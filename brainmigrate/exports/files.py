@@ -21,6 +21,7 @@ from brainmigrate.fsutil import (
     remove_leftovers,
     shown,
     signals_held,
+    write_target,
 )
 from brainmigrate.runstate import state
 from brainmigrate.writers import (
@@ -156,7 +157,7 @@ def same_bytes(path: Path, data: bytes) -> bool:
 def publish_bytes(path: Path, data: bytes) -> list[str]:
     """Write ``data`` to ``path`` with ``write_file`` (an output), unless the file already
     holds these bytes: returns ``[]`` then, else ``[path.name]``. Raises ``OSError``."""
-    if same_bytes(path, data):
+    if write_target(path)[1] is False and same_bytes(path, data):
         return []
     write_file(path, data, output=True)
     return [path.name]
