@@ -236,11 +236,18 @@ def hit_line(rec: FactRecord, width: int = LINE_WIDTH, stale_reason: str | None 
 
 
 def parse_id(value: str) -> int:
-    """``k17`` or ``17`` -> 17. Raises ``NotFound`` for anything else."""
+    """``k17`` or ``17`` -> 17. Raises ``NotFound`` for anything else, and for a number
+    of more than 19 digits (no store holds one)."""
     m = _ID.fullmatch(value.strip())
-    if not m or int(m.group(1)) == 0:
+    digits = m.group(1).lstrip("0") if m else ""
+    if not digits:
         raise NotFound(f"{value!r} is not a fact id; give one like k17 or 17")
-    return int(m.group(1))
+    if len(digits) > 19:  # a store's ids are SQLite integers (and int() stops at 4300 digits)
+        raise NotFound(
+            f"no fact k{shorten(digits, 24)}: a fact id has at most 19 digits;"
+            " 'brainmigrate search' finds ids"
+        )
+    return int(digits)
 
 
 def show(

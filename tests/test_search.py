@@ -391,3 +391,17 @@ def test_a_table_or_column_dropped_by_hand_says_the_store_is_inconsistent(store,
     """Not "store error …; run again": running again cannot help."""
     _edit(store, edit)
     _refused(run("show", "k1", "--store", str(store)), what)
+
+
+@pytest.mark.parametrize("command", ["show", "verify"])
+def test_an_id_of_5000_digits_is_no_fact_not_an_internal_error(tmp_path, command):
+    """int() refuses more than 4300 digits: a 5000-digit id was "internal error"."""
+    (tmp_path / "n.md").write_text("+ one fact\n")
+    db = tmp_path / "s.db"
+    assert run("import", tmp_path / "n.md", "--store", db, "--isolated").exit_code == 0
+    r = run(command, "k" + "9" * 5000, "--store", db)
+    assert (r.exit_code, r.stderr) == (
+        2,
+        "brainmigrate: error: no fact k99999999999999999999999…: a fact id has at most 19"
+        " digits; 'brainmigrate search' finds ids\n",
+    )
