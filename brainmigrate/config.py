@@ -433,6 +433,10 @@ def _relative_to(base: Path | None, where: str):
     prefix = None if base is None or base == Path.cwd().absolute() else _shown(base)
 
     def at(value: str, key: str) -> str:
+        if "\0" in value:
+            raise ConfigError(
+                f"{where}: key {key!r}: holds a NUL character, which no file name can; fix the file"
+            )
         if value.startswith("~"):
             expanded = os.path.expanduser(value)
             if expanded.startswith("~"):

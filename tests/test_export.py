@@ -1180,8 +1180,8 @@ def test_an_output_name_near_255_bytes_is_written_through_a_shorter_temporary_na
     r = run("export", "--store", str(store), "--to", "jsonl", "--output", str(too_long))
     assert (r.exit_code, r.stderr) == (
         2,
-        f"brainmigrate: error: --output {too_long}: a name longer than 255 bytes; pass a"
-        " shorter one\n",
+        "brainmigrate: error: Invalid value for '--output': a name of 256 bytes in it, longer"
+        " than file systems take (255); pass a shorter one; see 'brainmigrate export --help'\n",
     )
 
 

@@ -296,6 +296,53 @@ def test_a_path_longer_than_the_system_takes_is_one_line(
     )
 
 
+@pytest.mark.parametrize(
+    ("command", "option", "args", "reason"),
+    [
+        ("check", "--config", ["n.md", "--config", "b" * 300], "name"),
+        ("check", "--baseline", ["n.md", "--baseline", "x/" + "b" * 300], "name"),
+        ("check", "--output", ["n.md", "--output", " "], "blank"),
+        ("import", "--store", ["n.md", "--store", "  "], "blank"),
+        ("check", "PATHS...", [""], "blank"),
+    ],
+)
+def test_a_name_too_long_or_a_blank_path_is_one_line(
+    tmp_path, monkeypatch, command, option, args, reason
+):
+    """A name of 300 bytes (under PATH_MAX, over what a file system takes) in ``--config``
+    was "internal error: File name too long"; a blank ``--output`` or ``--store`` wrote a
+    file named by spaces."""
+    monkeypatch.chdir(tmp_path)
+    notes(tmp_path / "n.md", 2)
+    r = cli(command, *args)
+    why = (
+        "a name of 300 bytes in it, longer than file systems take (255); pass a shorter one"
+        if reason == "name"
+        else "empty or blank; give a value or leave the option out"
+    )
+    assert (r.exit_code, r.stdout, r.stderr) == (
+        2,
+        "",
+        f"brainmigrate: error: Invalid value for '{option}': {why}; see"
+        f" 'brainmigrate {command} --help'\n",
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["n.md"]
+
+
+@pytest.mark.parametrize("key", ["baseline", "cache-dir"])
+def test_a_nul_in_a_configured_path_is_one_line(tmp_path, monkeypatch, key):
+    """A configured ``baseline`` holding NUL was "internal error: embedded null byte"."""
+    monkeypatch.chdir(tmp_path)
+    notes(tmp_path / "n.md", 2)
+    (tmp_path / "pyproject.toml").write_text(f'[tool.brainmigrate]\n{key} = "a\\u0000b"\n')
+    r = cli("check", "n.md")
+    assert (r.exit_code, r.stderr) == (
+        2,
+        f"brainmigrate: error: pyproject.toml [tool.brainmigrate]: key {key!r}: holds a NUL"
+        " character, which no file name can; fix the file\n",
+    )
+
+
 def test_a_root_in_an_unknown_users_home_is_one_line(tmp_path, monkeypatch):
     """``--root '~nouser/x'`` (a user the system does not know; the shell leaves it as it
     is) says so in one line; a folder of that very name is read as it is (``index`` ended

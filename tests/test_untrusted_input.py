@@ -65,11 +65,15 @@ IMPORTS = [
 
 
 def test_an_id_too_large_for_sqlite_is_no_fact(project):
-    for fact_id in ("k99999999999999999999", "9223372036854775808"):
-        refused(
-            ["show", fact_id, "--store", "k.db"],
-            f"no fact k{fact_id.lstrip('k')} in k.db; 'brainmigrate search' finds ids",
-        )
+    refused(
+        ["show", "9223372036854775808", "--store", "k.db"],
+        "no fact k9223372036854775808 in k.db; 'brainmigrate search' finds ids",
+    )
+    refused(  # more digits than any id has: told before the store is read
+        ["show", "k99999999999999999999", "--store", "k.db"],
+        "no fact k99999999999999999999: a fact id has at most 19 digits; 'brainmigrate"
+        " search' finds ids",
+    )
 
 
 def test_a_deleted_fact_whose_anchors_remain(project):

@@ -10,6 +10,7 @@ import os
 
 import click
 
+from brainmigrate.fsutil import NAME_MAX
 from brainmigrate.model import KINDS
 
 #: The export formats (``brainmigrate.exports.FORMATS``; a test keeps them equal).
@@ -43,7 +44,8 @@ def not_blank(ctx, param, value):
 class UserPath(click.Path):
     """A path given on the command line (every path option and argument is one): refused
     at once, as a usage error naming the option, when no system call could take it (longer
-    than the system's ``PATH_MAX``, or holding a NUL byte), so a later ``stat`` or ``open``
+    than the system's ``PATH_MAX``, a name in it longer than ``NAME_MAX``, holding a NUL
+    byte) or it names nothing (empty or blank), so a later ``stat`` or ``open``
     never fails with "File name too long" as an internal error."""
 
     def convert(self, value, param, ctx):
@@ -51,7 +53,17 @@ class UserPath(click.Path):
         text = os.fspath(value)
         if "\0" in text:
             self.fail("holds a NUL byte, which no file name can; pass another path", param, ctx)
+        if not text.strip():
+            self.fail("empty or blank; give a value or leave the option out", param, ctx)
         size = len(os.fsencode(text))
+        longest = max(len(os.fsencode(part)) for part in text.split(os.sep))
+        if longest > NAME_MAX:
+            self.fail(
+                f"a name of {longest} bytes in it, longer than file systems take ({NAME_MAX});"
+                " pass a shorter one",
+                param,
+                ctx,
+            )
         if size >= PATH_MAX:
             self.fail(
                 f"a path of {size} bytes, longer than the system takes ({PATH_MAX - 1});"
