@@ -537,6 +537,16 @@ CLASH_CASES = [
         "--output notes/q.md would be written over the notes file notes/q.md, which this"
         " command reads; pass --output another path",
     ),
+    (  # SQLite removes what it finds there on the next open
+        ["import", "p.md", "--store", "s.db", "--output", "s.db-journal"],
+        "--output s.db-journal would be written over the store's journal s.db-journal, which"
+        " this command reads; pass --output another path",
+    ),
+    (
+        ["stale", "--store", "link.db", "--output", "s.db-wal"],
+        "--output s.db-wal would be written over the store's journal s.db-wal, which"
+        " this command reads; pass --output another path",
+    ),
     (
         ["import", "p.md", "--store", "new.db", "--output", "new.db"],
         "--output new.db would be written over the store new.db, which this command reads;"

@@ -260,6 +260,12 @@ def refuse_overwrites(
     read: list[tuple[str, str]] = []
     if store is not None:
         read.append(("the store", store))
+        # SQLite's files beside the store: a report there is removed by the next open
+        beside = os.fspath(store)
+        if os.path.islink(store):  # its journal is beside the file the link leads to
+            real = os.path.realpath(store)
+            beside = real if os.path.isabs(beside) else os.path.relpath(real)
+        read += [("the store's journal", beside + end) for end in ("-journal", "-wal", "-shm")]
     if baseline is not None:
         read.append(("the baseline", baseline))
     read += [("the configuration", name) for name, _ in SOURCES if os.path.isfile(name)]
