@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 
+from brainmigrate.escapes import one_line
 from brainmigrate.exports.common import (
     INDEX_NAME,
     ExportError,
@@ -32,11 +33,18 @@ def priority(facts: Iterable[FactRecord]) -> list[FactRecord]:
 
 def _index_line(scope: str, name: str, counts: Counter) -> str:
     summary = ", ".join(f"{counts[k]} {k}" for k in KINDS if counts[k])
-    return f"- {fold(scope) or '(no scope)'}: {summary}, see {name}\n"
+    return f"- {_scope(scope)}: {summary}, see {name}\n"
 
 
 def _topic_head(scope: str) -> str:
-    return f"# {fold(scope) or '(no scope)'}\n\n"
+    return f"# {_scope(scope)}\n\n"
+
+
+def _scope(scope: str) -> str:
+    """A scope as the index and a topic's heading show it: on one line (``fold``), its
+    control characters as U+FFFD (a scope made of a notes file's name may hold an ESC,
+    which would recolour the terminal that shows the file)."""
+    return one_line(fold(scope)) or "(no scope)"
 
 
 def _topic_line(rec: FactRecord) -> str:
