@@ -155,10 +155,13 @@ def outside_message(path: str | os.PathLike, within: str | os.PathLike | None) -
     real, base = os.path.realpath(path), os.path.realpath(within)
     if under(real, base):
         return None
+    folder = os.path.dirname(os.path.abspath(path))  # (abspath: ``..`` taken away)
+    linked = os.path.islink(path) or os.path.realpath(folder) != folder
+    fix = "replace the symlink by the file" if linked else "name a file in that folder"
     return (
         f"--baseline {shown(os.fspath(path))}: leads to {shown(real)}, outside {shown(base)},"
-        " the folder of the configuration file that names it; nothing written (replace the"
-        " symlink by the file, or pass --baseline on the command line)"
+        f" the folder of the configuration file that names it; nothing written ({fix}, or"
+        " pass --baseline on the command line)"
     )
 
 

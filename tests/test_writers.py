@@ -563,3 +563,19 @@ def test_output_to_the_name_of_stdout_writes_after_what_the_shell_sent_there(tmp
     plain = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert (done.returncode, plain.returncode) == (0, 0)
     assert log.read_text() == "KEEP\n" + plain.stdout
+
+
+def test_a_configured_baseline_outside_by_dot_dot_is_refused_with_the_right_fix(project):
+    """No symlink on the way: the fix is to name a file in that folder, not to replace a
+    symlink."""
+    (project / ".brainmigrate.toml").write_text(
+        'baseline = "../outside/x.json"\nroots = ["repo"]\n'
+    )
+    r = cli("check", "notes", "--update-baseline")
+    assert (r.exit_code, r.stderr) == (
+        2,
+        "brainmigrate: error: --baseline ../outside/x.json: leads to"
+        f" {project.parent / 'outside/x.json'}, outside {project}, the folder of the"
+        " configuration file that names it; nothing written (name a file in that folder, or"
+        " pass --baseline on the command line)\n",
+    )
