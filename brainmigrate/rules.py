@@ -1,11 +1,14 @@
 """Rules and findings: every finding code (``RULES``, made from ``codes.CODES``) with its
 name and severity, which codes a run reports (``Selection``), and ``Finding``, the value a
 check, ``stale`` and ``--fix`` report, with its line-free ``fingerprint`` (the baseline's
-key, ``finding_key``).
+key, ``finding_key``); ``Findings``, a run's findings kept in a temporary file, with
+their counts (``Tally``).
 """
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from reprlib import recursive_repr
@@ -322,3 +325,94 @@ def _text_digest(text: str) -> str:
     findings asks for it again (a long text is then read once, not once per finding)."""
     norm = " ".join(text.casefold().split())
     return blake2b(norm.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+class Findings:
+    """A check's findings in report order, kept in a ``spill.Spill`` (one batch in memory,
+    the rest in a temporary file: a finding costs about no memory), with the counts every
+    report shows gathered while they are appended.
+
+    ``append``, ``len``, iteration (read back from the file each time, in the order
+    appended; several reports may read it), ``tally()`` (``Tally``). A run of fewer than
+    ``spill.BATCH`` findings never touches the disk. Raises ``spill.SpillError`` when the
+    temporary file cannot be written."""
+
+    def __init__(self, items: Iterable[Finding] = ()) -> None:
+        from brainmigrate.spill import Spill
+
+        self._items = Spill()
+        self._counts: Counter[tuple[str, str, bool, bool]] = Counter()
+        self.extend(items)
+
+    def append(self, f: Finding) -> None:
+        """Append ``f`` (after the findings appended before it in report order)."""
+        self._items.append(f)
+        self._counts[f.code, f.severity, f.suppressed, f.baselined] += 1
+
+    def extend(self, items: Iterable[Finding]) -> None:
+        """``append`` each of ``items``, in order."""
+        for f in items:
+            self.append(f)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __bool__(self) -> bool:
+        return bool(self._items)
+
+    def __iter__(self) -> Iterator[Finding]:
+        return iter(self._items)
+
+    def tally(self) -> Tally:
+        """The counts of these findings (no finding is read)."""
+        return Tally(self._counts)
+
+    def close(self) -> None:
+        """Remove the temporary file; no finding is held afterwards."""
+        self._items.close()
+        self._counts = Counter()
+
+
+class Tally:
+    """Counts of findings by code, severity, suppressed and baselined (``Findings.tally``,
+    or ``Tally.of`` any findings): what the reports' totals, ``--statistics`` and the exit
+    code need, with no finding kept."""
+
+    def __init__(self, counts: Counter[tuple[str, str, bool, bool]]) -> None:
+        self._counts = counts
+
+    @classmethod
+    def of(cls, findings: Iterable[Finding]) -> Tally:
+        """The counts of ``findings`` (read once)."""
+        return cls(Counter((f.code, f.severity, f.suppressed, f.baselined) for f in findings))
+
+    def total(self) -> int:
+        return sum(self._counts.values())
+
+    def by_code(self) -> dict[str, int]:
+        """Findings per code, codes sorted, only codes with findings."""
+        out: Counter[str] = Counter()
+        for (code, _, _, _), n in self._counts.items():
+            out[code] += n
+        return dict(sorted(out.items()))
+
+    def by_severity(self) -> dict[str, int]:
+        """Findings per severity (``info``, ``warning``, ``error``: each, even at 0)."""
+        out = dict.fromkeys(_RANK, 0)
+        for (_, severity, _, _), n in self._counts.items():
+            out[severity] = out.get(severity, 0) + n
+        return out
+
+    def suppressed(self) -> int:
+        return sum(n for (_, _, sup, _), n in self._counts.items() if sup)
+
+    def baselined(self) -> int:
+        return sum(n for (_, _, _, base), n in self._counts.items() if base)
+
+    def failing(self, fail_on: str) -> int:
+        """How many findings fail at ``fail_on`` (``Finding.fails``)."""
+        return sum(
+            n
+            for (_, sev, sup, base), n in self._counts.items()
+            if _RANK[sev] >= _RANK[fail_on] and not sup and not base
+        )

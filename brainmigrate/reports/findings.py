@@ -5,7 +5,7 @@ Markdown report and GitHub's step summary), through check's own jinja2 environme
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -73,19 +73,27 @@ def environment() -> jinja2.Environment:
 
 def verdict(result: CheckResult) -> str:
     """The Markdown report's title: ``brainmigrate check: 3 failing`` or ``…: passed``."""
-    n = len(result.failing)
+    n = result.failing_count
     return (
         f"brainmigrate {result.tool}: {n} failing" if n else f"brainmigrate {result.tool}: passed"
     )
 
 
 def markdown_of(
-    result: CheckResult, findings: Sequence[Finding], title: str, note: str = ""
+    result: CheckResult, findings: Iterable[Finding], title: str, note: str = ""
 ) -> str:
     """``findings`` of ``result`` as Markdown (``check_markdown.j2``) under ``title``, with
     ``note`` below it and the counts of the whole result."""
+    return "".join(markdown_chunks(result, findings, title, note))
+
+
+def markdown_chunks(
+    result: CheckResult, findings: Iterable[Finding], title: str, note: str = ""
+) -> Iterator[str]:
+    """``markdown_of`` in chunks, the template's ``generate``: ``findings`` (a sequence
+    with ``bool``, or ``rules.Findings``) are read once, as their rows are made."""
     return (
         environment()
         .get_template("check_markdown.j2")
-        .render(r=result, findings=findings, title=title, note=note, summary=summary(result))
+        .generate(r=result, findings=findings, title=title, note=note, summary=summary(result))
     )
