@@ -18,6 +18,7 @@ from enum import StrEnum
 from brainmigrate.check import CheckResult
 from brainmigrate.reports.findings import (
     Painted,
+    list_chunks,
     markdown_chunks,
     occurs,
     summary,
@@ -25,9 +26,9 @@ from brainmigrate.reports.findings import (
     verdict,
 )
 from brainmigrate.reports.github import github
-from brainmigrate.reports.gitlab import gitlab
+from brainmigrate.reports.gitlab import gitlab, gitlab_chunks
 from brainmigrate.reports.junit import junit
-from brainmigrate.reports.sarif import sarif
+from brainmigrate.reports.sarif import sarif, sarif_chunks
 from brainmigrate.rules import RULES, Finding
 from brainmigrate.shapes import one_line, to_json
 
@@ -78,9 +79,10 @@ def render(result: CheckResult, fmt: str, *, color: bool = False, quiet: bool = 
 def render_chunks(
     result: CheckResult, fmt: str, *, color: bool = False, quiet: bool = False
 ) -> Iterator[str]:
-    """``render``'s text in chunks made while they are written: the text, JSON and
-    Markdown reports read the findings back one at a time (``rules.Findings``), so a
-    large run never holds them, nor the report whole. Raises ``ValueError`` for an
+    """``render``'s text in chunks made while they are written: the text, JSON, SARIF,
+    GitLab and Markdown reports read the findings back one at a time
+    (``rules.Findings``), so a large run never holds them, nor the report whole (GitHub
+    and JUnit are made whole). Raises ``ValueError`` for an
     unknown format (when called, before any chunk)."""
     fmt = Format(fmt)
     if fmt == Format.TEXT:
@@ -89,6 +91,10 @@ def render_chunks(
         return json_chunks(result)
     if fmt == Format.MARKDOWN:
         return markdown_chunks(result, result.findings, title=verdict(result))
+    if fmt == Format.SARIF:
+        return sarif_chunks(result)
+    if fmt == Format.GITLAB:
+        return gitlab_chunks(result)
     return iter((FORMATTERS[fmt](result),))
 
 
@@ -238,14 +244,11 @@ def json_chunks(result: CheckResult) -> Iterator[str]:
             "vanished": [e.to_dict() for e in b.vanished],
         },
     }
-    head, tail = to_json(data, indent=2, sort_keys=True).split('\n  "findings": [],\n')
-    yield head + '\n  "findings": '
-    first = True
-    for f in result.findings:
-        item = to_json(finding_dict(f, result.fail_on), indent=2, sort_keys=True)
-        yield ("[\n    " if first else ",\n    ") + item.replace("\n", "\n    ")
-        first = False
-    yield ("[]" if first else "\n  ]") + ",\n" + tail + "\n"
+    items = (
+        to_json(finding_dict(f, result.fail_on), indent=2, sort_keys=True) for f in result.findings
+    )
+    text = to_json(data, indent=2, sort_keys=True) + "\n"
+    return list_chunks(text, "findings", 1, items)
 
 
 #: Every format's formatter; ``tests/test_check_formats.py`` asserts it covers ``Format``.
