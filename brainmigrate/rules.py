@@ -386,6 +386,10 @@ class Tally:
         """The counts of ``findings`` (read once)."""
         return cls(Counter((f.code, f.severity, f.suppressed, f.baselined) for f in findings))
 
+    def counts(self) -> Counter[tuple[str, str, bool, bool]]:
+        """Findings per ``(code, severity, suppressed, baselined)``."""
+        return Counter(self._counts)
+
     def total(self) -> int:
         return sum(self._counts.values())
 

@@ -96,11 +96,11 @@ def _peak(base, notes: str, *extra: str):
     return top, result
 
 
-@pytest.mark.parametrize("fmt", ["text", "json"])
+@pytest.mark.parametrize("fmt", ["text", "json", "github"])
 def test_a_checks_findings_are_spilled_so_its_memory_stays_flat(corpus, fmt):
     """20,000 citations of a path no root holds (BM103: one path, so what the resolver
     keeps a path is not counted) peak no higher than 100 bytes a finding above the same
-    facts without them, text or JSON report written to a file (each finding, held in a
+    facts without them, each streamed report written to a file (each finding, held in a
     tuple, cost about 1 KB), and the report has every finding in order."""
     without, _ = _peak(corpus, "plain.md", "--format", fmt)
     with_them, result = _peak(corpus, "gone.md", "--format", fmt)
@@ -110,6 +110,14 @@ def test_a_checks_findings_are_spilled_so_its_memory_stays_flat(corpus, fmt):
     if fmt == "json":
         lines = [f["line"] for f in json.loads(out)["findings"]]
         assert lines == list(range(1, N + 1))
+    elif fmt == "github":
+        rows = out.splitlines()
+        assert len(rows) == 10 + 1 + 1 + (N - 10) + 1 + 1  # annotations, stop, more, …
+        assert rows[11] == f"{N - 10} more findings (GitHub shows 10 annotations of each kind):"
+        assert rows[-3] == (
+            f"{corpus / 'gone.md'}:{N}:27: BM103 cites src/gone.py, but nothing of it is in"
+            " any root (no file citation?)"
+        )
     else:
         rows = out.splitlines()
         assert len(rows) == N + 1

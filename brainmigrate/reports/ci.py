@@ -25,7 +25,7 @@ from brainmigrate.reports.findings import (
     tags,
     verdict,
 )
-from brainmigrate.reports.github import github
+from brainmigrate.reports.github import github, github_chunks
 from brainmigrate.reports.gitlab import gitlab, gitlab_chunks
 from brainmigrate.reports.junit import junit
 from brainmigrate.reports.sarif import sarif, sarif_chunks
@@ -79,11 +79,10 @@ def render(result: CheckResult, fmt: str, *, color: bool = False, quiet: bool = 
 def render_chunks(
     result: CheckResult, fmt: str, *, color: bool = False, quiet: bool = False
 ) -> Iterator[str]:
-    """``render``'s text in chunks made while they are written: the text, JSON, SARIF,
-    GitLab and Markdown reports read the findings back one at a time
-    (``rules.Findings``), so a large run never holds them, nor the report whole (GitHub
-    and JUnit are made whole). Raises ``ValueError`` for an
-    unknown format (when called, before any chunk)."""
+    """``render``'s text in chunks made while they are written: every report but JUnit
+    (an ``xml.etree`` tree, made whole) reads the findings back one at a time
+    (``rules.Findings``), so a large run never holds them, nor the report whole.
+    Raises ``ValueError`` for an unknown format (when called, before any chunk)."""
     fmt = Format(fmt)
     if fmt == Format.TEXT:
         return text_chunks(result, color=color, quiet=quiet)
@@ -95,6 +94,8 @@ def render_chunks(
         return sarif_chunks(result)
     if fmt == Format.GITLAB:
         return gitlab_chunks(result)
+    if fmt == Format.GITHUB:
+        return github_chunks(result)
     return iter((FORMATTERS[fmt](result),))
 
 
