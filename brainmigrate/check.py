@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from reprlib import recursive_repr
@@ -291,47 +292,54 @@ def _met(
 
 
 def collect(notes: Notes, hints: MoveHints | None = None) -> Findings:
-    """The findings of read notes, sorted by file (command-line order), line, column, code
-    (``spill.sorted_spill``: in temporary files, as the warnings are).
+    """The findings of read notes, sorted by file (command-line order), line, column, code,
+    in temporary files (``rules.Findings``).
 
     One finding per gone, outside, unresolved, ignored (BM105, SPEC.md §Anchors "Git-ignored
     paths") or ambiguous citation and per diagnostic; one
     BM401 per entry of a fact's ``suppress`` that waived none of its findings. ``hints``
-    gives gone paths a "moved?" hint (None: no hints).
+    gives gone paths a "moved?" hint (None: no hints). The three kinds come each nearly
+    in order (``spill.sorted_spill`` sorts each, in one pass when it is) and are merged,
+    equal keys in that order, as one stable sort of them all would.
     """
-    out = Spill()
+    cites, diags, unused, counts = Spill(), Spill(), Spill(), Counter()
     waivers: dict[tuple[str, int], ParsedFact] = {}  # facts with a suppression comment
     used: set[tuple[str, int, str]] = set()
 
-    def add(finding: Finding, fact: ParsedFact | None) -> None:
+    def add(finding: Finding, fact: ParsedFact | None, into: Spill) -> None:
         if fact is not None and fact.suppress:
             waivers[fact.file, fact.line] = fact
             entry = waived_by(finding.code, fact.suppress)
             if entry is not None:
                 used.add((fact.file, fact.line, entry))
                 finding = replace(finding, suppressed=True, suppressed_by=suppression_text(entry))
-        out.append(finding)
+        into.append(finding)
+        counts[finding.code, finding.severity, finding.suppressed, False] += 1
 
     for fact, res in notes.facts:
         if fact.suppress:
             waivers[fact.file, fact.line] = fact
         for c in res.citations:
-            add(_citation_finding(fact, c, hints), fact)
+            add(_citation_finding(fact, c, hints), fact, cites)
     if notes.warnings:
         scopes = {st.path: st.scope for st in notes.files}
         for d, owner in _owners(notes):
-            add(_diagnostic_finding(d, owner, scopes), owner)
+            add(_diagnostic_finding(d, owner, scopes), owner, diags)
     for (file, line), fact in waivers.items():
         for entry in sorted(fact.suppress):
             if (file, line, entry) not in used:
-                out.append(_unused_finding(fact, entry))
+                add(_unused_finding(fact, entry), None, unused)
     order = {st.path: i for i, st in enumerate(notes.files)}
     key = lambda f: (order.get(f.file, 0), f.line or 0, f.col or 0, f.code, f.subject)  # noqa: E731
-    ordered = sorted_spill(out, key)
-    try:
-        return Findings(ordered)
-    finally:
-        ordered.close()
+    parts = [sorted_spill(part, key) for part in (cites, diags, unused) if part]
+    if len(parts) <= 1:
+        return Findings.adopt(parts[0] if parts else Spill(), counts)
+    import heapq
+
+    ordered = Spill(heapq.merge(*parts, key=key))
+    for part in parts:
+        part.close()
+    return Findings.adopt(ordered, counts)
 
 
 def _unused_finding(fact: ParsedFact, entry: str) -> Finding:

@@ -126,3 +126,32 @@ def test_a_checks_findings_are_spilled_so_its_memory_stays_flat(corpus, fmt):
             " is in any root (no file citation?)"
         )
         assert rows[-2].startswith(f"{corpus / 'gone.md'}:{N}:")
+
+
+def test_findings_of_every_kind_come_in_report_order_through_the_temporary_files(
+    tmp_path, monkeypatch
+):
+    """Citations, diagnostics and unused suppressions, each spilled a few at a time and
+    sorted in runs, are merged in report order (file, line, column, code) as one sort
+    in memory gave them."""
+    import brainmigrate.spill as spill
+
+    monkeypatch.setattr(spill, "BATCH", 7)
+    monkeypatch.setattr(spill, "SORT_RUN", 50)
+    (tmp_path / "root").mkdir()
+    notes = tmp_path / "n.md"
+    lines = []
+    for i in range(300):
+        lines.append(f"+ fact {i} about src/gone.py <!-- note -->\n")
+        if i % 7 == 0:
+            lines.append(f"+ fact {i}b about the cache <!-- brainmigrate: ignore BM102 -->\n")
+    notes.write_text("".join(lines))
+    result = cli(
+        "check", "--isolated", "--no-progress", "--root", tmp_path / "root",
+        "--format", "json", notes,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    found = [(f["line"], f["col"] or 0, f["code"]) for f in json.loads(result.output)["findings"]]
+    assert found == sorted(found)
+    codes = [code for _, _, code in found]
+    assert (codes.count("BM103"), codes.count("BM301"), codes.count("BM401")) == (300, 300, 43)
