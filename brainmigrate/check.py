@@ -111,7 +111,8 @@ class CheckedFacts:
 @dataclass(frozen=True, init=False, repr=False, eq=False)
 class CheckResult:
     """A check's outcome: notes files (display names, in order), facts, findings (sorted by
-    file, line, column, code), the ``fail_on`` level, the baseline's status and the files
+    file, line, column, code; a ``rules.Findings`` kept in a temporary file, or any
+    sequence, as ``stale`` gives), the ``fail_on`` level, the baseline's status and the files
     ``exclude`` globs left out. ``tool`` names the command in report titles;
     ``summary_text``, when given, is the reports' one-sentence summary (``stale`` gives its
     own counts)."""
