@@ -66,7 +66,8 @@ def per_item(n: int) -> None:
         texts = {
             "plain": "+ fact number {i} about the cache\n",
             "warned": "+ fact number {i} about the cache <!-- note -->\n",
-            "gone": "+ fact number {i} about src/gone{i}.py\n",
+            "gone": "+ fact number {i} about src/gone.py\n",
+            "gone-each": "+ fact number {i} about src/gone{i}.py\n",
         }
         for name, line in texts.items():
             (base / f"{name}.md").write_text("".join(line.format(i=i) for i in range(n)))
@@ -80,6 +81,9 @@ def per_item(n: int) -> None:
             ),
             ("warning, check", "check", "warned", []),
             ("finding, check", "check", "gone", []),
+            ("finding, check --format json", "check", "gone", ["--format", "json"]),
+            # a path of its own each: the resolver keeps what it found of every path cited
+            ("finding + cited path, check", "check", "gone-each", []),
         ]
         for what, command, name, extra in runs:
             # the report to a file: what the test runner would capture of stdout is no

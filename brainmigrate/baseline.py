@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from brainmigrate import inputs
 from brainmigrate.fsutil import located, shown
 from brainmigrate.read.files import InputError
-from brainmigrate.rules import CHECK_SCHEMA, RULES, Finding
+from brainmigrate.rules import CHECK_SCHEMA, RULES, Finding, Findings
 from brainmigrate.shapes import shorten
 from brainmigrate.writers import Outside, under, write_file
 
@@ -278,17 +278,18 @@ def apply_baseline(
     entries: Sequence[BaselineEntry],
     path: str,
     others: Sequence[BaselineEntry] = (),
-) -> tuple[list[Finding], BaselineStatus]:
+) -> tuple[Findings, BaselineStatus]:
     """Mark the findings the baseline holds (each entry covers ``count`` findings, in
     order): ``entries`` (the run's files', ``in_run``) first, then ``others`` (a fact moved
     in from a file the run did not read keeps its entry). Entries of ``entries`` left
-    over are ``vanished``; ``others`` never are. Suppressed findings are never matched."""
+    over are ``vanished``; ``others`` never are. Suppressed findings are never matched.
+    The findings come back as a new ``rules.Findings`` (in a temporary file), in order."""
     left, elsewhere = Counter(), Counter()
     for e in entries:
         left[e.fingerprint] += e.count
     for e in others:
         elsewhere[e.fingerprint] += e.count
-    out, matched = [], 0
+    out, matched = Findings(), 0
     for f in findings:
         if not f.suppressed:
             pool = left if left[f.fingerprint] > 0 else elsewhere

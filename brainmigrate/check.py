@@ -30,12 +30,15 @@ from brainmigrate.read.run import ImportOptions, Notes, ReadFacts
 from brainmigrate.rules import (
     RULES,
     Finding,
+    Findings,
     Selection,
+    Tally,
     finding_key,
     suppression_text,
     waived_by,
 )
 from brainmigrate.shapes import shorten
+from brainmigrate.spill import Spill, sorted_spill
 
 if TYPE_CHECKING:  # the baseline is loaded when a run names one
     from brainmigrate.baseline import BaselineStatus
@@ -108,14 +111,15 @@ class CheckedFacts:
 @dataclass(frozen=True, init=False, repr=False, eq=False)
 class CheckResult:
     """A check's outcome: notes files (display names, in order), facts, findings (sorted by
-    file, line, column, code), the ``fail_on`` level, the baseline's status and the files
+    file, line, column, code; a ``rules.Findings`` kept in a temporary file, or any
+    sequence, as ``stale`` gives), the ``fail_on`` level, the baseline's status and the files
     ``exclude`` globs left out. ``tool`` names the command in report titles;
     ``summary_text``, when given, is the reports' one-sentence summary (``stale`` gives its
     own counts)."""
 
     files: tuple[str, ...]
     facts: Sequence[CheckedFact] | CheckedFacts
-    findings: tuple[Finding, ...]
+    findings: Findings | Sequence[Finding]
     fail_on: str = "error"
     baseline: BaselineStatus | None = None
     excluded: tuple[str, ...] = ()
@@ -164,15 +168,27 @@ class CheckResult:
     # fmt: on
     # --- end generated ---
 
+    def tally(self) -> Tally:
+        """The counts of the findings (``rules.Tally``): gathered while they were made
+        when ``findings`` is a ``rules.Findings``, else counted now."""
+        found = self.findings
+        return found.tally() if isinstance(found, Findings) else Tally.of(found)
+
     @property
     def failing(self) -> tuple[Finding, ...]:
-        """The findings that fail the check at ``fail_on``."""
+        """The findings that fail the check at ``fail_on`` (read back and held: the
+        reports count them with ``failing_count``)."""
         return tuple(f for f in self.findings if f.fails(self.fail_on))
+
+    @property
+    def failing_count(self) -> int:
+        """How many findings fail the check at ``fail_on``."""
+        return self.tally().failing(self.fail_on)
 
     @property
     def exit_code(self) -> int:
         """1 when a finding fails the check, else 0 (SPEC.md §Exit codes)."""
-        return EXIT_FINDINGS if self.failing else EXIT_OK
+        return EXIT_FINDINGS if self.failing_count else EXIT_OK
 
     def totals(self, facts: bool = False) -> dict:
         """Counts every report shows: files, ``fact_lines`` (the lines that start a fact),
@@ -180,7 +196,8 @@ class CheckResult:
         (the JSON report) also ``facts``, the facts those lines make, repeats merged, as
         an import into an empty store counts them (``CheckedFacts.distinct``: the repeat
         rule run over the lines, so only the report that shows it pays for it)."""
-        sev = Counter(f.severity for f in self.findings)
+        t = self.tally()
+        sev = t.by_severity()
         read = self.facts
         made = {}
         if facts:
@@ -189,12 +206,12 @@ class CheckResult:
             "files": len(self.files),
             "fact_lines": len(read),
             **made,
-            "findings": len(self.findings),
+            "findings": t.total(),
             "by_severity": {lvl: sev.get(lvl, 0) for lvl in LEVELS},
-            "by_code": dict(sorted(Counter(f.code for f in self.findings).items())),
-            "failing": len(self.failing),
-            "suppressed": sum(f.suppressed for f in self.findings),
-            "baselined": sum(f.baselined for f in self.findings),
+            "by_code": t.by_code(),
+            "failing": t.failing(self.fail_on),
+            "suppressed": t.suppressed(),
+            "baselined": t.baselined(),
         }
 
 
@@ -232,24 +249,26 @@ def run_check(
     if options.progress is not None:
         options.progress("check", 0, len(notes.facts), sum(st.lines for st in notes.files))
     findings = collect(notes, MoveHints(notes.roots, options.cache_dir, notes.name_index))
-    if select is not None:
-        findings = [f for f in findings if select.enabled(f.code)]
+    if select is not None and not all(map(select.enabled, findings.tally().by_code())):
+        kept = Findings(f for f in findings if select.enabled(f.code))
+        findings.close()
+        findings = kept
     facts = CheckedFacts(notes.facts)
     files = tuple(st.path for st in notes.files)
     status = None
     if baseline is not None:
         findings, status = _met(findings, baseline, update_baseline, files, notes, baseline_folder)
-    return CheckResult(files, facts, tuple(findings), fail_on, status, tuple(excluded))
+    return CheckResult(files, facts, findings, fail_on, status, tuple(excluded))
 
 
 def _met(
-    findings: list[Finding],
+    findings: Findings,
     baseline,
     update: bool,
     files: tuple[str, ...],
     notes: Notes,
     within=None,
-) -> tuple[list[Finding], BaselineStatus]:
+) -> tuple[Findings, BaselineStatus]:
     """The findings met with the baseline's entries of the files this run read; with
     ``update`` the file is first rewritten with this run's findings and the other files'
     entries as they were (a baseline that cannot be read is written anew)."""
@@ -268,47 +287,60 @@ def _met(
         kept = in_run(read_baseline(baseline), files, scopes)[1] if exists else []
         write_baseline(baseline, findings, kept, within)
     mine, others = in_run(read_baseline(baseline), files, scopes)
-    findings, status = apply_baseline(findings, mine, os.fspath(baseline), others)
-    return findings, replace(status, updated=update)
+    met, status = apply_baseline(findings, mine, os.fspath(baseline), others)
+    findings.close()
+    return met, replace(status, updated=update)
 
 
-def collect(notes: Notes, hints: MoveHints | None = None) -> list[Finding]:
-    """The findings of read notes, sorted by file (command-line order), line, column, code.
+def collect(notes: Notes, hints: MoveHints | None = None) -> Findings:
+    """The findings of read notes, sorted by file (command-line order), line, column, code,
+    in temporary files (``rules.Findings``).
 
     One finding per gone, outside, unresolved, ignored (BM105, SPEC.md §Anchors "Git-ignored
     paths") or ambiguous citation and per diagnostic; one
     BM401 per entry of a fact's ``suppress`` that waived none of its findings. ``hints``
-    gives gone paths a "moved?" hint (None: no hints).
+    gives gone paths a "moved?" hint (None: no hints). The three kinds come each nearly
+    in order (``spill.sorted_spill`` sorts each, in one pass when it is) and are merged,
+    equal keys in that order, as one stable sort of them all would.
     """
-    out: list[Finding] = []
+    cites, diags, unused, counts = Spill(), Spill(), Spill(), Counter()
     waivers: dict[tuple[str, int], ParsedFact] = {}  # facts with a suppression comment
     used: set[tuple[str, int, str]] = set()
 
-    def add(finding: Finding, fact: ParsedFact | None) -> None:
+    def add(finding: Finding, fact: ParsedFact | None, into: Spill) -> None:
         if fact is not None and fact.suppress:
             waivers[fact.file, fact.line] = fact
             entry = waived_by(finding.code, fact.suppress)
             if entry is not None:
                 used.add((fact.file, fact.line, entry))
                 finding = replace(finding, suppressed=True, suppressed_by=suppression_text(entry))
-        out.append(finding)
+        into.append(finding)
+        counts[finding.code, finding.severity, finding.suppressed, False] += 1
 
     for fact, res in notes.facts:
         if fact.suppress:
             waivers[fact.file, fact.line] = fact
         for c in res.citations:
-            add(_citation_finding(fact, c, hints), fact)
+            add(_citation_finding(fact, c, hints), fact, cites)
     if notes.warnings:
         scopes = {st.path: st.scope for st in notes.files}
         for d, owner in _owners(notes):
-            add(_diagnostic_finding(d, owner, scopes), owner)
+            add(_diagnostic_finding(d, owner, scopes), owner, diags)
     for (file, line), fact in waivers.items():
         for entry in sorted(fact.suppress):
             if (file, line, entry) not in used:
-                out.append(_unused_finding(fact, entry))
+                add(_unused_finding(fact, entry), None, unused)
     order = {st.path: i for i, st in enumerate(notes.files)}
-    out.sort(key=lambda f: (order.get(f.file, 0), f.line or 0, f.col or 0, f.code, f.subject))
-    return out
+    key = lambda f: (order.get(f.file, 0), f.line or 0, f.col or 0, f.code, f.subject)  # noqa: E731
+    parts = [sorted_spill(part, key) for part in (cites, diags, unused) if part]
+    if len(parts) <= 1:
+        return Findings.adopt(parts[0] if parts else Spill(), counts)
+    import heapq
+
+    ordered = Spill(heapq.merge(*parts, key=key))
+    for part in parts:
+        part.close()
+    return Findings.adopt(ordered, counts)
 
 
 def _unused_finding(fact: ParsedFact, entry: str) -> Finding:

@@ -1,18 +1,25 @@
 """Rules and findings: every finding code (``RULES``, made from ``codes.CODES``) with its
 name and severity, which codes a run reports (``Selection``), and ``Finding``, the value a
 check, ``stale`` and ``--fix`` report, with its line-free ``fingerprint`` (the baseline's
-key, ``finding_key``).
+key, ``finding_key``); ``Findings``, a run's findings kept in a temporary file, with
+their counts (``Tally``).
 """
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from reprlib import recursive_repr
+from typing import TYPE_CHECKING
 
 from brainmigrate.codes import CODES
 from brainmigrate.digests import blake2b
 from brainmigrate.read.files import InputError
+
+if TYPE_CHECKING:
+    from brainmigrate.spill import Spill
 
 _RANK = {"info": 0, "warning": 1, "error": 2}
 #: ``schema_version`` of ``check --format json`` and of the baseline file.
@@ -307,6 +314,18 @@ class Finding:
         """At or above ``fail_on`` and neither suppressed nor in the baseline."""
         return self.at_or_above(fail_on) and not self.suppressed and not self.baselined
 
+    def __reduce__(self):
+        """Pickled as its fields in order (``Findings`` keeps findings pickled): twice as
+        fast as the dataclass's own state, which looks its fields up for every finding."""
+        return (
+            Finding,
+            (
+                self.code, self.severity, self.file, self.line, self.col, self.message,
+                self.subject, self.scope, self.fact_line, self.fact_text, self.fingerprint,
+                self.hint, self.suppressed, self.baselined, self.suppressed_by,
+            ),
+        )  # fmt: skip
+
 
 def finding_key(code: str, scope: str, text: str, subject: str) -> str:
     """A finding's identity without line numbers: rule, scope, normalized fact text (case
@@ -322,3 +341,107 @@ def _text_digest(text: str) -> str:
     findings asks for it again (a long text is then read once, not once per finding)."""
     norm = " ".join(text.casefold().split())
     return blake2b(norm.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+class Findings:
+    """A check's findings in report order, kept in a ``spill.Spill`` (one batch in memory,
+    the rest in a temporary file: a finding costs about no memory), with the counts every
+    report shows gathered while they are appended.
+
+    ``append``, ``len``, iteration (read back from the file each time, in the order
+    appended; several reports may read it), ``tally()`` (``Tally``). A run of fewer than
+    ``spill.BATCH`` findings never touches the disk. Raises ``spill.SpillError`` when the
+    temporary file cannot be written."""
+
+    def __init__(self, items: Iterable[Finding] = ()) -> None:
+        from brainmigrate.spill import Spill
+
+        self._items = Spill()
+        self._counts: Counter[tuple[str, str, bool, bool]] = Counter()
+        self.extend(items)
+
+    @classmethod
+    def adopt(cls, items: Spill, counts: Counter[tuple[str, str, bool, bool]]) -> Findings:
+        """The findings of the spill ``items`` (which they now own), whose counts by
+        ``(code, severity, suppressed, baselined)`` are ``counts``: no finding is copied."""
+        found = cls()
+        found._items.close()
+        found._items, found._counts = items, counts
+        return found
+
+    def append(self, f: Finding) -> None:
+        """Append ``f`` (after the findings appended before it in report order)."""
+        self._items.append(f)
+        self._counts[f.code, f.severity, f.suppressed, f.baselined] += 1
+
+    def extend(self, items: Iterable[Finding]) -> None:
+        """``append`` each of ``items``, in order."""
+        for f in items:
+            self.append(f)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __bool__(self) -> bool:
+        return bool(self._items)
+
+    def __iter__(self) -> Iterator[Finding]:
+        return iter(self._items)
+
+    def tally(self) -> Tally:
+        """The counts of these findings (no finding is read)."""
+        return Tally(self._counts)
+
+    def close(self) -> None:
+        """Remove the temporary file; no finding is held afterwards."""
+        self._items.close()
+        self._counts = Counter()
+
+
+class Tally:
+    """Counts of findings by code, severity, suppressed and baselined (``Findings.tally``,
+    or ``Tally.of`` any findings): what the reports' totals, ``--statistics`` and the exit
+    code need, with no finding kept."""
+
+    def __init__(self, counts: Counter[tuple[str, str, bool, bool]]) -> None:
+        self._counts = counts
+
+    @classmethod
+    def of(cls, findings: Iterable[Finding]) -> Tally:
+        """The counts of ``findings`` (read once)."""
+        return cls(Counter((f.code, f.severity, f.suppressed, f.baselined) for f in findings))
+
+    def counts(self) -> Counter[tuple[str, str, bool, bool]]:
+        """Findings per ``(code, severity, suppressed, baselined)``."""
+        return Counter(self._counts)
+
+    def total(self) -> int:
+        return sum(self._counts.values())
+
+    def by_code(self) -> dict[str, int]:
+        """Findings per code, codes sorted, only codes with findings."""
+        out: Counter[str] = Counter()
+        for (code, _, _, _), n in self._counts.items():
+            out[code] += n
+        return dict(sorted(out.items()))
+
+    def by_severity(self) -> dict[str, int]:
+        """Findings per severity (``info``, ``warning``, ``error``: each, even at 0)."""
+        out = dict.fromkeys(_RANK, 0)
+        for (_, severity, _, _), n in self._counts.items():
+            out[severity] = out.get(severity, 0) + n
+        return out
+
+    def suppressed(self) -> int:
+        return sum(n for (_, _, sup, _), n in self._counts.items() if sup)
+
+    def baselined(self) -> int:
+        return sum(n for (_, _, _, base), n in self._counts.items() if base)
+
+    def failing(self, fail_on: str) -> int:
+        """How many findings fail at ``fail_on`` (``Finding.fails``)."""
+        return sum(
+            n
+            for (_, sev, sup, base), n in self._counts.items()
+            if _RANK[sev] >= _RANK[fail_on] and not sup and not base
+        )

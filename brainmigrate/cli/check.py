@@ -299,8 +299,8 @@ def _report(opts: CheckOptions, targets, result) -> None:
             sys.exit(EXIT_FINDINGS if result.edits and not opts.exit_zero else EXIT_OK)
         result = result.check
     painted = use_color(opts.color, sys.stdout)
-    reports = [
-        (ci.render(result, fmt, color=painted and output is None, quiet=opts.quiet), output)
+    reports = [  # chunks made as they are written: the findings are read back, not held
+        (ci.render_chunks(result, fmt, color=painted and output is None, quiet=opts.quiet), output)
         for fmt, output in targets
     ]
     if opts.statistics:

@@ -12,16 +12,23 @@ is built with ``xml.etree``.
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from enum import StrEnum
 
 from brainmigrate.check import CheckResult
-from brainmigrate.reports.findings import Painted, markdown_of, occurs, summary, tags, verdict
-from brainmigrate.reports.github import github
-from brainmigrate.reports.gitlab import gitlab
+from brainmigrate.reports.findings import (
+    Painted,
+    list_chunks,
+    markdown_chunks,
+    occurs,
+    summary,
+    tags,
+    verdict,
+)
+from brainmigrate.reports.github import github, github_chunks
+from brainmigrate.reports.gitlab import gitlab, gitlab_chunks
 from brainmigrate.reports.junit import junit
-from brainmigrate.reports.sarif import sarif
+from brainmigrate.reports.sarif import sarif, sarif_chunks
 from brainmigrate.rules import RULES, Finding
 from brainmigrate.shapes import one_line, to_json
 
@@ -66,22 +73,43 @@ def plan(formats: Sequence[str], outputs: Sequence[str]) -> list[tuple[Format, s
 def render(result: CheckResult, fmt: str, *, color: bool = False, quiet: bool = False) -> str:
     """The report of ``result`` in format ``fmt``; ``color`` and ``quiet`` apply to
     ``text`` (``text``). Raises ``ValueError`` for an unknown format."""
-    if Format(fmt) == Format.TEXT:
-        return text(result, color=color, quiet=quiet)
-    return FORMATTERS[Format(fmt)](result)
+    return "".join(render_chunks(result, fmt, color=color, quiet=quiet))
+
+
+def render_chunks(
+    result: CheckResult, fmt: str, *, color: bool = False, quiet: bool = False
+) -> Iterator[str]:
+    """``render``'s text in chunks made while they are written: every report but JUnit
+    (an ``xml.etree`` tree, made whole) reads the findings back one at a time
+    (``rules.Findings``), so a large run never holds them, nor the report whole.
+    Raises ``ValueError`` for an unknown format (when called, before any chunk)."""
+    fmt = Format(fmt)
+    if fmt == Format.TEXT:
+        return text_chunks(result, color=color, quiet=quiet)
+    if fmt == Format.JSON:
+        return json_chunks(result)
+    if fmt == Format.MARKDOWN:
+        return markdown_chunks(result, result.findings, title=verdict(result))
+    if fmt == Format.SARIF:
+        return sarif_chunks(result)
+    if fmt == Format.GITLAB:
+        return gitlab_chunks(result)
+    if fmt == Format.GITHUB:
+        return github_chunks(result)
+    return iter((FORMATTERS[fmt](result),))
 
 
 def statistics(result: CheckResult, *, quiet: bool = False) -> str:
     """A line per code that has findings, most first: count, code, severity, name; then
     the verdict and the counts (not with ``quiet``)."""
-    counts = Counter(f.code for f in result.findings)
+    counts = result.tally().by_code()
     rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
     width = len(str(max(counts.values(), default=0)))
     return "".join(
         f"{n:>{width}} {code} {RULES[code].severity if code in RULES else 'info'}"
         f" {RULES[code].name if code in RULES else code.lower()}\n"
         for code, n in rows
-    ) + ("" if quiet else f"{'FAILED' if result.failing else 'OK'}: {summary(result)}\n")
+    ) + ("" if quiet else f"{'FAILED' if result.failing_count else 'OK'}: {summary(result)}\n")
 
 
 #: Terminal styles of the text report (``click.style`` keywords) by what is painted.
@@ -110,19 +138,25 @@ def paint(color: bool) -> Callable[[str, str], str]:
 
 def text(result: CheckResult, *, color: bool = False, quiet: bool = False) -> str:
     """``path:line:col: CODE severity message`` per finding, then the counts (not with
-    ``quiet``); with ``color``, ANSI colours for a terminal.
+    ``quiet``); with ``color``, ANSI colours for a terminal (``text_chunks``, joined)."""
+    return "".join(text_chunks(result, color=color, quiet=quiet))
+
+
+def text_chunks(result: CheckResult, *, color: bool = False, quiet: bool = False) -> Iterator[str]:
+    """The text report a line at a time, the findings read back as they are printed.
 
     A format string per line, not a template: ``check`` is what a pre-commit hook runs
     on every commit, and loading jinja2 would double its start-up (issue 14). Every value
     is ``safe_text``, as in the templates."""
     c = paint(color)
-    out = [
-        f"{_shown(c(f.where, 'where'))}: {_shown(c(f.code, 'code'))}"
-        f" {_shown(c(f.severity, f.severity))} {_shown(f.full_message)}{_shown(tags(f))}\n"
-        for f in result.findings
-    ]
+    for f in result.findings:
+        yield (
+            f"{_shown(c(f.where, 'where'))}: {_shown(c(f.code, 'code'))}"
+            f" {_shown(c(f.severity, f.severity))} {_shown(f.full_message)}{_shown(tags(f))}\n"
+        )
     if quiet:
-        return "".join(out)
+        return
+    out = []
     b = result.baseline
     if b and b.vanished:
         n = len(b.vanished)
@@ -138,9 +172,9 @@ def text(result: CheckResult, *, color: bool = False, quiet: bool = False) -> st
         out.append(f"Baseline {_shown(b.path)} written: {b.matched} findings\n")
     if result.excluded:
         out.append(f"Excluded: {_shown(', '.join(result.excluded))}\n")
-    verdict = c("FAILED", "error") if result.failing else c("OK", "ok")
+    verdict = c("FAILED", "error") if result.failing_count else c("OK", "ok")
     out.append(f"{_shown(verdict)}: {_shown(summary(result))}\n")
-    return "".join(out)
+    yield "".join(out)
 
 
 def _shown(value) -> str:
@@ -153,7 +187,7 @@ def _shown(value) -> str:
 
 def markdown(result: CheckResult) -> str:
     """A Markdown report for step summaries and pull-request comments."""
-    return markdown_of(result, result.findings, title=verdict(result))
+    return "".join(markdown_chunks(result, result.findings, title=verdict(result)))
 
 
 # ------------------------------------------------------------------------------ json
@@ -181,7 +215,15 @@ def finding_dict(f: Finding, fail_on: str) -> dict:
 
 
 def as_json(result: CheckResult) -> str:
-    """The JSON report: versioned, keys sorted, findings in report order, no timestamps."""
+    """The JSON report: versioned, keys sorted, findings in report order, no timestamps
+    (``json_chunks``, joined)."""
+    return "".join(json_chunks(result))
+
+
+def json_chunks(result: CheckResult) -> Iterator[str]:
+    """The JSON report in chunks: the findings made into dicts and encoded one at a
+    time, where ``json.dumps`` of the whole report (``indent=2``, keys sorted) puts
+    them, so the text is the same byte for byte."""
     from brainmigrate.rules import CHECK_SCHEMA
 
     b = result.baseline
@@ -193,7 +235,7 @@ def as_json(result: CheckResult) -> str:
         "totals": result.totals(facts=True),
         "files": list(result.files),
         "excluded": list(result.excluded),
-        "findings": [finding_dict(f, result.fail_on) for f in result.findings],
+        "findings": [],
         "baseline": None
         if b is None
         else {
@@ -203,7 +245,11 @@ def as_json(result: CheckResult) -> str:
             "vanished": [e.to_dict() for e in b.vanished],
         },
     }
-    return to_json(data, indent=2, sort_keys=True) + "\n"
+    items = (
+        to_json(finding_dict(f, result.fail_on), indent=2, sort_keys=True) for f in result.findings
+    )
+    text = to_json(data, indent=2, sort_keys=True) + "\n"
+    return list_chunks(text, "findings", 1, items)
 
 
 #: Every format's formatter; ``tests/test_check_formats.py`` asserts it covers ``Format``.

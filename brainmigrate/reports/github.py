@@ -1,10 +1,12 @@
 """The GitHub Actions report of ``check`` (docs/check.md, Formats): workflow commands, one
-annotation per finding up to GitHub's limit, and the step summary of the rest.
+annotation per finding up to GitHub's limit, and the step summary of the rest; the
+findings read back as they are written (``rules.Findings``).
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 
 from brainmigrate.check import CheckResult
 from brainmigrate.escapes import github_data, github_property, one_line
@@ -20,17 +22,33 @@ _GITHUB_KIND = {"error": "error", "warning": "warning", "info": "notice"}
 escape_data, escape_property = github_data, github_property
 
 
-def _annotated(result: CheckResult) -> tuple[list[Finding], list[Finding]]:
+def _annotated(result: CheckResult) -> tuple[list[Finding], int]:
     """Findings to show (neither suppressed nor baselined): the first ``GITHUB_LIMIT`` of
-    each kind, and the rest."""
-    seen: Counter[str] = Counter()
-    shown, rest = [], []
+    each kind, and how many are left (``_rest``: from the counts, no finding held)."""
+    shown, seen = [], Counter()
     for f in result.findings:
         if f.suppressed or f.baselined:
             continue
         seen[f.severity] += 1
-        (shown if seen[f.severity] <= GITHUB_LIMIT else rest).append(f)
-    return shown, rest
+        if seen[f.severity] <= GITHUB_LIMIT:
+            shown.append(f)
+        elif len(shown) == GITHUB_LIMIT * len(_GITHUB_KIND):
+            break
+    counts = Counter()
+    for (_, severity, suppressed, baselined), n in result.tally().counts().items():
+        if not suppressed and not baselined:
+            counts[severity] += n
+    return shown, sum(max(0, n - GITHUB_LIMIT) for n in counts.values())
+
+
+def _rest(result: CheckResult) -> Iterator[Finding]:
+    """The findings ``_annotated`` leaves out, in order, read back as they are used."""
+    seen: Counter[str] = Counter()
+    for f in result.findings:
+        if not f.suppressed and not f.baselined:
+            seen[f.severity] += 1
+            if seen[f.severity] > GITHUB_LIMIT:
+                yield f
 
 
 def github_path(file: str) -> str:
@@ -69,29 +87,38 @@ def github_command(f: Finding) -> str:
 def github(result: CheckResult, token: str | None = None) -> str:
     """GitHub Actions workflow commands: one annotation per finding, at most
     ``GITHUB_LIMIT`` per kind; the rest as plain log lines (and in ``github_step_summary``),
-    then the counts.
+    then the counts (``github_chunks``, joined).
 
     Every line is either a command built here with escaped fields, or stands between
     ``::stop-commands::<token>`` and ``::<token>::`` (``token`` random, unless given, and
     never part of what it encloses), so no text from the notes (``##[error]``, a file
     named ``::warning::x.md``) reaches the runner's command channel.
     """
-    shown, rest = _annotated(result)
-    lines = [github_command(f) for f in shown]
-    plain = []
-    if rest:
-        plain.append(
-            f"{len(rest)} more findings (GitHub shows {GITHUB_LIMIT} annotations of each kind):"
-        )
-        plain.extend(f"{_plain(f.where)}: {f.code} {_plain(f.full_message)}" for f in rest)
-    plain.append(f"brainmigrate {result.tool}: {summary(result)}")
-    text = "\n".join(plain)
+    return "".join(github_chunks(result, token))
+
+
+def github_chunks(result: CheckResult, token: str | None = None) -> Iterator[str]:
+    """``github`` a line at a time: the findings past the annotations are read back twice
+    (once to see that the token stands in none of their lines, then to write them)."""
+    shown, more = _annotated(result)
+    for f in shown:
+        yield github_command(f) + "\n"
+
+    def plain() -> Iterator[str]:
+        if more:
+            yield f"{more} more findings (GitHub shows {GITHUB_LIMIT} annotations of each kind):"
+            for f in _rest(result):
+                yield f"{_plain(f.where)}: {f.code} {_plain(f.full_message)}"
+        yield f"brainmigrate {result.tool}: {summary(result)}"
+
     import secrets  # GitHub annotations only
 
-    while token is None or token in text:
+    while token is None or any(token in line for line in plain()):
         token = secrets.token_hex(16)
-    lines += [f"::stop-commands::{token}", *plain, f"::{token}::"]
-    return "\n".join(lines) + "\n"
+    yield f"::stop-commands::{token}\n"
+    for line in plain():
+        yield line + "\n"
+    yield f"::{token}::\n"
 
 
 def _plain(value: str) -> str:
@@ -101,13 +128,13 @@ def _plain(value: str) -> str:
 def github_step_summary(result: CheckResult) -> str | None:
     """Markdown of the findings the annotations leave out, with their count, for
     ``$GITHUB_STEP_SUMMARY``; None when every finding was annotated."""
-    _, rest = _annotated(result)
-    if not rest:
+    _, more = _annotated(result)
+    if not more:
         return None
     return markdown_of(
         result,
-        rest,
-        title=f"brainmigrate {result.tool}: {len(rest)} more findings",
+        _rest(result),
+        title=f"brainmigrate {result.tool}: {more} more findings",
         note=f"GitHub shows {GITHUB_LIMIT} annotations of each kind per step; "
-        f"these {len(rest)} are not annotated.",
+        f"these {more} are not annotated.",
     )

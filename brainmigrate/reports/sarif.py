@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import PurePosixPath
 from urllib.parse import quote
 
 from brainmigrate import __version__
 from brainmigrate.check import CheckResult
-from brainmigrate.rules import RULES
+from brainmigrate.reports.findings import list_chunks
+from brainmigrate.rules import RULES, Finding
 from brainmigrate.shapes import to_json
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -48,9 +50,15 @@ def _uri(path: str) -> str:
 def sarif(result: CheckResult) -> str:
     """SARIF 2.1.0: one run, every rule, one result per finding with its physical location,
     ``partialFingerprints`` (no line numbers), in-source suppressions and, with a baseline,
-    ``baselineState``."""
+    ``baselineState`` (``sarif_chunks``, joined)."""
+    return "".join(sarif_chunks(result))
+
+
+def sarif_chunks(result: CheckResult) -> Iterator[str]:
+    """``sarif`` in chunks, each result made and encoded as it is written (the findings
+    read back once; the codes they use come from their counts)."""
     codes = list(RULES)
-    codes += sorted({f.code for f in result.findings} - set(codes))
+    codes += sorted(set(result.tally().by_code()) - set(codes))
     index = {c: i for i, c in enumerate(codes)}
     home = homepage()
     rules = []
@@ -65,33 +73,9 @@ def sarif(result: CheckResult) -> str:
                 "defaultConfiguration": {"level": _SARIF_LEVEL[r.severity if r else "info"]},
             }
         )
-    results = []
-    for f in result.findings:
-        loc: dict = {"artifactLocation": {"uri": _uri(f.file)}}
-        if f.line is not None:
-            loc["region"] = {"startLine": f.line}
-            if f.col is not None:
-                loc["region"]["startColumn"] = f.col
-        item: dict = {
-            "ruleId": f.code,
-            "ruleIndex": index[f.code],
-            "level": _SARIF_LEVEL[f.severity],
-            "message": {"text": f.full_message},
-            "locations": [{"physicalLocation": loc}],
-            "partialFingerprints": {SARIF_FINGERPRINT: f.fingerprint},
-        }
-        if f.hint:
-            item["properties"] = {"hint": {"path": f.hint.path, "how": f.hint.how}}
-        if f.suppressed:
-            item["suppressions"] = [
-                {
-                    "kind": "inSource",
-                    "justification": f"<!-- brainmigrate: {f.suppressed_by or 'allow-gone'} -->",
-                }
-            ]
-        if result.baseline is not None:
-            item["baselineState"] = "unchanged" if f.baselined else "new"
-        results.append(item)
+    results = (
+        to_json(_result(f, index, result.baseline is not None), indent=2) for f in result.findings
+    )
     totals = result.totals()
     data = {
         "$schema": SARIF_SCHEMA,
@@ -107,7 +91,7 @@ def sarif(result: CheckResult) -> str:
                     }
                 },
                 "columnKind": "unicodeCodePoints",
-                "results": results,
+                "results": [],
                 "properties": {
                     "failOn": result.fail_on,
                     "failing": totals["failing"],
@@ -117,4 +101,33 @@ def sarif(result: CheckResult) -> str:
             }
         ],
     }
-    return to_json(data, indent=2) + "\n"
+    return list_chunks(to_json(data, indent=2) + "\n", "results", 3, results)
+
+
+def _result(f: Finding, index: dict[str, int], baseline: bool) -> dict:
+    """A finding as a SARIF result (``baseline``: the run had one: ``baselineState``)."""
+    loc: dict = {"artifactLocation": {"uri": _uri(f.file)}}
+    if f.line is not None:
+        loc["region"] = {"startLine": f.line}
+        if f.col is not None:
+            loc["region"]["startColumn"] = f.col
+    item: dict = {
+        "ruleId": f.code,
+        "ruleIndex": index[f.code],
+        "level": _SARIF_LEVEL[f.severity],
+        "message": {"text": f.full_message},
+        "locations": [{"physicalLocation": loc}],
+        "partialFingerprints": {SARIF_FINGERPRINT: f.fingerprint},
+    }
+    if f.hint:
+        item["properties"] = {"hint": {"path": f.hint.path, "how": f.hint.how}}
+    if f.suppressed:
+        item["suppressions"] = [
+            {
+                "kind": "inSource",
+                "justification": f"<!-- brainmigrate: {f.suppressed_by or 'allow-gone'} -->",
+            }
+        ]
+    if baseline:
+        item["baselineState"] = "unchanged" if f.baselined else "new"
+    return item
