@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from clirun import cli
-from trees import git
+from trees import git, renamed
 
 from brainmigrate import escapes
 
@@ -40,14 +40,7 @@ HTML_GONE = f"{SHOWN}:1:37: BM101 error cites x, which no root holds"
 def project(tmp_path: Path, monkeypatch) -> Path:
     """``tmp_path`` (the cwd) with ``repo`` (``src/old.py`` renamed to ``src/new.py`` in
     git) and ``notes/`` holding one file named ``NAME`` that cites ``src/old.py``."""
-    repo = tmp_path / "repo"
-    (repo / "src").mkdir(parents=True)
-    (repo / "src" / "old.py").write_text("def a():\n    return 1\n")
-    git(repo, "init", "-q")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "start")
-    git(repo, "mv", "src/old.py", "src/new.py")
-    git(repo, "commit", "-qm", "move")
+    renamed(tmp_path / "repo", "def a():\n    return 1\n")
     (tmp_path / "notes").mkdir()
     with open(os.fsencode(tmp_path / "notes") + b"/" + NAME, "wb") as f:
         f.write(FACT)
@@ -126,14 +119,7 @@ def test_github_escapes_data_and_properties():
 def test_a_name_with_line_breaks_forges_no_hunk(tmp_path, monkeypatch):
     """The issue's trial: a notes folder named ``a\\n+++ b`` holding ``evil.md``: the raw
     header read ``+++ b/evil.md`` and ``patch -p1`` patched ``evil.md``, another file."""
-    repo = tmp_path / "repo"
-    (repo / "src").mkdir(parents=True)
-    (repo / "src" / "old.py").write_text("def a():\n    return 1\n")
-    git(repo, "init", "-q")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "start")
-    git(repo, "mv", "src/old.py", "src/new.py")
-    git(repo, "commit", "-qm", "move")
+    renamed(tmp_path / "repo", "def a():\n    return 1\n")
     notes = tmp_path / "notes" / "a\n+++ b"
     notes.mkdir(parents=True)
     (notes / "evil.md").write_bytes(b"+ see src/old.py for it\n")

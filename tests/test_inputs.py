@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from clirun import cli
-from trees import git
+from trees import renamed
 
 from brainmigrate import inputs
 
@@ -413,12 +413,8 @@ def test_a_huge_sparse_anchored_file_is_hashed_a_chunk_at_a_time(tmp_path, monke
 
 
 def test_notes_swapped_for_a_fifo_before_fix_reads_them_are_refused_unread(tmp_path, monkeypatch):
-    from trees import committed, git
-
     monkeypatch.chdir(tmp_path)
-    repo = committed(tmp_path / "repo", {"src/old.py": "def f():\n    return 1\n"})
-    git(repo, "mv", "src/old.py", "src/new.py")
-    git(repo, "commit", "-qm", "move")
+    renamed(tmp_path / "repo", "def f():\n    return 1\n")
     (tmp_path / "n.md").write_text("+ f is in src/old.py\n")
     real = inputs.read_bounded
 
@@ -572,13 +568,7 @@ def test_a_notes_file_over_the_fix_bound_is_left_with_a_note(tmp_path, monkeypat
     from brainmigrate import fix
 
     monkeypatch.chdir(tmp_path)
-    git(tmp_path, "init", "-q")
-    (tmp_path / "src").mkdir()
-    (tmp_path / "src/old.py").write_text("X = 1\n")
-    git(tmp_path, "add", "-A")
-    git(tmp_path, "commit", "-qm", "a")
-    git(tmp_path, "mv", "src/old.py", "src/new.py")
-    git(tmp_path, "commit", "-qm", "moved")
+    renamed(tmp_path, "X = 1\n")
     notes = tmp_path / "n.md"
     notes.write_text("+ X lives in src/old.py\n" + "+ padding fact\n" * 40)
     monkeypatch.setattr(fix, "FIX_MAX", 100)

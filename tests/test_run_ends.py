@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from clirun import cli
-from trees import committed, git
+from trees import committed, renamed
 
 from brainmigrate import exports, fix, importer, search, stale, writers
 from brainmigrate.cli.options import PATH_MAX
@@ -239,9 +239,7 @@ def test_stale_whose_report_cannot_be_written_says_what_it_recorded(tmp_path, mo
 def test_fix_whose_report_cannot_be_written_names_the_notes_it_rewrote(tmp_path, monkeypatch):
     """``check --fix`` rewrote the notes, then its ``--output`` folder was removed: the
     line names the notes file written (exit 2), which keeps the fix."""
-    repo = committed(tmp_path / "repo", {"src/old.py": "def go():\n    return 1\n"})
-    git(repo, "mv", "src/old.py", "src/new.py")
-    git(repo, "commit", "-qm", "move")
+    repo = renamed(tmp_path / "repo", "def go():\n    return 1\n")
     md = tmp_path / "n" / "notes.md"
     md.parent.mkdir()
     md.write_text("+ go lives in src/old.py\n")

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from clirun import cli
-from trees import git
+from trees import renamed
 
 from brainmigrate import fix, rewrites, writers
 
@@ -37,14 +37,7 @@ CHANGED = (
 def project(tmp_path: Path, monkeypatch) -> Path:
     """``tmp_path`` (the current folder) with ``repo`` (src/old.py renamed to src/new.py in
     git) and ``notes/team.md`` citing the old path twice."""
-    repo = tmp_path / "repo"
-    (repo / "src").mkdir(parents=True)
-    (repo / "src/old.py").write_text("".join(f"x{i} = {i}\n" for i in range(9)))
-    git(repo, "init", "-q")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "start")
-    git(repo, "mv", "src/old.py", "src/new.py")
-    git(repo, "commit", "-qm", "move")
+    renamed(tmp_path / "repo", "".join(f"x{i} = {i}\n" for i in range(9)))
     (tmp_path / "notes").mkdir()
     (tmp_path / "notes/team.md").write_bytes(OLD)
     monkeypatch.chdir(tmp_path)

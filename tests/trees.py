@@ -27,3 +27,12 @@ def committed(repo, files: dict[str, str], message: str = "start"):
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", message)
     return repo
+
+
+def renamed(repo, text: str, old: str = "src/old.py", new: str = "src/new.py"):
+    """A new git checkout ``repo`` whose file ``old`` (holding ``text``) was committed, then
+    renamed to ``new`` in a second commit (what ``check --fix`` rewrites); returns ``repo``."""
+    committed(repo, {old: text})
+    git(repo, "mv", old, new)
+    git(repo, "commit", "-qm", "move")
+    return repo
