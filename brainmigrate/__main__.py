@@ -1,7 +1,9 @@
 """``python -m brainmigrate`` and the ``brainmigrate`` script.
 
 ``--version`` alone is answered here, before the command line library is imported (it is
-most of a short run's start-up); every other command line goes to ``cli.main``.
+most of a short run's start-up); every other command line goes to ``cli.main``. The module
+of the command the line names (``cli.load``; every command's for a line that names none,
+such as ``--help``) is imported here too, under the start-up handlers below.
 
 Python's cyclic garbage collector is kept from what start-up makes (modules, classes,
 functions: they live as long as the process): it is off while the command line library
@@ -97,6 +99,8 @@ def _run() -> None:
         from brainmigrate import cli
         from brainmigrate.cli.runtime import terminate
         from brainmigrate.runstate import state
+
+        cli.load(sys.argv[1:2])
     finally:
         gc.freeze()
         if enabled:

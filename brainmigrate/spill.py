@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
-import pickle
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, BinaryIO
 
@@ -128,6 +127,8 @@ class Spill:
             self.append(item)
 
     def _flush(self) -> None:
+        import pickle  # (a run that never spills does not load it)
+
         data = pickle.dumps(self._buffer, protocol=pickle.HIGHEST_PROTOCOL)
         where = folder()
         try:
@@ -151,8 +152,11 @@ class Spill:
         return self._len > 0
 
     def __iter__(self) -> Iterator[Any]:
-        buffer = self._buffer
-        for offset, size in list(self._spans):
+        buffer, spans = self._buffer, list(self._spans)
+        if spans:
+            import pickle
+
+        for offset, size in spans:
             self._file.seek(offset)
             yield from pickle.loads(self._file.read(size))
         yield from buffer
@@ -255,6 +259,8 @@ class Keyed:
             return None
         if len(self._cache) >= self._cache_size:
             self._flush()
+        import pickle
+
         value = self._cache[key] = pickle.loads(row[0])
         return value
 
@@ -271,6 +277,8 @@ class Keyed:
             raise SpillError(self._where, exc) from None
 
     def _flush(self) -> None:
+        import pickle
+
         rows = [(k, pickle.dumps(v, pickle.HIGHEST_PROTOCOL)) for k, v in self._cache.items()]
 
         def write(con: sqlite3.Connection) -> None:
@@ -290,6 +298,7 @@ class Keyed:
             return
         if self._cache:
             self._flush()
+        import pickle
         import sqlite3
 
         cursor = self._db(lambda con: con.execute("SELECT v FROM t ORDER BY k"))
@@ -306,6 +315,8 @@ class Keyed:
         if count == self._len:
             yield from self
             return
+        import pickle
+
         held, keys = self._cache, iter(keys)
         while chunk := list(itertools.islice(keys, 512)):
             ask = [k for k in chunk if k not in held]

@@ -210,6 +210,60 @@ def test_check_loads_only_what_it_uses(tmp_path):
     assert done.stderr.splitlines()[-1] == "1 []"
 
 
+#: What a check of one fact line citing a file of its root does not use: the other
+#: commands, the reports it does not write, pickling (nothing spilled, no index cache read).
+ONE_LINE_UNUSED = (
+    "brainmigrate.cli.imports",
+    "brainmigrate.cli.queries",
+    "brainmigrate.cli.staleness",
+    "brainmigrate.reports.github",
+    "brainmigrate.reports.gitlab",
+    "brainmigrate.reports.junit",
+    "brainmigrate.reports.sarif",
+    "pickle",
+)
+
+
+def test_a_one_line_check_loads_only_what_it_uses(tmp_path):
+    """`check` of one fact line whose path the root holds, text report, warm caches: the
+    check command's module and the library it runs, none of ``ONE_LINE_UNUSED``; its
+    output is the same."""
+    root = tmp_path / "root"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "app.py").write_text("x = 1\n", encoding="utf-8")
+    notes = tmp_path / "notes.md"
+    notes.write_text("+ the app starts in `src/app.py`\n", encoding="utf-8")
+    code = (
+        "import sys\n"
+        "from brainmigrate.__main__ import run\n"
+        f"sys.argv = ['brainmigrate', 'check', {str(notes)!r}, '--root', {str(root)!r}]\n"
+        "try:\n    run()\nexcept SystemExit as e:\n    code = e.code\n"
+        f"print(code, [m for m in {ONE_LINE_UNUSED!r} if m in sys.modules], file=sys.stderr)"
+    )
+    done = second_run(code, tmp_path / "cache")
+    assert done.stdout == (
+        "OK: 1 file, 1 fact line: 0 findings (0 error, 0 warning, 0 info); 0 failing at"
+        " --fail-on error; 0 suppressed; 0 in the baseline\n"
+    )
+    assert done.stderr.splitlines()[-1] == "0 []"
+
+
+def test_every_command_is_known_before_its_module_is_loaded():
+    """The group names every command (``--help``, "did you mean") and loads a command's
+    module when the command is looked up: the same command objects either way."""
+    from brainmigrate import cli
+    from brainmigrate.cli import check, imports, queries, staleness
+
+    names = "check export import index search show stale verify".split()
+    assert sorted(cli.main.commands) == names
+    assert cli.main.commands["check"] is check.check_cmd
+    assert cli.main.get_command(None, "import") is imports.import_cmd
+    assert cli.main.get_command(None, "show") is queries.show_cmd
+    assert cli.main.get_command(None, "verify") is staleness.verify_cmd
+    assert cli.main.get_command(None, "nosuch") is None
+    assert len(cli.main.commands) == 8
+
+
 def test_index_cache_namespace_follows_the_installed_tree_sitter(tmp_path, monkeypatch):
     """Another build of tree-sitter or of the language pack (another file size or time in
     its folder) is another cache namespace: a cache made with the old one is not read."""

@@ -7,7 +7,6 @@ process, or, past :data:`POOL_THRESHOLD` files, in forked workers (:mod:`.parall
 
 from __future__ import annotations
 
-import pickle
 import time
 from collections.abc import Callable
 
@@ -90,6 +89,8 @@ def _pool_task(items: list[Item]) -> bytes:
 
 def _picklable(exc: Exception) -> Exception:
     """``exc`` when it survives pickling, else a RuntimeError with its type and message."""
+    import pickle  # (in a pool's worker only)
+
     try:
         pickle.loads(pickle.dumps(exc))
     except Exception:  # noqa: BLE001 - any failure means: send text instead
@@ -143,6 +144,8 @@ def parse_many(
             if done is not None:
                 done()
         return out
+    import pickle
+
     from . import parallel  # only for a large build (start-up)
 
     # Compile the needed queries once here: forked workers inherit them.

@@ -25,10 +25,6 @@ from brainmigrate.reports.findings import (
     tags,
     verdict,
 )
-from brainmigrate.reports.github import github, github_chunks
-from brainmigrate.reports.gitlab import gitlab, gitlab_chunks
-from brainmigrate.reports.junit import junit
-from brainmigrate.reports.sarif import sarif, sarif_chunks
 from brainmigrate.rules import RULES, Finding
 from brainmigrate.shapes import one_line, to_json
 
@@ -91,10 +87,16 @@ def render_chunks(
     if fmt == Format.MARKDOWN:
         return markdown_chunks(result, result.findings, title=verdict(result))
     if fmt == Format.SARIF:
+        from brainmigrate.reports.sarif import sarif_chunks  # (a format's module: when used)
+
         return sarif_chunks(result)
     if fmt == Format.GITLAB:
+        from brainmigrate.reports.gitlab import gitlab_chunks
+
         return gitlab_chunks(result)
     if fmt == Format.GITHUB:
+        from brainmigrate.reports.github import github_chunks
+
         return github_chunks(result)
     return iter((FORMATTERS[fmt](result),))
 
@@ -250,6 +252,34 @@ def json_chunks(result: CheckResult) -> Iterator[str]:
     )
     text = to_json(data, indent=2, sort_keys=True) + "\n"
     return list_chunks(text, "findings", 1, items)
+
+
+def github(result: CheckResult) -> str:
+    """``reports.github.github`` (its module is loaded when a run renders it)."""
+    from brainmigrate.reports import github
+
+    return github.github(result)
+
+
+def sarif(result: CheckResult) -> str:
+    """``reports.sarif.sarif`` (loaded when used)."""
+    from brainmigrate.reports import sarif
+
+    return sarif.sarif(result)
+
+
+def junit(result: CheckResult) -> str:
+    """``reports.junit.junit`` (loaded when used)."""
+    from brainmigrate.reports import junit
+
+    return junit.junit(result)
+
+
+def gitlab(result: CheckResult) -> str:
+    """``reports.gitlab.gitlab`` (loaded when used)."""
+    from brainmigrate.reports import gitlab
+
+    return gitlab.gitlab(result)
 
 
 #: Every format's formatter; ``tests/test_check_formats.py`` asserts it covers ``Format``.
