@@ -2,8 +2,9 @@
 
 ``--version`` alone is answered here, before the command line library is imported (it is
 most of a short run's start-up); every other command line goes to ``cli.main``. The module
-of the command the line names (``cli.load``; every command's for a line that names none,
-such as ``--help``) is imported here too, under the start-up handlers below.
+of the command the line names and the library it runs (``cli.load``; every command's module
+for a line that names none, such as ``--help``) are imported here too, under the start-up
+handlers and with the garbage collector paused, as below.
 
 Python's cyclic garbage collector is kept from what start-up makes (modules, classes,
 functions: they live as long as the process): it is off while the command line library
@@ -100,7 +101,7 @@ def _run() -> None:
         from brainmigrate.cli.runtime import terminate
         from brainmigrate.runstate import state
 
-        cli.load(sys.argv[1:2])
+        cli.load(sys.argv[1:])
     finally:
         gc.freeze()
         if enabled:

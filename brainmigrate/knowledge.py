@@ -20,10 +20,14 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from reprlib import recursive_repr
+from typing import TYPE_CHECKING
 
-from brainmigrate import inputs, roottables
+from brainmigrate import inputs
 from brainmigrate.digests import blake2b
 from brainmigrate.read.links import remote_parts
+
+if TYPE_CHECKING:  # loaded by the first alias, package or heading read
+    from brainmigrate import roottables
 
 #: Files larger than this are not read for line counts or headings (bytes).
 MAX_READ = 16 * 1024 * 1024
@@ -329,6 +333,8 @@ class RootKnowledge:
             for name in ("tsconfig.json", "jsconfig.json"):
                 text = self.read_text(name) if name in self.files else None
                 if text is not None:
+                    from brainmigrate import roottables
+
                     out.extend(roottables.aliases(text))
             out.sort(key=lambda a: -len(a[0]))
             self._aliases = out
@@ -343,6 +349,8 @@ class RootKnowledge:
                 if "node_modules" in rel.split("/"):
                     continue
                 text = self.read_text(rel)
+                from brainmigrate import roottables
+
                 name = roottables.package_name(text) if text is not None else None
                 if name is not None and name not in out:
                     out[name] = rel.rpartition("/")[0]
@@ -427,6 +435,8 @@ class RootKnowledge:
         """The fragments Markdown file ``rel`` answers to (``roottables.heading_anchors``),
         or None when it cannot be read."""
         if rel not in self._anchors:
+            from brainmigrate import roottables
+
             text = self.read_text(rel)
             self._anchors[rel] = (
                 None if text is None else roottables.heading_anchors(text.splitlines())

@@ -35,13 +35,28 @@ COMMANDS = {
 
 
 def load(words: list[str]) -> None:
-    """Import the module of the command ``words`` begin with (a command line without its
-    program name); every command's module when the first word names no command (``--help``,
-    a mistyped name, nothing): what ``cli.main`` will look up, imported beforehand."""
+    """Import what the command line ``words`` (without the program's name) will run: the
+    module of the command it names and the library that module lists as its ``LIBRARY``
+    (left out when the line asks for help); every command's module when the first word
+    names no command (``--help``, a mistyped name, nothing). Only what is imported when
+    changes: ``__main__`` imports it while start-up's handlers are in place and the garbage
+    collector is paused (a collection in the middle of the imports walks every object they
+    have made so far), and then freezes it. A library module whose import fails (work it
+    does on import, such as finding the cache folder, can) is left to the command, which
+    imports it again and says what failed as it always has."""
     first = words[0] if words else None
-    modules = [COMMANDS[first][0]] if first in COMMANDS else [m for m, _ in COMMANDS.values()]
-    for module in dict.fromkeys(modules):
-        importlib.import_module(f"brainmigrate.cli.{module}")
+    if first not in COMMANDS:
+        for module in dict.fromkeys(m for m, _ in COMMANDS.values()):
+            importlib.import_module(f"brainmigrate.cli.{module}")
+        return
+    module = importlib.import_module(f"brainmigrate.cli.{COMMANDS[first][0]}")
+    if "-h" in words or "--help" in words:
+        return
+    for name in getattr(module, "LIBRARY", ()):
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - the command's own import says it, exit 2
+            return
 
 
 class Commands(MutableMapping):

@@ -26,6 +26,17 @@ from brainmigrate.cli.runtime import (
 )
 from brainmigrate.errors import EXIT_FINDINGS, EXIT_OK
 
+#: What every check runs, imported with the command (``cli.load``) rather than in the
+#: middle of the run: the check, its reports, configuration, the declaration index.
+LIBRARY = (
+    "brainmigrate.reports.ci",
+    "brainmigrate.config",
+    "brainmigrate.read.markdown_notes",
+    "brainmigrate.read.run",
+    "brainmigrate.codeindex",
+    "brainmigrate.progress",
+)
+
 
 class CheckOptions(NamedTuple):
     """``check``'s command line as click parsed it, one field per option (named as
