@@ -46,6 +46,7 @@ from reprlib import recursive_repr
 from brainmigrate import inputs
 from brainmigrate.codes import LEVELS
 from brainmigrate.model import KINDS
+from brainmigrate.patterns import lazy
 from brainmigrate.read.files import InputError
 
 #: Where settings are looked for, in this order: (file name, table or None for top level).
@@ -66,7 +67,7 @@ KEYS = (
     "task-pattern",
 )
 #: A finding code or a prefix of one, as ``select`` and ``ignore`` take them (``BM1``).
-CODE_PREFIX = re.compile(r"BM[0-9]{0,3}")
+CODE_PREFIX = lazy(r"BM[0-9]{0,3}")
 
 
 class ConfigError(InputError):

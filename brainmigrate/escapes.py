@@ -14,7 +14,7 @@ by their libraries; YAML front matter by ``exports.knowledge.yaml_scalar``.
 
 from __future__ import annotations
 
-import re
+from brainmigrate.patterns import lazy
 
 #: What no output prints as it is: C0 and C1 control characters but tab and newline, and
 #: DEL. (A file name's bytes that are not UTF-8 are made U+FFFD where the name is read:
@@ -74,13 +74,13 @@ def diff_name(prefix: bytes, name: bytes) -> bytes:
 
 #: Markdown punctuation that could start markup inside a line (emphasis, code spans,
 #: links and images, table cells, strike-through, headings), put behind a backslash.
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~#!])")
+_MD_SPECIAL = lazy(r"([\\`*_\[\]|~#!])")
 #: HTML's three, as entities: every renderer reads those as text (a backslash before
 #: ``<`` is CommonMark's, not every Markdown's).
 _MD_HTML = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
 #: ``@`` before a user or team name (which starts with a letter or digit) and not inside a
 #: word (``a@b.org``): GitHub would turn ``@user`` into a mention.
-_MENTION = re.compile(r"(?<![A-Za-z0-9])@(?=[A-Za-z0-9])")
+_MENTION = lazy(r"(?<![A-Za-z0-9])@(?=[A-Za-z0-9])")
 
 
 def markdown(value) -> str:

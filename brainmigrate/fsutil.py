@@ -13,6 +13,7 @@ from pathlib import Path
 
 from brainmigrate.errors import BrainmigrateError
 from brainmigrate.escapes import terminal
+from brainmigrate.patterns import lazy
 from brainmigrate.shapes import shorten
 
 
@@ -97,7 +98,7 @@ def folder_mode() -> int:
 NAME_MAX = 255
 _TEMP_SUFFIX = ".tmp"
 #: A temporary name this package makes: ``.<name, cut>.bm<pid>.<8 random>.tmp``.
-_TEMP_NAME = re.compile(r"\.(?P<name>.*)\.bm(?P<pid>[0-9]+)\.[a-z0-9_]{8}\.tmp", re.S)
+_TEMP_NAME = lazy(r"\.(?P<name>.*)\.bm(?P<pid>[0-9]+)\.[a-z0-9_]{8}\.tmp", re.S)
 
 
 #: The temporary names this process made (``made``): a name with this process's id that
@@ -176,7 +177,7 @@ def remove_leftovers(folder: str | os.PathLike, name: str | None = None) -> list
     return removed
 
 
-_DESCRIPTOR = re.compile(r"/(?:proc/(?:self|(?P<pid>[0-9]+))|dev)/fd/(?P<fd>[0-9]+)")
+_DESCRIPTOR = lazy(r"/(?:proc/(?:self|(?P<pid>[0-9]+))|dev)/fd/(?P<fd>[0-9]+)")
 _STANDARD = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -20,6 +19,7 @@ from brainmigrate.digests import blake2b
 from brainmigrate.folder_moves import folder_files
 from brainmigrate.fsutil import user_cache_dir
 from brainmigrate.git import head_state, history_events, work_tree_top, worktree_events
+from brainmigrate.patterns import lazy
 from brainmigrate.read.tokens import FILE_NAMES, has_extension
 from brainmigrate.roots import Root, is_absolute, normalize
 from brainmigrate.rules import Hint
@@ -41,7 +41,7 @@ MARGIN = 5.0
 #: against their first parent (``git.history_events``), so a history kept before is read
 #: from git again.
 HISTORY_FORMAT = 2
-_DIGITS = re.compile(r"[0-9]+")
+_DIGITS = lazy(r"[0-9]+")
 
 
 @dataclass(frozen=True, slots=True, init=False, repr=False, eq=False)

@@ -10,18 +10,18 @@ read, and a symlink leading out is ``outside``. Results are cached per run.
 from __future__ import annotations
 
 import os
-import re
 import stat
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from urllib.parse import unquote
 
 from brainmigrate.knowledge import RootKnowledge
+from brainmigrate.patterns import lazy
 from brainmigrate.roots import DRIVE, Reading, Root, is_absolute, normalize, readings_of
 
 __all__ = ["GONE", "UNRESOLVED", "PathResolver"]
 
-_PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
+_PERCENT = lazy(r"%[0-9A-Fa-f]{2}")
 #: Longer relative paths are held by no root (Linux's PATH_MAX, in characters).
 _PATH_MAX = 4096
 _MISSING = object()

@@ -7,12 +7,12 @@ above it (``readings_of``). ``paths.PathResolver`` looks each reading up.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from reprlib import recursive_repr
 
 from brainmigrate.fsutil import printable
+from brainmigrate.patterns import lazy
 
 __all__ = [
     "DRIVE",
@@ -28,7 +28,7 @@ __all__ = [
 ]
 
 #: A drive letter at the start of a path (``C:/``, ``/C:/``).
-DRIVE = re.compile(r"/?([A-Za-z]):/")
+DRIVE = lazy(r"/?([A-Za-z]):/")
 
 #: A reading of a cited path: the root it is read in (None: each root in order), the
 #: root-relative path (None: it leaves every root) and where its first segment lands.

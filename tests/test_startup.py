@@ -286,3 +286,33 @@ def test_index_cache_namespace_follows_the_installed_tree_sitter(tmp_path, monke
     languages.namespace.cache_clear()
     assert before != after
     assert languages.installed_build("no_such_package_here") == "?"
+
+
+def test_a_lazy_pattern_is_compiled_at_its_first_use_and_then_is_the_pattern():
+    """``patterns.lazy``: nothing is compiled at import; the first use compiles the
+    pattern and puts it in the stand-in's place in the module that made it; a reference
+    kept before answers the same, as every pattern method does."""
+    import re
+    import types
+
+    module = types.ModuleType("lazy_case")
+    code = (
+        "import re\n"
+        "from brainmigrate.patterns import lazy\n"
+        "WORD = lazy(r'(?P<w>[a-z]+)\\d', re.IGNORECASE)\n"
+        "def first(text):\n"
+        "    return WORD.search(text)\n"
+    )
+    exec(compile(code, "lazy_case.py", "exec"), module.__dict__)
+    kept = module.WORD
+    assert type(kept).__name__ == "Lazy"
+    assert repr(kept) == "lazy('(?P<w>[a-z]+)\\\\d', re.IGNORECASE)"
+    assert module.first("-- Ab1 cd2").group("w") == "Ab"
+    assert isinstance(module.WORD, re.Pattern)  # in its place now
+    plain = re.compile(r"(?P<w>[a-z]+)\d", re.IGNORECASE)
+    assert module.WORD.pattern == kept.pattern == plain.pattern
+    assert (kept.flags, kept.groups, kept.groupindex) == (plain.flags, 1, {"w": 1})
+    assert [m.span() for m in kept.finditer("a1 b2")] == [(0, 2), (3, 5)]
+    assert kept.sub("_", "a1 b2") == "_ _" and kept.subn("_", "a1") == ("_", 1)
+    assert kept.split("a1b") == ["", "a", "b"] and kept.findall("x1 y2") == ["x", "y"]
+    assert kept.match("z9").group() == "z9" and kept.fullmatch("z9 ") is None

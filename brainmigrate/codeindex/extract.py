@@ -17,6 +17,8 @@ from collections.abc import Iterable
 from operator import itemgetter
 from typing import TYPE_CHECKING
 
+from brainmigrate.patterns import lazy
+
 from . import legacy as legacy_digests
 from .languages import parser_and_query, query_pruning
 from .model import Declaration, category_of
@@ -97,10 +99,10 @@ _ROW_ORDER = itemgetter(0, 1, 2)
 #: A match's order: its declaration's start, its end (larger first), its pattern index.
 _MATCH_ORDER = itemgetter(0, 1, 2)
 
-_IDENT = re.compile(r"[A-Za-z_$~][\w$~]*(?:::~?[A-Za-z_$][\w$]*)*")
+_IDENT = lazy(r"[A-Za-z_$~][\w$~]*(?:::~?[A-Za-z_$][\w$]*)*")
 #: Names kept as written: identifiers (Ruby's may end in ? ! =) and dotted or backslashed
 #: namespace names (``Demo.Sub``, ``App\Billing``).
-_PLAIN = re.compile(r"[^\W\d][\w$]*(?:[?!=]|(?:[.\\][^\W\d][\w$]*)*)\Z")
+_PLAIN = lazy(r"[^\W\d][\w$]*(?:[?!=]|(?:[.\\][^\W\d][\w$]*)*)\Z")
 
 
 def normalise_source(data: bytes) -> bytes:

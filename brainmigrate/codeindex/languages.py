@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from brainmigrate.digests import blake2b
+from brainmigrate.patterns import lazy
 
 if TYPE_CHECKING:
     from tree_sitter import Parser, Query
@@ -62,7 +63,7 @@ QUERY_FILE = {lang: lang for lang in set(EXTENSIONS.values())} | {"tsx": "typesc
 
 LANGUAGES = frozenset(QUERY_FILE)
 
-_INCLUDE = re.compile(r"^;\s*include:\s*(\S+)\s*$", re.MULTILINE)
+_INCLUDE = lazy(r"^;\s*include:\s*(\S+)\s*$", re.MULTILINE)
 
 
 def extension_of(path: str) -> str:
@@ -126,7 +127,7 @@ DECLARATION_SHAPES["cpp"] = [
     _KEYWORD_LINE.format(kw="struct|union|enum|typedef|class|using|namespace"),
     *DECLARATION_SHAPES["c"][1:],
 ]
-_PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_PLAIN_NAME = lazy(r"[A-Za-z_][A-Za-z0-9_]*")
 #: Names the index gives declarations that have none in the source (``extract``).
 IMPLIED_NAMES = frozenset({"Companion", "constructor", "init", "deinit"})
 

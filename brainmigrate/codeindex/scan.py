@@ -9,10 +9,10 @@ files, in this process or, past :data:`SCAN_POOL_THRESHOLD` files, in forked wor
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable
 
 from brainmigrate import inputs
+from brainmigrate.patterns import lazy
 
 from . import cache as cachemod
 from .languages import declaration_shape
@@ -190,8 +190,8 @@ def grep_holders(root: str, paths: list[str], names: set[str]) -> set[str] | Non
 #: Up to this many names, a file is searched for each name's bytes; beyond, its words are
 #: collected once and looked up (a search per name per file grows as names x files).
 FEW_NAMES = 32
-_WORD = re.compile(r"[A-Za-z0-9_$]+")
-_WORDS = re.compile(rb"[A-Za-z0-9_$]+")
+_WORD = lazy(r"[A-Za-z0-9_$]+")
+_WORDS = lazy(rb"[A-Za-z0-9_$]+")
 
 
 def mentions(names: set[str]):

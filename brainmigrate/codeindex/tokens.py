@@ -22,13 +22,13 @@ bytes. Interface used by ``extract``, ``checkouts`` and ``fingerprints``.
 from __future__ import annotations
 
 import functools
-import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator
 from itertools import accumulate
 from typing import TYPE_CHECKING
 
 from brainmigrate.digests import blake2b
+from brainmigrate.patterns import lazy
 
 if TYPE_CHECKING:
     from tree_sitter import Language, Tree
@@ -37,15 +37,15 @@ if TYPE_CHECKING:
 _ASSIGN = ("=", ":=")
 #: A whitespace run inside a token, and a stream that has one (or a token with whitespace at
 #: an edge, which the joining space then doubles).
-_RUN = re.compile(rb"\s+")
-_TOKEN_SPACE = re.compile(rb"[\t\n\r\f\v]|  ")
+_RUN = lazy(rb"\s+")
+_TOKEN_SPACE = lazy(rb"[\t\n\r\f\v]|  ")
 #: Whitespace in tokens joined by NUL that folding changes: a run, a non-space blank, a
 #: token's trailing blank (dropped at a line's end).
-_SPACE = re.compile(rb"[\t\n\r\f\v]| {2,}| (?=\0)| \Z")
+_SPACE = lazy(rb"[\t\n\r\f\v]| {2,}| (?=\0)| \Z")
 #: Rust attributes that are doc comments: ``#[doc = "…"]``, ``#![doc(…)]``,
 #: ``#[cfg_attr(feature = "x", doc = "…")]``.
-_DOC_ATTRIBUTE = re.compile(rb"#!?\s*\[\s*(?:(doc)\b|cfg_attr\s*\()")
-_DOC_ARGUMENT = re.compile(rb"\s*doc\b")
+_DOC_ATTRIBUTE = lazy(rb"#!?\s*\[\s*(?:(doc)\b|cfg_attr\s*\()")
+_DOC_ARGUMENT = lazy(rb"\s*doc\b")
 
 
 def _is_doc_attribute(src: bytes, start: int, end: int) -> bool:

@@ -5,7 +5,7 @@ escapes that are no separator (``unescaped``).
 
 from __future__ import annotations
 
-import re
+from brainmigrate.patterns import lazy
 
 #: Unicode category Cf (format characters), as of Python 3.11's Unicode 14.0;
 #: tests/test_citations.py checks it against ``unicodedata``.
@@ -32,10 +32,10 @@ MEETS = "A-Za-z0-9()\\[\\]{}<>\"'`\u201c\u201d\u2018\u2019\u00ab\u00bb"
 #: A Markdown backslash escape (``\"``, ``\|``, ``\*``): no path separator. A ``\`` before a
 #: letter, digit, ``.``, ``_``, ``-`` or a bracket stays one (``D:\dev\app\x.php``,
 #: ``app\[slug]\page.tsx``).
-_ESCAPE = re.compile(r"(?<!\\)\\(?=[\"'`|*<>!#])")
+_ESCAPE = lazy(r"(?<!\\)\\(?=[\"'`|*<>!#])")
 #: A word ending in ``\`` before whitespace or the end: a hard line break, unless the word
 #: holds another ``\`` or a ``/`` (a Windows folder path, ``D:\dev\app\``).
-_BREAK = re.compile(r"(?<!\S)(\S*)\\(?=\s|\Z)")
+_BREAK = lazy(r"(?<!\S)(\S*)\\(?=\s|\Z)")
 
 
 def unescaped(text: str) -> str:

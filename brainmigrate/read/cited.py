@@ -6,7 +6,7 @@ Every function here is linear in its input (tests/test_linear.py).
 
 from __future__ import annotations
 
-import re
+from brainmigrate.patterns import lazy
 
 #: File names that are paths without an extension (SPEC.md §Anchors 1).
 FILE_NAMES = frozenset(
@@ -17,22 +17,22 @@ FILE_NAMES = frozenset(
 #: The kinds ``cited_path`` and ``cited_link`` tell.
 PATH_KINDS = ("file", "folder", "maybe")
 
-_EXTENSION = re.compile(r"[A-Za-z][A-Za-z0-9]*")
-_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]+:")
-_SCP = re.compile(r"[^/@]+@[^/:]+:")
-_BAZEL = re.compile(r"(?:@[\w.\-]*)?//")
+_EXTENSION = lazy(r"[A-Za-z][A-Za-z0-9]*")
+_SCHEME = lazy(r"[A-Za-z][A-Za-z0-9+.\-]+:")
+_SCP = lazy(r"[^/@]+@[^/:]+:")
+_BAZEL = lazy(r"(?:@[\w.\-]*)?//")
 _NOT_PATH_CHARS = frozenset("*${}<>")
 #: A ``\\`` that separates the segments of a Windows path: before a letter or digit.
-_WINDOWS_SEP = re.compile(r"\\[A-Za-z0-9]")
+_WINDOWS_SEP = lazy(r"\\[A-Za-z0-9]")
 #: A Markdown backslash escape: ``\\`` before ASCII punctuation (``\\_``, ``\\-``, ``\\[``).
-_MD_ESCAPE = re.compile(r"\\(?=[!-/:-@\[-`{-~])")
+_MD_ESCAPE = lazy(r"\\(?=[!-/:-@\[-`{-~])")
 #: A segment starting ``:name``: a route's parameter (``users/:id/edit``), no file.
-_ROUTE_PARAM = re.compile(r"(?:^|/):[A-Za-z_]")
+_ROUTE_PARAM = lazy(r"(?:^|/):[A-Za-z_]")
 #: A printf conversion that is no ``%XX`` escape: a placeholder (``%s``, ``%05d``).
-_PRINTF = re.compile(r"%(?![0-9A-Fa-f]{2})[-+ #0]*[0-9]*(?:\.[0-9]+)?[sdifuxXoeEgGc]")
+_PRINTF = lazy(r"%(?![0-9A-Fa-f]{2})[-+ #0]*[0-9]*(?:\.[0-9]+)?[sdifuxXoeEgGc]")
 #: A segment that is an ellipsis: a part of the path left out.
-_ELIDED = re.compile(r"(?:^|/)(?:\.{3,}|\u2026)(?:/|$)")
-_ENV_VAR = re.compile(r"(?:^|/)%[A-Za-z_][A-Za-z0-9_]*%(?:/|$)")
+_ELIDED = lazy(r"(?:^|/)(?:\.{3,}|\u2026)(?:/|$)")
+_ENV_VAR = lazy(r"(?:^|/)%[A-Za-z_][A-Za-z0-9_]*%(?:/|$)")
 
 
 def has_extension(name: str) -> bool:

@@ -5,15 +5,14 @@ suffixes and line forms, consume, and its one-token spans that are cited paths (
 
 from __future__ import annotations
 
-import re
-
 from brainmigrate.model import Segment
+from brainmigrate.patterns import lazy
 from brainmigrate.read.cited import cited_link, cited_path
 from brainmigrate.read.links import html_targets, may_hold_html, repo_url_parts
 from brainmigrate.read.notation import WS_CLASS
 from brainmigrate.read.tokens import SPANS, Token, span_token, tokens
 
-_WS = re.compile(WS_CLASS)
+_WS = lazy(WS_CLASS)
 
 
 def consumes(tok: Token) -> bool:

@@ -18,6 +18,7 @@ from brainmigrate.codes import diagnostic
 from brainmigrate.errors import BrainmigrateError
 from brainmigrate.fsutil import printable
 from brainmigrate.model import Diagnostic, ParsedFact, Segment
+from brainmigrate.patterns import lazy
 from brainmigrate.read.consumed import consumed, may_span, span_regions
 from brainmigrate.read.lines import Line
 from brainmigrate.read.notation import fold, parse_stamp, split_block_id, split_trailer
@@ -49,31 +50,31 @@ DEFAULT_TASK_PATTERN = r"(?<![A-Za-z0-9_])[A-Z][A-Z0-9]*-[0-9]+(?![A-Za-z0-9])"
 #: Technical prefixes that are never task ids, also followed by digits (SHA3, MD5, X86, P0),
 #: and the numbers of standards, proposals and grades cited beside tickets (PSR-18,
 #: EIP-1559, SEV-1), SPEC.md §Notation, Task id.
-TASK_DENY = re.compile(
+TASK_DENY = lazy(
     r"(?:UTF|SHA|ISO|RFC|CVE|CWE|HTTP|TLS|SSL|AES|RSA|MD|UUID|GPT|IPV|PEP|ECMA|X|P|PBKDF"
     r"|HMAC|BASE|UCS|IEEE|ANSI|CRC|WGS|EPSG|SRID"
     r"|PSR|EIP|ERC|BIP|JEP|JSR|KEP|KIP|SEV|SOC|FIPS|NIST|WCAG|OWASP|IEC)[0-9]*"
 )
 #: The status word (SPEC.md §Notation, SUPERSEDED): not after a letter, a digit or a path's
 #: ``/`` or ``\\`` (``is_superseded`` also passes over one in a cited path or file name).
-SUPERSEDED = re.compile(r"(?<![^\W_])(?<![/\\])SUPERSEDED")
+SUPERSEDED = lazy(r"(?<![^\W_])(?<![/\\])SUPERSEDED")
 #: What follows the word in a name: the rest of its run of name characters ...
-_NAME_RUN = re.compile(r"[\w-]*")
+_NAME_RUN = lazy(r"[\w-]*")
 #: ... and, after that run, what makes it a file name or a path (``.py``, ``/``).
-_NAMED = re.compile(r"\.[A-Za-z0-9]|[/\\]")
+_NAMED = lazy(r"\.[A-Za-z0-9]|[/\\]")
 #: A trailer that waives findings of the fact: ``<!-- brainmigrate: allow-gone -->`` (gone
 #: paths, BM101) or ``<!-- brainmigrate: ignore BM102, BM2 -->`` (codes or prefixes). It is
 #: removed like any trailer but is not an undated comment (no BM301).
 #: Read as flake8 reads ``noqa``: any case, codes separated by commas or spaces, and
 #: ``ignore=``/``ignore:`` as well as ``ignore``.
-ALLOW = re.compile(
+ALLOW = lazy(
     r"\s*brainmigrate\s*:\s*(?:allow-(?P<what>gone)"
     r"|ignore(?:\s*[=:]\s*|\s+)(?P<codes>BM[0-9]{0,3}(?:(?:\s*,\s*|\s+)BM[0-9]{0,3})*))\s*",
     re.IGNORECASE,
 )
 #: A comment meant as a suppression that ``ALLOW`` does not read (it says so).
-_ALLOW_MEANT = re.compile(r"\s*brainmigrate\b", re.IGNORECASE)
-_PATTERNS_STEM = re.compile(r"(?:.*[-_])?patterns?")
+_ALLOW_MEANT = lazy(r"\s*brainmigrate\b", re.IGNORECASE)
+_PATTERNS_STEM = lazy(r"(?:.*[-_])?patterns?")
 
 
 #: How long a ``--task-pattern`` may take on one fact's text, in seconds.

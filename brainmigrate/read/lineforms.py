@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from brainmigrate.patterns import lazy
 from brainmigrate.read.cited import FILE_NAMES
 
 #: The largest line number a line form holds (a store column's and every reader's limit);
@@ -16,8 +17,8 @@ MAX_LINE_NUMBER = 2**31 - 1
 #: The dash of a line range: ``-``, or an en dash, an em dash or a minus sign (SPEC.md
 #: §Anchors, "Line forms": ``x.py:18–74``).
 DASHES = "-\u2013\u2014\u2212"
-_DASH = re.compile(f"[{DASHES}]")
-LINE_FORM = re.compile(
+_DASH = lazy(f"[{DASHES}]")
+LINE_FORM = lazy(
     f":(?P<a>[0-9]+)(?:[{DASHES}](?P<b>[0-9]+))?(?::[0-9]+)?"
     f"(?P<more>(?:,[0-9]+(?:[{DASHES}][0-9]+)?)*)"
     f"|#L(?P<c>[0-9]+)(?:C[0-9]+)?(?:[{DASHES}]L?(?P<d>[0-9]+)(?:C[0-9]+)?)?"

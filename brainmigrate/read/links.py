@@ -11,16 +11,17 @@ import re
 from collections.abc import Mapping
 from typing import NamedTuple
 
+from brainmigrate.patterns import lazy
 from brainmigrate.read import notation
 
 # ------------------------------------------------------------------------------ HTML
 
 #: A tag's start: ``<`` and a tag name (``<a``, ``<img``, ``<source``).
-_TAG = re.compile(r"<[A-Za-z][A-Za-z0-9-]*(?=[\s/>]|$)")
+_TAG = lazy(r"<[A-Za-z][A-Za-z0-9-]*(?=[\s/>]|$)")
 #: An attribute's name after whitespace (or a ``/`` of ``<img/src=...>``).
-_ATTR_NAME = re.compile(r"[\s/]+([^\s\"'<>/=]+)")
-_EQUALS = re.compile(r"\s*=\s*")
-_UNQUOTED = re.compile(r"[^\s\"'=<>`]+")
+_ATTR_NAME = lazy(r"[\s/]+([^\s\"'<>/=]+)")
+_EQUALS = lazy(r"\s*=\s*")
+_UNQUOTED = lazy(r"[^\s\"'=<>`]+")
 #: Attributes whose value is a link target (SPEC.md §Anchors).
 LINK_ATTRIBUTES = frozenset({"href", "src"})
 
@@ -82,9 +83,9 @@ def html_targets(text: str) -> list[tuple[int, int, int, int]]:
 
 #: A bracketed text and an optional second bracket: ``[text]``, ``[text][label]``,
 #: ``[text][]``. Brackets do not nest (a ``[`` or ``]`` ends the text).
-_REFERENCE = re.compile(r"\[([^\[\]\n]*)\](?:\[([^\[\]\n]*)\])?")
+_REFERENCE = lazy(r"\[([^\[\]\n]*)\](?:\[([^\[\]\n]*)\])?")
 #: A backtick span (as tokens.py reads one): no reference is read inside it.
-_CODE = re.compile(r"`[^`\n]+`")
+_CODE = lazy(r"`[^`\n]+`")
 
 
 def reference_links(text: str, references: Mapping[str, str]) -> list[tuple[int, int, str]]:
@@ -136,7 +137,7 @@ def reference_links(text: str, references: Mapping[str, str]) -> list[tuple[int,
 
 # ------------------------------------------------------------------------------ file URLs
 
-_DRIVE = re.compile(r"/[A-Za-z]:(?:[/\\]|$)")
+_DRIVE = lazy(r"/[A-Za-z]:(?:[/\\]|$)")
 
 
 def file_url_path(text: str) -> int | None:
@@ -171,8 +172,8 @@ def file_url_path(text: str) -> int | None:
 # ------------------------------------------------------------------------------ URLs
 
 #: A URL's start: a scheme and ``://`` (SPEC.md §Anchors 1: "URLs (scheme://…)").
-URL_START = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://")
-_SCP_REMOTE = re.compile(r"(?:[^@/\s]+@)?(?P<host>[^:/\s]+):(?P<path>(?!//)[^\s]+)")
+URL_START = lazy(r"[A-Za-z][A-Za-z0-9+.\-]*://")
+_SCP_REMOTE = lazy(r"(?:[^@/\s]+@)?(?P<host>[^:/\s]+):(?P<path>(?!//)[^\s]+)")
 
 
 class RepoUrl(NamedTuple):

@@ -42,6 +42,7 @@ from typing import BinaryIO
 from brainmigrate.errors import BrainmigrateError
 from brainmigrate.fsutil import printable
 from brainmigrate.model import Diagnostic
+from brainmigrate.patterns import lazy
 from brainmigrate.read import lines
 from brainmigrate.read.conflicts import CONFLICT_CLASSES, Conflicts
 from brainmigrate.read.lines import (
@@ -110,12 +111,12 @@ def _patterns() -> tuple[re.Pattern, ...]:
     return item, marker
 
 
-_THEMATIC = re.compile(r"[ ]{0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*")
-_SETEXT = re.compile(r"[ ]{0,3}(?:=+|-+)[ \t]*")
-_DELIMITER = re.compile(r"[ \t]*(?=[^|]*\|)\|?(?:[ \t]*:?-+:?[ \t]*\|)*[ \t]*:?-+:?[ \t]*\|?[ \t]*")
-_QUOTE = re.compile(r"[ \t]*>(?:[ \t]*>)*[ \t]?")
-_ALERT = re.compile(r"[ \t]*\[![\w-]+\][ \t]*")
-_FRONT = re.compile(f"---{WS_CLASS}*")
+_THEMATIC = lazy(r"[ ]{0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*")
+_SETEXT = lazy(r"[ ]{0,3}(?:=+|-+)[ \t]*")
+_DELIMITER = lazy(r"[ \t]*(?=[^|]*\|)\|?(?:[ \t]*:?-+:?[ \t]*\|)*[ \t]*:?-+:?[ \t]*\|?[ \t]*")
+_QUOTE = lazy(r"[ \t]*>(?:[ \t]*>)*[ \t]?")
+_ALERT = lazy(r"[ \t]*\[![\w-]+\][ \t]*")
+_FRONT = lazy(f"---{WS_CLASS}*")
 
 
 def _has_text(rest: str) -> bool:

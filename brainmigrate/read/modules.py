@@ -7,29 +7,29 @@ each stands in a **module context**. Linear in its input (tests/test_linear.py).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
 from brainmigrate.model import Segment
+from brainmigrate.patterns import lazy
 from brainmigrate.read.charclasses import ARROWS, CF_CHARS, CJK_PUNCT
 from brainmigrate.read.lineforms import DASHES
 from brainmigrate.read.notation import WS_CHARS
 from brainmigrate.read.tokens import strip_edges
 
 #: A lower-case identifier: a module path's part (SPEC.md §Anchors 4).
-_LOWER_IDENT = re.compile(r"[a-z_][a-z0-9_]*")
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_LOWER_IDENT = lazy(r"[a-z_][a-z0-9_]*")
+_IDENT = lazy(r"[A-Za-z_][A-Za-z0-9_]*")
 #: Words split as tokens are (tokens.py): whitespace, format characters, CJK and
 #: full-width punctuation, arrows.
-_WORD = re.compile(f"[^{WS_CHARS}\n{CF_CHARS}{CJK_PUNCT}{ARROWS}]+")
+_WORD = lazy(f"[^{WS_CHARS}\n{CF_CHARS}{CJK_PUNCT}{ARROWS}]+")
 #: Words after which the next word names a module: ``python -m a.b``, ``import a.b``,
 #: ``from a.b import c``.
 CONTEXT_WORDS = frozenset({"-m", "import", "from"})
 #: An option or variable whose name holds one of these (without case) gives its value a
 #: module context (``DJANGO_SETTINGS_MODULE=config.settings.test``, ``--settings=x.y``).
 CONTEXT_NAMES = ("MODULE", "SETTINGS")
-_LINE_FORM = re.compile(f"[0-9]+(?:[{DASHES}][0-9]+)?")
+_LINE_FORM = lazy(f"[0-9]+(?:[{DASHES}][0-9]+)?")
 
 
 class ModuleCandidate(NamedTuple):

@@ -5,13 +5,13 @@ Linear in its input (tests/test_linear.py).
 
 from __future__ import annotations
 
-import re
+from brainmigrate.patterns import lazy
 
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_IDENT = lazy(r"[A-Za-z_][A-Za-z0-9_]*")
 #: An identifier in any script: a letter, then letters, digits or ``_`` (``ÜberGateway``).
-_UNICODE_IDENT = re.compile(r"[^\W\d_]\w*")
-_HUMP = re.compile(r"[A-Z]+(?![a-z])|[A-Z][a-z0-9]*|[a-z0-9]+")
-_NAME_SEP = re.compile(r"::|[.#<>,]")
+_UNICODE_IDENT = lazy(r"[^\W\d_]\w*")
+_HUMP = lazy(r"[A-Z]+(?![a-z])|[A-Z][a-z0-9]*|[a-z0-9]+")
+_NAME_SEP = lazy(r"::|[.#<>,]")
 
 
 def camelcase_names(text: str) -> list[str]:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from brainmigrate.digests import sha256
 from brainmigrate.errors import BrainmigrateError
+from brainmigrate.patterns import lazy
 
 if TYPE_CHECKING:  # lark is imported when the parser is first built (start-up)
     from lark import Lark
@@ -51,7 +52,7 @@ _FAST_CLASSES = {
     f"[{SEP_CHARS}]": SEP_CLASS,
     f"[^\t\n{WS_CHARS[1:]}]": NOT_WS_NL_CLASS,
 }
-WS_RUN = re.compile(f"{WS_NL_CLASS}+")
+WS_RUN = lazy(f"{WS_NL_CLASS}+")
 #: The same characters as a string, for str.strip().
 _WS_STRIP = "\t\x0b\x0c\r \x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000" + "".join(
     chr(c) for c in range(0x2000, 0x200B)
@@ -319,8 +320,8 @@ def split_trailer(text: str) -> tuple[str, str | None]:
 
 
 _WS_SET = frozenset(_WS_STRIP)
-_BLOCK_ID = re.compile(r"[A-Za-z0-9-]+")
-_LETTER = re.compile(r"[A-Za-z]")
+_BLOCK_ID = lazy(r"[A-Za-z0-9-]+")
+_LETTER = lazy(r"[A-Za-z]")
 
 
 def split_block_id(text: str, alone: bool = False) -> str:
@@ -436,4 +437,4 @@ def stamp_source() -> str:
     )
 
 
-_STAMP = re.compile(fast_classes(stamp_source()))
+_STAMP = lazy(fast_classes(stamp_source()))

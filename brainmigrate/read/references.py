@@ -13,17 +13,17 @@ definition) and keeps only the definitions: memory does not grow with the file.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Iterator, Mapping
 from types import MappingProxyType
 
 from brainmigrate import inputs
+from brainmigrate.patterns import lazy
 from brainmigrate.read.lines import WIDE_BOMS, Line
 from brainmigrate.read.notation import Classified, link_label
 
 #: The parts of a line the grammar's ``LINK_DEF`` terminal matched: its label and its
 #: target (``angle`` without the ``<>``, else ``bare``); a title after them is left out.
-_LINK_PARTS = re.compile(
+_LINK_PARTS = lazy(
     r"[ ]{0,3}\[(?P<label>(?:[^\[\]\\]|\\.)+)\]:[ \t]*"
     r"(?:<(?P<angle>[^<>]*)>|(?P<bare>[^\t <][^\t ]*))"
 )

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from reprlib import recursive_repr
 
 from brainmigrate.model import Segment, pickled_as_tuple
+from brainmigrate.patterns import lazy
 from brainmigrate.read.charclasses import (
     ARROWS,
     CF_CHARS,
@@ -93,13 +94,13 @@ __all__ = [
     "tokens",
 ]
 
-_CHUNK = re.compile(f"[^{WS_CHARS}\n{CF_CHARS}{CJK_PUNCT}{ARROWS}]+")
+_CHUNK = lazy(f"[^{WS_CHARS}\n{CF_CHARS}{CJK_PUNCT}{ARROWS}]+")
 #: ``->`` and ``=>`` inside a token split it (``a.ts->b.ts``; a longer shaft too: ``-->``).
-_ASCII_ARROW = re.compile(r"-+>|=+>")
+_ASCII_ARROW = lazy(r"-+>|=+>")
 #: Where a chunk splits: before ``(`` after a name, and at the edges between CJK letters
 #: and ASCII. Only ``(`` can split ASCII text, so the CJK pattern (6 ms to compile, for
 #: its large classes) is compiled when a chunk first holds other text (``_script_split``).
-_PAREN_SPLIT = re.compile(r"(?<=[\w>])(?=\()")
+_PAREN_SPLIT = lazy(r"(?<=[\w>])(?=\()")
 
 
 @functools.cache
@@ -110,18 +111,18 @@ def _script_split() -> re.Pattern:
     )
 
 
-_WS = re.compile(WS_CLASS)
+_WS = lazy(WS_CLASS)
 #: Spans that are one token with their spaces: a wiki link (target before ``|``; its ``[[``
 #: only after whitespace, ``(`` or ``!``, so ``app/[[...slug]]/page.tsx`` stays one path), a
 #: link target in angle brackets, a backtick span.
-SPANS = re.compile(
+SPANS = lazy(
     r"(?P<wiki>!?(?<![^\s(!])\[\[(?P<target>[^\[\]|\n]+)(?:\|[^\[\]\n]*)?\]\])"
     r"|\]\((?P<angle><(?P<inner>[^<>\n]+)>)"
     r"|(?P<tick>`(?P<code>[^`\n]+)`)"
 )
 _LEAD = "([\"'<!@*`\u201c\u2018\u00ab"
 _TRAIL = ")]>\"'.,;:!?*`\u2026\u201d\u2019\u00bb"
-_BAZEL = re.compile(r"(?:@[\w.\-]*)?//")
+_BAZEL = lazy(r"(?:@[\w.\-]*)?//")
 _UPPER = re.compile(r"[A-Z]").search
 _LOWER = re.compile(r"[a-z]").search
 
@@ -213,7 +214,7 @@ class Token:
 
 #: An HTML or XML closing tag at a token's start, or an HTML void element (``<br/>``);
 #: ``<apps/>`` is a folder in angle brackets.
-_TAG = re.compile(
+_TAG = lazy(
     r"</[A-Za-z]|<(?:br|hr|img|input|meta|link|wbr|area|base|col|embed|source|track)/>",
     re.IGNORECASE,
 )
@@ -221,7 +222,7 @@ _TAG = re.compile(
 
 #: A ``,``, ``;`` or ``|`` glued to what follows, but a digit (``:12-20,41-55``): a list of
 #: names, split like whitespace (``src/keep.py,src/lib/date.ts``, a table's ``a.py|b.py``).
-_JOINED = re.compile(r"[,;|](?=[^\d\s,;|])")
+_JOINED = lazy(r"[,;|](?=[^\d\s,;|])")
 
 
 def tokens(
