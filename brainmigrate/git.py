@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Iterable
 
 #: Settings that make git's output what brainmigrate parses, whatever the user's config:
@@ -65,6 +64,8 @@ def run_git(
     ``stdin`` when given, else nothing), or None when git is missing, fails, or runs past
     ``timeout`` seconds; then ``errors`` (when given) gets git's first line of stderr, or
     what kept git from running. Never raises for those."""
+    import subprocess  # (a run that starts no git does not load it)
+
     settings = [part for s in SETTINGS for part in ("-c", s)]
     try:
         out = subprocess.run(
