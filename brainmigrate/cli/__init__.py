@@ -13,7 +13,7 @@ of the command it runs, and ``--help`` all of them.
 
 from __future__ import annotations
 
-import importlib
+import sys
 from collections.abc import Iterator, MutableMapping
 
 import click
@@ -34,6 +34,13 @@ COMMANDS = {
 }
 
 
+def _imported(name: str):
+    """Module ``name``, imported by an import statement's own path (``__import__``), which
+    ``python -X importtime`` times (``importlib.import_module`` it does not)."""
+    __import__(name)
+    return sys.modules[name]
+
+
 def load(words: list[str]) -> None:
     """Import what the command line ``words`` (without the program's name) will run: the
     module of the command it names and the library that module lists as its ``LIBRARY``
@@ -47,14 +54,14 @@ def load(words: list[str]) -> None:
     first = words[0] if words else None
     if first not in COMMANDS:
         for module in dict.fromkeys(m for m, _ in COMMANDS.values()):
-            importlib.import_module(f"brainmigrate.cli.{module}")
+            _imported(f"brainmigrate.cli.{module}")
         return
-    module = importlib.import_module(f"brainmigrate.cli.{COMMANDS[first][0]}")
+    module = _imported(f"brainmigrate.cli.{COMMANDS[first][0]}")
     if "-h" in words or "--help" in words:
         return
     for name in getattr(module, "LIBRARY", ()):
         try:
-            importlib.import_module(name)
+            _imported(name)
         except Exception:  # noqa: BLE001 - the command's own import says it, exit 2
             return
 
@@ -71,7 +78,7 @@ class Commands(MutableMapping):
         command = self._loaded.get(name)
         if command is None:
             module, attribute = self._where[name]
-            command = getattr(importlib.import_module(f"brainmigrate.cli.{module}"), attribute)
+            command = getattr(_imported(f"brainmigrate.cli.{module}"), attribute)
             self._loaded[name] = command
         return command
 
