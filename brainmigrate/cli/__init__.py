@@ -45,10 +45,10 @@ def load(words: list[str]) -> None:
     """Import what the command line ``words`` (without the program's name) will run: the
     module of the command it names and the library that module lists as its ``LIBRARY``
     (left out when the line asks for help); every command's module when the first word
-    names no command (``--help``, a mistyped name, nothing). Only what is imported when
-    changes: ``__main__`` imports it while start-up's handlers are in place and the garbage
+    names no command (``--help``, a mistyped name, nothing). Only when they are imported
+    changes: ``__main__`` calls this while start-up's handlers are in place and the garbage
     collector is paused (a collection in the middle of the imports walks every object they
-    have made so far), and then freezes it. A library module whose import fails (work it
+    have made so far), and then freezes what was made. A library module whose import fails (work it
     does on import, such as finding the cache folder, can) is left to the command, which
     imports it again and says what failed as it always has."""
     first = words[0] if words else None
