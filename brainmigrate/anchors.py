@@ -476,7 +476,10 @@ class Resolver:
 
     def finish(self) -> None:
         """Look up every CamelCase name ``scan`` collected, in one batch; then ``complete``
-        gives each fact its declarations."""
+        gives each fact its declarations; the roots' tables made so far are kept in their
+        cache files."""
+        for known in self.paths.knowledge:
+            known.save()
         wanted, self._wanted = self._wanted, set()
         if not wanted:
             return

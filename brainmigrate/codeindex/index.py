@@ -113,7 +113,8 @@ class CodeIndex:
 
     def _list(self, refresh: bool = False) -> list[ListedFile]:
         if self._listing is None or refresh:
-            self._listing_way, self._listing = list_files(self.root)
+            cache_dir = self.cache_path.parent if self.cache_path is not None else None
+            self._listing_way, self._listing = list_files(self.root, cache_dir)
             self._by_basename = None
             self._fresh.clear()
             self._complete = False

@@ -307,10 +307,13 @@ class IgnoreRules:
         return result
 
 
-def _walk(root: Path, root_real: str) -> Iterator[ListedFile]:
+def _walk(root: Path, root_real: str, folders: list[str] | None = None) -> Iterator[ListedFile]:
+    """The regular files under ``root`` (``folders``, when given, gets each folder walked)."""
     stack: list[tuple[str, str, IgnoreRules]] = [(str(root), "", IgnoreRules())]
     while stack:
         folder, rel, rules = stack.pop()
+        if folders is not None:
+            folders.append(rel)
         gi = os.path.join(folder, ".gitignore")
         if os.path.isfile(gi) and not os.path.islink(gi):
             try:
@@ -347,24 +350,46 @@ def _walk(root: Path, root_real: str) -> Iterator[ListedFile]:
                 yield ListedFile(path, st.st_size, st.st_mtime_ns)
 
 
-def list_files(root: Path) -> tuple[str, list[ListedFile]]:
+#: The stat of a regular file (a file symlink only when it resolves inside the root).
+regular_file = _regular
+
+
+def list_files(
+    root: Path, cache_dir: str | os.PathLike | None = None
+) -> tuple[str, list[ListedFile]]:
     """List the regular files of ``root``; returns ``(way, files)`` sorted by path.
 
     ``way`` is ``"git"`` or ``"scandir"`` (see the module docstring). ``root`` must be an
     existing folder (checked by the caller). Files that vanish while listing are left out;
-    a root inside a ``.git`` folder lists nothing.
+    a root inside a ``.git`` folder lists nothing. With ``cache_dir`` the listing is kept
+    there (:mod:`.rootcache`) and taken from it while its key holds.
     """
     root_real = os.path.realpath(root)
     files: list[ListedFile] = []
     if ".git" in Path(root_real).parts:
         return "scandir", files  # a folder inside a .git folder: nothing is listed
+    if cache_dir is not None:
+        from .rootcache import cached_listing
+
+        hit = cached_listing(cache_dir, str(root), root_real)
+        if hit is not None:
+            return hit[0], [ListedFile(*f) for f in hit[1]]
+        from .rootcache import now_ns
+
+        started = now_ns()
     # outside a work tree (or one git refuses to read) both git runs fail: walked
     paths = _git_paths_unless_ignored(root)
+    walked: list[str] | None = [] if cache_dir is not None else None
+    visited = {root_real}
     if paths is not None:
         way = "git"
-        files.extend(_git_listing(str(root), "", paths, root_real, {root_real}))
+        files.extend(_git_listing(str(root), "", paths, root_real, visited))
     else:
         way = "scandir"
-        files.extend(_walk(root, root_real))
+        files.extend(_walk(root, root_real, walked))
     files.sort(key=lambda f: f.path)
+    if cache_dir is not None and len(visited) == 1:  # no nested work tree: keyed by its own
+        from .rootcache import keep_listing
+
+        keep_listing(cache_dir, str(root), root_real, way, files, walked, started)
     return way, files
