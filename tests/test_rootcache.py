@@ -348,3 +348,51 @@ def test_check_outputs_are_byte_identical_across_hash_seeds_cold_and_warm(tmp_pa
         outputs.add(cold)
     assert len(outputs) == 1
     assert b"src/Gone.ts" in outputs.pop()
+
+
+# ------------------------------------------------ name lookups' misses (declaration cache)
+
+
+def _lookup(root: Path, cache: Path, names: set[str]):
+    from brainmigrate.codeindex import CodeIndex
+
+    index = CodeIndex(root, cache_dir=cache)
+    found = index.declarations_of(names)
+    return index, {n: [(d.path, d.name_line) for d in ds] for n, ds in found.items()}
+
+
+def test_files_a_lookup_found_no_declaration_in_are_not_read_again_while_unchanged(tmp_path):
+    from brainmigrate.codeindex import scan as scan_module
+
+    root = tmp_path / "r"
+    write(
+        root,
+        {
+            "a.py": "class Alpha:\n    pass\n",
+            "uses.py": "from a import Alpha\nx = Alpha()\n",  # mentions, declares not
+            "other.py": "y = 1\n",
+        },
+    )
+    settled(root)
+    cache = tmp_path / "cache"
+    index, cold = _lookup(root, cache, {"Alpha", "Beta"})
+    assert cold == {"Alpha": [("a.py", 1)]}
+    assert index.shape_skips == 1
+    kept = index._entries[scan_module.MISSES]
+    assert kept == (
+        True,
+        ("Alpha", "Beta"),
+        {
+            "uses.py": (32, os.stat(root / "uses.py").st_mtime_ns),
+            "other.py": (6, os.stat(root / "other.py").st_mtime_ns),
+        },
+    )
+    warm, again = _lookup(root, cache, {"Alpha"})  # fewer names: the misses hold
+    assert again == cold and warm.shape_skips == 0
+    (root / "uses.py").write_text("class Beta:\n    pass\n")  # edited: read again
+    edited, now = _lookup(root, cache, {"Alpha", "Beta"})
+    assert now == {"Alpha": [("a.py", 1)], "Beta": [("uses.py", 1)]}
+    (root / "other.py").write_text("class Gamma:\n    pass\n")
+    settled(root)
+    wider, more = _lookup(root, cache, {"Alpha", "Gamma"})  # a new name: all read again
+    assert more == {"Alpha": [("a.py", 1)], "Gamma": [("other.py", 1)]}
