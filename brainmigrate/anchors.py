@@ -488,7 +488,7 @@ class Resolver:
         from brainmigrate.codeindex import resolve_symbol
 
         aliases = getattr(index, "link_target", None)
-        for name in wanted:
+        for name in sorted(wanted):  # (work in the same order whatever the hash seed)
             state, decls = resolve_symbol(found.get(name, []), aliases)
             if state != "none":  # most names declare nothing: those are not kept
                 self._choice[name] = (state, decls)

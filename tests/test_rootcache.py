@@ -396,3 +396,62 @@ def test_files_a_lookup_found_no_declaration_in_are_not_read_again_while_unchang
     settled(root)
     wider, more = _lookup(root, cache, {"Alpha", "Gamma"})  # a new name: all read again
     assert more == {"Alpha": [("a.py", 1)], "Gamma": [("other.py", 1)]}
+
+
+# ------------------------------------------------------------ ignore rules, combined
+
+
+def test_combined_ignore_rules_answer_as_the_rules_one_by_one():
+    from brainmigrate.codeindex.listing import IgnoreRules, parse_gitignore
+
+    top = "*.log\n!keep.log\nbuild/\n/dist\ndocs/**/draft.md\n**/tmp\na[!x]b\n*.py[co]\n**\n"
+    rules = IgnoreRules(
+        tuple(parse_gitignore(top.replace("**\n", ""), ""))
+        + tuple(parse_gitignore("*.gen.ts\n!important.gen.ts\nout/\n", "web"))
+    )
+    every = IgnoreRules(tuple(parse_gitignore("**\n!src/\n", "")))
+
+    def one_by_one(r: IgnoreRules, path: str, is_dir: bool) -> bool:
+        result = False
+        for rule in r.rules:
+            if rule.dir_only and not is_dir:
+                continue
+            if rule.base and not path.startswith(rule.base + "/"):
+                continue
+            if rule.regex.match(path[len(rule.base) + 1 :] if rule.base else path):
+                result = not rule.negate
+        return result
+
+    paths = [
+        "a.log",
+        "x/keep.log",
+        "keep.log",
+        "build",
+        "x/build",
+        "dist",
+        "x/dist",
+        "docs/draft.md",
+        "docs/a/b/draft.md",
+        "tmp",
+        "x/y/tmp",
+        "a/b",
+        "aab",
+        "axb",
+        "m.pyc",
+        "m.py",
+        "web/a.gen.ts",
+        "web/important.gen.ts",
+        "a.gen.ts",
+        "web/out",
+        "out",
+        "src",
+        "src/x.py",
+        "name with space",
+        "ünï/cødé.log",
+    ]
+    for r in (rules, every):
+        for path in paths:
+            for is_dir in (False, True):
+                assert r.ignored(path, is_dir) == one_by_one(r, path, is_dir), (path, is_dir)
+    assert rules.ignored("a.log", False) and not rules.ignored("x/keep.log", False)
+    assert rules.ignored("web/a.gen.ts", False) and not rules.ignored("a.gen.ts", False)

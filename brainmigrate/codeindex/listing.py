@@ -278,20 +278,75 @@ def parse_gitignore(text: str, base: str) -> list[_Rule]:
     return rules
 
 
+#: How ``parse_gitignore`` starts the regular expression of a pattern without a ``/``.
+_ANY_FOLDERS = "(?:.*/)?"
+
+
+def _combined(rules: tuple[_Rule, ...]) -> list:
+    """Per folder of a .gitignore (``base``): ``(base, whole, last)``, each a pair of one
+    regular expression of all its rules (for a folder) and of those not for folders only
+    (for a file; None when there are none). ``whole`` holds the rules matched against the
+    path below ``base``; ``last`` those of a pattern without a ``/`` or ``[`` (matched
+    against the last segment: the same answer, as such a pattern matches no ``/``)."""
+    bases: dict[str, tuple[list[str], list[str], list[str], list[str]]] = {}
+    for rule in rules:
+        lists = bases.setdefault(rule.base, ([], [], [], []))
+        pattern = rule.regex.pattern
+        at = 0
+        if pattern.startswith(_ANY_FOLDERS) and "[" not in pattern:
+            pattern, at = pattern[len(_ANY_FOLDERS) :], 2
+        lists[at].append(pattern)
+        if not rule.dir_only:
+            lists[at + 1].append(pattern)
+
+    def one(patterns: list[str]) -> re.Pattern[str] | None:
+        if not patterns:
+            return None
+        return re.compile("|".join(f"(?:{p})" for p in patterns), re.DOTALL)
+
+    return [
+        (base, (one(lists[0]), one(lists[1])), (one(lists[2]), one(lists[3])))
+        for base, lists in bases.items()
+    ]
+
+
 class IgnoreRules:
     """The .gitignore rules in force in one folder of a scandir walk (parents' rules first)."""
 
-    __slots__ = ("rules",)
+    __slots__ = ("rules", "_any")
 
     def __init__(self, rules: tuple[_Rule, ...] = ()) -> None:
         self.rules = rules
+        self._any: list | None = None
 
     def extended(self, more: list[_Rule]) -> IgnoreRules:
         """These rules followed by ``more`` (a deeper .gitignore wins over a shallower one)."""
         return IgnoreRules(self.rules + tuple(more)) if more else self
 
+    def _matches_any(self, path: str, is_dir: bool) -> bool:
+        """Whether any rule matches ``path``: most paths match none, and are told so by a
+        few searches (``_combined``) instead of one a rule."""
+        if self._any is None:
+            self._any = _combined(self.rules)
+        for base, whole, last in self._any:
+            if base:
+                if not path.startswith(base + "/"):
+                    continue
+                sub = path[len(base) + 1 :]
+            else:
+                sub = path
+            test = whole[0 if is_dir else 1]
+            if test is not None and test.match(sub):
+                return True
+            test = last[0 if is_dir else 1]
+            if test is not None and test.match(sub[sub.rfind("/") + 1 :]):
+                return True
+        return False
+
     def ignored(self, path: str, is_dir: bool) -> bool:
         """Whether root-relative ``path`` is ignored: the last matching rule decides."""
+        if not self.rules or not self._matches_any(path, is_dir):
+            return False
         result = False
         for rule in self.rules:
             if rule.dir_only and not is_dir:

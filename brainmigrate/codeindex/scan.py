@@ -229,17 +229,18 @@ _WORDS = re.compile(rb"[A-Za-z0-9_$]+")
 
 
 def mentions(names: set[str]):
-    """A function of a file's bytes: which of ``names`` do they hold? Names made only of
-    ASCII word characters (and ``$``) are matched as whole words once there are many;
-    others are searched for as bytes."""
+    """A function of a file's bytes: which of ``names`` do they hold, in sorted order
+    (the order their declaration shapes are then tested in: the work a file costs is the
+    same whatever the hash seed)? Names made only of ASCII word characters (and ``$``) are
+    matched as whole words once there are many; others are searched for as bytes."""
     if len(names) <= FEW_NAMES:
-        needles = [(n, n.encode("utf-8")) for n in names]
+        needles = [(n, n.encode("utf-8")) for n in sorted(names)]
         return lambda data: [n for n, b in needles if b in data]
     words = {n.encode("ascii") for n in names if _WORD.fullmatch(n)}
-    others = [(n, n.encode("utf-8")) for n in names if not _WORD.fullmatch(n)]
+    others = [(n, n.encode("utf-8")) for n in sorted(names) if not _WORD.fullmatch(n)]
 
     def mentioned(data: bytes) -> list[str]:
         found = [w.decode("ascii") for w in words.intersection(_WORDS.findall(data))]
-        return found + [n for n, b in others if b in data]
+        return sorted(found + [n for n, b in others if b in data])
 
     return mentioned
