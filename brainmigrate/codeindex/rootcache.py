@@ -13,7 +13,7 @@ another magic, root or a bad checksum is discarded and rebuilt, never trusted; w
 through ``writers.write_file`` (a temporary file, then a rename).
 
 The listing is trusted only while its key holds (:func:`key_holds`): the signature (file
-type, size, mtime_ns, from ``lstat``) of every folder the listing looked in -- adding,
+type, size, mtime_ns and ctime_ns, from ``lstat``) of every folder the listing looked in -- adding,
 removing or renaming an entry changes its folder's mtime -- and of every ``.gitignore``
 that shaped it; in a git work tree also HEAD's commit, the index file, ``info/exclude``,
 every git configuration file and the global excludes file, and the ``.gitignore`` files
@@ -49,13 +49,13 @@ _GIT_ENV = (
     "GIT_CONFIG_SYSTEM",
 )
 
-Signature = tuple[int, int, int] | None
+Signature = tuple[int, int, int, int] | None
 #: (path relative to the root, or absolute, signature).
 KeyItem = tuple[str, Signature]
 
 #: Cache files read by this process: path -> (the file's own signature, payload); a second
 #: reader in the same run (the name index, then the root's knowledge) reads no file again.
-_READ: dict[str, tuple[Signature, dict]] = {}
+_READ: dict[str, tuple[tuple | None, dict]] = {}
 #: Resolved root -> the remote URLs its listing's key holds, for the listings this process
 #: took from a cache whose key held (taken again at each listing).
 _TRUSTED: dict[str, tuple[tuple[str, str], ...]] = {}
@@ -68,12 +68,14 @@ def cache_file(cache_dir: str | os.PathLike, root_real: str) -> Path:
 
 
 def signature(path: str) -> Signature:
-    """``(file type, size, mtime_ns)`` of ``path`` from ``lstat``, or None when missing."""
+    """``(file type, size, mtime_ns, ctime_ns)`` of ``path`` from ``lstat`` (the ctime
+    changes with a folder's permissions too: an unreadable folder made readable), or None
+    when missing."""
     try:
         st = os.lstat(path)
     except (OSError, ValueError):
         return None
-    return stat.S_IFMT(st.st_mode), st.st_size, st.st_mtime_ns
+    return stat.S_IFMT(st.st_mode), st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
 
 class _NoGlobals(pickle.Unpickler):
@@ -84,7 +86,7 @@ class _NoGlobals(pickle.Unpickler):
 def load(path: Path, root_real: str) -> dict | None:
     """The payload of cache file ``path`` when it is one of ``root_real``'s, else None
     (missing, unreadable, corrupt, truncated, of another format or another root)."""
-    own = signature(str(path))
+    own = _own_signature(path)
     if own is None:
         return None
     known = _READ.get(str(path))
@@ -126,8 +128,18 @@ def save(path: Path, data: dict) -> bool:
         write_file(path, MAGIC + blake2b(payload, digest_size=16).digest() + payload)
     except OSError:
         return False
-    _READ[str(path)] = (signature(str(path)), data)
+    _READ[str(path)] = (_own_signature(path), data)
     return True
+
+
+def _own_signature(path: Path):
+    """What tells a cache file from the one read before: its inode, size, mtime, ctime
+    (each write is a new file renamed in)."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
 
 def key_holds(root: str, key: list[KeyItem]) -> bool:
@@ -160,7 +172,7 @@ def racy(key: list[KeyItem], started: int) -> bool:
     same clock tick could have left it unchanged."""
     return any(
         isinstance(sig, tuple)
-        and len(sig) == 3
+        and len(sig) == 4
         and isinstance(sig[2], int)
         and sig[2] >= started - RACY_NS
         for name, sig in key
@@ -449,10 +461,11 @@ def missing(value: Any) -> bool:
     return value is _MISSING
 
 
-def stat_of(path: str) -> tuple[int, int] | None:
-    """``(size, mtime_ns)`` of the file at ``path`` (links followed), or None."""
+def stat_of(path: str) -> tuple[int, int, int] | None:
+    """``(size, mtime_ns, ctime_ns)`` of the file at ``path`` (links followed), or None:
+    a copy that kept the mtime (``cp -p``) still changes the ctime."""
     try:
         st = os.stat(path)
     except (OSError, ValueError):
         return None
-    return st.st_size, st.st_mtime_ns
+    return st.st_size, st.st_mtime_ns, st.st_ctime_ns
