@@ -13,13 +13,13 @@ another magic, root or a bad checksum is discarded and rebuilt, never trusted; w
 through ``writers.write_file`` (a temporary file, then a rename).
 
 The listing is trusted only while its key holds (:func:`key_holds`): the signature (file
-type, size, mtime_ns and ctime_ns, from ``lstat``) of every folder the listing looked in -- adding,
-removing or renaming an entry changes its folder's mtime -- and of every ``.gitignore``
-that shaped it; in a git work tree also HEAD's commit, the index file, ``info/exclude``,
-every git configuration file and the global excludes file, and the ``.gitignore`` files
-above the root. A key whose newest mtime is within ``RACY_NS`` of the listing's start is
-not written (a change in the same clock tick would leave an mtime as it was). Each file of
-a trusted listing is stat-ed again, so sizes and mtimes are always current.
+type, size, mtime_ns and ctime_ns, from ``lstat``) of every folder the listing looked in
+-- adding, removing or renaming an entry changes its folder's mtime -- and of every
+``.gitignore`` that shaped it; in a git work tree also HEAD's commit, the index file,
+``info/exclude``, every git configuration file and the global excludes file, and the
+``.gitignore`` files above the root. A key whose newest mtime is within ``RACY_NS`` of the
+listing's start is not written (a change in the same clock tick would leave an mtime as it
+was). Each file of a trusted listing is stat-ed again, so sizes and mtimes are current.
 """
 
 from __future__ import annotations
