@@ -449,7 +449,8 @@ def test_combined_ignore_rules_answer_as_the_rules_one_by_one():
         "name with space",
         "ünï/cødé.log",
     ]
-    for r in (rules, every):
+    combined = [IgnoreRules(r.rules, True) for r in (rules, every)]
+    for r in (rules, every, *combined):
         for path in paths:
             for is_dir in (False, True):
                 assert r.ignored(path, is_dir) == one_by_one(r, path, is_dir), (path, is_dir)
