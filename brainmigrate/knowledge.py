@@ -402,12 +402,7 @@ class RootKnowledge:
 
             rules = []
             if self.is_git():
-                from brainmigrate.git import run_git
-
-                out = run_git(
-                    self.root.path, "rev-parse", "--show-prefix", "--git-path", "info/exclude"
-                )
-                lines = os.fsdecode(out or b"").split("\n")
+                lines = self._exclude_file()
                 if len(lines) >= 2 and lines[0] == "":
                     exclude = os.path.join(self.root.path, lines[1])
                     text = _read_small(exclude)
@@ -420,6 +415,20 @@ class RootKnowledge:
                     rules.extend(parse_gitignore(text, rel.rpartition("/")[0]))
             self._rules = IgnoreRules(tuple(rules))
         return self._rules
+
+    def _exclude_file(self) -> list[str]:
+        """``[the root's prefix in its work tree, its info/exclude file]``: as the listing's
+        cache key holds them when the listing came from the cache, else from git."""
+        if self.cache_dir is not None:
+            from brainmigrate.codeindex.rootcache import trusted_exclude
+
+            known = trusted_exclude(self.root.real)
+            if known is not None:
+                return list(known)
+        from brainmigrate.git import run_git
+
+        out = run_git(self.root.path, "rev-parse", "--show-prefix", "--git-path", "info/exclude")
+        return os.fsdecode(out or b"").split("\n")
 
     def ignored(self, rel: str, folder: bool = False) -> bool:
         """Whether root-relative ``rel``, which the root does not list, is matched by its

@@ -456,3 +456,21 @@ def test_combined_ignore_rules_answer_as_the_rules_one_by_one():
                 assert r.ignored(path, is_dir) == one_by_one(r, path, is_dir), (path, is_dir)
     assert rules.ignored("a.log", False) and not rules.ignored("x/keep.log", False)
     assert rules.ignored("web/a.gen.ts", False) and not rules.ignored("a.gen.ts", False)
+
+
+def test_info_exclude_edited_is_followed_by_the_listing_and_the_ignore_rules(gitroot, tmp_path):
+    cache = tmp_path / "cache"
+    (gitroot / "secret.txt").write_text("s\n")
+    settled(gitroot)
+    assert "secret.txt" in knowledge(gitroot, cache).files
+    warm = knowledge(gitroot, cache)
+    assert "secret.txt" in warm.files and not warm.ignored("other/secret.txt")
+    assert rootcache.trusted_exclude(os.path.realpath(gitroot)) == (
+        "",
+        os.path.join(os.path.realpath(gitroot), ".git/info/exclude"),
+    )
+    with open(gitroot / ".git/info/exclude", "a", encoding="utf-8") as fh:
+        fh.write("secret.txt\n")
+    edited = knowledge(gitroot, cache)
+    assert "secret.txt" not in edited.files
+    assert edited.ignored("secret.txt") and edited.ignored("other/secret.txt")

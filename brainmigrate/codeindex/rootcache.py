@@ -58,7 +58,7 @@ KeyItem = tuple[str, Signature]
 _READ: dict[str, tuple[tuple | None, dict]] = {}
 #: Resolved root -> the remote URLs its listing's key holds, for the listings this process
 #: took from a cache whose key held (taken again at each listing).
-_TRUSTED: dict[str, tuple[tuple[str, str], ...]] = {}
+_TRUSTED: dict[str, dict[str, Any]] = {}
 
 
 def cache_file(cache_dir: str | os.PathLike, root_real: str) -> Path:
@@ -154,7 +154,7 @@ def key_holds(root: str, key: list[KeyItem]) -> bool:
             if _env() != sig:
                 return False
             continue
-        if name == ":remotes":  # what the configuration said: its files are keyed
+        if name in (":remotes", ":exclude"):  # what git said: what it read is keyed
             continue
         if name == ":top":  # a plain tree: still in no git work tree
             from brainmigrate.git import work_tree_top
@@ -216,7 +216,9 @@ def git_key(root: str, root_real: str) -> list[KeyItem] | None:
     head = _head(root_real)
     if head is None:
         return None
-    paths = run_git(root, "rev-parse", "--git-path", "index", "--git-path", "info/exclude")
+    paths = run_git(
+        root, "rev-parse", "--show-prefix", "--git-path", "index", "--git-path", "info/exclude"
+    )
     config = run_git(root, "config", "--list", "--show-origin", "-z")
     ignored = run_git(
         root, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"
@@ -224,8 +226,14 @@ def git_key(root: str, root_real: str) -> list[KeyItem] | None:
     if paths is None or config is None or ignored is None:
         return None
     key: list[KeyItem] = [(":head", head), (":env", _env())]
-    named = [os.path.join(root_real, os.fsdecode(p)) for p in paths.splitlines()]
+    lines = os.fsdecode(paths).split("\n")
+    if len(lines) < 3:
+        return None
+    named = [os.path.join(root_real, p) for p in lines[1:3]]
+    key.append((":exclude", (lines[0], named[1])))
     top = head[0]
+    if os.path.isfile(os.path.join(top, ".git")):  # a linked work tree's or submodule's
+        named.append(os.path.join(top, ".git"))
     named += _config_files(config, top)
     here = os.path.dirname(root_real)
     while len(here) >= len(top) and here.startswith(top):
@@ -268,7 +276,17 @@ def _remote_urls(listing: bytes) -> tuple[tuple[str, str], ...]:
 def trusted_remotes(root_real: str) -> tuple[tuple[str, str], ...] | None:
     """The remote URLs of the git listing of ``root_real`` this process took from its
     cache (its key, which holds every configuration file, was checked), else None."""
-    return _TRUSTED.get(root_real)
+    known = _TRUSTED.get(root_real, {}).get(":remotes")
+    return known if isinstance(known, tuple) else None
+
+
+def trusted_exclude(root_real: str) -> tuple[str, str] | None:
+    """``(the root's prefix in its work tree, the path of its info/exclude)`` as git said
+    them for the git listing this process took from its cache, else None."""
+    known = _TRUSTED.get(root_real, {}).get(":exclude")
+    if type(known) is tuple and len(known) == 2 and all(type(k) is str for k in known):
+        return known
+    return None
 
 
 def _config_files(listing: bytes, top: str) -> list[str]:
@@ -337,13 +355,13 @@ def cached_listing(cache_dir, root: str, root_real: str) -> tuple[str, list] | N
         if way not in ("git", "scandir") or not key_holds(root_real, key):
             return None
         again = listed_again(root, root_real, files)
-        remotes = dict(key).get(":remotes")
+        said = {n: v for n, v in key if n in (":remotes", ":exclude")}
     except (TypeError, ValueError):  # a payload of another shape: rebuilt
         return None
     if again is None:
         return None
-    if way == "git" and isinstance(remotes, tuple):
-        _TRUSTED[root_real] = remotes
+    if way == "git":
+        _TRUSTED[root_real] = said
     return way, again
 
 
