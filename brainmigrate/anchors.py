@@ -476,7 +476,10 @@ class Resolver:
 
     def finish(self) -> None:
         """Look up every CamelCase name ``scan`` collected, in one batch; then ``complete``
-        gives each fact its declarations."""
+        gives each fact its declarations; the roots' tables made so far are kept in their
+        cache files."""
+        for known in self.paths.knowledge:
+            known.save()
         wanted, self._wanted = self._wanted, set()
         if not wanted:
             return
@@ -485,7 +488,7 @@ class Resolver:
         from brainmigrate.codeindex import resolve_symbol
 
         aliases = getattr(index, "link_target", None)
-        for name in wanted:
+        for name in sorted(wanted):  # (work in the same order whatever the hash seed)
             state, decls = resolve_symbol(found.get(name, []), aliases)
             if state != "none":  # most names declare nothing: those are not kept
                 self._choice[name] = (state, decls)

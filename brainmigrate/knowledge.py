@@ -188,11 +188,12 @@ def _write_history(path: Path, header: bytes, paths: set[str]) -> None:
         pass  # a cache folder that cannot be written: the next run reads git again
 
 
-def default_listing(root) -> tuple[str, list[str]]:
-    """``(way, paths)``: how ``codeindex.listing.list_files`` lists ``root`` and its files."""
+def default_listing(root, cache_dir=None) -> tuple[str, list[str]]:
+    """``(way, paths)``: how ``codeindex.listing.list_files`` lists ``root`` and its files
+    (kept in ``cache_dir`` when given)."""
     from brainmigrate.codeindex.listing import list_files
 
-    way, files = list_files(Path(root.path))
+    way, files = list_files(Path(root.path), cache_dir)
     return way, [f.path for f in files]
 
 
@@ -213,7 +214,7 @@ class RootKnowledge:
         history: Callable | None = None,
     ) -> None:
         self.root = root
-        self._listing = listing or (lambda: default_listing(root))
+        self._listing = listing or (lambda: default_listing(root, cache_dir))
         self._history_reader = history
         self.cache_dir = cache_dir
         self._files: frozenset[str] | None = None
@@ -231,6 +232,20 @@ class RootKnowledge:
         self._ignored: dict[tuple[str, bool], bool] = {}
         self._lines: dict[str, int | None] = {}
         self._anchors: dict[str, frozenset[str] | None] = {}
+        self._kept = None
+
+    def kept(self):
+        """The tables kept in the root's cache file (``codeindex.rootcache.KeptTables``)."""
+        if self._kept is None:
+            from brainmigrate.codeindex.rootcache import KeptTables
+
+            self._kept = KeptTables(self.cache_dir, self.root.real)
+        return self._kept
+
+    def save(self) -> None:
+        """Keep the tables made this run in the root's cache file (with ``cache_dir``)."""
+        if self._kept is not None and self._files is not None:
+            self._kept.save(self._files)
 
     # --- what it holds ----------------------------------------------------------------
 
@@ -306,18 +321,29 @@ class RootKnowledge:
         """``(host, owner, repo)`` of each git remote, ``origin`` first, then as git lists
         them (``git config --get-regexp remote\\..*\\.url``)."""
         if self._remotes is None:
-            from brainmigrate.git import run_git
-
-            out = run_git(self.root.path, "config", "--get-regexp", r"^remote\..*\.url$")
             pairs = []
-            for line in os.fsdecode(out or b"").splitlines():
-                key, _, url = line.partition(" ")
+            for key, url in self._remote_urls():
                 parts = remote_parts(url)
                 if parts is not None:
                     pairs.append((key != "remote.origin.url", parts))
             pairs.sort(key=lambda p: p[0])  # stable: origin first, the others in order
             self._remotes = [p for _, p in pairs]
         return self._remotes
+
+    def _remote_urls(self) -> list[tuple[str, str]]:
+        """``(key, url)`` of each ``remote.<name>.url``: what the listing's cache key holds
+        when the listing came from the cache (its key holds every git configuration
+        file), else from git."""
+        if self.cache_dir is not None and self.is_git():
+            from brainmigrate.codeindex.rootcache import trusted_remotes
+
+            known = trusted_remotes(self.root.real)
+            if known is not None:
+                return list(known)
+        from brainmigrate.git import run_git
+
+        out = run_git(self.root.path, "config", "--get-regexp", r"^remote\..*\.url$")
+        return [line.partition(" ")[::2] for line in os.fsdecode(out or b"").splitlines()]
 
     def folder_names(self) -> frozenset[str]:
         """The names an absolute path may give this root by: its folder's name (as given
@@ -329,32 +355,51 @@ class RootKnowledge:
     def aliases(self) -> list[roottables.Alias]:
         """The path aliases of ``tsconfig.json`` and ``jsconfig.json`` at the root's top."""
         if self._aliases is None:
-            out: list[roottables.Alias] = []
-            for name in ("tsconfig.json", "jsconfig.json"):
-                text = self.read_text(name) if name in self.files else None
-                if text is not None:
-                    from brainmigrate import roottables
+            names = [n for n in ("tsconfig.json", "jsconfig.json") if n in self.files]
+            sig, kept = self._kept_of("aliases", names)
+            if kept is None:
+                from brainmigrate import roottables
 
-                    out.extend(roottables.aliases(text))
-            out.sort(key=lambda a: -len(a[0]))
-            self._aliases = out
+                out: list[roottables.Alias] = []
+                for name in names:
+                    text = self.read_text(name)
+                    if text is not None:
+                        out.extend(roottables.aliases(text))
+                out.sort(key=lambda a: -len(a[0]))
+                kept = out
+                self.kept().put("aliases", "\n".join(names), sig, out, alone=True)
+            self._aliases = kept
         return self._aliases
+
+    def _kept_of(self, table: str, rels: list[str]) -> tuple[tuple, object | None]:
+        """``(signature of listed files rels, the value kept for them or None)``."""
+        if self.cache_dir is None:
+            return (), None
+        from brainmigrate.codeindex.rootcache import missing, stat_of
+
+        root = self.root.real
+        sig = tuple(stat_of(os.path.join(root, self.actual(r))) for r in rels)
+        kept = self.kept().get(table, "\n".join(rels), sig)
+        return sig, None if missing(kept) else kept
 
     def packages(self) -> dict[str, str]:
         """Workspace package name → its folder (root-relative, '' for the top), from each
         ``package.json`` not under ``node_modules``; the first by path wins."""
         if self._packages is None:
-            out: dict[str, str] = {}
-            for rel in self.named("package.json"):
-                if "node_modules" in rel.split("/"):
-                    continue
-                text = self.read_text(rel)
+            rels = [r for r in self.named("package.json") if "node_modules" not in r.split("/")]
+            sig, kept = self._kept_of("packages", rels)
+            if not isinstance(kept, dict):
                 from brainmigrate import roottables
 
-                name = roottables.package_name(text) if text is not None else None
-                if name is not None and name not in out:
-                    out[name] = rel.rpartition("/")[0]
-            self._packages = out
+                out: dict[str, str] = {}
+                for rel in rels:
+                    text = self.read_text(rel)
+                    name = roottables.package_name(text) if text is not None else None
+                    if name is not None and name not in out:
+                        out[name] = rel.rpartition("/")[0]
+                kept = out
+                self.kept().put("packages", "\n".join(rels), sig, out, alone=True)
+            self._packages = kept
         return self._packages
 
     # --- ignore rules -----------------------------------------------------------------
@@ -365,12 +410,7 @@ class RootKnowledge:
 
             rules = []
             if self.is_git():
-                from brainmigrate.git import run_git
-
-                out = run_git(
-                    self.root.path, "rev-parse", "--show-prefix", "--git-path", "info/exclude"
-                )
-                lines = os.fsdecode(out or b"").split("\n")
+                lines = self._exclude_file()
                 if len(lines) >= 2 and lines[0] == "":
                     exclude = os.path.join(self.root.path, lines[1])
                     text = _read_small(exclude)
@@ -383,6 +423,20 @@ class RootKnowledge:
                     rules.extend(parse_gitignore(text, rel.rpartition("/")[0]))
             self._rules = IgnoreRules(tuple(rules))
         return self._rules
+
+    def _exclude_file(self) -> list[str]:
+        """``[the root's prefix in its work tree, its info/exclude file]``: as the listing's
+        cache key holds them when the listing came from the cache, else from git."""
+        if self.cache_dir is not None:
+            from brainmigrate.codeindex.rootcache import trusted_exclude
+
+            known = trusted_exclude(self.root.real)
+            if known is not None:
+                return list(known)
+        from brainmigrate.git import run_git
+
+        out = run_git(self.root.path, "rev-parse", "--show-prefix", "--git-path", "info/exclude")
+        return os.fsdecode(out or b"").split("\n")
 
     def ignored(self, rel: str, folder: bool = False) -> bool:
         """Whether root-relative ``rel``, which the root does not list, is matched by its
@@ -422,25 +476,37 @@ class RootKnowledge:
         """How many lines listed file ``rel`` holds (a last line without a line end
         counts), or None when it cannot be read."""
         if rel not in self._lines:
-            listed = rel in self.files  # nothing the listing lacks is opened
-            data = _read_bytes(os.path.join(self.root.real, self.actual(rel))) if listed else None
-            if data is None:
+            if rel not in self.files:  # nothing the listing lacks is opened
                 self._lines[rel] = None
-            else:
-                n = data.count(b"\n")
-                self._lines[rel] = n + (1 if data and not data.endswith(b"\n") else 0)
+                return None
+            sig, kept = self._kept_of("lines", [rel])
+            if not isinstance(kept, int):
+                data = _read_bytes(os.path.join(self.root.real, self.actual(rel)))
+                kept = None
+                if data is not None:
+                    kept = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+                    self.kept().put("lines", rel, sig, kept)
+            self._lines[rel] = kept
         return self._lines[rel]
 
     def heading_anchors(self, rel: str) -> frozenset[str] | None:
         """The fragments Markdown file ``rel`` answers to (``roottables.heading_anchors``),
         or None when it cannot be read."""
         if rel not in self._anchors:
-            from brainmigrate import roottables
+            if rel not in self.files:
+                self._anchors[rel] = None
+                return None
+            sig, kept = self._kept_of("anchors", [rel])
+            if not isinstance(kept, tuple):
+                text = self.read_text(rel)
+                if text is None:
+                    self._anchors[rel] = None
+                    return None
+                from brainmigrate import roottables
 
-            text = self.read_text(rel)
-            self._anchors[rel] = (
-                None if text is None else roottables.heading_anchors(text.splitlines())
-            )
+                kept = tuple(sorted(roottables.heading_anchors(text.splitlines())))
+                self.kept().put("anchors", rel, sig, kept)
+            self._anchors[rel] = frozenset(kept)
         return self._anchors[rel]
 
 

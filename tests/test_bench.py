@@ -27,6 +27,7 @@ CASES = {
     "bench_memory.py": ["--scale", "0.0001"],
     "bench_merge.py": ["--facts", "40", "--repeat", "1"],
     # without universal-ctags, its ctags rows say how to install it; the run goes on
+    "bench_roots.py": ["--files", "30", "--seeds", "0,1", "--rounds", "1"],
     "bench_names.py": ["--tree", "{go}", "--names", "2", "--rounds", "1"],
     "bench_stale.py": ["--tree", "{tree}", "--files", "5", "--facts", "30", "--repeat", "1"],
     "bench_startup.py": ["--rounds", "1"],

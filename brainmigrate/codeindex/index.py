@@ -24,7 +24,7 @@ from .model import (
     SkippedFile,
 )
 from .parse import DEFAULT_MAX_BYTES, Parsed, parse_many, read_and_extract
-from .scan import SHAPE_SKIP, scan
+from .scan import MISSES, SHAPE_SKIP, known_misses, misses_entry, scan
 
 
 def _warn(message: str, *args) -> None:
@@ -113,7 +113,8 @@ class CodeIndex:
 
     def _list(self, refresh: bool = False) -> list[ListedFile]:
         if self._listing is None or refresh:
-            self._listing_way, self._listing = list_files(self.root)
+            cache_dir = self.cache_path.parent if self.cache_path is not None else None
+            self._listing_way, self._listing = list_files(self.root, cache_dir)
             self._by_basename = None
             self._fresh.clear()
             self._complete = False
@@ -174,7 +175,7 @@ class CodeIndex:
         if self.cache_path is None or not self._dirty:
             return
         listed = {f.path for f in self._list()}
-        keep = {p: e for p, e in self._entries.items() if p in listed}
+        keep = {p: e for p, e in self._entries.items() if p in listed or p == MISSES}
         try:
             cachemod.save(self.cache_path, self._namespace(), self.root, keep)
         except OSError as exc:
@@ -276,11 +277,15 @@ class CodeIndex:
             return {}
         self._load_cache()
         if not self._complete:
+            known = known_misses(self._entries, wanted, self.shapes)
             todo = [
                 (f, lang)
                 for f, lang in self._sources()
-                if self._fresh_entry(f, lang) is None and f.size <= self.max_bytes
+                if self._fresh_entry(f, lang) is None
+                and f.size <= self.max_bytes
+                and known.get(f.path) != (f.size, f.mtime_ns)
             ]
+            missed = []
             for (f, _lang), (entry, outcome) in zip(todo, self._scan(todo, wanted), strict=True):
                 if outcome == SHAPE_SKIP:
                     self.shape_skips += 1
@@ -288,6 +293,12 @@ class CodeIndex:
                     _warn("cannot read %s: %s", f.path, outcome)
                 if entry is not None:
                     self._store(f.path, entry)
+                elif outcome in ("", SHAPE_SKIP):
+                    missed.append((f.path, f.size, f.mtime_ns))
+            misses = misses_entry(known, wanted, self.shapes, self._entries, missed)
+            if misses != self._entries.get(MISSES):
+                self._entries[MISSES] = misses
+                self._dirty = True
             self._save_cache()
         result: dict[str, list[Declaration]] = {}
         for name in sorted(wanted):

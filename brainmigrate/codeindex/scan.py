@@ -9,6 +9,7 @@ files, in this process or, past :data:`SCAN_POOL_THRESHOLD` files, in forked wor
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 
 from brainmigrate import inputs
@@ -141,6 +142,39 @@ def _scan_chunk(
     return k, [scan_file(item) for item in items]
 
 
+#: The key of the declaration cache's entry holding the files name lookups found no
+#: declaration in: ``(shapes, names, {path: (size, mtime_ns)})`` (NUL: no path's name).
+MISSES = "\0misses"
+
+
+def known_misses(entries: dict, names: set[str], shapes: bool) -> dict:
+    """``{path: (size, mtime_ns)}`` of the files a lookup of names including all of
+    ``names`` (with the same ``shapes``) read and found none of them declared in: a file
+    still of that size and mtime declares none of them (read again, it is parsed by the
+    same rule, so it gives the same answer). Empty when no such lookup is kept."""
+    kept = entries.get(MISSES)
+    if type(kept) is not tuple or len(kept) != 3 or kept[0] is not shapes:
+        return {}
+    if type(kept[2]) is not dict or type(kept[1]) is not tuple or not names <= set(kept[1]):
+        return {}
+    return kept[2]
+
+
+def misses_entry(known: dict, names: set[str], shapes: bool, entries: dict, missed) -> tuple:
+    """The ``MISSES`` entry after a lookup of ``names`` that read the files ``missed``
+    (``(path, size, mtime_ns)``) and found none declared: added to what was ``known`` for
+    a wider lookup, else the lookup's own. A file modified less than ``RACY_NS`` ago is not
+    kept (an edit in the same tick would keep its mtime)."""
+    from .cache import RACY_NS
+
+    soon = time.time_ns() - RACY_NS
+    made = {p: (size, mtime) for p, size, mtime in missed if mtime < soon}
+    if known:
+        kept = entries[MISSES]
+        return (shapes, kept[1], {**known, **made})
+    return (shapes, tuple(sorted(names)), made)
+
+
 #: Paths given to one grep run (its argument list stays far below ARG_MAX).
 GREP_BATCH = 2000
 #: Up to this many files to read, Python reads and searches them (about 0.2 ms a file)
@@ -195,17 +229,18 @@ _WORDS = lazy(rb"[A-Za-z0-9_$]+")
 
 
 def mentions(names: set[str]):
-    """A function of a file's bytes: which of ``names`` do they hold? Names made only of
-    ASCII word characters (and ``$``) are matched as whole words once there are many;
-    others are searched for as bytes."""
+    """A function of a file's bytes: which of ``names`` do they hold, in sorted order
+    (the order their declaration shapes are then tested in: the work a file costs is the
+    same whatever the hash seed)? Names made only of ASCII word characters (and ``$``) are
+    matched as whole words once there are many; others are searched for as bytes."""
     if len(names) <= FEW_NAMES:
-        needles = [(n, n.encode("utf-8")) for n in names]
+        needles = [(n, n.encode("utf-8")) for n in sorted(names)]
         return lambda data: [n for n, b in needles if b in data]
     words = {n.encode("ascii") for n in names if _WORD.fullmatch(n)}
-    others = [(n, n.encode("utf-8")) for n in names if not _WORD.fullmatch(n)]
+    others = [(n, n.encode("utf-8")) for n in sorted(names) if not _WORD.fullmatch(n)]
 
     def mentioned(data: bytes) -> list[str]:
         found = [w.decode("ascii") for w in words.intersection(_WORDS.findall(data))]
-        return found + [n for n, b in others if b in data]
+        return sorted(found + [n for n, b in others if b in data])
 
     return mentioned
