@@ -110,7 +110,7 @@ def head_state(top: str) -> tuple[str, bool] | None:
     submodule) when they hold the whole answer (``_head_from_files``); else git is asked."""
     known = _head_from_files(top)
     if known is not None:
-        return known or None
+        return (known[0], bool(known[1])) if known else None
     out = run_git(top, "rev-parse", "--is-shallow-repository", "HEAD")
     words = out.decode("ascii", "replace").split() if out else []
     return (words[1], words[0] == "true") if len(words) == 2 else None
@@ -142,8 +142,8 @@ def _is_oid(text: str) -> bool:
     return len(text) == 40 and all(c in "0123456789abcdef" for c in text)
 
 
-def _head_from_files(top: str) -> tuple[str, bool] | str | None:
-    """``head_state`` read from the files of the repository at ``top``: ``(commit,
+def _head_from_files(top: str) -> tuple[str, str] | str | None:
+    """``head_key`` read from the files of the repository at ``top``: ``(commit,
     shallow)``, ``""`` for an unborn branch, or None when only git can say. Only the plain
     case is read: a ``.git`` folder, or a ``.git`` file naming one; the work tree and
     repository owned by this user (else git's ``safe.directory`` rule decides); a
@@ -195,14 +195,52 @@ def _head_from_files(top: str) -> tuple[str, bool] | str | None:
             return None
         if not commit:
             return ""
-        shallow = os.path.join(commondir, "shallow")
-        try:
-            os.close(os.open(shallow, os.O_RDONLY))
-            return commit, True
-        except (FileNotFoundError, NotADirectoryError):
-            return commit, False
+        return commit, _shallow_tag(os.path.join(commondir, "shallow"))
     except OSError:
         return None
+
+
+def _shallow_tag(path: str) -> str:
+    """``""`` when the ``shallow`` file at ``path`` is missing (a whole clone), else
+    ``shallow:`` and a digest of its content (the commits a fetch cut the history at: a
+    later fetch changes it). Raises ``OSError`` when it cannot be read."""
+    from brainmigrate.digests import blake2b
+
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except (FileNotFoundError, NotADirectoryError):
+        return ""
+    try:
+        data = b""
+        while chunk := os.read(fd, 1 << 16):
+            data += chunk
+    finally:
+        os.close(fd)
+    return "shallow:" + blake2b(data, digest_size=16).hexdigest()
+
+
+def head_key(top: str, *, files_only: bool = False) -> tuple[str, str] | str | None:
+    """``(commit, shallow)``: the commit ``HEAD`` names in the work tree whose top folder
+    is ``top`` and what cut its history (``""`` for a whole clone, else ``shallow:`` and
+    a digest of the ``shallow`` file: a fetch that deepens the clone changes it while
+    ``HEAD`` stays) -- what a history kept for that ``HEAD`` is keyed by. Read from the
+    repository's files as ``head_state`` is, else asked of git. None as for
+    ``head_state``. ``files_only``: git is not asked; ``""`` for an unborn branch, None
+    when only git can say."""
+    known = _head_from_files(top)
+    if known is not None or files_only:
+        return known if files_only else (known or None)
+    out = run_git(top, "rev-parse", "--is-shallow-repository", "--git-path", "shallow", "HEAD")
+    words = out.decode("utf-8", "surrogateescape").split("\n") if out else []
+    if len(words) < 3 or words[0] not in ("true", "false"):
+        return None
+    shallow = ""
+    if words[0] == "true":
+        try:
+            shallow = _shallow_tag(os.path.join(top, words[1])) or "shallow:"
+        except OSError:
+            shallow = "shallow:?"
+    return words[2], shallow
 
 
 def _head_commit(gitdir: str, commondir: str) -> str | None:

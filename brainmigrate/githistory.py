@@ -1,0 +1,214 @@
+"""What a root's git history held, read once per ``HEAD`` and kept in one file per root.
+
+The file, ``githistory-<16 hex of blake2b(the root's real path)>.bin`` in the cache folder
+the declaration index uses, starts with one line of JSON -- ``FORMAT``, the root's real
+path, ``HEAD``'s commit, what cut a shallow clone's history (``git.head_key``) and where
+each kept part starts and ends -- then the parts, each made on first need:
+
+- ``gone``: the paths the gone rule knows the history held (``knowledge.git_history``),
+  NUL-separated;
+- ``first`` and ``every``: the rename events of ``HEAD``'s first-parent line and of its
+  whole history (``git.log_events``), JSON.
+
+A file whose line is not what this module writes, whose key is another root's, another
+format's or another shallow cut's, is read as holding nothing and written again whole. One
+kept for an older ``HEAD`` that the new one descends from (``git merge-base
+--is-ancestor``) keeps its ``gone`` part, extended by what the commits since deleted and
+the new ``HEAD`` holds (``old..new``): the same set a read of the whole history gives. Its
+event parts are read again (their order is git's over the whole history). A part that
+fails its shape is read from git again; a cache folder that cannot be written costs only
+the next run's time. Within one process a file is parsed once while its size, mtime and
+inode stay.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from brainmigrate import inputs
+from brainmigrate.digests import blake2b
+
+#: The layout of the file (changed when its layout changes: an older file is made again).
+FORMAT = 3
+_MAGIC = "brainmigrate-githistory"
+#: Parsed files of this process: path -> ((size, mtime_ns, inode), header, body).
+_PARSED: dict[str, tuple[tuple[int, int, int], dict, bytes]] = {}
+
+
+def cache_file(cache_dir: str | os.PathLike, real: str) -> Path:
+    """The one history file of the root whose real path is ``real``."""
+    key = blake2b(os.fsencode(real), digest_size=8).hexdigest()
+    return Path(cache_dir) / f"githistory-{key}.bin"
+
+
+def _signature(st: os.stat_result) -> tuple[int, int, int]:
+    return (st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+def _load(path: Path) -> tuple[dict, bytes] | None:
+    """The header and body of the file at ``path``, or None when it is missing, unreadable
+    or not of the shape this module writes."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    sig = _signature(st)
+    known = _PARSED.get(os.fspath(path))
+    if known is not None and known[0] == sig:
+        return known[1], known[2]
+    try:
+        data = inputs.read_whole(path)
+    except OSError:
+        return None
+    line, newline, body = data.partition(b"\n")
+    try:
+        header = json.loads(line.decode("utf-8")) if newline else None
+    except (ValueError, RecursionError):
+        return None
+    if not _header_ok(header, len(body)):
+        return None
+    _PARSED[os.fspath(path)] = (sig, header, body)
+    return header, body
+
+
+def _header_ok(header, size: int) -> bool:
+    if not isinstance(header, dict) or header.get("magic") != _MAGIC:
+        return False
+    if not all(isinstance(header.get(k), str) for k in ("folder", "head", "shallow")):
+        return False
+    parts = header.get("parts")
+    if header.get("format") != FORMAT or not isinstance(parts, dict):
+        return False
+    for span in parts.values():
+        if not (
+            isinstance(span, list)
+            and len(span) == 2
+            and all(type(n) is int for n in span)
+            and 0 <= span[0] <= span[1] <= size
+        ):
+            return False
+    return True
+
+
+class KeptHistory:
+    """The kept history of the root whose real path is ``real``, at ``HEAD`` ``key``
+    (``git.head_key``), in ``cache_dir`` (None: nothing kept, every part read from git).
+    ``part(name, make, check)`` gives a part: kept, else made (``make``: its bytes, None
+    when git failed: nothing kept) and written with the parts already kept."""
+
+    def __init__(self, real: str, key: tuple[str, str], cache_dir: str | os.PathLike | None):
+        self.real = real
+        self.commit, self.shallow = key
+        self.path = cache_file(cache_dir, real) if cache_dir else None
+        self._parts: dict[str, bytes] | None = None
+        self._older: tuple[str, bytes | None] | None = None  # (commit, gone part)
+
+    def _kept(self) -> dict[str, bytes]:
+        if self._parts is None:
+            self._parts = {}
+            loaded = _load(self.path) if self.path else None
+            if loaded is not None:
+                header, body = loaded
+                parts = {n: body[a:b] for n, (a, b) in header["parts"].items()}
+                if (
+                    header["folder"] == self.real
+                    and header["shallow"] == self.shallow
+                    and header["head"] == self.commit
+                ):
+                    self._parts = parts
+                elif header["folder"] == self.real and header["shallow"] == self.shallow == "":
+                    self._older = (header["head"], parts.get("gone"))
+        return self._parts
+
+    def older(self) -> tuple[str, bytes | None] | None:
+        """``(commit, gone part)`` of the file when it was kept for another ``HEAD`` of
+        this root (a whole clone's), else None."""
+        self._kept()
+        return self._older
+
+    def part(self, name: str, make: Callable[[], bytes | None]) -> bytes | None:
+        """The part ``name``: kept, else ``make()`` kept (None: not kept, and None)."""
+        parts = self._kept()
+        if name in parts:
+            return parts[name]
+        made = make()
+        if made is None:
+            return None
+        parts[name] = made
+        self._write()
+        return made
+
+    def forget(self, name: str) -> None:
+        """Drop the part ``name`` (it failed its shape): the next ``part`` makes it."""
+        self._kept().pop(name, None)
+
+    def _write(self) -> None:
+        if self.path is None or self._parts is None:
+            return
+        loaded = _load(self.path)  # parts another reader of this run kept meanwhile
+        if loaded is not None and (loaded[0]["folder"], loaded[0]["head"]) == (
+            self.real,
+            self.commit,
+        ):
+            header, body = loaded
+            if header["shallow"] == self.shallow:
+                for name, (a, b) in header["parts"].items():
+                    self._parts.setdefault(name, body[a:b])
+        spans, offset = {}, 0
+        for name, data in self._parts.items():
+            spans[name] = [offset, offset + len(data)]
+            offset += len(data)
+        header = {
+            "magic": _MAGIC,
+            "format": FORMAT,
+            "folder": self.real,
+            "head": self.commit,
+            "shallow": self.shallow,
+            "parts": spans,
+        }
+        line = json.dumps(header, ensure_ascii=True).encode("ascii") + b"\n"
+        from brainmigrate.writers import write_file
+
+        with contextlib.suppress(OSError):  # a cache: what is not kept is read again
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            write_file(self.path, [line, *self._parts.values()])
+
+
+def paths_part(paths: set[str]) -> bytes:
+    """The ``gone`` part of ``paths``: sorted, NUL-separated."""
+    return b"\0".join(p.encode("utf-8", "surrogateescape") for p in sorted(paths))
+
+
+def part_paths(data: bytes) -> set[str]:
+    """The paths of a ``gone`` part."""
+    return {p.decode("utf-8", "surrogateescape") for p in data.split(b"\0") if p}
+
+
+def events_part(events: list[tuple[str, str, str, str]]) -> bytes:
+    """The ``first`` or ``every`` part of ``log_events``' events: JSON."""
+    return json.dumps(events, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+
+
+def part_events(data: bytes) -> list[tuple[str, str, str, str]] | None:
+    """The events of a ``first`` or ``every`` part, or None when it is not of that shape."""
+    try:
+        kept = json.loads(data.decode("ascii"))
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(kept, list):
+        return None
+    out = []
+    for e in kept:
+        if not (
+            isinstance(e, list)
+            and len(e) == 4
+            and all(isinstance(x, str) for x in e)
+            and e[1] in ("A", "D", "R")
+        ):
+            return None
+        out.append((e[0], e[1], e[2], e[3]))
+    return out
