@@ -243,6 +243,34 @@ def head_key(top: str, *, files_only: bool = False) -> tuple[str, str] | str | N
     return words[2], shallow
 
 
+def objects_stamp(top: str) -> str | None:
+    """What the object store of the work tree at ``top`` holds, as far as its folders'
+    times tell: the modification times of ``objects``, ``objects/pack`` and
+    ``objects/info`` and the ``alternates`` named (a fetch that brings a pack, or objects
+    that were missing, changes one). None when the repository's files do not say where
+    its objects are."""
+    dotgit = os.path.join(top, ".git")
+    try:
+        if os.path.isdir(dotgit) and not os.path.islink(dotgit):
+            gitdir = dotgit
+        else:
+            text = _read_small(dotgit)
+            if text is None or not text.startswith("gitdir: "):
+                return None
+            gitdir = os.path.realpath(os.path.join(top, text[len("gitdir: ") :].rstrip("\r\n")))
+        common = _read_small(os.path.join(gitdir, "commondir"))
+        if common is not None:
+            gitdir = os.path.realpath(os.path.join(gitdir, common.rstrip("\r\n")))
+        objects = os.path.join(gitdir, "objects")
+        times = [os.stat(os.path.join(objects, f)).st_mtime_ns for f in ("", "pack")]
+        info = os.path.join(objects, "info")
+        times.append(os.stat(info).st_mtime_ns if os.path.isdir(info) else 0)
+    except OSError:
+        return None
+    alternates = _read_small(os.path.join(objects, "info", "alternates"), 1 << 16) or ""
+    return " ".join(map(str, times)) + "\n" + alternates
+
+
 def _head_commit(gitdir: str, commondir: str) -> str | None:
     """The commit ``HEAD`` of ``gitdir`` stands at: detached at a commit, or naming a
     plain branch under ``refs/heads/`` (``_ref_commit`` of ``commondir``); ``""`` for an

@@ -15,7 +15,7 @@ from reprlib import recursive_repr
 
 from brainmigrate.folder_moves import folder_files
 from brainmigrate.fsutil import user_cache_dir
-from brainmigrate.git import head_key, log_events, work_tree_top, worktree_events
+from brainmigrate.git import head_key, log_events, objects_stamp, work_tree_top, worktree_events
 from brainmigrate.read.tokens import FILE_NAMES, has_extension
 from brainmigrate.roots import Root, is_absolute, normalize
 from brainmigrate.rules import Hint
@@ -359,7 +359,10 @@ def history_at_head(
 
     Kept in the root's history file (``githistory``, parts ``first`` and ``every``, keyed
     by the folder, ``HEAD``'s commit and a shallow clone's cut, so a fetch that deepens it
-    reads git again); a part that is not what this function writes is made again. When
+    reads git again); a part that is not what this function writes is made again. That
+    git failed (objects it needs are missing: rename detection reads the files' contents)
+    is kept too, with ``git.objects_stamp``: the same ``HEAD`` over the same objects fails
+    the same way, so a run after it does not wait on git to fail again. When
     the cache cannot be written, the answer is still given. Empty without a commit or
     git. ``heads`` keeps ``HEAD`` by checkout for a run's roots (read once for roots in
     one checkout).
@@ -373,16 +376,27 @@ def history_at_head(
     kept = KeptHistory(real, head, Path(cache_dir) if cache_dir else user_cache_dir())
     name = "first" if first_parent else "every"
 
+    top = work_tree_top(real) or real
+    stamp = objects_stamp(top)
+    failed = b"!" + (stamp or "").encode("utf-8", "surrogateescape")
+
     def make() -> bytes | None:
         events = log_events(folder, first_parent=first_parent)
-        return None if events is None else events_part(events)
+        if events is None:  # kept only while the objects git could not read stay as they were
+            return failed if stamp is not None else None
+        return events_part(events)
 
     data = kept.part(name, make)
-    events = part_events(data) if data is not None else None
-    if data is not None and events is None:  # not of the shape written: read again
+    if data is not None and data.startswith(b"!") and data != failed:
+        kept.forget(name)  # the object store changed since git failed: ask again
+        data = kept.part(name, make)
+    if data is None or data == failed:
+        return []
+    events = part_events(data)
+    if events is None:  # not of the shape written: read again
         kept.forget(name)
         data = kept.part(name, make)
-        events = part_events(data) if data is not None else None
+        events = part_events(data) if data is not None and data != failed else None
     return [(kind, a, b) for _c, kind, a, b in events or ()]
 
 
