@@ -8,7 +8,13 @@ each kept part starts and ends -- then the parts, each made on first need:
 - ``gone``: the paths the gone rule knows the history held (``knowledge.git_history``),
   NUL-separated;
 - ``first`` and ``every``: the rename events of ``HEAD``'s first-parent line and of its
-  whole history (``git.log_events``), JSON.
+  whole history (``git.log_events``), JSON (``kept_events``);
+- ``parents``: each commit's parents (``git.commit_parents``' ``rev-list``), as git
+  printed them (``kept_parents``).
+
+That ``git log -M`` failed is kept too (a part ``!`` and ``git.objects_stamp``): rename
+detection reads files' contents, and in a clone that lacks some of them it fails at every
+run the same way while ``HEAD`` and the object store stay.
 
 A file whose line is not what this module writes, whose key is another root's, another
 format's or another shallow cut's, is read as holding nothing and written again whole. One
@@ -29,7 +35,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from brainmigrate import inputs
+from brainmigrate import git, inputs
 from brainmigrate.digests import blake2b
 
 #: The layout of the file (changed when its layout changes: an older file is made again).
@@ -212,3 +218,85 @@ def part_events(data: bytes) -> list[tuple[str, str, str, str]] | None:
             return None
         out.append((e[0], e[1], e[2], e[3]))
     return out
+
+
+def _kept_for(folder: str | os.PathLike, cache_dir, heads=None) -> KeptHistory | None:
+    """The ``KeptHistory`` of the checkout folder ``folder`` at its ``HEAD`` (``heads``
+    keeps ``git.head_key`` by work tree top for a run's roots), in ``cache_dir``
+    (default ``user_cache_dir()``); None without a commit or git."""
+    from brainmigrate.fsutil import user_cache_dir
+
+    real = os.path.realpath(folder)
+    top = git.work_tree_top(real)
+    if top is None:
+        return None
+    heads = {} if heads is None else heads
+    if top not in heads:
+        heads[top] = git.head_key(top)
+    key = heads[top]
+    if not key:
+        return None
+    return KeptHistory(real, key, Path(cache_dir) if cache_dir else user_cache_dir())
+
+
+def _failed_mark(folder: str | os.PathLike) -> bytes | None:
+    stamp = git.objects_stamp(git.work_tree_top(os.path.realpath(folder)) or os.fspath(folder))
+    return None if stamp is None else b"!" + stamp.encode("utf-8", "surrogateescape")
+
+
+def kept_events(
+    folder: str | os.PathLike, cache_dir=None, *, first_parent: bool = False, heads=None
+) -> list[tuple[str, str, str, str]] | None:
+    """``git.log_events(folder, first_parent=...)`` kept for ``HEAD`` (``_kept_for``):
+    read from git once per ``HEAD``; a failure kept while the objects stay
+    (``objects_stamp``). None when git fails (kept or not); ``[]`` outside git."""
+    kept = _kept_for(folder, cache_dir, heads)
+    if kept is None:
+        return []
+    name = "first" if first_parent else "every"
+    failed = _failed_mark(folder)
+
+    def make() -> bytes | None:
+        events = git.log_events(folder, first_parent=first_parent)
+        if events is None:
+            return failed
+        return events_part(events)
+
+    data = kept.part(name, make)
+    if data is not None and data.startswith(b"!") and data != failed:
+        kept.forget(name)  # the object store changed since git failed: ask again
+        data = kept.part(name, make)
+    if data is None or data.startswith(b"!"):
+        return None
+    events = part_events(data)
+    if events is None:  # not of the shape written: read again
+        kept.forget(name)
+        data = kept.part(name, make)
+        events = part_events(data) if data is not None and not data.startswith(b"!") else None
+    return events
+
+
+def kept_parents(folder: str | os.PathLike, cache_dir=None) -> dict[str, tuple[str, ...]]:
+    """``git.commit_parents(folder)`` kept for ``HEAD``: commit -> its parents, in
+    topological order from ``HEAD``; empty when git fails."""
+    kept = _kept_for(folder, cache_dir)
+
+    def make() -> bytes | None:
+        return git.run_git(folder, "rev-list", "--topo-order", "--parents", "HEAD", timeout=120)
+
+    data = kept.part("parents", make) if kept is not None else make()
+    parents: dict[str, tuple[str, ...]] = {}
+    for line in (data or b"").decode("ascii", "replace").splitlines():
+        commit, *rest = line.split()
+        parents[commit] = tuple(rest)
+    return parents
+
+
+def history_readers(folder: str | os.PathLike, cache_dir=None):
+    """``(logs, parents)`` for ``trails.History``: its logs and commits' parents kept
+    (``kept_events``, ``kept_parents``)."""
+    heads: dict = {}
+    return (
+        lambda first_parent: kept_events(folder, cache_dir, first_parent=first_parent, heads=heads),
+        lambda: kept_parents(folder, cache_dir),
+    )

@@ -14,8 +14,7 @@ from pathlib import Path
 from reprlib import recursive_repr
 
 from brainmigrate.folder_moves import folder_files
-from brainmigrate.fsutil import user_cache_dir
-from brainmigrate.git import head_key, log_events, objects_stamp, work_tree_top, worktree_events
+from brainmigrate.git import head_key, work_tree_top, worktree_events
 from brainmigrate.read.tokens import FILE_NAMES, has_extension
 from brainmigrate.roots import Root, is_absolute, normalize
 from brainmigrate.rules import Hint
@@ -367,36 +366,11 @@ def history_at_head(
     git. ``heads`` keeps ``HEAD`` by checkout for a run's roots (read once for roots in
     one checkout).
     """
-    from brainmigrate.githistory import KeptHistory, events_part, part_events
+    from brainmigrate.githistory import kept_events
 
-    real = os.path.realpath(folder)
-    head = _head(real, {} if heads is None else heads)
-    if head is None:
-        return []
-    kept = KeptHistory(real, head, Path(cache_dir) if cache_dir else user_cache_dir())
-    name = "first" if first_parent else "every"
-
-    top = work_tree_top(real) or real
-    stamp = objects_stamp(top)
-    failed = b"!" + (stamp or "").encode("utf-8", "surrogateescape")
-
-    def make() -> bytes | None:
-        events = log_events(folder, first_parent=first_parent)
-        if events is None:  # kept only while the objects git could not read stay as they were
-            return failed if stamp is not None else None
-        return events_part(events)
-
-    data = kept.part(name, make)
-    if data is not None and data.startswith(b"!") and data != failed:
-        kept.forget(name)  # the object store changed since git failed: ask again
-        data = kept.part(name, make)
-    if data is None or data == failed:
-        return []
-    events = part_events(data)
-    if events is None:  # not of the shape written: read again
-        kept.forget(name)
-        data = kept.part(name, make)
-        events = part_events(data) if data is not None and data != failed else None
+    events = kept_events(
+        folder, cache_dir, first_parent=first_parent, heads={} if heads is None else heads
+    )
     return [(kind, a, b) for _c, kind, a, b in events or ()]
 
 

@@ -720,6 +720,7 @@ def test_rename_history_is_read_once_per_commit(history, tmp_path, monkeypatch):
     same commit reads the cache (no `git log`), a new commit reads git again (the same
     file), and a spoiled cache file (not the header this writes, or a part of another
     shape) is made again."""
+    from brainmigrate import git as gitmodule
     from brainmigrate import githistory
     from brainmigrate import hints as hints_module
     from brainmigrate.git import history_events
@@ -731,7 +732,7 @@ def test_rename_history_is_read_once_per_commit(history, tmp_path, monkeypatch):
     assert first == history_events(history)
     kept = list(cache.glob("githistory-*.bin"))
     assert len(kept) == 1
-    monkeypatch.setattr(hints_module, "log_events", lambda *a, **k: pytest.fail("read git"))
+    monkeypatch.setattr(gitmodule, "log_events", lambda *a, **k: pytest.fail("read git"))
     assert hints_module.history_at_head(history, cache) == first
     monkeypatch.undo()
     git(history, "mv", "app/last/Chain.kt", "app/Chain.kt")

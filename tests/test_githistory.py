@@ -15,6 +15,7 @@ import pytest
 from clirun import cli
 from trees import git, write
 
+from brainmigrate import git as gitmodule
 from brainmigrate import githistory
 from brainmigrate.knowledge import git_history
 from brainmigrate.roots import Root
@@ -205,12 +206,33 @@ def test_a_failed_rename_log_is_kept_until_the_objects_change(tmp_path, monkeypa
 
     repo = history_repo(tmp_path / "repo")
     cache = tmp_path / "cache"
-    monkeypatch.setattr(hints, "log_events", lambda *a, **k: None)
+    monkeypatch.setattr(gitmodule, "log_events", lambda *a, **k: None)
     assert hints.history_at_head(repo, cache) == []
-    monkeypatch.setattr(hints, "log_events", lambda *a, **k: pytest.fail("asked again"))
+    monkeypatch.setattr(gitmodule, "log_events", lambda *a, **k: pytest.fail("asked again"))
     assert hints.history_at_head(repo, cache) == []  # same HEAD, same objects
     monkeypatch.undo()
     pack = repo / ".git" / "objects" / "pack"
     st = pack.stat()
     os.utime(pack, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))  # a fetch brought a pack
     assert ("R", "src/old.py", "src/new.py") in hints.history_at_head(repo, cache)
+
+
+def test_a_second_stale_reads_the_renames_and_parents_kept(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    repo = tmp_path / "repo"
+    write(repo, {"src/part.rs": "pub fn part() -> u32 {\n    1\n}\n", "README.md": "0\n"})
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "one")
+    write(tmp_path, {"notes/n.md": "+ src/part.rs holds a part\n"})
+    assert cli("import", "notes/n.md", "--root", "repo", "--verify", "--isolated").exit_code == 0
+    git(repo, "mv", "src", "lib")
+    git(repo, "commit", "-qm", "src is lib now")
+    path, log = counting_git(tmp_path)
+    first = cli("stale", "--root", "repo", "--dry-run", env={"PATH": path})
+    assert "log" in calls(log) and "rev-list" in calls(log)
+    log.unlink()
+    second = cli("stale", "--root", "repo", "--dry-run", env={"PATH": path})
+    assert (second.exit_code, second.output) == (first.exit_code, first.output)
+    assert "moved: src/part.rs → lib/part.rs" in first.output
+    assert "log" not in calls(log) and "rev-list" not in calls(log)
