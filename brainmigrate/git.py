@@ -404,20 +404,37 @@ def log_events(
     "renames made by merge commits included"). Git older than 2.31 refuses
     ``DIFF_MERGES``: then ``first_parent`` reads ``-m --first-parent``, and the whole
     history is read without the merges' changes (their branches' commits carry most).
-    Only the events of paths some rename names are kept (a rename's old and new path),
-    and only those are decoded: what following a rename needs, without every file ever
-    added. None when git fails
-    (``since`` unknown to it included)."""
+    Only the events of paths some rename names are kept (``log_events_of``). None when
+    git fails (``since`` unknown to it included)."""
+    out = log_output(folder, first_parent=first_parent, since=since)
+    return None if out is None else log_events_of(out)
+
+
+def log_output(
+    folder: str | os.PathLike,
+    *,
+    first_parent: bool = False,
+    since: str | None = None,
+    until: str = "HEAD",
+) -> bytes | None:
+    """What ``git log`` prints for ``log_events`` (of ``since..until`` when ``since`` is
+    given, else of ``until``'s whole history), or None when git fails."""
     args = ["log", "-M", "--reverse", "--date-order", "--diff-filter=ADR", "--name-status"]
     args += ["-z", "--format=%x01%H", "--relative"]
     args += ["--first-parent"] if first_parent else []
-    args += [f"{since}..HEAD"] if since else []
+    args += [f"{since}..{until}"] if since else [] if until == "HEAD" else [until]
     errors: list[str] = []
     out = run_git(folder, *args, DIFF_MERGES, timeout=120, errors=errors)
     if out is None and any(DIFF_MERGES.partition("=")[0] in e for e in errors):
         out = run_git(folder, *args, *(["-m"] if first_parent else []), timeout=120)
-    if out is None:
-        return None
+    return out
+
+
+def log_events_of(out: bytes) -> list[tuple[str, str, str, str]]:
+    """The events of ``log_output``'s ``out`` (outputs of consecutive ranges joined by a
+    NUL read as one): only those of paths some rename names are kept (a rename's old and
+    new path), and only those are decoded: what following a rename needs, without every
+    file ever added."""
     events = _raw_events(out)
     named = {p for _c, kind, old, new in events if kind == "R" for p in (old, new)}
     return [

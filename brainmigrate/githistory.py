@@ -18,10 +18,10 @@ run the same way while ``HEAD`` and the object store stay.
 
 A file whose line is not what this module writes, whose key is another root's, another
 format's or another shallow cut's, is read as holding nothing and written again whole. One
-kept for an older ``HEAD`` that the new one descends from (``git merge-base
---is-ancestor``) keeps its ``gone`` part, extended by what the commits since deleted and
-the new ``HEAD`` holds (``old..new``): the same set a read of the whole history gives. Its
-event parts are read again (their order is git's over the whole history). A part that
+kept for an older ``HEAD`` of a whole clone is carried to the new one by reading only
+``old..new`` where that gives what a whole read gives (``_moved_forward``): the ``gone``
+part when the new ``HEAD`` descends from the old, each log when git's output for the new
+``HEAD`` is the old one's followed by that of the commits since; else rebuilt. A part that
 fails its shape is read from git again; a cache folder that cannot be written costs only
 the next run's time. Within one process a file is parsed once while its size, mtime and
 inode stay.
@@ -111,7 +111,6 @@ class KeptHistory:
         self.commit, self.shallow = key
         self.path = cache_file(cache_dir, real) if cache_dir else None
         self._parts: dict[str, bytes] | None = None
-        self._older: tuple[str, bytes | None] | None = None  # (commit, gone part)
 
     def _kept(self) -> dict[str, bytes]:
         if self._parts is None:
@@ -127,14 +126,10 @@ class KeptHistory:
                 ):
                     self._parts = parts
                 elif header["folder"] == self.real and header["shallow"] == self.shallow == "":
-                    self._older = (header["head"], parts.get("gone"))
+                    self._parts = _moved_forward(self.real, header["head"], self.commit, parts)
+                    if self._parts:
+                        self._write()
         return self._parts
-
-    def older(self) -> tuple[str, bytes | None] | None:
-        """``(commit, gone part)`` of the file when it was kept for another ``HEAD`` of
-        this root (a whole clone's), else None."""
-        self._kept()
-        return self._older
 
     def part(self, name: str, make: Callable[[], bytes | None]) -> bytes | None:
         """The part ``name``: kept, else ``make()`` kept (None: not kept, and None)."""
@@ -249,18 +244,23 @@ def kept_events(
 ) -> list[tuple[str, str, str, str]] | None:
     """``git.log_events(folder, first_parent=...)`` kept for ``HEAD`` (``_kept_for``):
     read from git once per ``HEAD``; a failure kept while the objects stay
-    (``objects_stamp``). None when git fails (kept or not); ``[]`` outside git."""
+    (``objects_stamp``). None when git fails (kept or not); ``[]`` outside git. Beside
+    the events (``first``, ``every``) git's output is kept (``first-log``,
+    ``every-log``), which ``_moved_forward`` extends."""
     kept = _kept_for(folder, cache_dir, heads)
     if kept is None:
         return []
     name = "first" if first_parent else "every"
     failed = _failed_mark(folder)
 
+    def make_log() -> bytes | None:
+        return git.log_output(folder, first_parent=first_parent, until=kept.commit)
+
     def make() -> bytes | None:
-        events = git.log_events(folder, first_parent=first_parent)
-        if events is None:
+        log = kept.part(name + "-log", make_log) if failed is not None else make_log()
+        if log is None:
             return failed
-        return events_part(events)
+        return events_part(git.log_events_of(log))
 
     data = kept.part(name, make)
     if data is not None and data.startswith(b"!") and data != failed:
@@ -271,9 +271,85 @@ def kept_events(
     events = part_events(data)
     if events is None:  # not of the shape written: read again
         kept.forget(name)
+        kept.forget(name + "-log")
         data = kept.part(name, make)
         events = part_events(data) if data is not None and not data.startswith(b"!") else None
     return events
+
+
+def _moved_forward(real: str, older: str, commit: str, parts: dict[str, bytes]) -> dict:
+    """The parts kept for ``HEAD`` ``older`` of the root at ``real`` carried to ``commit``
+    where that reads only ``older..commit``: the gone paths when ``commit`` descends from
+    ``older`` (what the commits since deleted and what ``commit`` holds added: the set a
+    whole read gives, since every path ``older`` held that ``commit`` lacks was deleted
+    by one of them); each log whose output for ``commit`` is the older one followed by
+    the one since (``_continues``), with its events made again. The others are left
+    out: made on need."""
+    out: dict[str, bytes] = {}
+    gone = parts.get("gone")
+    ancestor = ("merge-base", "--is-ancestor", older, commit)
+    if gone is not None and git.run_git(real, *ancestor) is not None:
+        paths = gone_paths(real, commit, older, [])
+        if paths is not None:
+            out["gone"] = paths_part(paths | part_paths(gone))
+    for name in ("first", "every"):
+        log = parts.get(name + "-log")
+        if log is None or not _continues(real, older, commit, name):
+            continue
+        since = git.log_output(real, first_parent=name == "first", since=older, until=commit)
+        if since is not None:
+            out[name + "-log"] = log + b"\0" + since
+            out[name] = events_part(git.log_events_of(out[name + "-log"]))
+    return out
+
+
+def gone_paths(
+    folder: str | os.PathLike, commit: str, since: str | None, errors: list[str]
+) -> set[str] | None:
+    """What the history of ``commit`` (only the commits ``since..commit`` when given)
+    deleted, and every path of ``commit``, NFC, relative to ``folder``: ``git log
+    --no-renames --diff-filter=D -m`` (a rename deletes its old path; a merge counts,
+    against each of its parents) and ``git ls-tree``. None when ``git log`` failed
+    (``errors`` gets why)."""
+    import unicodedata
+
+    log = git.run_git(
+        folder,
+        "log",
+        "--format=",
+        "--name-only",
+        "-z",
+        "--no-renames",
+        "--diff-filter=D",
+        "-m",  # a merge's own changes too: a path a merge resolution dropped
+        "--relative",
+        f"{since}..{commit}" if since else commit,
+        "--",
+        errors=errors,
+    )
+    if log is None:
+        return None
+    tree = git.run_git(folder, "ls-tree", "-r", "-z", "--name-only", commit) or b""
+    paths = {os.fsdecode(p.strip(b"\n")) for p in (log + b"\0" + tree).split(b"\0")}
+    paths.discard("")
+    return {unicodedata.normalize("NFC", p) for p in paths}
+
+
+def _continues(folder: str | os.PathLike, older: str, commit: str, name: str) -> bool:
+    """Whether ``git log`` of ``commit`` prints what it printed for ``older`` followed by
+    what it prints for ``older..commit``: along the first-parent line (``first``), when
+    ``older`` is on ``commit``'s; for the whole history (``every``, ``--date-order``),
+    when the commits since are one line of single-parent commits on ``older`` (no merge
+    brings older commits in between)."""
+    args = ["rev-list", "--parents", f"{older}..{commit}"]
+    out = git.run_git(folder, *args, *(["--first-parent"] if name == "first" else []))
+    lines = [line.split() for line in (out or b"").decode("ascii", "replace").splitlines()]
+    if not lines or any(len(words) < 2 for words in lines):
+        return False
+    if name == "first":
+        return lines[-1][1] == older
+    chain = [words[0] for words in lines[1:]] + [older]
+    return all(len(w) == 2 and w[1] == below for w, below in zip(lines, chain, strict=True))
 
 
 def kept_parents(folder: str | os.PathLike, cache_dir=None) -> dict[str, tuple[str, ...]]:

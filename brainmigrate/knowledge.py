@@ -159,9 +159,9 @@ def _asked_history(root, cache_dir) -> History | None:
 
 
 def _kept_history(root, cache_dir, key: tuple[str, str]) -> History:
-    """The history of ``root`` at ``key`` (``git.head_key``): kept, extended from an older
-    kept ``HEAD`` it descends from, or read whole."""
-    from brainmigrate.githistory import KeptHistory, part_paths, paths_part
+    """The history of ``root`` at ``key`` (``git.head_key``): kept (carried forward from
+    an older kept ``HEAD`` it descends from: ``githistory``), or read whole."""
+    from brainmigrate.githistory import KeptHistory, gone_paths, part_paths, paths_part
 
     # A shallow clone's history is read as far as it was fetched: HEAD's paths and what its
     # fetched commits deleted are known; what only older commits knew reads as unresolved.
@@ -170,56 +170,13 @@ def _kept_history(root, cache_dir, key: tuple[str, str]) -> History:
     failed: list[str] = []
 
     def make() -> bytes | None:
-        older = kept.older()
-        since = older[0] if older and older[1] is not None else None
-        if since and not _descends(root, since, key[0]):
-            since = None
-        paths = _gone_paths(root, key[0], since, failed)
-        if paths is None:
-            return None
-        if since and older and older[1] is not None:
-            paths |= part_paths(older[1])
-        return paths_part(paths)
+        paths = gone_paths(root.path, key[0], None, failed)
+        return None if paths is None else paths_part(paths)
 
     data = kept.part("gone", make)
     if data is None:
         return History(unavailable=f"git log failed: {failed[-1] if failed else '?'}")
     return _history_of(part_paths(data), shallow)
-
-
-def _descends(root, older: str, commit: str) -> bool:
-    """Whether ``commit`` descends from ``older`` (``older`` is one of its ancestors)."""
-    from brainmigrate.git import run_git
-
-    return run_git(root.path, "merge-base", "--is-ancestor", older, commit) is not None
-
-
-def _gone_paths(root, commit: str, since: str | None, errors: list[str]) -> set[str] | None:
-    """What the history of ``commit`` (only the commits ``since..commit`` when given)
-    deleted, and every path of ``commit``, NFC; None when ``git log`` failed (``errors``
-    gets why)."""
-    from brainmigrate.git import run_git
-
-    log = run_git(
-        root.path,
-        "log",
-        "--format=",
-        "--name-only",
-        "-z",
-        "--no-renames",
-        "--diff-filter=D",
-        "-m",  # a merge's own changes too: a path a merge resolution dropped
-        "--relative",
-        f"{since}..{commit}" if since else commit,
-        "--",
-        errors=errors,
-    )
-    if log is None:
-        return None
-    tree = run_git(root.path, "ls-tree", "-r", "-z", "--name-only", commit) or b""
-    paths = {os.fsdecode(p.strip(b"\n")) for p in (log + b"\0" + tree).split(b"\0")}
-    paths.discard("")
-    return {unicodedata.normalize("NFC", p) for p in paths}
 
 
 def default_listing(root) -> tuple[str, list[str]]:

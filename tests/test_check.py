@@ -732,7 +732,7 @@ def test_rename_history_is_read_once_per_commit(history, tmp_path, monkeypatch):
     assert first == history_events(history)
     kept = list(cache.glob("githistory-*.bin"))
     assert len(kept) == 1
-    monkeypatch.setattr(gitmodule, "log_events", lambda *a, **k: pytest.fail("read git"))
+    monkeypatch.setattr(gitmodule, "log_output", lambda *a, **k: pytest.fail("read git"))
     assert hints_module.history_at_head(history, cache) == first
     monkeypatch.undo()
     git(history, "mv", "app/last/Chain.kt", "app/Chain.kt")

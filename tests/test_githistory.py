@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import stat
+import subprocess
 
 import pytest
 from clirun import cli
@@ -99,7 +100,8 @@ def test_a_warm_check_answers_as_the_cold_one_and_starts_no_git_for_history(tmp_
     # warm: the listing, the ignore rules, what is not committed -- no history, no HEAD
     assert sorted(calls(log)) == ["check-ignore", "diff", "ls-files", "rev-parse"]
     [kept] = cache.glob("githistory-*.bin")
-    assert list(json.loads(kept.read_bytes().split(b"\n")[0])["parts"]) == ["first", "every"]
+    parts = json.loads(kept.read_bytes().split(b"\n")[0])["parts"]
+    assert sorted(parts) == ["every", "every-log", "first", "first-log"]
 
 
 def test_head_moved_forward_extends_the_gone_paths_to_a_rebuilds(tmp_path, monkeypatch):
@@ -206,9 +208,9 @@ def test_a_failed_rename_log_is_kept_until_the_objects_change(tmp_path, monkeypa
 
     repo = history_repo(tmp_path / "repo")
     cache = tmp_path / "cache"
-    monkeypatch.setattr(gitmodule, "log_events", lambda *a, **k: None)
+    monkeypatch.setattr(gitmodule, "log_output", lambda *a, **k: None)
     assert hints.history_at_head(repo, cache) == []
-    monkeypatch.setattr(gitmodule, "log_events", lambda *a, **k: pytest.fail("asked again"))
+    monkeypatch.setattr(gitmodule, "log_output", lambda *a, **k: pytest.fail("asked again"))
     assert hints.history_at_head(repo, cache) == []  # same HEAD, same objects
     monkeypatch.undo()
     pack = repo / ".git" / "objects" / "pack"
@@ -236,3 +238,76 @@ def test_a_second_stale_reads_the_renames_and_parents_kept(tmp_path, monkeypatch
     assert (second.exit_code, second.output) == (first.exit_code, first.output)
     assert "moved: src/part.rs → lib/part.rs" in first.output
     assert "log" not in calls(log) and "rev-list" not in calls(log)
+
+
+def spied(monkeypatch):
+    """The arguments of each git run from now on."""
+    real = gitmodule.run_git
+    seen: list[tuple] = []
+
+    def spy(folder, *args, **kw):
+        seen.append(args)
+        return real(folder, *args, **kw)
+
+    monkeypatch.setattr(gitmodule, "run_git", spy)
+    return seen
+
+
+@pytest.mark.parametrize("merged", [False, True], ids=["linear", "merge"])
+def test_head_moved_forward_extends_the_renames_to_a_rebuilds(tmp_path, monkeypatch, merged):
+    repo = history_repo(tmp_path / "repo")
+    cache = tmp_path / "cache"
+    for fp in (True, False):
+        githistory.kept_events(repo, cache, first_parent=fp)
+    old = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True)
+    if merged:
+        git(repo, "checkout", "-q", "-b", "later")
+        git(repo, "mv", "src/new.py", "src/newer.py")
+        git(repo, "commit", "-qm", "branch rename")
+        git(repo, "checkout", "-q", "main")
+        git(repo, "rm", "-q", "docs/more.md")
+        git(repo, "commit", "-qm", "main deletes")
+        git(repo, "merge", "-q", "--no-edit", "later")
+    else:
+        git(repo, "mv", "src/new.py", "src/newer.py")
+        git(repo, "commit", "-qm", "rename again")
+        git(repo, "mv", "lib/kept.py", "lib/final.py")
+        git(repo, "commit", "-qm", "and again")
+    seen = spied(monkeypatch)
+    extended = {fp: githistory.kept_events(repo, cache, first_parent=fp) for fp in (True, False)}
+    monkeypatch.undo()
+    ranges = [a for a in seen if a[0] == "log" and any(".." in w for w in a)]
+    since = f"{old.stdout.strip()}.."
+    assert [any(w.startswith(since) for w in a) for a in ranges] == [True] * len(ranges)
+    # the first-parent line continues either way; the whole history only without a merge
+    assert len(ranges) == (1 if merged else 2)
+    rebuilt = {
+        fp: githistory.kept_events(repo, tmp_path / "fresh", first_parent=fp)
+        for fp in (True, False)
+    }
+    assert extended == rebuilt
+    assert ("R", "src/new.py", "src/newer.py") in [e[1:] for e in extended[True]]
+    # and a warm run after the extension reads the same without git
+    seen = spied(monkeypatch)
+    again = {fp: githistory.kept_events(repo, cache, first_parent=fp) for fp in (True, False)}
+    assert again == extended and [a[0] for a in seen] == []
+
+
+def test_renames_after_a_reset_to_an_unrelated_commit_are_read_whole(tmp_path, monkeypatch):
+    repo = history_repo(tmp_path / "repo")
+    cache = tmp_path / "cache"
+    githistory.kept_events(repo, cache, first_parent=True)
+    git(repo, "checkout", "-q", "--orphan", "fresh")
+    git(repo, "rm", "-q", "-r", "--cached", ".")
+    write(repo, {"only/this.md": "x\n"})
+    git(repo, "add", "only/this.md")
+    git(repo, "commit", "-qm", "unrelated")
+    git(repo, "mv", "only/this.md", "only/that.md")
+    git(repo, "commit", "-qm", "renamed")
+    seen = spied(monkeypatch)
+    got = githistory.kept_events(repo, cache, first_parent=True)
+    assert not [a for a in seen if a[0] == "log" and any(".." in w for w in a)]
+    assert [e[1:] for e in got] == [
+        ("A", "only/this.md", ""),
+        ("R", "only/this.md", "only/that.md"),
+    ]
