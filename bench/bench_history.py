@@ -8,6 +8,10 @@ Bar (issue 27, "History once"): a history of 5,000 commits adds at most 20% to a
 ``check`` over the same tree without ``.git`` (``git/plain <= 1.20``).
 
     python bench/bench_history.py [--commits 5000] [--files 600] [--notes 300] [--repeat 7]
+        [--gone-every 5]
+
+A plain tree gives no rename hints, so a gone path costs it the closest-name search
+instead; ``--gone-every 0`` (only present paths cited) measures the history alone.
 """
 
 from __future__ import annotations
@@ -125,14 +129,14 @@ def fast_import_stream(commits: int, files: int, seed: int = 1) -> tuple[bytes, 
     return b"".join(out), tree, gone
 
 
-def notes_text(tree: dict, gone: list, lines: int, seed: int = 1) -> str:
-    """Markdown notes of about ``lines`` lines citing files that are there and files the
-    history renamed or deleted."""
+def notes_text(tree: dict, gone: list, lines: int, seed: int = 1, every: int = 5) -> str:
+    """Markdown notes of about ``lines`` lines citing files that are there and (one line
+    in ``every``; 0: none) files the history renamed or deleted."""
     rng = random.Random(seed)
     here = sorted(tree)
     out = ["# Project notes", ""]
     for n in range(lines):
-        if n % 5 == 4 and gone:
+        if every and n % every == every - 1 and gone:
             old, _new = rng.choice(gone)
             out.append(f"- The old module `{old}` handled step {n}.")
         else:
@@ -140,7 +144,9 @@ def notes_text(tree: dict, gone: list, lines: int, seed: int = 1) -> str:
     return "\n".join(out) + "\n"
 
 
-def make_trees(work: Path, commits: int, files: int, notes: int) -> tuple[Path, Path]:
+def make_trees(
+    work: Path, commits: int, files: int, notes: int, every: int = 5
+) -> tuple[Path, Path]:
     """``(checkout, plain)``: a git checkout of the made history with ``CLAUDE.md`` and
     the same files as a plain folder."""
     repo = work / "repo"
@@ -148,7 +154,7 @@ def make_trees(work: Path, commits: int, files: int, notes: int) -> tuple[Path, 
     stream, tree, gone = fast_import_stream(commits, files)
     subprocess.run(["git", "-C", str(repo), "fast-import", "--quiet"], input=stream, check=True)
     subprocess.run(["git", "-C", str(repo), "checkout", "-q", "-f", "main"], check=True)
-    (repo / "CLAUDE.md").write_text(notes_text(tree, gone, notes), encoding="utf-8")
+    (repo / "CLAUDE.md").write_text(notes_text(tree, gone, notes, every=every), encoding="utf-8")
     plain = work / "plain"
     shutil.copytree(repo, plain, ignore=shutil.ignore_patterns(".git"))
     return repo, plain
@@ -174,10 +180,16 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=600)
     parser.add_argument("--notes", type=int, default=300)
     parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument(
+        "--gone-every",
+        type=int,
+        default=5,
+        help="one notes line in N cites a path the history renamed or deleted (0: none)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-history-") as tmp:
         work = Path(tmp)
-        repo, plain = make_trees(work, args.commits, args.files, args.notes)
+        repo, plain = make_trees(work, args.commits, args.files, args.notes, args.gone_every)
         cold = check_cpu(repo, work / "cache-git")
         check_cpu(plain, work / "cache-plain")
         git_runs, plain_runs = [], []

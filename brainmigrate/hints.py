@@ -4,6 +4,7 @@ of the first root with the same name, else one clearly closest path of the first
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import threading
@@ -386,16 +387,26 @@ def reachable(stem: str, stems) -> list[str]:
     room = (100.0 - STEM_CUTOFF) / 100.0
     m, counts, out = len(stem), None, []
     for other in stems:
-        budget = room * (m + len(other))
-        if abs(m - len(other)) > budget:
+        n = len(other)
+        budget = room * (m + n)
+        if abs(m - n) > budget:
             continue
         if counts is None:
-            counts = Counter(stem)
-        theirs = Counter(other)
-        if sum(((counts - theirs) + (theirs - counts)).values()) > budget:
+            counts = _counts(stem)
+        theirs = _counts(other)
+        # the sum of the count differences: m + n less twice the characters both hold
+        common = sum(min(k, theirs.get(c, 0)) for c, k in counts.items())
+        if m + n - 2 * common > budget:
             continue
         out.append(other)
     return out
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _counts(text: str) -> dict[str, int]:
+    """How many times each character occurs in ``text`` (kept: a run asks of the same
+    stems for every gone path)."""
+    return dict(Counter(text))
 
 
 def _head(real: str, heads: dict[str, tuple[str, str] | None]) -> tuple[str, str] | None:
