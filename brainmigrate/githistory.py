@@ -257,7 +257,14 @@ def kept_events(
         return git.log_output(folder, first_parent=first_parent, until=kept.commit)
 
     def make() -> bytes | None:
-        log = kept.part(name + "-log", make_log) if failed is not None else make_log()
+        if failed is None:
+            log = make_log()
+        else:
+            packed = kept.part(name + "-log", lambda: _packed(make_log()))
+            log = _unpacked(packed)
+            if packed is not None and log is None:  # spoiled: read again
+                kept.forget(name + "-log")
+                log = _unpacked(kept.part(name + "-log", lambda: _packed(make_log())))
         if log is None:
             return failed
         return events_part(git.log_events_of(log))
@@ -293,14 +300,33 @@ def _moved_forward(real: str, older: str, commit: str, parts: dict[str, bytes]) 
         if paths is not None:
             out["gone"] = paths_part(paths | part_paths(gone))
     for name in ("first", "every"):
-        log = parts.get(name + "-log")
+        log = _unpacked(parts.get(name + "-log"))
         if log is None or not _continues(real, older, commit, name):
             continue
         since = git.log_output(real, first_parent=name == "first", since=older, until=commit)
         if since is not None:
-            out[name + "-log"] = log + b"\0" + since
-            out[name] = events_part(git.log_events_of(out[name + "-log"]))
+            out[name + "-log"] = _packed(log + b"\0" + since)
+            out[name] = events_part(git.log_events_of(log + b"\0" + since))
     return out
+
+
+def _packed(log: bytes | None) -> bytes | None:
+    """A kept log, compressed (read only when ``HEAD`` moves)."""
+    import zlib
+
+    return None if log is None else zlib.compress(log, 1)
+
+
+def _unpacked(data: bytes | None) -> bytes | None:
+    """The log ``_packed`` kept, or None when there is none or it does not decompress."""
+    import zlib
+
+    if data is None:
+        return None
+    try:
+        return zlib.decompress(data)
+    except zlib.error:
+        return None
 
 
 def gone_paths(

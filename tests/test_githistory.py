@@ -311,3 +311,17 @@ def test_renames_after_a_reset_to_an_unrelated_commit_are_read_whole(tmp_path, m
         ("A", "only/this.md", ""),
         ("R", "only/this.md", "only/that.md"),
     ]
+
+
+def test_a_spoiled_kept_log_is_read_again(tmp_path):
+    repo = history_repo(tmp_path / "repo")
+    cache = tmp_path / "cache"
+    cold = githistory.kept_events(repo, cache, first_parent=True)
+    [kept] = cache.glob("githistory-*.bin")
+    line, _, body = kept.read_bytes().partition(b"\n")
+    header = json.loads(line)
+    a, b = header["parts"]["first-log"]
+    spoiled = body[:a] + b"\0" * (b - a) + body[b:]  # not zlib: the log part is read again
+    del header["parts"]["first"]
+    kept.write_bytes(json.dumps(header).encode() + b"\n" + spoiled)
+    assert githistory.kept_events(repo, cache, first_parent=True) == cold
