@@ -325,3 +325,19 @@ def test_a_spoiled_kept_log_is_read_again(tmp_path):
     del header["parts"]["first"]
     kept.write_bytes(json.dumps(header).encode() + b"\n" + spoiled)
     assert githistory.kept_events(repo, cache, first_parent=True) == cold
+
+
+def test_a_repository_only_git_can_read_is_asked_and_still_kept(tmp_path, monkeypatch):
+    """A config with ``extensions`` (here ``worktreeConfig``): HEAD is asked of git, and
+    the history is kept the same way."""
+    repo = history_repo(tmp_path / "repo")
+    git(repo, "config", "extensions.worktreeConfig", "true")
+    assert gitmodule.head_key(str(repo), files_only=True) is None
+    cache = tmp_path / "cache"
+    root = Root.of(0, repo)
+    cold = git_history(root, cache)
+    seen = spied(monkeypatch)
+    assert git_history(root, cache) == cold
+    assert [a[0] for a in seen] == ["rev-parse", "rev-parse"]  # no log
+    monkeypatch.undo()
+    assert cold == git_history(root, None) and "src/gone.py" in cold.paths
