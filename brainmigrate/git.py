@@ -416,17 +416,23 @@ def log_output(
     first_parent: bool = False,
     since: str | None = None,
     until: str = "HEAD",
+    modern: list[bool] | None = None,
 ) -> bytes | None:
     """What ``git log`` prints for ``log_events`` (of ``since..until`` when ``since`` is
-    given, else of ``until``'s whole history), or None when git fails."""
+    given, else of ``until``'s whole history), or None when git fails; ``modern`` (when
+    given) gets whether git took ``DIFF_MERGES`` (each merge listed against its first
+    parent) or was older."""
     args = ["log", "-M", "--reverse", "--date-order", "--diff-filter=ADR", "--name-status"]
     args += ["-z", "--format=%x01%H", "--relative"]
     args += ["--first-parent"] if first_parent else []
     args += [f"{since}..{until}"] if since else [] if until == "HEAD" else [until]
     errors: list[str] = []
     out = run_git(folder, *args, DIFF_MERGES, timeout=120, errors=errors)
-    if out is None and any(DIFF_MERGES.partition("=")[0] in e for e in errors):
+    older = out is None and any(DIFF_MERGES.partition("=")[0] in e for e in errors)
+    if older:
         out = run_git(folder, *args, *(["-m"] if first_parent else []), timeout=120)
+    if modern is not None:
+        modern.append(not older)
     return out
 
 

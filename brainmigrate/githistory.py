@@ -253,18 +253,8 @@ def kept_events(
     name = "first" if first_parent else "every"
     failed = _failed_mark(folder)
 
-    def make_log() -> bytes | None:
-        return git.log_output(folder, first_parent=first_parent, until=kept.commit)
-
     def make() -> bytes | None:
-        if failed is None:
-            log = make_log()
-        else:
-            packed = kept.part(name + "-log", lambda: _packed(make_log()))
-            log = _unpacked(packed)
-            if packed is not None and log is None:  # spoiled: read again
-                kept.forget(name + "-log")
-                log = _unpacked(kept.part(name + "-log", lambda: _packed(make_log())))
+        log = _kept_log(kept, folder, name, failed is not None)
         if log is None:
             return failed
         return events_part(git.log_events_of(log))
@@ -282,6 +272,71 @@ def kept_events(
         data = kept.part(name, make)
         events = part_events(data) if data is not None and not data.startswith(b"!") else None
     return events
+
+
+def _kept_log(kept: KeptHistory, folder, name: str, keep: bool) -> bytes | None:
+    """git's output for the part ``name`` (``first`` or ``every``), kept packed (``keep``)
+    as ``<name>-log``. The first-parent line's is cut from the whole history's when git
+    listed each merge against its first parent there (``every-modern``): the same
+    commits, the same changes, in the same order, for one ``rev-list`` more instead of
+    a second ``git log -M``."""
+
+    def make_log() -> bytes | None:
+        if name == "first":
+            whole = _kept_log(kept, folder, "every", keep)
+            if whole is not None and kept.part("every-modern", lambda: None) is not None:
+                cut = _first_parent_cut(folder, kept, whole)
+                if cut is not None:
+                    return cut
+        modern: list[bool] = []
+        out = git.log_output(folder, first_parent=name == "first", until=kept.commit, modern=modern)
+        if name == "every" and out is not None and modern == [True]:
+            kept.part("every-modern", lambda: b"1")
+        return out
+
+    if not keep:
+        return make_log()
+    packed = kept.part(name + "-log", lambda: _packed(make_log()))
+    log = _unpacked(packed)
+    if packed is not None and log is None:  # spoiled: read again
+        kept.forget(name + "-log")
+        log = _unpacked(kept.part(name + "-log", lambda: _packed(make_log())))
+    return log
+
+
+def _first_parent_cut(folder, kept: KeptHistory, whole: bytes) -> bytes | None:
+    """The records of ``whole`` (``log_output`` of ``HEAD``'s whole history) of the
+    commits on ``HEAD``'s first-parent line (followed in the kept ``parents`` when they
+    are kept, else ``git rev-list --first-parent``): what ``log_output(first_parent=
+    True)`` prints, as ``log_events_of`` reads it. None when git fails or a field only
+    looks like a commit's header."""
+    parents = kept.part("parents", lambda: None)
+    if parents is not None:
+        firsts = {}
+        for row in parents.split(b"\n"):
+            words = row.split()
+            if words:
+                firsts[words[0]] = words[1] if len(words) > 1 else None
+        line, at = set(), kept.commit.encode("ascii")
+        while at is not None and at not in line:
+            line.add(at)
+            at = firsts.get(at)
+    else:
+        out = git.run_git(folder, "rev-list", "--first-parent", kept.commit, timeout=120)
+        if out is None:
+            return None
+        line = set(out.split())
+    kept: list[bytes] = []
+    on = False
+    for field in whole.split(b"\0"):
+        bare = field.strip(b"\n")
+        if bare.startswith(b"\x01"):
+            if len(bare) != 41 or not git._is_oid(bare[1:].decode("ascii", "replace")):
+                return None
+            on = bare[1:] in line
+        if on:
+            kept.append(field)
+    return b"\0".join(kept)
 
 
 def _moved_forward(real: str, older: str, commit: str, parts: dict[str, bytes]) -> dict:
@@ -303,10 +358,15 @@ def _moved_forward(real: str, older: str, commit: str, parts: dict[str, bytes]) 
         log = _unpacked(parts.get(name + "-log"))
         if log is None or not _continues(real, older, commit, name):
             continue
-        since = git.log_output(real, first_parent=name == "first", since=older, until=commit)
+        modern: list[bool] = []
+        since = git.log_output(
+            real, first_parent=name == "first", since=older, until=commit, modern=modern
+        )
         if since is not None:
             out[name + "-log"] = _packed(log + b"\0" + since)
             out[name] = events_part(git.log_events_of(log + b"\0" + since))
+            if name == "every" and "every-modern" in parts and modern == [True]:
+                out["every-modern"] = b"1"
     return out
 
 

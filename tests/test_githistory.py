@@ -96,12 +96,13 @@ def test_a_warm_check_answers_as_the_cold_one_and_starts_no_git_for_history(tmp_
     warm = cli(*args, repo / "CLAUDE.md", env={"PATH": path})
     assert (warm.exit_code, warm.output) == (cold.exit_code, cold.output) == (1, cold.output)
     assert "moved? src/new.py" in cold.output and "moved? lib/kept.py" in cold.output
-    assert cold_calls.count("log") == 2  # the renames, first-parent and whole
+    # the renames: one whole log, the first-parent line's cut from it by its commits
+    assert (cold_calls.count("log"), cold_calls.count("rev-list")) == (1, 1)
     # warm: the listing, the ignore rules, what is not committed -- no history, no HEAD
     assert sorted(calls(log)) == ["check-ignore", "diff", "ls-files", "rev-parse"]
     [kept] = cache.glob("githistory-*.bin")
     parts = json.loads(kept.read_bytes().split(b"\n")[0])["parts"]
-    assert sorted(parts) == ["every", "every-log", "first", "first-log"]
+    assert sorted(parts) == ["every", "every-log", "every-modern", "first", "first-log"]
 
 
 def test_head_moved_forward_extends_the_gone_paths_to_a_rebuilds(tmp_path, monkeypatch):
@@ -341,3 +342,18 @@ def test_a_repository_only_git_can_read_is_asked_and_still_kept(tmp_path, monkey
     assert [a[0] for a in seen] == ["rev-parse", "rev-parse"]  # no log
     monkeypatch.undo()
     assert cold == git_history(root, None) and "src/gone.py" in cold.paths
+
+
+def test_the_first_parent_line_cut_from_the_whole_log_is_gits_own(tmp_path):
+    repo = history_repo(tmp_path / "repo")
+    git(repo, "checkout", "-q", "-b", "two")
+    git(repo, "mv", "src/new.py", "src/two.py")
+    git(repo, "commit", "-qm", "two renames")
+    git(repo, "checkout", "-q", "main")
+    git(repo, "rm", "-q", "docs/guide.md")
+    git(repo, "commit", "-qm", "main drops the guide")
+    git(repo, "merge", "-q", "--no-edit", "two")
+    cut = githistory.kept_events(repo, tmp_path / "cache", first_parent=True)
+    assert cut == gitmodule.log_events(repo, first_parent=True)
+    assert githistory.kept_events(repo, tmp_path / "cache") == gitmodule.log_events(repo)
+    assert ("R", "src/new.py", "src/two.py") in [e[1:] for e in cut]
