@@ -296,7 +296,9 @@ class CheckoutFiles:
         whether they start at ``since`` (then a file's trail starts at its first removal,
         else at its last). Each root's history is read once (``trails.History``)."""
         if root not in self._histories:
-            self._histories[root] = History(root)
+            from brainmigrate.githistory import history_readers
+
+            self._histories[root] = History(root, *history_readers(root, self.cache_dir))
         return self._histories[root].trail(since)
 
     def decl_digests(self, root: str, rel: str, legacy: bool = False):

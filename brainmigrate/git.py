@@ -111,7 +111,7 @@ def head_state(top: str) -> tuple[str, bool] | None:
     submodule) when they hold the whole answer (``_head_from_files``); else git is asked."""
     known = _head_from_files(top)
     if known is not None:
-        return known or None
+        return (known[0], bool(known[1])) if known else None
     out = run_git(top, "rev-parse", "--is-shallow-repository", "HEAD")
     words = out.decode("ascii", "replace").split() if out else []
     return (words[1], words[0] == "true") if len(words) == 2 else None
@@ -143,8 +143,8 @@ def _is_oid(text: str) -> bool:
     return len(text) == 40 and all(c in "0123456789abcdef" for c in text)
 
 
-def _head_from_files(top: str) -> tuple[str, bool] | str | None:
-    """``head_state`` read from the files of the repository at ``top``: ``(commit,
+def _head_from_files(top: str) -> tuple[str, str] | str | None:
+    """``head_key`` read from the files of the repository at ``top``: ``(commit,
     shallow)``, ``""`` for an unborn branch, or None when only git can say. Only the plain
     case is read: a ``.git`` folder, or a ``.git`` file naming one; the work tree and
     repository owned by this user (else git's ``safe.directory`` rule decides); a
@@ -196,14 +196,80 @@ def _head_from_files(top: str) -> tuple[str, bool] | str | None:
             return None
         if not commit:
             return ""
-        shallow = os.path.join(commondir, "shallow")
-        try:
-            os.close(os.open(shallow, os.O_RDONLY))
-            return commit, True
-        except (FileNotFoundError, NotADirectoryError):
-            return commit, False
+        return commit, _shallow_tag(os.path.join(commondir, "shallow"))
     except OSError:
         return None
+
+
+def _shallow_tag(path: str) -> str:
+    """``""`` when the ``shallow`` file at ``path`` is missing (a whole clone), else
+    ``shallow:`` and a digest of its content (the commits a fetch cut the history at: a
+    later fetch changes it). Raises ``OSError`` when it cannot be read."""
+    from brainmigrate.digests import blake2b
+
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except (FileNotFoundError, NotADirectoryError):
+        return ""
+    try:
+        data = b""
+        while chunk := os.read(fd, 1 << 16):
+            data += chunk
+    finally:
+        os.close(fd)
+    return "shallow:" + blake2b(data, digest_size=16).hexdigest()
+
+
+def head_key(top: str, *, files_only: bool = False) -> tuple[str, str] | str | None:
+    """``(commit, shallow)``: the commit ``HEAD`` names in the work tree whose top folder
+    is ``top`` and what cut its history (``""`` for a whole clone, else ``shallow:`` and
+    a digest of the ``shallow`` file: a fetch that deepens the clone changes it while
+    ``HEAD`` stays) -- what a history kept for that ``HEAD`` is keyed by. Read from the
+    repository's files as ``head_state`` is, else asked of git. None as for
+    ``head_state``. ``files_only``: git is not asked; ``""`` for an unborn branch, None
+    when only git can say."""
+    known = _head_from_files(top)
+    if known is not None or files_only:
+        return known if files_only else (known or None)
+    out = run_git(top, "rev-parse", "--is-shallow-repository", "--git-path", "shallow", "HEAD")
+    words = out.decode("utf-8", "surrogateescape").split("\n") if out else []
+    if len(words) < 3 or words[0] not in ("true", "false"):
+        return None
+    shallow = ""
+    if words[0] == "true":
+        try:
+            shallow = _shallow_tag(os.path.join(top, words[1])) or "shallow:"
+        except OSError:
+            shallow = "shallow:?"
+    return words[2], shallow
+
+
+def objects_stamp(top: str) -> str | None:
+    """What the object store of the work tree at ``top`` holds, as far as its folders'
+    times tell: the modification times of ``objects``, ``objects/pack`` and
+    ``objects/info`` and the ``alternates`` named (a fetch that brings a pack, or objects
+    that were missing, changes one). None when the repository's files do not say where
+    its objects are."""
+    dotgit = os.path.join(top, ".git")
+    try:
+        if os.path.isdir(dotgit) and not os.path.islink(dotgit):
+            gitdir = dotgit
+        else:
+            text = _read_small(dotgit)
+            if text is None or not text.startswith("gitdir: "):
+                return None
+            gitdir = os.path.realpath(os.path.join(top, text[len("gitdir: ") :].rstrip("\r\n")))
+        common = _read_small(os.path.join(gitdir, "commondir"))
+        if common is not None:
+            gitdir = os.path.realpath(os.path.join(gitdir, common.rstrip("\r\n")))
+        objects = os.path.join(gitdir, "objects")
+        times = [os.stat(os.path.join(objects, f)).st_mtime_ns for f in ("", "pack")]
+        info = os.path.join(objects, "info")
+        times.append(os.stat(info).st_mtime_ns if os.path.isdir(info) else 0)
+    except OSError:
+        return None
+    alternates = _read_small(os.path.join(objects, "info", "alternates"), 1 << 16) or ""
+    return " ".join(map(str, times)) + "\n" + alternates
 
 
 def _head_commit(gitdir: str, commondir: str) -> str | None:
@@ -339,20 +405,43 @@ def log_events(
     "renames made by merge commits included"). Git older than 2.31 refuses
     ``DIFF_MERGES``: then ``first_parent`` reads ``-m --first-parent``, and the whole
     history is read without the merges' changes (their branches' commits carry most).
-    Only the events of paths some rename names are kept (a rename's old and new path),
-    and only those are decoded: what following a rename needs, without every file ever
-    added. None when git fails
-    (``since`` unknown to it included)."""
+    Only the events of paths some rename names are kept (``log_events_of``). None when
+    git fails (``since`` unknown to it included)."""
+    out = log_output(folder, first_parent=first_parent, since=since)
+    return None if out is None else log_events_of(out)
+
+
+def log_output(
+    folder: str | os.PathLike,
+    *,
+    first_parent: bool = False,
+    since: str | None = None,
+    until: str = "HEAD",
+    modern: list[bool] | None = None,
+) -> bytes | None:
+    """What ``git log`` prints for ``log_events`` (of ``since..until`` when ``since`` is
+    given, else of ``until``'s whole history), or None when git fails; ``modern`` (when
+    given) gets whether git took ``DIFF_MERGES`` (each merge listed against its first
+    parent) or was older."""
     args = ["log", "-M", "--reverse", "--date-order", "--diff-filter=ADR", "--name-status"]
     args += ["-z", "--format=%x01%H", "--relative"]
     args += ["--first-parent"] if first_parent else []
-    args += [f"{since}..HEAD"] if since else []
+    args += [f"{since}..{until}"] if since else [] if until == "HEAD" else [until]
     errors: list[str] = []
     out = run_git(folder, *args, DIFF_MERGES, timeout=120, errors=errors)
-    if out is None and any(DIFF_MERGES.partition("=")[0] in e for e in errors):
+    older = out is None and any(DIFF_MERGES.partition("=")[0] in e for e in errors)
+    if older:
         out = run_git(folder, *args, *(["-m"] if first_parent else []), timeout=120)
-    if out is None:
-        return None
+    if modern is not None:
+        modern.append(not older)
+    return out
+
+
+def log_events_of(out: bytes) -> list[tuple[str, str, str, str]]:
+    """The events of ``log_output``'s ``out`` (outputs of consecutive ranges joined by a
+    NUL read as one): only those of paths some rename names are kept (a rename's old and
+    new path), and only those are decoded: what following a rename needs, without every
+    file ever added."""
     events = _raw_events(out)
     named = {p for _c, kind, old, new in events if kind == "R" for p in (old, new)}
     return [

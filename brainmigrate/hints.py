@@ -4,8 +4,7 @@ of the first root with the same name, else one clearly closest path of the first
 
 from __future__ import annotations
 
-import contextlib
-import json
+import functools
 import os
 import threading
 from collections import Counter
@@ -14,17 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from reprlib import recursive_repr
 
-from brainmigrate import inputs
-from brainmigrate.digests import blake2b
 from brainmigrate.folder_moves import folder_files
-from brainmigrate.fsutil import user_cache_dir
-from brainmigrate.git import head_state, history_events, work_tree_top, worktree_events
+from brainmigrate.git import head_key, work_tree_top, worktree_events
 from brainmigrate.patterns import lazy
 from brainmigrate.read.tokens import FILE_NAMES, has_extension
 from brainmigrate.roots import Root, is_absolute, normalize
 from brainmigrate.rules import Hint
 from brainmigrate.trails import BranchTrail, RenameTrail
-from brainmigrate.writers import write_text
 
 #: A similar path is suggested only when the stem of its file name (before the first dot)
 #: scores at least this against the gone one (rapidfuzz ``ratio``, 0-100, case folded): a
@@ -37,10 +32,6 @@ EXT_CUTOFF = 80.0
 #: ... and when its score (stem 70 %, extension 10 %, folder 20 %) leads the next one's by
 #: this much.
 MARGIN = 5.0
-#: The layout of the kept rename history (``history_at_head``): 2 since merges are read
-#: against their first parent (``git.history_events``), so a history kept before is read
-#: from git again.
-HISTORY_FORMAT = 2
 _DIGITS = lazy(r"[0-9]+")
 
 
@@ -121,7 +112,7 @@ class MoveHints:
         self._cache_dir = cache_dir
         self._made_index = index
         self._trails: dict[int, BranchTrail] = {}
-        self._heads: dict[str, tuple[str, bool] | None] = {}
+        self._heads: dict[str, tuple[str, str] | None] = {}
         self._index = None
         self._by_stem: dict[str, list[tuple[str, str]]] | None = None
         self._answers: dict[str, Hint | None] = {}
@@ -357,77 +348,31 @@ class MoveHints:
 def history_at_head(
     folder: str | os.PathLike,
     cache_dir: str | os.PathLike | None = None,
-    heads: dict[str, tuple[str, bool] | None] | None = None,
+    heads: dict[str, tuple[str, str] | None] | None = None,
     first_parent: bool = False,
 ) -> list[tuple[str, str, str]]:
     """``git.history_events(folder)`` (``first_parent``: along ``HEAD``'s first parents
     only), kept in ``cache_dir`` (default ``user_cache_dir()``) for the commit ``HEAD``
     names: a run at the same commit reads the file instead of walking the whole history
-    again (``git log -M`` costs 20 ms on a
-    small repository, seconds on a large one; ``HEAD``, ``git.head_state``, little).
+    again (``git log -M`` costs 20 ms on a small repository, seconds on a large one;
+    ``HEAD``, ``git.head_key``, little).
 
-    The file, ``git-renames-<key>.json`` (``git-first-parent-<key>.json``; key: the
-    folder and ``HEAD``'s commit), holds
-    the events and ``HISTORY_FORMAT``; one that is not what this function writes (an
-    older format included) is made again. When the cache
-    cannot be written, the answer is still given. Not cached in a shallow clone (its
-    history grows with a fetch while ``HEAD`` stays). Empty without a commit or git.
-    ``heads`` keeps ``HEAD`` by checkout for a run's roots (read once for roots in one
-    checkout).
+    Kept in the root's history file (``githistory``, parts ``first`` and ``every``, keyed
+    by the folder, ``HEAD``'s commit and a shallow clone's cut, so a fetch that deepens it
+    reads git again); a part that is not what this function writes is made again. That
+    git failed (objects it needs are missing: rename detection reads the files' contents)
+    is kept too, with ``git.objects_stamp``: the same ``HEAD`` over the same objects fails
+    the same way, so a run after it does not wait on git to fail again. When
+    the cache cannot be written, the answer is still given. Empty without a commit or
+    git. ``heads`` keeps ``HEAD`` by checkout for a run's roots (read once for roots in
+    one checkout).
     """
-    real = os.path.realpath(folder)
-    head = _head(real, {} if heads is None else heads)
-    if head is None:
-        return []
-    commit, shallow = head
-    read = (lambda f: history_events(f, first_parent=True)) if first_parent else history_events
-    if shallow:
-        return read(folder) or []
-    key = blake2b(f"{real}\0{commit}".encode("utf-8", "surrogateescape"), digest_size=8)
-    where = Path(cache_dir) if cache_dir else user_cache_dir()
-    kind = "first-parent" if first_parent else "renames"
-    path = where / f"git-{kind}-{key.hexdigest()}.json"
-    kept = _read_events(path, real, commit)
-    if kept is not None:
-        return kept
-    events = read(folder)
-    if events is None:
-        return []  # git failed: nothing to keep
-    data = {"format": HISTORY_FORMAT, "folder": real, "head": commit, "events": events}
-    with contextlib.suppress(OSError):
-        where.mkdir(parents=True, exist_ok=True)
-        write_text(path, json.dumps(data))
-    return events
+    from brainmigrate.githistory import kept_events
 
-
-def _read_events(path: Path, real: str, commit: str) -> list[tuple[str, str, str]] | None:
-    """The events kept at ``path`` for ``real`` at ``commit``, or None when the file is
-    missing, unreadable or not of the shape ``history_at_head`` writes."""
-    try:
-        kept = json.loads(inputs.read_whole(path).decode("utf-8"))
-    except (OSError, ValueError, RecursionError):  # a cache: what is not read is built again
-        return None
-    if (
-        not isinstance(kept, dict)
-        or kept.get("format") != HISTORY_FORMAT
-        or kept.get("folder") != real
-        or kept.get("head") != commit
-    ):
-        return None
-    events = kept.get("events")
-    if not isinstance(events, list):
-        return None
-    out = []
-    for e in events:
-        if not (
-            isinstance(e, list)
-            and len(e) == 3
-            and all(isinstance(x, str) for x in e)
-            and e[0] in ("A", "D", "R")
-        ):
-            return None
-        out.append((e[0], e[1], e[2]))
-    return out
+    events = kept_events(
+        folder, cache_dir, first_parent=first_parent, heads={} if heads is None else heads
+    )
+    return [(kind, a, b) for _c, kind, a, b in events or ()]
 
 
 def reachable(stem: str, stems) -> list[str]:
@@ -442,26 +387,37 @@ def reachable(stem: str, stems) -> list[str]:
     room = (100.0 - STEM_CUTOFF) / 100.0
     m, counts, out = len(stem), None, []
     for other in stems:
-        budget = room * (m + len(other))
-        if abs(m - len(other)) > budget:
+        n = len(other)
+        budget = room * (m + n)
+        if abs(m - n) > budget:
             continue
         if counts is None:
-            counts = Counter(stem)
-        theirs = Counter(other)
-        if sum(((counts - theirs) + (theirs - counts)).values()) > budget:
+            counts = _counts(stem)
+        theirs = _counts(other)
+        # the sum of the count differences: m + n less twice the characters both hold
+        common = sum(min(k, theirs.get(c, 0)) for c, k in counts.items())
+        if m + n - 2 * common > budget:
             continue
         out.append(other)
     return out
 
 
-def _head(real: str, heads: dict[str, tuple[str, bool] | None]) -> tuple[str, bool] | None:
-    """The commit ``HEAD`` names in the checkout holding the folder ``real`` and whether
-    the clone is shallow, kept in ``heads`` by checkout. None without a commit or git."""
+@functools.lru_cache(maxsize=1 << 16)
+def _counts(text: str) -> dict[str, int]:
+    """How many times each character occurs in ``text`` (kept: a run asks of the same
+    stems for every gone path)."""
+    return dict(Counter(text))
+
+
+def _head(real: str, heads: dict[str, tuple[str, str] | None]) -> tuple[str, str] | None:
+    """The commit ``HEAD`` names in the checkout holding the folder ``real`` and what cut
+    a shallow clone's history (``git.head_key``), kept in ``heads`` by checkout. None
+    without a commit or git."""
     top = work_tree_top(real)
     if top is None:
         return None
     if top not in heads:
-        heads[top] = head_state(top)
+        heads[top] = head_key(top)  # type: ignore[assignment]
     return heads[top]
 
 

@@ -23,7 +23,6 @@ from reprlib import recursive_repr
 from typing import TYPE_CHECKING
 
 from brainmigrate import inputs
-from brainmigrate.digests import blake2b
 from brainmigrate.read.links import remote_parts
 
 if TYPE_CHECKING:  # loaded by the first alias, package or heading read
@@ -31,8 +30,6 @@ if TYPE_CHECKING:  # loaded by the first alias, package or heading read
 
 #: Files larger than this are not read for line counts or headings (bytes).
 MAX_READ = 16 * 1024 * 1024
-#: The format of the history cache file (changed when its layout changes).
-_HISTORY_FORMAT = b"brainmigrate-history 2"
 
 #: ``History``'s sets when they hold nothing.
 _NO_PATHS: frozenset[str] = frozenset()
@@ -110,10 +107,42 @@ def git_history(root, cache_dir: str | os.PathLike | None = None) -> History | N
     yet). In a shallow clone, the commits fetched are read and ``unavailable`` says "a
     shallow clone". None when ``root`` is no git work tree.
 
-    With ``cache_dir`` the paths are kept in a file there, keyed by the root's folder,
-    HEAD's commit and whether the clone is shallow: a second run at the same HEAD runs no
-    ``git log``. A cache that cannot be read or written is passed by."""
-    from brainmigrate.git import in_work_tree, run_git
+    With ``cache_dir`` the paths are kept in the root's history file there
+    (``githistory``: keyed by the root's real path, HEAD's commit and the shallow cut):
+    a second run at the same HEAD runs no git at all when the repository's files tell
+    HEAD (``git.head_key``); one after HEAD moved forward reads only the commits since.
+    A cache that cannot be read or written is passed by."""
+    from brainmigrate.git import head_key
+
+    key = None
+    top = _plain_top(root.real)
+    if top is not None:
+        key = head_key(top, files_only=True)
+    if key is None:
+        return _asked_history(root, cache_dir)
+    if not key:
+        return History()  # no commit yet: no history, and nothing it could know
+    return _kept_history(root, cache_dir, key)
+
+
+def _plain_top(real: str) -> str | None:
+    """The top of the work tree holding the folder ``real`` when the repository's files
+    alone can say what git would (no ``.git`` folder on the way down, no ceiling set),
+    else None."""
+    from brainmigrate.git import work_tree_top
+
+    if os.environ.get("GIT_CEILING_DIRECTORIES"):
+        return None
+    top = work_tree_top(real)
+    if top is None or ".git" in os.path.relpath(real, top).split(os.sep):
+        return None
+    return top
+
+
+def _asked_history(root, cache_dir) -> History | None:
+    """``git_history`` when git is asked whether ``root`` is a work tree and where its
+    ``HEAD`` stands (``_plain_top`` cannot tell)."""
+    from brainmigrate.git import head_key, in_work_tree, run_git, work_tree_top
 
     errors: list[str] = []
     state = run_git(
@@ -123,69 +152,35 @@ def git_history(root, cache_dir: str | os.PathLike | None = None) -> History | N
         if state is None and in_work_tree(root.real):
             return History(unavailable=f"git refused the repository: {errors[0]}")
         return None
-    # A shallow clone's history is read as far as it was fetched: HEAD's paths and what its
-    # fetched commits deleted are known; what only older commits knew reads as unresolved.
-    shallow = "a shallow clone" if state.split()[-1:] == [b"true"] else ""
     head = run_git(root.path, "rev-parse", "--verify", "-q", "HEAD")
     if head is None:
         return History()  # no commit yet: no history, and nothing it could know
-    head = head.strip()
-    cache = _history_file(root, cache_dir, head, shallow)
-    if cache is not None:
-        cached = _read_history(cache[0], cache[1])
-        if cached is not None:
-            return _history_of(cached, shallow)
-    log = run_git(
-        root.path,
-        "log",
-        "--format=",
-        "--name-only",
-        "-z",
-        "--no-renames",
-        "--diff-filter=D",
-        "-m",  # a merge's own changes too: a path a merge resolution dropped
-        "--relative",
-        errors=errors,
-    )
-    tree = run_git(root.path, "ls-tree", "-r", "-z", "--name-only", "HEAD") or b""
-    if log is None:
-        return History(unavailable=f"git log failed: {errors[-1]}")
-    paths = {os.fsdecode(p.strip(b"\n")) for p in (log + b"\0" + tree).split(b"\0")}
-    paths.discard("")
-    paths = {unicodedata.normalize("NFC", p) for p in paths}
-    if cache is not None:
-        _write_history(cache[0], cache[1], paths)
-    return _history_of(paths, shallow)
+    shallow = state.split()[-1:] == [b"true"]
+    key = head_key(work_tree_top(root.real) or root.real) if shallow else None
+    commit = head.strip().decode("ascii", "replace")
+    tag = (key[1] if isinstance(key, tuple) and key[0] == commit else "") or "shallow:?"
+    return _kept_history(root, cache_dir, (commit, tag if shallow else ""))
 
 
-def _history_file(root, cache_dir, head: bytes, shallow: str) -> tuple[Path, bytes] | None:
-    if cache_dir is None or not head:
-        return None
-    key = blake2b(os.fsencode(root.real), digest_size=8).hexdigest()
-    header = b"%s %s %s" % (_HISTORY_FORMAT, head, b"shallow" if shallow else b"whole")
-    return Path(cache_dir) / f"history-{key}.bin", header
+def _kept_history(root, cache_dir, key: tuple[str, str]) -> History:
+    """The history of ``root`` at ``key`` (``git.head_key``): kept (carried forward from
+    an older kept ``HEAD`` it descends from: ``githistory``), or read whole."""
+    from brainmigrate.githistory import KeptHistory, gone_paths, part_paths, paths_part
 
+    # A shallow clone's history is read as far as it was fetched: HEAD's paths and what its
+    # fetched commits deleted are known; what only older commits knew reads as unresolved.
+    shallow = "a shallow clone" if key[1] else ""
+    kept = KeptHistory(root.real, key, cache_dir)
+    failed: list[str] = []
 
-def _read_history(path: Path, header: bytes) -> set[str] | None:
-    try:
-        data = inputs.read_whole(path)
-    except OSError:
-        return None
-    first, _, body = data.partition(b"\n")
-    if first != header:
-        return None
-    return {p.decode("utf-8", "surrogateescape") for p in body.split(b"\0") if p}
+    def make() -> bytes | None:
+        paths = gone_paths(root.path, key[0], None, failed)
+        return None if paths is None else paths_part(paths)
 
-
-def _write_history(path: Path, header: bytes, paths: set[str]) -> None:
-    from brainmigrate.writers import write_file
-
-    body = b"\0".join(p.encode("utf-8", "surrogateescape") for p in sorted(paths))
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_file(path, header + b"\n" + body)
-    except OSError:
-        pass  # a cache folder that cannot be written: the next run reads git again
+    data = kept.part("gone", make)
+    if data is None:
+        return History(unavailable=f"git log failed: {failed[-1] if failed else '?'}")
+    return _history_of(part_paths(data), shallow)
 
 
 def default_listing(root, cache_dir=None) -> tuple[str, list[str]]:

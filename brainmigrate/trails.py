@@ -118,10 +118,19 @@ class History:
     of fingerprint commits (``trail``): the first-parent and the whole history
     (``log_events``; the whole on first need), each commit's parents (``commit_parents``,
     when a commit is asked for) and what is not yet committed (``worktree_events``): at
-    most four git runs, however many commits are asked."""
+    most four git runs, however many commits are asked. ``logs`` (``first_parent`` ->
+    ``log_events``' answer) and ``parents`` (-> ``commit_parents``' answer) read them
+    another way (kept across runs: ``githistory``)."""
 
-    def __init__(self, folder: str | os.PathLike) -> None:
+    def __init__(
+        self,
+        folder: str | os.PathLike,
+        logs: Callable[[bool], list[tuple[str, str, str, str]] | None] | None = None,
+        parents: Callable[[], dict[str, tuple[str, ...]]] | None = None,
+    ) -> None:
         self.folder = folder
+        self._read_log = logs or (lambda fp: log_events(folder, first_parent=fp))
+        self._read_parents = parents or (lambda: commit_parents(folder))
         self._logs: dict[bool, list[tuple[str, str, str, str]]] = {}
         self._parents: dict[str, tuple[str, ...]] | None = None
         self._worktree: list[tuple[str, str, str]] | None = None
@@ -135,7 +144,7 @@ class History:
         ``since`` (then a file's trail starts at its first removal, else at its last).
         ``since`` None, or no commit of ``HEAD``'s history: the whole history, False."""
         if since and self._parents is None:
-            self._parents = commit_parents(self.folder)
+            self._parents = self._read_parents()
         known = since if since and self._parents and since in self._parents else None
         if known not in self._trails:
             self._trails[known] = BranchTrail(
@@ -148,7 +157,7 @@ class History:
         ``since`` holds (itself and its ancestors: ``git.held_by``, worked out once per
         history for its commits with events)."""
         if first_parent not in self._logs:
-            self._logs[first_parent] = log_events(self.folder, first_parent=first_parent) or []
+            self._logs[first_parent] = self._read_log(first_parent) or []
         if self._worktree is None:
             self._worktree = worktree_events(self.folder)
         events = self._logs[first_parent]

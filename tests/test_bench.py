@@ -21,6 +21,7 @@ CASES = {
     "corpus.py": ["{out}/corpus", "--lines", "100", "--files", "2"],
     "bench_check.py": ["--lines", "100", "--files", "2", "--repeat", "1"],
     "bench_export.py": ["--facts", "100", "--queries", "3"],
+    "bench_history.py": ["--commits", "120", "--files", "20", "--notes", "10", "--repeat", "1"],
     "bench_import.py": ["--lines", "100", "--files", "2"],
     "bench_import_rows.py": ["--lines", "100", "--files", "2", "--rounds", "1", "--tree", "{tree}"],
     "bench_index.py": ["--tree", "{tree}", "--names", "2", "--repeat", "1"],

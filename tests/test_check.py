@@ -716,9 +716,12 @@ def test_a_finding_on_a_line_a_runaway_fact_left_out_is_still_that_facts(project
 
 
 def test_rename_history_is_read_once_per_commit(history, tmp_path, monkeypatch):
-    """The rename history is kept per HEAD commit: the same commit reads the cache (no
-    `git log`), a new commit reads git again, and a spoiled cache file (not JSON, or JSON
-    of another shape) is made again."""
+    """The rename history is kept per HEAD commit in the root's one history file: the
+    same commit reads the cache (no `git log`), a new commit reads git again (the same
+    file), and a spoiled cache file (not the header this writes, or a part of another
+    shape) is made again."""
+    from brainmigrate import git as gitmodule
+    from brainmigrate import githistory
     from brainmigrate import hints as hints_module
     from brainmigrate.git import history_events
     from brainmigrate.trails import RenameTrail
@@ -727,30 +730,35 @@ def test_rename_history_is_read_once_per_commit(history, tmp_path, monkeypatch):
     first = hints_module.history_at_head(history, cache)
     assert RenameTrail(first).follow("app/src/Chain.kt") == "app/last/Chain.kt"
     assert first == history_events(history)
-    kept = list(cache.glob("git-renames-*.json"))
+    kept = list(cache.glob("githistory-*.bin"))
     assert len(kept) == 1
-    monkeypatch.setattr(hints_module, "history_events", lambda folder: pytest.fail("read git"))
+    monkeypatch.setattr(gitmodule, "log_output", lambda *a, **k: pytest.fail("read git"))
     assert hints_module.history_at_head(history, cache) == first
     monkeypatch.undo()
     git(history, "mv", "app/last/Chain.kt", "app/Chain.kt")
     git(history, "commit", "-qm", "move once more")
     second = hints_module.history_at_head(history, cache)
     assert RenameTrail(second).follow("app/src/Chain.kt") == "app/Chain.kt"
-    assert len(list(cache.glob("git-renames-*.json"))) == 2
+    assert list(cache.glob("githistory-*.bin")) == kept  # one file per root
+    [path] = kept
+    good = path.read_bytes()
+    line, _, body = good.partition(b"\n")
+    header = json.loads(line)
     for spoiled in (
-        "{not json",
-        '{"folder": 1}',
-        "[]",
-        json.dumps({"folder": str(history.resolve()), "head": "x", "events": 5}),
+        b"{not json",
+        b'{"folder": 1}\n',
+        b"[]\n",
+        b"",
+        good[: len(good) // 2],  # truncated: a part ends past the file's end
+        json.dumps({**header, "format": githistory.FORMAT - 1}).encode() + b"\n" + body,
+        json.dumps({**header, "folder": "/elsewhere"}).encode() + b"\n" + body,
+        json.dumps({**header, "parts": {"every": [0, 5]}}).encode() + b"\n" + b"[[5]]",
+        json.dumps({**header, "parts": {"every": [0, 23]}}).encode()
+        + b"\n"
+        + b'[["c","R","src/a.py",5]]',
     ):
-        for f in cache.glob("git-renames-*.json"):
-            f.write_text(spoiled, encoding="utf-8")
+        path.write_bytes(spoiled)
         assert hints_module.history_at_head(history, cache) == second
-    for f in cache.glob("git-renames-*.json"):  # the shape, with the right key
-        data = json.loads(f.read_text(encoding="utf-8"))
-        data["events"] = [["R", "src/old.py", 5]]
-        f.write_text(json.dumps(data), encoding="utf-8")
-    assert hints_module.history_at_head(history, cache) == second
     # an unwritable cache folder still gives the answer
     blocked = tmp_path / "blocked"
     blocked.write_text("a file, not a folder", encoding="utf-8")
@@ -801,7 +809,7 @@ def test_the_similar_prefilter_keeps_every_stem_rapidfuzz_would_keep(stem, stems
     assert [(o, s) for o, s, _ in near] == [(o, s) for o, s, _ in every]
 
 
-def test_a_shallow_clones_history_is_not_kept_so_a_fetch_brings_the_hints(history, tmp_path):
+def test_a_shallow_clones_history_is_kept_by_its_cut_so_a_fetch_brings_the_hints(history, tmp_path):
     clone = tmp_path / "clone"
     subprocess.run(
         ["git", "clone", "-q", "--depth", "1", f"file://{history}", str(clone)],
@@ -812,7 +820,8 @@ def test_a_shallow_clones_history_is_not_kept_so_a_fetch_brings_the_hints(histor
     root = importer.make_roots([clone])[0]
     shallow = MoveHints([root], cache).locate("app/src/Chain.kt")
     assert shallow is not None and shallow.how == "same-name"  # git cannot tell yet
-    assert not list(cache.glob("git-renames-*.json"))  # a shallow history is not kept
+    [kept] = cache.glob("githistory-*.bin")  # kept, keyed by what cut the history
+    assert json.loads(kept.read_bytes().split(b"\n")[0])["shallow"].startswith("shallow:")
     git(clone, "fetch", "-q", "--unshallow")
     assert MoveHints([root], cache).hint("app/src/Chain.kt") == rules.Hint(
         "app/last/Chain.kt", "git-rename"

@@ -3,6 +3,7 @@ line counts and heading anchors (SPEC.md §Anchors 1)."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 
 import pytest
@@ -189,12 +190,12 @@ def test_history_holds_deleted_paths_and_their_folders_and_is_cached_by_head(
     assert "old/gone/flow.md" in history.paths
     assert {"old", "old/gone", "bin", "src/lib"} <= history.folders
     assert "old" in history.firsts and history.unavailable == ""
-    [kept] = cache.glob("history-*.bin")
+    [kept] = cache.glob("githistory-*.bin")
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True).stdout
-    assert kept.read_bytes().split(b"\n", 1)[0] == b"brainmigrate-history 2 " + head.strip() + (
-        b" whole"
-    )
-    # a second run at the same HEAD runs no git log
+    header = json.loads(kept.read_bytes().split(b"\n", 1)[0])
+    assert (header["format"], header["head"], header["shallow"]) == (3, head.strip().decode(), "")
+    assert list(header["parts"]) == ["gone"]
+    # a second run at the same HEAD runs no git at all
     real = git.run_git
     calls = []
 
@@ -205,7 +206,7 @@ def test_history_holds_deleted_paths_and_their_folders_and_is_cached_by_head(
     monkeypatch.setattr(git, "run_git", spy)
     again = git_history(Root.of(0, repo), cache)
     assert again == history
-    assert "log" not in calls and "ls-tree" not in calls
+    assert calls == []
     # a new commit is a new HEAD: read again
     write(repo, {"new.md": "x"})
     run(repo, "add", "new.md")

@@ -305,7 +305,7 @@ def test_history_events_list_a_merge_after_its_branch(tree):
 
 
 def test_kept_histories_of_the_older_format_are_read_again(tree, tmp_path):
-    from brainmigrate import hints
+    from brainmigrate import githistory, hints
 
     repo = tree / "repo"
     delete_then_add(repo, "src/parse.rs", "lib/parsers.rs", PARSE)
@@ -313,12 +313,13 @@ def test_kept_histories_of_the_older_format_are_read_again(tree, tmp_path):
     cache = tmp_path / "cache"
     events = hints.history_at_head(repo, cache)
     assert events[-1] == ("R", "src/parse.rs", "lib/parsers.rs")
-    [kept] = cache.glob("git-renames-*.json")
-    data = json.loads(kept.read_text())
-    assert data["format"] == hints.HISTORY_FORMAT == 2
-    del data["format"]  # as a run before merges were read kept it
-    data["events"] = events[:-1]
-    kept.write_text(json.dumps(data))
+    [kept] = cache.glob("githistory-*.bin")
+    line, _, body = kept.read_bytes().partition(b"\n")
+    header = json.loads(line)
+    assert header["format"] == githistory.FORMAT == 3
+    older = json.dumps(events[:-1]).encode()  # as a run of an older format kept it
+    header["format"], header["parts"] = 2, {"every": [0, len(older)]}
+    kept.write_bytes(json.dumps(header).encode() + b"\n" + older)
     assert hints.history_at_head(repo, cache) == events
 
 
