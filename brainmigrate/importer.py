@@ -106,9 +106,12 @@ def _read_notes(
         lambda: _name_index(roots[0], options.cache_dir, digests),
         cache_folder(options.cache_dir),
     )
+    order = {display: i for i, (display, _) in enumerate(files)}
+    where = lambda d: (order.get(d.file, 0), d.line or 0, d.col or 0)  # noqa: E731
     # Every warning goes to a temporary file, as the facts do: memory stays flat however
-    # many the notes make.
-    diags = Spill(diagnostic(name, None, "BM307", "not a regular file; skipped") for name in odd)
+    # many the notes make. The spill notes whether they come in order (they mostly do).
+    odd_files = (diagnostic(name, None, "BM307", "not a regular file; skipped") for name in odd)
+    diags = Spill(odd_files, key=where)
     # Facts naming more CamelCase names than are kept: BM202 once the names are looked up.
     crowded = Spill()
 
@@ -126,8 +129,7 @@ def _read_notes(
         done = resolver.complete(copy_resolved(res))
         _dropped(file, line, done.notes[len(res.notes) :], diags)
     crowded.close()
-    order = {display: i for i, (display, _) in enumerate(files)}
-    warnings = sorted_spill(diags, key=lambda d: (order.get(d.file, 0), d.line or 0, d.col or 0))
+    warnings = sorted_spill(diags, key=where)
     notes = ReadFacts(facts, resolver.complete, NOTHING)
     return Notes(stats, notes, warnings, roots, df, resolver.index)
 

@@ -24,6 +24,7 @@ from brainmigrate.fsutil import printable
 if TYPE_CHECKING:  # loaded when a run spills to a database, not by every run
     import sqlite3
 
+_NONE = object()
 #: Values ``Keyed`` keeps in memory before it writes them to its database.
 CACHE = 4096
 
@@ -101,9 +102,14 @@ class Spill:
     Items must be picklable; an item read back is a copy of the one appended (the last,
     unwritten batch is read as it is). Several iterations may run at once; appending
     while iterating is not supported. Small spills never touch the disk.
+
+    With ``key``, the spill notes while items are appended whether they come in order of
+    ``key`` (``in_order``), so ``sorted_spill`` by that same key needs no pass to find out.
     """
 
-    def __init__(self, items: Iterable[Any] = (), batch: int | None = None) -> None:
+    def __init__(
+        self, items: Iterable[Any] = (), batch: int | None = None, key: Callable | None = None
+    ) -> None:
         self._batch = batch or BATCH
         self._buffer: list[Any] = []
         self._file: BinaryIO | None = None
@@ -111,11 +117,20 @@ class Spill:
         self._end = 0
         self._len = 0
         self._held = 0  # sizes given with the buffered items
+        self.key = key
+        #: with ``key``: whether the items appended so far came in order of it
+        self.in_order = key is not None
+        self._last: Any = _NONE
         self.extend(items)
 
     def append(self, item: Any, size: int = 0) -> None:
         """Append ``item``; ``size`` (about its bytes, for large items) makes the batch
         be written sooner, so a few huge items never fill memory."""
+        if self.in_order:
+            k = self.key(item)  # type: ignore[misc]
+            if self._last is not _NONE and k < self._last:
+                self.in_order = False
+            self._last = k
         self._buffer.append(item)
         self._len += 1
         self._held += size
@@ -163,6 +178,7 @@ class Spill:
             self._file.close()
             self._file = None
         self._buffer, self._spans, self._end, self._len, self._held = [], [], 0, 0, 0
+        self.in_order, self._last = self.key is not None, _NONE
 
 
 #: Items ``sorted_spill`` sorts in memory at a time (a run), and the batch each sorted
@@ -178,14 +194,12 @@ def sorted_spill(items: Spill, key: Callable[[Any], Any]) -> Spill:
     equal items in the order of their runs), each run read back ``MERGE_BATCH`` items at a
     time, so memory holds one run while sorting and a batch a run while merging. Items
     already in order (the usual case) are returned as they are, after one pass that
-    reads them. Raises ``SpillError``."""
-    last = _NONE = object()
-    for item in items:
-        k = key(item)
-        if last is not _NONE and k < last:
-            break
-        last = k
-    else:
+    reads them (none when ``items`` tracked their order by this ``key`` as they came,
+    ``Spill.in_order``). Raises ``SpillError``."""
+    if items.key is key:
+        if items.in_order:
+            return items
+    elif _in_order(items, key):
         return items
     runs: list[Spill] = []
     chunk: list[Any] = []
@@ -206,6 +220,43 @@ def sorted_spill(items: Spill, key: Callable[[Any], Any]) -> Spill:
     for run in runs:
         run.close()
     return out
+
+
+def _in_order(items: Iterable[Any], key: Callable[[Any], Any]) -> bool:
+    """Whether ``items`` come in order of ``key`` (read up to the first that does not)."""
+    last = _NONE
+    for item in items:
+        k = key(item)
+        if last is not _NONE and k < last:
+            return False
+        last = k
+    return True
+
+
+class Merged:
+    """The items of sorted spills merged by ``key`` (equal keys in the order of the
+    spills, as one stable sort of them all), merged again each time they are read rather
+    than copied into one more spill: ``len``, iteration, ``close`` (which closes the
+    spills)."""
+
+    def __init__(self, parts: list[Spill], key: Callable[[Any], Any]) -> None:
+        self._parts, self._key = parts, key
+
+    def __len__(self) -> int:
+        return sum(len(p) for p in self._parts)
+
+    def __bool__(self) -> bool:
+        return any(self._parts)
+
+    def __iter__(self) -> Iterator[Any]:
+        import heapq
+
+        return heapq.merge(*self._parts, key=self._key)
+
+    def close(self) -> None:
+        for part in self._parts:
+            part.close()
+        self._parts = []
 
 
 class Keyed:

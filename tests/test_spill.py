@@ -131,6 +131,44 @@ def test_sorted_spill_returns_items_in_order_as_they_are():
     assert list(sorted_spill(Spill(), key=lambda t: t)) == []
 
 
+def test_a_spill_with_a_key_notes_its_order_and_is_not_read_to_be_sorted(monkeypatch):
+    from brainmigrate import spill
+
+    key = lambda t: t[0]  # noqa: E731
+    ordered = Spill([(0, "b"), (1, "a"), (1, "c")], batch=2, key=key)
+    assert ordered.in_order
+    read = []
+    monkeypatch.setattr(Spill, "__iter__", lambda self: read.append(self) or iter(()))
+    assert spill.sorted_spill(ordered, key) is ordered and read == []  # not read at all
+    monkeypatch.undo()
+    monkeypatch.setattr(spill, "SORT_RUN", 2)
+    items = [(2, "x"), (0, "y"), (2, "z"), (1, "w"), (0, "v")]
+    mixed = Spill(items[:1], batch=2, key=key)
+    mixed.extend(items[1:])
+    assert not mixed.in_order
+    assert list(spill.sorted_spill(mixed, key)) == sorted(items, key=key)
+    other = Spill(items, batch=2, key=lambda t: t)  # noted by another key: read and sorted
+    assert list(spill.sorted_spill(other, key)) == sorted(items, key=key)
+    ordered.close()
+    assert ordered.in_order and len(ordered) == 0
+
+
+def test_merged_spills_read_as_one_stable_sort_of_them_all():
+    from brainmigrate.spill import Merged
+
+    key = lambda t: t[0]  # noqa: E731
+    a = Spill([(0, "a0"), (2, "a2"), (2, "a2'")], batch=2)
+    b = Spill([(1, "b1"), (2, "b2")], batch=1)
+    c = Spill([(0, "c0"), (3, "c3")])
+    merged = Merged([a, b, c], key)
+    want = sorted([*a, *b, *c], key=key)
+    assert list(merged) == want and list(merged) == want  # read twice
+    assert list(zip(merged, merged, strict=True)) == list(zip(want, want, strict=True))
+    assert len(merged) == 7 and merged
+    merged.close()
+    assert len(a) == len(b) == len(c) == 0 and not merged
+
+
 def test_an_imports_warnings_are_spilled_so_its_memory_stays_flat(tmp_path):
     """Every warning goes to a temporary file as the facts do: an import of 20,000 facts
     with an undated comment each (BM301) peaks no higher than 40 bytes a warning above the
