@@ -38,7 +38,7 @@ from brainmigrate.rules import (
     waived_by,
 )
 from brainmigrate.shapes import shorten
-from brainmigrate.spill import Merged, Spill, sorted_spill
+from brainmigrate.spill import Merged, Sorter, Spill
 
 if TYPE_CHECKING:  # the baseline is loaded when a run names one
     from brainmigrate.baseline import BaselineStatus
@@ -301,21 +301,20 @@ def collect(notes: Notes, hints: MoveHints | None = None) -> Findings:
     BM401 per entry of a fact's ``suppress`` that waived none of its findings. ``hints``
     gives gone paths a "moved?" hint (None: no hints). The facts are read back once: each
     warning meets its fact (``_owners``) in the same pass that makes the citations'
-    findings. The kinds come each nearly in order (each spill notes whether it did; one
-    that did not is sorted, ``spill.sorted_spill``) and are merged as they are read,
-    equal keys in that order, as one stable sort of them all would.
+    findings. The kinds come each nearly in order (``spill.Sorter``) and are merged as
+    they are read, equal keys in that order, as one stable sort of them all would.
     """
     order = {st.path: i for i, st in enumerate(notes.files)}
     key = lambda f: (order.get(f.file, 0), f.line or 0, f.col or 0, f.code, f.subject)  # noqa: E731
     # warnings of no line or of no file read come first among the diagnostics, as
     # they came first in the warnings
-    cites, odd, diags, unused = Spill(key=key), Spill(key=key), Spill(key=key), Spill(key=key)
+    cites, odd, diags, unused = Sorter(key), Sorter(key), Sorter(key), Sorter(key)
     counts: Counter = Counter()
     waivers: dict[tuple[str, int], ParsedFact] = {}  # facts with a suppression comment
     used: set[tuple[str, int, str]] = set()
     scopes = {st.path: st.scope for st in notes.files} if notes.warnings else {}
 
-    def add(finding: Finding, fact: ParsedFact | None, into: Spill) -> None:
+    def add(finding: Finding, fact: ParsedFact | None, into: Sorter) -> None:
         if fact is not None and fact.suppress:
             waivers[fact.file, fact.line] = fact
             entry = waived_by(finding.code, fact.suppress)
@@ -325,7 +324,7 @@ def collect(notes: Notes, hints: MoveHints | None = None) -> Findings:
         into.append(finding)
         counts[finding.code, finding.severity, finding.suppressed, False] += 1
 
-    def warned(d: Diagnostic, owner: ParsedFact | None, into: Spill) -> None:
+    def warned(d: Diagnostic, owner: ParsedFact | None, into: Sorter) -> None:
         add(_diagnostic_finding(d, owner, scopes), owner, into)
 
     for fact, res in _owners(notes, order, warned, odd, diags):
@@ -337,7 +336,7 @@ def collect(notes: Notes, hints: MoveHints | None = None) -> Findings:
         for entry in sorted(fact.suppress):
             if (file, line, entry) not in used:
                 add(_unused_finding(fact, entry), None, unused)
-    parts = [sorted_spill(part, key) for part in (cites, odd, diags, unused) if part]
+    parts = [part.sorted() for part in (cites, odd, diags, unused) if part]
     if len(parts) <= 1:
         return Findings.adopt(parts[0] if parts else Spill(), counts)
     return Findings.adopt(Merged(parts, key), counts)
@@ -368,7 +367,7 @@ def _unused_finding(fact: ParsedFact, entry: str) -> Finding:
 
 
 def _owners(
-    notes: Notes, order: dict[str, int], warned: Callable, odd: Spill, into: Spill
+    notes: Notes, order: dict[str, int], warned: Callable, odd: Sorter, into: Sorter
 ) -> Iterator[tuple[ParsedFact, object]]:
     """The facts with what they name, read once, in order; on the way, each warning is
     given with the fact it is about (or None) to ``warned(d, owner, spill)``: warnings of

@@ -102,14 +102,9 @@ class Spill:
     Items must be picklable; an item read back is a copy of the one appended (the last,
     unwritten batch is read as it is). Several iterations may run at once; appending
     while iterating is not supported. Small spills never touch the disk.
-
-    With ``key``, the spill notes while items are appended whether they come in order of
-    ``key`` (``in_order``), so ``sorted_spill`` by that same key needs no pass to find out.
     """
 
-    def __init__(
-        self, items: Iterable[Any] = (), batch: int | None = None, key: Callable | None = None
-    ) -> None:
+    def __init__(self, items: Iterable[Any] = (), batch: int | None = None) -> None:
         self._batch = batch or BATCH
         self._buffer: list[Any] = []
         self._file: BinaryIO | None = None
@@ -117,20 +112,11 @@ class Spill:
         self._end = 0
         self._len = 0
         self._held = 0  # sizes given with the buffered items
-        self.key = key
-        #: with ``key``: whether the items appended so far came in order of it
-        self.in_order = key is not None
-        self._last: Any = _NONE
         self.extend(items)
 
     def append(self, item: Any, size: int = 0) -> None:
         """Append ``item``; ``size`` (about its bytes, for large items) makes the batch
         be written sooner, so a few huge items never fill memory."""
-        if self.in_order:
-            k = self.key(item)  # type: ignore[misc]
-            if self._last is not _NONE and k < self._last:
-                self.in_order = False
-            self._last = k
         self._buffer.append(item)
         self._len += 1
         self._held += size
@@ -178,7 +164,6 @@ class Spill:
             self._file.close()
             self._file = None
         self._buffer, self._spans, self._end, self._len, self._held = [], [], 0, 0, 0
-        self.in_order, self._last = self.key is not None, _NONE
 
 
 #: Items ``sorted_spill`` sorts in memory at a time (a run), and the batch each sorted
@@ -194,12 +179,8 @@ def sorted_spill(items: Spill, key: Callable[[Any], Any]) -> Spill:
     equal items in the order of their runs), each run read back ``MERGE_BATCH`` items at a
     time, so memory holds one run while sorting and a batch a run while merging. Items
     already in order (the usual case) are returned as they are, after one pass that
-    reads them (none when ``items`` tracked their order by this ``key`` as they came,
-    ``Spill.in_order``). Raises ``SpillError``."""
-    if items.key is key:
-        if items.in_order:
-            return items
-    elif _in_order(items, key):
+    reads them. Raises ``SpillError``."""
+    if _in_order(items, key):
         return items
     runs: list[Spill] = []
     chunk: list[Any] = []
@@ -257,6 +238,55 @@ class Merged:
         for part in self._parts:
             part.close()
         self._parts = []
+
+
+class Sorter:
+    """Items appended nearly in order of ``key``, read back in order (a stable sort):
+    ``append``, ``extend``, ``len``, then ``sorted()`` once.
+
+    An item at or after the last one kept in order goes to the spill of items in order;
+    an earlier one to a second spill, sorted at the end (``sorted_spill``) and merged with
+    the first as they are read (``Merged``). Items that come nearly in order (warnings
+    made a fact at a time) are so written once and read once, not read to find out,
+    sorted in runs and copied. Stable: an item kept in order whose key equals a late
+    one's came before it (else that one would not be late), and ``Merged`` gives the
+    first spill's items first on equal keys."""
+
+    def __init__(self, key: Callable[[Any], Any], items: Iterable[Any] = ()) -> None:
+        self.key = key
+        self._kept = Spill()
+        self._late: Spill | None = None
+        self._last: Any = _NONE
+        self.extend(items)
+
+    def append(self, item: Any, size: int = 0) -> None:
+        k = self.key(item)
+        if self._last is _NONE or not k < self._last:
+            self._last = k
+            self._kept.append(item, size)
+        else:
+            if self._late is None:
+                self._late = Spill()
+            self._late.append(item, size)
+
+    def extend(self, items: Iterable[Any]) -> None:
+        for item in items:
+            self.append(item)
+
+    def __len__(self) -> int:
+        return len(self._kept) + (len(self._late) if self._late is not None else 0)
+
+    def __bool__(self) -> bool:
+        return len(self) > 0
+
+    def sorted(self) -> Spill | Merged:
+        """The items in order of ``key``, equal keys in the order appended; they now
+        belong to what is returned (close that), and this sorter is empty."""
+        kept, late = self._kept, self._late
+        self._kept, self._late, self._last = Spill(), None, _NONE
+        if not late:
+            return kept
+        return Merged([kept, sorted_spill(late, self.key)], self.key)
 
 
 class Keyed:

@@ -131,26 +131,40 @@ def test_sorted_spill_returns_items_in_order_as_they_are():
     assert list(sorted_spill(Spill(), key=lambda t: t)) == []
 
 
-def test_a_spill_with_a_key_notes_its_order_and_is_not_read_to_be_sorted(monkeypatch):
-    from brainmigrate import spill
+def test_a_sorter_gives_a_stable_sort_of_items_nearly_in_order(monkeypatch):
+    """Items kept in order are written once and not sorted; late ones are sorted and
+    merged in; equal keys come in the order appended, as ``sorted`` gives them."""
+    import random
 
+    from brainmigrate import spill
+    from brainmigrate.spill import Sorter
+
+    monkeypatch.setattr(spill, "SORT_RUN", 4)
     key = lambda t: t[0]  # noqa: E731
-    ordered = Spill([(0, "b"), (1, "a"), (1, "c")], batch=2, key=key)
-    assert ordered.in_order
-    read = []
-    monkeypatch.setattr(Spill, "__iter__", lambda self: read.append(self) or iter(()))
-    assert spill.sorted_spill(ordered, key) is ordered and read == []  # not read at all
-    monkeypatch.undo()
-    monkeypatch.setattr(spill, "SORT_RUN", 2)
-    items = [(2, "x"), (0, "y"), (2, "z"), (1, "w"), (0, "v")]
-    mixed = Spill(items[:1], batch=2, key=key)
-    mixed.extend(items[1:])
-    assert not mixed.in_order
-    assert list(spill.sorted_spill(mixed, key)) == sorted(items, key=key)
-    other = Spill(items, batch=2, key=lambda t: t)  # noted by another key: read and sorted
-    assert list(spill.sorted_spill(other, key)) == sorted(items, key=key)
-    ordered.close()
-    assert ordered.in_order and len(ordered) == 0
+    rng = random.Random(5)
+    for n in (0, 1, 7, 40):
+        for shape in ("in order", "nearly", "reversed", "random"):
+            keys = sorted(rng.randrange(6) for _ in range(n))
+            if shape == "nearly":  # a few items each a little early or late
+                for _ in range(n // 4):
+                    i = rng.randrange(max(n - 2, 1))
+                    keys[i : i + 2] = keys[i : i + 2][::-1]
+            elif shape == "reversed":
+                keys.reverse()
+            elif shape == "random":
+                rng.shuffle(keys)
+            items = [(k, i) for i, k in enumerate(keys)]
+            sorter = Sorter(key, items[:2])
+            sorter.extend(items[2:])
+            assert len(sorter) == n and bool(sorter) == (n > 0)
+            out = sorter.sorted()
+            assert list(out) == sorted(items, key=key), (n, shape)
+            assert list(out) == sorted(items, key=key)  # read again
+            assert len(out) == n
+            if shape == "in order":
+                assert isinstance(out, Spill)  # nothing late: the items as written
+            out.close()
+            assert len(sorter) == 0
 
 
 def test_merged_spills_read_as_one_stable_sort_of_them_all():
