@@ -316,8 +316,8 @@ class _Block:
 
 
 def _digest(key: Key) -> bytes:
-    """16 bytes that stand for a block key: scope, numbers and task ids, each set sorted and
-    every item length-prefixed, so no two keys share a text."""
-    parts = [key.scope, *sorted(key.numbers), "\x1f", *sorted(key.tasks)]
-    text = "".join(f"{len(p)}:{p}" for p in parts)
+    """16 bytes that stand for a block key: scope, numbers and task ids, each set sorted,
+    as Python writes them (``repr`` of strings and lists of strings reads back as what it
+    was written from, so no two keys share a text)."""
+    text = repr((key.scope, sorted(key.numbers), sorted(key.tasks)))
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
