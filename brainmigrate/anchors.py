@@ -28,11 +28,8 @@ from typing import Protocol
 from urllib.parse import unquote
 
 from brainmigrate.citing import (
-    MARKDOWN,
     NO_FACT,
     FactText,
-    fragment_of,
-    names_heading,
 )
 from brainmigrate.codes import diagnostic
 from brainmigrate.fsutil import printable
@@ -173,6 +170,12 @@ class Resolver:
         self._index_made = False
         self._wanted: set[str] = set()
         self._choice: dict[str, tuple] = {}
+        # What a run asks again and again, answered once: a token's cited-path shape by
+        # (text, link, @), its CamelCase names by text, an anchor by (lookup, lines, how),
+        # and (``paths.check_cited``) a cited file's lines and headings.
+        self._shapes: dict[tuple[str, bool, bool], tuple[str, str] | None] = {}
+        self._camels: dict[str, tuple[str, ...]] = {}
+        self._anchors: dict[tuple, Anchor] = {}
 
     def index(self) -> NameIndex | None:
         """The first root's ``NameIndex``, made on first need (None without a maker)."""
@@ -255,7 +258,11 @@ class Resolver:
                         at = Token(c.name, c.line, c.col, tok.lines)
                         self._module(c.name, c.context and not c.attrs, at, out, seen, folder)
                         break
-            for name in camelcase_names(tok.whole or tok.text):
+            whole = tok.whole or text
+            names = self._camels.get(whole)
+            if names is None:
+                names = self._camels[whole] = tuple(camelcase_names(whole))
+            for name in names:
                 out.camel.append(Token(name, tok.line, tok.col, None))
                 if name not in self._choice:
                     self._wanted.add(name)
@@ -272,7 +279,14 @@ class Resolver:
         (``tokens.cited_path``, or ``cited_link`` for a link target): the one place a token
         becomes a path. A folder keeps its trailing ``/``. A leading ``@`` the token layer
         stripped (``Token.at``) is put back: an alias, a workspace package, or a Claude Code
-        import."""
+        import. Asked once per run for each (text, link, ``@``)."""
+        key = (tok.text, tok.link, tok.at)
+        hit = self._shapes.get(key, _MISSING)
+        if hit is _MISSING:
+            hit = self._shapes[key] = self._shape(tok)
+        return hit  # type: ignore[return-value]
+
+    def _shape(self, tok: Token) -> tuple[str, str] | None:
         shape = cited_link(tok.text) if tok.link else cited_path(tok.text)
         if shape is None:
             return None
@@ -301,9 +315,12 @@ class Resolver:
             root = self.roots[found[1]]
             folder = found[3] == "folder"
             lines = None if folder else tok.lines
-            anchor = Anchor(
-                "folder" if folder else "file", root.name, printable(found[2]), None, lines, how
-            )
+            made = (found, lines, how)
+            anchor = self._anchors.get(made)
+            if anchor is None:  # anchors are frozen: facts citing the same share one
+                anchor = self._anchors[made] = Anchor(
+                    "folder" if folder else "file", root.name, printable(found[2]), None, lines, how
+                )
             if anchor not in seen:
                 seen.add(anchor)
                 out.anchors.append(anchor)
@@ -319,23 +336,9 @@ class Resolver:
             out.citations.append(Citation(state, name, tok.line, tok.col, lines=tok.lines))
 
     def _check(self, tok: Token, index: int, rel: str, ctx: FactText) -> None:
-        """Warn a line form past the end of the file (BM204) and a ``#fragment`` naming no
-        heading of a Markdown file (BM205), per SPEC.md §Anchors 1 "Lines and fragments are
-        checked"."""
-        k = self.paths.knowledge[index]
-        nfc = unicodedata.normalize("NFC", rel)
-        shown = printable(rel)
-        if tok.lines is not None:
-            count = k.line_count(nfc)
-            if count is not None and tok.lines[0] > count:
-                ctx.warn(
-                    tok, "BM204", f"line {tok.lines[0]} is past the end of {shown} ({count} lines)"
-                )
-        fragment = fragment_of(tok)
-        if fragment and rel.lower().endswith(MARKDOWN):
-            anchors = k.heading_anchors(nfc)
-            if anchors is not None and not names_heading(fragment, anchors):
-                ctx.warn(tok, "BM205", f"no heading #{printable(fragment)} in {shown}")
+        """Warn what ``paths.check_cited`` finds of the cited lines and fragment."""
+        for code, message in self.paths.check_cited(tok.lines, tok.fragment, index, rel):
+            ctx.warn(tok, code, message)
 
     def _own_url(self, out: Resolved, tok: Token, seen: set[Anchor], ctx) -> bool:
         """A URL into a root's own repository (its git remotes, ``origin`` first) is a
@@ -540,3 +543,4 @@ class Resolver:
 
 
 _UNDECLARED = ("none", ())
+_MISSING = object()

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from reprlib import recursive_repr
 from typing import TYPE_CHECKING
@@ -38,7 +38,7 @@ from brainmigrate.rules import (
     waived_by,
 )
 from brainmigrate.shapes import shorten
-from brainmigrate.spill import Spill, sorted_spill
+from brainmigrate.spill import Merged, Sorter, Spill
 
 if TYPE_CHECKING:  # the baseline is loaded when a run names one
     from brainmigrate.baseline import BaselineStatus
@@ -299,15 +299,22 @@ def collect(notes: Notes, hints: MoveHints | None = None) -> Findings:
     One finding per gone, outside, unresolved, ignored (BM105, SPEC.md §Anchors "Git-ignored
     paths") or ambiguous citation and per diagnostic; one
     BM401 per entry of a fact's ``suppress`` that waived none of its findings. ``hints``
-    gives gone paths a "moved?" hint (None: no hints). The three kinds come each nearly
-    in order (``spill.sorted_spill`` sorts each, in one pass when it is) and are merged,
-    equal keys in that order, as one stable sort of them all would.
+    gives gone paths a "moved?" hint (None: no hints). The facts are read back once: each
+    warning meets its fact (``_owners``) in the same pass that makes the citations'
+    findings. The kinds come each nearly in order (``spill.Sorter``) and are merged as
+    they are read, equal keys in that order, as one stable sort of them all would.
     """
-    cites, diags, unused, counts = Spill(), Spill(), Spill(), Counter()
+    order = {st.path: i for i, st in enumerate(notes.files)}
+    key = lambda f: (order.get(f.file, 0), f.line or 0, f.col or 0, f.code, f.subject)  # noqa: E731
+    # warnings of no line or of no file read come first among the diagnostics, as
+    # they came first in the warnings
+    cites, odd, diags, unused = Sorter(key), Sorter(key), Sorter(key), Sorter(key)
+    counts: Counter = Counter()
     waivers: dict[tuple[str, int], ParsedFact] = {}  # facts with a suppression comment
     used: set[tuple[str, int, str]] = set()
+    scopes = {st.path: st.scope for st in notes.files} if notes.warnings else {}
 
-    def add(finding: Finding, fact: ParsedFact | None, into: Spill) -> None:
+    def add(finding: Finding, fact: ParsedFact | None, into: Sorter) -> None:
         if fact is not None and fact.suppress:
             waivers[fact.file, fact.line] = fact
             entry = waived_by(finding.code, fact.suppress)
@@ -317,30 +324,22 @@ def collect(notes: Notes, hints: MoveHints | None = None) -> Findings:
         into.append(finding)
         counts[finding.code, finding.severity, finding.suppressed, False] += 1
 
-    for fact, res in notes.facts:
+    def warned(d: Diagnostic, owner: ParsedFact | None, into: Sorter) -> None:
+        add(_diagnostic_finding(d, owner, scopes), owner, into)
+
+    for fact, res in _owners(notes, order, warned, odd, diags):
         if fact.suppress:
             waivers[fact.file, fact.line] = fact
         for c in res.citations:
             add(_citation_finding(fact, c, hints), fact, cites)
-    if notes.warnings:
-        scopes = {st.path: st.scope for st in notes.files}
-        for d, owner in _owners(notes):
-            add(_diagnostic_finding(d, owner, scopes), owner, diags)
     for (file, line), fact in waivers.items():
         for entry in sorted(fact.suppress):
             if (file, line, entry) not in used:
                 add(_unused_finding(fact, entry), None, unused)
-    order = {st.path: i for i, st in enumerate(notes.files)}
-    key = lambda f: (order.get(f.file, 0), f.line or 0, f.col or 0, f.code, f.subject)  # noqa: E731
-    parts = [sorted_spill(part, key) for part in (cites, diags, unused) if part]
+    parts = [part.sorted() for part in (cites, odd, diags, unused) if part]
     if len(parts) <= 1:
         return Findings.adopt(parts[0] if parts else Spill(), counts)
-    import heapq
-
-    ordered = Spill(heapq.merge(*parts, key=key))
-    for part in parts:
-        part.close()
-    return Findings.adopt(ordered, counts)
+    return Findings.adopt(Merged(parts, key), counts)
 
 
 def _unused_finding(fact: ParsedFact, entry: str) -> Finding:
@@ -367,24 +366,36 @@ def _unused_finding(fact: ParsedFact, entry: str) -> Finding:
     )
 
 
-def _owners(notes: Notes) -> Iterator[tuple[Diagnostic, ParsedFact | None]]:
-    """Each warning with the fact it is about (or None), in one pass over the facts.
+def _owners(
+    notes: Notes, order: dict[str, int], warned: Callable, odd: Sorter, into: Sorter
+) -> Iterator[tuple[ParsedFact, object]]:
+    """The facts with what they name, read once, in order; on the way, each warning is
+    given with the fact it is about (or None) to ``warned(d, owner, spill)``: warnings of
+    no line or of no file read into ``odd``, the rest into ``into``.
 
     Facts come in file order (command-line order) and line order; the warnings come sorted
     the same way (``importer.read``), so a warning's candidate is the last fact at or
-    before its line in its file. Both are read in order from their temporary files.
+    before its line in its file: a warning before the next fact is given before that fact
+    is yielded. Both are read in order from their temporary files.
     """
-    order = {st.path: i for i, st in enumerate(notes.files)}
-    warnings = (d for d in notes.warnings if d.line is not None and d.file in order)
-    yield from ((d, None) for d in notes.warnings if d.line is None or d.file not in order)
-    facts = iter(notes.facts.parsed())
-    last: ParsedFact | None = None
-    ahead = next(facts, None)
+    warnings = notes.warnings
     for d in warnings:
-        at = (order[d.file], d.line)
-        while ahead is not None and (order[ahead.file], ahead.line) <= at:
-            last, ahead = ahead, next(facts, None)
-        yield d, _owner(d, last)
+        if d.line is None or d.file not in order:
+            warned(d, None, odd)
+    pending = (d for d in warnings if d.line is not None and d.file in order)
+    ahead = next(pending, None)
+    last: ParsedFact | None = None
+    for fact, res in notes.facts:
+        if ahead is not None:
+            at = (order[fact.file], fact.line)
+            while ahead is not None and (order[ahead.file], ahead.line) < at:
+                warned(ahead, _owner(ahead, last), into)
+                ahead = next(pending, None)
+        last = fact
+        yield fact, res
+    while ahead is not None:
+        warned(ahead, _owner(ahead, last), into)
+        ahead = next(pending, None)
 
 
 #: Diagnostics that always belong to a fact: at its first line (BM202, BM302) or at one of

@@ -22,7 +22,7 @@ from brainmigrate.model import Diagnostic, FactRecord
 from brainmigrate.read.files import InputError, notes_files
 from brainmigrate.read.run import ImportOptions, Notes, ReadFacts, gc_paused, read_files, read_rules
 from brainmigrate.roots import Root, match_recorded, not_a_root, remote_of, store_base
-from brainmigrate.spill import Spill, sorted_spill
+from brainmigrate.spill import Sorter, Spill
 
 if TYPE_CHECKING:  # the merge and the store are loaded by an import, not by check
     from brainmigrate import stores
@@ -106,9 +106,12 @@ def _read_notes(
         lambda: _name_index(roots[0], options.cache_dir, digests),
         cache_folder(options.cache_dir),
     )
+    order = {display: i for i, (display, _) in enumerate(files)}
+    where = lambda d: (order.get(d.file, 0), d.line or 0, d.col or 0)  # noqa: E731
     # Every warning goes to a temporary file, as the facts do: memory stays flat however
-    # many the notes make.
-    diags = Spill(diagnostic(name, None, "BM307", "not a regular file; skipped") for name in odd)
+    # many the notes make, nearly in order (a fact's come once the lines after it are read).
+    odd_files = (diagnostic(name, None, "BM307", "not a regular file; skipped") for name in odd)
+    diags = Sorter(where, odd_files)
     # Facts naming more CamelCase names than are kept: BM202 once the names are looked up.
     crowded = Spill()
 
@@ -126,8 +129,7 @@ def _read_notes(
         done = resolver.complete(copy_resolved(res))
         _dropped(file, line, done.notes[len(res.notes) :], diags)
     crowded.close()
-    order = {display: i for i, (display, _) in enumerate(files)}
-    warnings = sorted_spill(diags, key=lambda d: (order.get(d.file, 0), d.line or 0, d.col or 0))
+    warnings = diags.sorted()
     notes = ReadFacts(facts, resolver.complete, NOTHING)
     return Notes(stats, notes, warnings, roots, df, resolver.index)
 

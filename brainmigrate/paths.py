@@ -15,6 +15,8 @@ import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from urllib.parse import unquote
 
+from brainmigrate.citing import MARKDOWN, names_heading
+from brainmigrate.fsutil import printable
 from brainmigrate.knowledge import RootKnowledge
 from brainmigrate.patterns import lazy
 from brainmigrate.roots import DRIVE, Reading, Root, is_absolute, normalize, readings_of
@@ -59,6 +61,8 @@ class PathResolver:
         self._cache: dict[tuple, Lookup | None] = {}
         self._at_cache: dict[tuple[int, str, str], Lookup | None] = {}
         self._tops: dict[str, bool] = {}
+        self._cited: dict[tuple[int, str], tuple] = {}
+        self._places: dict[str, tuple[int, str] | None] = {}
 
     # --- the rule ---------------------------------------------------------------------
 
@@ -86,12 +90,27 @@ class PathResolver:
         ``("ignored", rel)``, ``("outside", reason)``, or None when it is no citation (a
         ``maybe`` nothing knows; a token starting ``@`` whose first segment no root holds).
         """
-        key = (cited, folder, near, kind, link)
+        # keyed by what the answer depends on: the notes folder only as the roots see it
+        # (a folder under no root reads like any other), so notes files in many folders
+        # of one checkout level share their answers
+        place = self._places.get(folder, _MISSING) if folder is not None else None
+        if place is _MISSING:
+            place = self._places[folder] = self._place(folder)  # type: ignore[index]
+        key = (cited, place, near, kind, link)
         hit = self._cache.get(key, _MISSING)
         if hit is _MISSING:
             hit = self._resolve(cited, folder, near, kind, link)
             self._cache[key] = hit
         return hit  # type: ignore[return-value]
+
+    def _place(self, folder: str) -> tuple[int, str] | None:
+        """Where notes ``folder`` is as ``roots.readings_of`` reads it (the first root
+        holding it, and the folder in that root), or None: all a resolution asks of it."""
+        for root in self.roots:
+            rel = root.relative(folder)
+            if rel is not None:
+                return (root.index, rel)
+        return None
 
     def _resolve(self, cited, folder, near, kind, link) -> Lookup | None:
         path = unicodedata.normalize("NFC", cited) if not cited.isascii() else cited
@@ -374,6 +393,35 @@ class PathResolver:
             if again is not None and again[0] == "found":
                 return again
         return hit
+
+    def check_cited(
+        self, lines: tuple[int, int] | None, fragment: str | None, index: int, rel: str
+    ) -> list[tuple[str, str]]:
+        """The warnings of a citation found at ``rel`` in root ``index`` with ``lines``
+        and ``fragment`` (as written, or None): a line form past the end of the file
+        (BM204), a ``#fragment`` naming no heading of a Markdown file (BM205), per SPEC.md
+        §Anchors 1 "Lines and fragments are checked"; as ``(code, message)``. What the
+        file is asked is asked once per run."""
+        known = self._cited.get((index, rel))
+        if known is None:
+            known = self._cited[index, rel] = (
+                self.knowledge[index],
+                unicodedata.normalize("NFC", rel),
+                printable(rel),
+                rel.lower().endswith(MARKDOWN),
+            )
+        k, nfc, shown, markdown = known
+        out = []
+        if lines is not None:
+            count = k.line_count(nfc)
+            if count is not None and lines[0] > count:
+                out.append(("BM204", f"line {lines[0]} is past the end of {shown} ({count} lines)"))
+        if markdown and fragment:
+            fragment = unquote(fragment) if "%" in fragment else fragment
+            anchors = k.heading_anchors(nfc) if fragment else None
+            if anchors is not None and not names_heading(fragment, anchors):
+                out.append(("BM205", f"no heading #{printable(fragment)} in {shown}"))
+        return out
 
     # --- what is known ----------------------------------------------------------------
 

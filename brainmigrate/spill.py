@@ -23,6 +23,7 @@ from brainmigrate.fsutil import printable
 if TYPE_CHECKING:  # loaded when a run spills to a database, not by every run
     import sqlite3
 
+_NONE = object()
 #: Values ``Keyed`` keeps in memory before it writes them to its database.
 CACHE = 4096
 
@@ -183,13 +184,7 @@ def sorted_spill(items: Spill, key: Callable[[Any], Any]) -> Spill:
     time, so memory holds one run while sorting and a batch a run while merging. Items
     already in order (the usual case) are returned as they are, after one pass that
     reads them. Raises ``SpillError``."""
-    last = _NONE = object()
-    for item in items:
-        k = key(item)
-        if last is not _NONE and k < last:
-            break
-        last = k
-    else:
+    if _in_order(items, key):
         return items
     runs: list[Spill] = []
     chunk: list[Any] = []
@@ -210,6 +205,92 @@ def sorted_spill(items: Spill, key: Callable[[Any], Any]) -> Spill:
     for run in runs:
         run.close()
     return out
+
+
+def _in_order(items: Iterable[Any], key: Callable[[Any], Any]) -> bool:
+    """Whether ``items`` come in order of ``key`` (read up to the first that does not)."""
+    last = _NONE
+    for item in items:
+        k = key(item)
+        if last is not _NONE and k < last:
+            return False
+        last = k
+    return True
+
+
+class Merged:
+    """The items of sorted spills merged by ``key`` (equal keys in the order of the
+    spills, as one stable sort of them all), merged again each time they are read rather
+    than copied into one more spill: ``len``, iteration, ``close`` (which closes the
+    spills)."""
+
+    def __init__(self, parts: list[Spill], key: Callable[[Any], Any]) -> None:
+        self._parts, self._key = parts, key
+
+    def __len__(self) -> int:
+        return sum(len(p) for p in self._parts)
+
+    def __bool__(self) -> bool:
+        return any(self._parts)
+
+    def __iter__(self) -> Iterator[Any]:
+        import heapq
+
+        return heapq.merge(*self._parts, key=self._key)
+
+    def close(self) -> None:
+        for part in self._parts:
+            part.close()
+        self._parts = []
+
+
+class Sorter:
+    """Items appended nearly in order of ``key``, read back in order (a stable sort):
+    ``append``, ``extend``, ``len``, then ``sorted()`` once.
+
+    An item at or after the last one kept in order goes to the spill of items in order;
+    an earlier one to a second spill, sorted at the end (``sorted_spill``) and merged with
+    the first as they are read (``Merged``). Items that come nearly in order (warnings
+    made a fact at a time) are so written once and read once, not read to find out,
+    sorted in runs and copied. Stable: an item kept in order whose key equals a late
+    one's came before it (else that one would not be late), and ``Merged`` gives the
+    first spill's items first on equal keys."""
+
+    def __init__(self, key: Callable[[Any], Any], items: Iterable[Any] = ()) -> None:
+        self.key = key
+        self._kept = Spill()
+        self._late: Spill | None = None
+        self._last: Any = _NONE
+        self.extend(items)
+
+    def append(self, item: Any, size: int = 0) -> None:
+        k = self.key(item)
+        if self._last is _NONE or not k < self._last:
+            self._last = k
+            self._kept.append(item, size)
+        else:
+            if self._late is None:
+                self._late = Spill()
+            self._late.append(item, size)
+
+    def extend(self, items: Iterable[Any]) -> None:
+        for item in items:
+            self.append(item)
+
+    def __len__(self) -> int:
+        return len(self._kept) + (len(self._late) if self._late is not None else 0)
+
+    def __bool__(self) -> bool:
+        return len(self) > 0
+
+    def sorted(self) -> Spill | Merged:
+        """The items in order of ``key``, equal keys in the order appended; they now
+        belong to what is returned (close that), and this sorter is empty."""
+        kept, late = self._kept, self._late
+        self._kept, self._late, self._last = Spill(), None, _NONE
+        if not late:
+            return kept
+        return Merged([kept, sorted_spill(late, self.key)], self.key)
 
 
 class Keyed:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -77,6 +78,34 @@ def test_index_finds_exactly_what_brute_force_finds(items, postings_from):
         else:
             index.add(seq, key, stems)
             entries[seq] = (key, stems)
+
+
+@pytest.mark.parametrize("digests", [1, 3, 4096])
+def test_index_over_many_blocks_finds_what_brute_force_finds(digests, monkeypatch):
+    """Block keys' digests kept a few at a time (forgotten and made again) and the ranks
+    of a stem set made once for ``best`` then ``add``: the answers stay exact."""
+    from brainmigrate.merge import index as merge_index
+
+    monkeypatch.setattr(merge_index, "DIGESTS", digests)
+    rng = random.Random(digests)
+    words = "abcdefghij"
+    index = MergeIndex(postings_from=2)
+    entries = {}
+    for seq in range(400):
+        key = Key(rng.choice("xy"), frozenset(rng.sample("123", rng.randrange(2))), frozenset())
+        stems = frozenset(rng.sample(words, rng.randrange(1, 6)))
+        if rng.random() < 0.1:
+            stems = frozenset({*stems, f"new{seq}"})  # a stem met first now
+        got = index.best(key, stems)
+        want = brute_best(entries, key, stems)
+        assert (got[0], round(got[1], 9)) == (want[0], round(want[1], 9)) if want else got is None
+        if got:
+            index.replace(got[0], key, stems)
+            entries[got[0]] = (key, stems)
+        else:
+            index.add(seq, key, stems)
+            entries[seq] = (key, stems)
+    assert len(index._digests) <= digests
 
 
 # Sets that share most of their stems (a template with a word or two changed), of sizes

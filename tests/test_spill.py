@@ -131,6 +131,58 @@ def test_sorted_spill_returns_items_in_order_as_they_are():
     assert list(sorted_spill(Spill(), key=lambda t: t)) == []
 
 
+def test_a_sorter_gives_a_stable_sort_of_items_nearly_in_order(monkeypatch):
+    """Items kept in order are written once and not sorted; late ones are sorted and
+    merged in; equal keys come in the order appended, as ``sorted`` gives them."""
+    import random
+
+    from brainmigrate import spill
+    from brainmigrate.spill import Sorter
+
+    monkeypatch.setattr(spill, "SORT_RUN", 4)
+    key = lambda t: t[0]  # noqa: E731
+    rng = random.Random(5)
+    for n in (0, 1, 7, 40):
+        for shape in ("in order", "nearly", "reversed", "random"):
+            keys = sorted(rng.randrange(6) for _ in range(n))
+            if shape == "nearly":  # a few items each a little early or late
+                for _ in range(n // 4):
+                    i = rng.randrange(max(n - 2, 1))
+                    keys[i : i + 2] = keys[i : i + 2][::-1]
+            elif shape == "reversed":
+                keys.reverse()
+            elif shape == "random":
+                rng.shuffle(keys)
+            items = [(k, i) for i, k in enumerate(keys)]
+            sorter = Sorter(key, items[:2])
+            sorter.extend(items[2:])
+            assert len(sorter) == n and bool(sorter) == (n > 0)
+            out = sorter.sorted()
+            assert list(out) == sorted(items, key=key), (n, shape)
+            assert list(out) == sorted(items, key=key)  # read again
+            assert len(out) == n
+            if shape == "in order":
+                assert isinstance(out, Spill)  # nothing late: the items as written
+            out.close()
+            assert len(sorter) == 0
+
+
+def test_merged_spills_read_as_one_stable_sort_of_them_all():
+    from brainmigrate.spill import Merged
+
+    key = lambda t: t[0]  # noqa: E731
+    a = Spill([(0, "a0"), (2, "a2"), (2, "a2'")], batch=2)
+    b = Spill([(1, "b1"), (2, "b2")], batch=1)
+    c = Spill([(0, "c0"), (3, "c3")])
+    merged = Merged([a, b, c], key)
+    want = sorted([*a, *b, *c], key=key)
+    assert list(merged) == want and list(merged) == want  # read twice
+    assert list(zip(merged, merged, strict=True)) == list(zip(want, want, strict=True))
+    assert len(merged) == 7 and merged
+    merged.close()
+    assert len(a) == len(b) == len(c) == 0 and not merged
+
+
 def test_an_imports_warnings_are_spilled_so_its_memory_stays_flat(tmp_path):
     """Every warning goes to a temporary file as the facts do: an import of 20,000 facts
     with an undated comment each (BM301) peaks no higher than 40 bytes a warning above the

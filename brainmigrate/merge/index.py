@@ -30,6 +30,8 @@ from typing import NamedTuple
 
 #: Jaccard threshold as a fraction NUM/DEN (0.85).
 NUM, DEN = 85, 100
+#: Block keys whose digests ``MergeIndex`` keeps (then it forgets them all and starts over).
+DIGESTS = 4096
 
 
 def qualifies(a: frozenset[str], b: Collection[str]) -> bool:
@@ -101,6 +103,11 @@ class MergeIndex:
         self._code = "H" if len(self._rank) < 1 << 16 else "I"
         self._rank_ints: list[int] = []
         self._last: tuple[Key, bytes] | None = None  # best() then add(): one digest
+        # the digests of the keys met last (a scope's facts without numbers or task ids
+        # share one), at most DIGESTS of them: a few microseconds a fact, in little memory
+        self._digests: dict[Key, bytes] = {}
+        # best() then add() of one stem set: its ranks made once
+        self._last_ranks: tuple[Collection[str], list[int]] | None = None
         self._postings_from = postings_from
 
     @staticmethod
@@ -115,18 +122,32 @@ class MergeIndex:
         last = self._last
         if last is not None and last[0] is key:
             return last[1]
-        digest = _digest(key)
+        digests = self._digests
+        digest = digests.get(key)
+        if digest is None:
+            if len(digests) >= DIGESTS:
+                digests.clear()
+            digest = digests[key] = _digest(key)
         self._last = (key, digest)
         return digest
 
     def _ranks(self, stems: Collection[str]) -> list[int]:
+        last = self._last_ranks
+        if last is not None and last[0] is stems:  # ranks never change once given
+            return list(last[1])
         rank = self._rank
-        new = [s for s in stems if s not in rank]
-        for s in sorted(new):
-            rank[s] = len(rank)
-        if new and self._code == "H" and len(rank) > 1 << 16:
-            self._widen()
-        return sorted(map(rank.__getitem__, stems))
+        try:  # nearly every stem was met before: the whole lookup runs in C
+            ranks = sorted(map(rank.__getitem__, stems))
+        except KeyError:
+            new = [s for s in stems if s not in rank]
+            for s in sorted(new):
+                rank[s] = len(rank)
+            if self._code == "H" and len(rank) > 1 << 16:
+                self._widen()
+            ranks = sorted(map(rank.__getitem__, stems))
+        if isinstance(stems, frozenset):  # held here, so no other set takes its identity
+            self._last_ranks = (stems, ranks)
+        return list(ranks)
 
     def _widen(self) -> None:
         """Repack every fact's ranks in 4 bytes, once there are 65,536 stems or more."""
@@ -295,8 +316,8 @@ class _Block:
 
 
 def _digest(key: Key) -> bytes:
-    """16 bytes that stand for a block key: scope, numbers and task ids, each set sorted and
-    every item length-prefixed, so no two keys share a text."""
-    parts = [key.scope, *sorted(key.numbers), "\x1f", *sorted(key.tasks)]
-    text = "".join(f"{len(p)}:{p}" for p in parts)
+    """16 bytes that stand for a block key: scope, numbers and task ids, each set sorted,
+    as Python writes them (``repr`` of strings and lists of strings reads back as what it
+    was written from, so no two keys share a text)."""
+    text = repr((key.scope, sorted(key.numbers), sorted(key.tasks)))
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
