@@ -210,53 +210,69 @@ def history(
     files: dict[str, str], deleted, renamed, commits: int, seed: int = 1, executable=()
 ) -> bytes:
     """A ``git fast-import`` stream of ``commits`` commits on ``main`` whose last holds
-    exactly ``files`` (those named in ``executable`` with mode 755): files added (renamed
-    ones under their old names), edited, renamed and deleted along the way."""
+    exactly ``files`` (those named in ``executable`` with mode 755). Along the way files are
+    added (renamed ones under their old names), edited, renamed and deleted: the cited
+    ``deleted`` and ``renamed`` paths, and as much churn no note cites (a file beside each
+    file of the tree, added and later deleted; one file in seven renamed from an old name),
+    as a project's history has."""
     global EXECUTABLE
     EXECUTABLE = frozenset(executable)
     rng = random.Random(seed)
+    paths = sorted(files)
+    churn = [f"{posixpath.dirname(p)}/legacy-{posixpath.basename(p)}" for p in paths if "/" in p]
+    gone = list(deleted) + [c for c in churn if c not in files]
+    moves = dict(renamed)
     back = {new: old for old, new in renamed.items()}
-    adds = [back.get(p, p) for p in sorted(files)] + list(deleted)
+    for p in rng.sample(paths, len(paths) // 7):
+        stem, dot, ext = p.rpartition(".")
+        old = f"{stem}-v1{dot}{ext}" if dot else p + "-v1"
+        if p not in back and old not in files and old not in moves:
+            moves[old], back[p] = p, old
+    adds = [back.get(p, p) for p in paths] + gone
     rng.shuffle(adds)
     state: dict[str, str] = {}
     out: list[bytes] = []
     add_until = max(1, commits * 6 // 10)
     per_commit = -(-len(adds) // add_until)
+    later = {"moves": [], "gone": []}  # added, not yet renamed or deleted
+    gone_set = set(gone)
     for k in range(1, commits + 1):
         ops: list[bytes] = []
         if k == commits:  # the last commit: exactly the tree
             for p in sorted(set(state) - set(files)):
                 ops.append(b"D " + p.encode() + b"\n")
-            for p in sorted(files):
+            for p in paths:
                 if state.get(p) != files[p]:
                     ops.append(_modify(p, files[p]))
         elif adds and k <= add_until:
             for p in adds[:per_commit]:
-                state[p] = files.get(renamed.get(p, p), f"# {p}\n") + f"# v{k}\n"
+                state[p] = files.get(moves.get(p, p), f"# {p}\n") + f"# v{k}\n"
                 ops.append(_modify(p, state[p]))
+                if p in moves:
+                    later["moves"].append(p)
+                elif p in gone_set:
+                    later["gone"].append(p)
             del adds[:per_commit]
         else:
-            ops += _change(rng, state, files, deleted, renamed, k)
-        for op in ops:
-            if op.startswith(b"D "):
-                state.pop(op[2:-1].decode(), None)
+            for _ in range(rng.randint(1, 3)):
+                ops += _change(rng, state, files, moves, later, k)
         out.append(_commit(k, ops))
     return b"".join(out)
 
 
-def _change(rng, state, files, deleted, renamed, k) -> list[bytes]:
-    """One later commit: an edit, a rename of an old name or a deletion."""
+def _change(rng, state, files, moves, later, k) -> list[bytes]:
+    """One change of a later commit: an edit, a rename of an old name or a deletion."""
     r = rng.random()
-    olds = [p for p in renamed if p in state]
-    gone = [p for p in deleted if p in state]
-    if r < 0.15 and olds:
-        old = rng.choice(sorted(olds))
-        new = renamed[old]
+    if r < 0.2 and later["moves"]:
+        old = later["moves"].pop(rng.randrange(len(later["moves"])))
+        new = moves[old]
         state[new] = state.pop(old)
         return [f"R {old} {new}\n".encode()]
-    if r < 0.25 and gone:
-        return [b"D " + rng.choice(sorted(gone)).encode() + b"\n"]
-    path = rng.choice(sorted(state))
+    if r < 0.75 and later["gone"]:
+        path = later["gone"].pop(rng.randrange(len(later["gone"])))
+        del state[path]
+        return [b"D " + path.encode() + b"\n"]
+    path = rng.choice(list(state))
     state[path] = files.get(path, state[path]) + f"# edit {k}\n"
     return [_modify(path, state[path])]
 
