@@ -37,7 +37,8 @@ Install the peers (each missing one is skipped, with this said)::
     python bench/bench_peers.py [--rounds 5] [--seeds 5] [--commits 5000] [--clock cpu]
         [--jobs large,small,samples] [--lychee PATH] [--npm-prefix DIR] [--quick]
 
-``--quick`` is a tiny run (small trees, one round, two seeds) that shows the script works.
+``--quick`` is a tiny run (a twentieth of the small tree, 40 commits, one round, two seeds)
+that shows the script works.
 
 Bars (issue 27): warm `check` <= 3x lychee; <= 1x remark-validate-links and
 markdown-link-check; a git history of 5,000 commits adds <= 20% to warm `check` (against the
@@ -429,14 +430,15 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--commits", type=int, default=5000)
-    ap.add_argument("--jobs", default="large,small,samples")
+    ap.add_argument("--jobs", help="of large, small, samples (default: all; --quick: small)")
     ap.add_argument("--lychee", help="the lychee program (default: on PATH)")
     ap.add_argument("--npm-prefix", help="the folder npm installed the Node peers in")
     ap.add_argument("--clock", choices=CLOCKS, default="cpu", help="the bars' time")
     ap.add_argument("--quick", action="store_true", help="a tiny run: does the script work")
     args = ap.parse_args()
     args.clock = CLOCKS.index(args.clock)
-    args.jobs = [j for j in args.jobs.split(",") if j]
+    default = "small" if args.quick else "large,small,samples"
+    args.jobs = [j for j in (args.jobs or default).split(",") if j]
     if args.quick:
         args.rounds, args.seeds, args.commits = 1, 2, 40
     tools, plugin = find_tools(args)
