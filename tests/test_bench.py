@@ -30,8 +30,12 @@ CASES = {
     # without universal-ctags, its ctags rows say how to install it; the run goes on
     "bench_roots.py": ["--files", "30", "--seeds", "0,1", "--rounds", "1"],
     "bench_names.py": ["--tree", "{go}", "--names", "2", "--rounds", "1"],
+    # without lychee, remark-validate-links or markdown-link-check, it says how to install
+    # each and times brainmigrate alone
+    "bench_peers.py": ["--quick"],
     "bench_stale.py": ["--tree", "{tree}", "--files", "5", "--facts", "30", "--repeat", "1"],
     "bench_startup.py": ["--rounds", "1"],
+    "notes_tree.py": ["{out}/tree", "--notes-lines", "60", "--tree-files", "80", "--commits", "30"],
     "fuzz.py": ["--examples", "5", "--workers", "1", "--store-every", "2"],
 }
 
