@@ -32,6 +32,11 @@ EXT_CUTOFF = 80.0
 #: ... and when its score (stem 70 %, extension 10 %, folder 20 %) leads the next one's by
 #: this much.
 MARGIN = 5.0
+#: Up to this many stems of a fitting length, the characters' counts (``reachable``) are
+#: compared in Python, so a gone path that no stem can reach loads no rapidfuzz; past it,
+#: rapidfuzz's own cutoff is faster than the count (62 gone paths against 3,400 files:
+#: 0.35 s of a 0.6 s check in Python). Either way the hits are rapidfuzz's.
+COUNTED = 256
 _DIGITS = lazy(r"[0-9]+")
 
 
@@ -115,6 +120,7 @@ class MoveHints:
         self._heads: dict[str, tuple[str, str] | None] = {}
         self._index = None
         self._by_stem: dict[str, list[tuple[str, str]]] | None = None
+        self._by_length: dict[int, list[str]] = {}
         self._answers: dict[str, Hint | None] = {}
         self._held: dict[tuple[int, str], list[str] | None] = {}
         self._folders: dict[str, list[str]] | None = None
@@ -316,10 +322,13 @@ class MoveHints:
             for path in self._first_index().files():
                 stem, ext = _stem_ext(path.rpartition("/")[2])
                 self._by_stem.setdefault(stem, []).append((path, ext))
+            self._by_length = by_length(self._by_stem)
         folder, _, name = rel.rpartition("/")
         stem, ext = _stem_ext(name)
         folder = folder.casefold()
-        within = reachable(stem, self._by_stem)
+        within = near_length(stem, self._by_length)
+        if len(within) <= COUNTED:
+            within = reachable(stem, within)
         if not within:
             return None  # no stem can score STEM_CUTOFF: rapidfuzz is not even loaded
         from rapidfuzz import fuzz, process
@@ -373,6 +382,23 @@ def history_at_head(
         folder, cache_dir, first_parent=first_parent, heads={} if heads is None else heads
     )
     return [(kind, a, b) for _c, kind, a, b in events or ()]
+
+
+def by_length(stems) -> dict[int, list[str]]:
+    """``stems`` by their length, each length's in their order."""
+    out: dict[int, list[str]] = {}
+    for stem in stems:
+        out.setdefault(len(stem), []).append(stem)
+    return out
+
+
+def near_length(stem: str, lengths: dict[int, list[str]]) -> list[str]:
+    """The stems of ``lengths`` (``by_length``) whose length alone lets them score
+    ``STEM_CUTOFF`` against ``stem`` (``|m - n|`` within the budget ``reachable``
+    explains): a superset of ``reachable``'s, found without looking at each stem."""
+    room = (100.0 - STEM_CUTOFF) / 100.0
+    m = len(stem)
+    return [other for n in sorted(lengths) if abs(m - n) <= room * (m + n) for other in lengths[n]]
 
 
 def reachable(stem: str, stems) -> list[str]:

@@ -826,3 +826,57 @@ def test_a_shallow_clones_history_is_kept_by_its_cut_so_a_fetch_brings_the_hints
     assert MoveHints([root], cache).hint("app/src/Chain.kt") == rules.Hint(
         "app/last/Chain.kt", "git-rename"
     )
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    stem=st.text(alphabet="abcdeé_1", min_size=0, max_size=14),
+    stems=st.lists(st.text(alphabet="abcdeé_1", min_size=0, max_size=14), max_size=40),
+)
+def test_the_length_prefilter_keeps_every_stem_the_count_prefilter_keeps(stem, stems):
+    # past COUNTED stems rapidfuzz is handed the length-fitting stems: a superset of
+    # reachable's, so its hits (the stems at or above the cutoff) are the same
+    from rapidfuzz import fuzz, process
+
+    from brainmigrate.hints import STEM_CUTOFF, by_length, near_length, reachable
+
+    stems = list(dict.fromkeys(stems))
+    near = near_length(stem, by_length(stems))
+    assert sorted(near) == sorted(
+        s for s in stems if abs(len(s) - len(stem)) <= 0.1 * (len(s) + len(stem))
+    )
+    assert set(reachable(stem, stems)) <= set(near)
+
+    def hits(choices):
+        found = process.extract(
+            stem, choices, scorer=fuzz.ratio, score_cutoff=STEM_CUTOFF, limit=None
+        )
+        return sorted((o, s) for o, s, _ in found)
+
+    assert hits(near) == hits(reachable(stem, stems)) == hits(stems)
+
+
+def test_a_gone_path_among_many_files_gets_the_same_similar_hint_either_way(tmp_path, monkeypatch):
+    # 400 files of one length: past COUNTED, rapidfuzz is asked directly; at COUNTED =
+    # 10**6 every stem is counted in Python first: the same hint, and the same refusal
+    from brainmigrate import hints as hintmod
+
+    repo = tmp_path / "repo"
+    files = {f"pkg/m{i:03d}/Handler{i:03d}.py": "x = 1\n" for i in range(400)}
+    files |= {f"lib/PayGateway{i:03d}.kt": "x = 1\n" for i in range(300)}
+    files["src/PaymentGateway.kt"] = "class PaymentGateway\n"
+    write(repo, files)
+    roots = importer.make_roots([repo])
+    asked = ["src/PaymentGatewy.kt", "pkg/m007/Handlr007.py", "src/Nothing.kt"]
+    stems = hintmod.by_length(p.rpartition("/")[2].partition(".")[0] for p in files)
+    for gone in ("PaymentGatewy", "Handlr007"):  # past COUNTED: rapidfuzz asked directly
+        assert len(hintmod.near_length(gone, stems)) > hintmod.COUNTED
+    fast = [MoveHints(roots, tmp_path / "c1").hint(p) for p in asked]
+    monkeypatch.setattr(hintmod, "COUNTED", 10**6)
+    counted = [MoveHints(roots, tmp_path / "c2").hint(p) for p in asked]
+    assert fast == counted
+    assert fast[:2] == [
+        rules.Hint("src/PaymentGateway.kt", "similar"),
+        rules.Hint("pkg/m007/Handler007.py", "similar"),
+    ]
+    assert fast[2] is None
