@@ -483,3 +483,33 @@ def test_a_definition_naming_another_label_is_no_link_target():
 
     assert cited_link("[y]") is None
     assert cited_link("y.md") == ("y.md", "file")
+
+
+@pytest.mark.parametrize(
+    "text, spans",
+    [
+        ("a `b` c", [(2, 5)]),
+        ("``a ` b`` c `d`", [(0, 9), (12, 15)]),
+        ("\\`a` `b`", [(3, 6)]),  # the escaped backtick opens nothing: `a` is no span
+        ("\\\\`a`", [(2, 5)]),  # an escaped backslash: the backtick opens
+        ("`a", []),
+        ("```a`", []),
+    ],
+)
+def test_code_spans_open_and_close_with_runs_of_one_length(text, spans):
+    from brainmigrate.read.charclasses import code_spans
+
+    assert code_spans(text) == spans
+
+
+def test_a_backslash_in_a_code_span_is_the_character_itself():
+    # found by test_a_token_is_the_text_at_its_column: the \ of `file://\#L` was read as
+    # an escape and the token's text held a space the line does not
+    text = "`file://\\#L`"
+    assert [
+        (t.col, t.text) for t in tokens.tokens([Segment(1, 1, text)], holds=lambda p: True)
+    ] == [(7, "//\\#L")]
+    # outside a code span the escape stays no separator
+    from brainmigrate.read.charclasses import unescaped
+
+    assert unescaped("a\\#b `c\\#d` e\\|f") == "a #b `c\\#d` e |f"

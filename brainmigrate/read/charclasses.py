@@ -38,9 +38,68 @@ _ESCAPE = lazy(r"(?<!\\)\\(?=[\"'`|*<>!#])")
 _BREAK = lazy(r"(?<!\S)(\S*)\\(?=\s|\Z)")
 
 
+#: A run of backticks: a code span opens and closes with runs of the same length.
+_TICKS = lazy(r"`+")
+
+
 def unescaped(text: str) -> str:
     r"""``text`` with the ``\`` of each Markdown escape and hard line break read as a space
-    (``_ESCAPE``, ``_BREAK``). Same length, so every column stays; linear."""
+    (``_ESCAPE``, ``_BREAK``), outside code spans (CommonMark: a backslash in a code span
+    is the character itself, `` `a\#b` `` cites ``a\#b``). Same length, so every column
+    stays; linear."""
+    if "`" not in text:
+        return _unescaped(text)
+    out, at = [], 0
+    for start, end in code_spans(text):
+        out.append(_unescaped(text[at:start]))
+        out.append(text[start:end])
+        at = end
+    out.append(_unescaped(text[at:]))
+    return "".join(out)
+
+
+def code_spans(text: str) -> list[tuple[int, int]]:
+    r"""The ``(start, end)`` of each code span of ``text``, backticks included: a run of
+    backticks up to the next run of the same length (CommonMark 6.1). A backtick after a
+    ``\`` outside a span is no opener; a run with no closer is plain text. Linear: each
+    run is passed once, the closers of each length kept in order."""
+    runs = [(m.start(), m.end()) for m in _TICKS.finditer(text)]
+    by_length: dict[int, list[int]] = {}
+    for i, (start, end) in enumerate(runs):
+        by_length.setdefault(end - start, []).append(i)
+    seen = {n: 0 for n in by_length}
+    spans, i = [], 0
+    while i < len(runs):
+        start, end = runs[i]
+        if start and text[start - 1] == "\\" and _escaping(text, start - 1):
+            start += 1  # an escaped backtick: the rest of the run may open
+            if start == end:
+                i += 1
+                continue
+        n = end - start
+        later = by_length.get(n, [])
+        k = seen.get(n, 0)
+        while k < len(later) and later[k] <= i:
+            k += 1
+        seen[n] = k
+        if k == len(later):
+            i += 1
+            continue
+        close = later[k]
+        spans.append((start, runs[close][1]))
+        i = close + 1
+    return spans
+
+
+def _escaping(text: str, at: int) -> bool:
+    """Whether the ``\\`` at ``at`` escapes what follows (an odd run of them ends there)."""
+    n = 0
+    while at >= 0 and text[at] == "\\":
+        n, at = n + 1, at - 1
+    return n % 2 == 1
+
+
+def _unescaped(text: str) -> str:
     text = _ESCAPE.sub(" ", text)
     if "\\" not in text:
         return text
