@@ -335,8 +335,19 @@ def _span_token(text, start, end, seg, link, tick, out: list[Token]) -> None:
     out.extend(_shape(trimmed, seg.line, seg.col + start + lead, link, whole_span=True, tick=tick))
 
 
+#: In ASCII text (whose only separators are these six of ``_CHUNK``'s), the chunks that
+#: may pass ``_plain``'s test: those holding a character it looks for (``/ . \\ ` ]`` or
+#: an upper-case letter). One scan of the whole text finds them, so a chunk of plain words
+#: costs no Python call; linear: a match starts only at a chunk's first character (the
+#: look-behind) and reads that chunk once.
+_CANDIDATE = re.compile(
+    r"(?<![^\t\n\x0b\x0c\r ])[^\t\n\x0b\x0c\r /.\\`\]A-Z]*+[/.\\`\]A-Z][^\t\n\x0b\x0c\r ]*+"
+)
+
+
 def _plain(text: str, line: int, col: int) -> Iterator[Token]:
-    for m in _CHUNK.finditer(text):
+    chunks = _CANDIDATE if text.isascii() else _CHUNK
+    for m in chunks.finditer(text):
         raw = m.group()
         if not (_interesting(raw) or "`" in raw or "](" in raw):
             continue  # (a backtick span or a link target may name a folder: `editors`)
