@@ -410,6 +410,9 @@ def _stamp_value(date: str, time: str, offset: str | None, run: str | None):
         )
     except ValueError:
         return None
+    if not offset or offset == "Z":
+        # UTC as written: the digits DATE and TIME hold are the ones formatting gives
+        return (f"{date}T{time}Z" if len(time) > 5 else f"{date}T{time}:00Z"), run
     if offset and offset != "Z":
         sign = -1 if offset[0] == "-" else 1
         digits = offset[1:].replace(":", "")
