@@ -526,6 +526,8 @@ def _plain_tokens(text, chunks):
     was = tokens._CANDIDATE
     tokens._CANDIDATE = chunks
     try:
-        return [repr(t) for t in tokens._plain(text, 3, 5)]
+        out = []
+        tokens._plain(text, 3, 5, out)
+        return [repr(t) for t in out]
     finally:
         tokens._CANDIDATE = was
