@@ -28,6 +28,7 @@ CASES = {
     "bench_merge.py": ["--facts", "40", "--repeat", "1"],
     # without universal-ctags, its ctags rows say how to install it; the run goes on
     "bench_names.py": ["--tree", "{go}", "--names", "2", "--rounds", "1"],
+    "bench_read.py": ["--lines", "100", "--files", "2", "--repeat", "1"],
     "bench_stale.py": ["--tree", "{tree}", "--files", "5", "--facts", "30", "--repeat", "1"],
     "bench_startup.py": ["--rounds", "1"],
     "fuzz.py": ["--examples", "5", "--workers", "1", "--store-every", "2"],

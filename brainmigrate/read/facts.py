@@ -347,7 +347,7 @@ def build_fact(
         if "^" in body:  # after the trailer, without a warning
             body = split_block_id(body, alone=ln is not head)
         segments.append(Segment(ln.number, ln.col, body))
-    full = fold(segments[0].text if len(segments) == 1 else " ".join(s.text for s in segments))
+    full = fold(segments[0].text if len(segments) == 1 else " ".join([s.text for s in segments]))
     text = full
     if len(full) > MAX_TEXT:
         text = cut(full)

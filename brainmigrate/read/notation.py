@@ -383,7 +383,7 @@ def parse_stamp(inside: str) -> tuple[str, str | None] | None:
     m = _STAMP.match(inside.strip(_WS_STRIP))
     if not m:
         return None
-    return _stamp_value(m.group("date"), m.group("time"), m.group("offset"), m.group("run"))
+    return _stamp_value(*m.group("date", "time", "offset", "run"))
 
 
 def parse_stamp_lark(inside: str) -> tuple[str, str | None] | None:
