@@ -413,16 +413,15 @@ def _stamp_value(date: str, time: str, offset: str | None, run: str | None):
     if not offset or offset == "Z":
         # UTC as written: the digits DATE and TIME hold are the ones formatting gives
         return (f"{date}T{time}Z" if len(time) > 5 else f"{date}T{time}:00Z"), run
-    if offset and offset != "Z":
-        sign = -1 if offset[0] == "-" else 1
-        digits = offset[1:].replace(":", "")
-        hours, minutes = int(digits[:2]), int(digits[2:])
-        if hours > 23 or minutes > 59:
-            return None
-        try:
-            when -= sign * timedelta(hours=hours, minutes=minutes)
-        except OverflowError:
-            return None
+    sign = -1 if offset[0] == "-" else 1
+    digits = offset[1:].replace(":", "")
+    hours, minutes = int(digits[:2]), int(digits[2:])
+    if hours > 23 or minutes > 59:
+        return None
+    try:
+        when -= sign * timedelta(hours=hours, minutes=minutes)
+    except OverflowError:
+        return None
     return (
         f"{when.year:04d}-{when.month:02d}-{when.day:02d}T"
         f"{when.hour:02d}:{when.minute:02d}:{when.second:02d}Z"
