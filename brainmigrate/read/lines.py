@@ -185,7 +185,7 @@ def read_lines(
 
 #: Bytes ``read_lines`` reads at a time (at most half ``MAX_LINE``: a line of a block and
 #: the part of a line before it is never overlong).
-BLOCK = 1 << 18
+BLOCK = 1 << 16
 
 
 def _blocks(handle, offset, number, file, warn_after, diags, encoding):
