@@ -33,6 +33,7 @@ CASES = {
     # without lychee, remark-validate-links or markdown-link-check, it says how to install
     # each and times brainmigrate alone
     "bench_peers.py": ["--quick"],
+    "bench_read.py": ["--lines", "100", "--files", "2", "--repeat", "1"],
     "bench_stale.py": ["--tree", "{tree}", "--files", "5", "--facts", "30", "--repeat", "1"],
     "bench_startup.py": ["--rounds", "1"],
     "notes_tree.py": ["{out}/tree", "--notes-lines", "60", "--tree-files", "80", "--commits", "30"],

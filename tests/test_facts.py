@@ -5,7 +5,10 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from brainmigrate.read import facts
 from brainmigrate.read.facts import TaskIds, build_fact, cut, plus_kind_for, scope_for
 from brainmigrate.read.lines import Line
 
@@ -162,3 +165,24 @@ def test_without_segments_keeps_every_other_field():
     for fl in fields(f):
         if fl.name != "segments":
             assert getattr(bare, fl.name) == getattr(f, fl.name), fl.name
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="AZT9_0a-1 .é/", max_size=30))
+def test_the_task_regex_matches_as_the_default_task_pattern(text):
+    """``DEFAULT_TASK_REGEX`` (the look-behind after the first letter) finds exactly the
+    matches of ``DEFAULT_TASK_PATTERN`` as written."""
+    written = re.compile(facts.DEFAULT_TASK_PATTERN)
+    assert [m.span() for m in facts.DEFAULT_TASK_REGEX.finditer(text)] == [
+        m.span() for m in written.finditer(text)
+    ]
+
+
+@pytest.mark.parametrize(
+    "text", ["TER-1", "aTER-1", "_TER-1", "9TER-1", "éTER-1", "A-1-B-2", "TER-1a", "-X-9 ZZ-0"]
+)
+def test_the_task_regex_keeps_each_edge(text):
+    written = re.compile(facts.DEFAULT_TASK_PATTERN)
+    assert [m.span() for m in facts.DEFAULT_TASK_REGEX.finditer(text)] == [
+        m.span() for m in written.finditer(text)
+    ]

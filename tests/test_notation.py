@@ -776,3 +776,41 @@ def test_a_fact_after_an_ordered_item_or_a_task_box():
         (2, "~", "decision", "decide the pool size"),
         (3, "x", "other", "shipped"),
     ]
+
+
+#: Bytes that make a block leave the one-pass read: CR, NUL, invalid and multi-byte UTF-8,
+#: a BOM, and the newline that ends a line.
+_LINE_BYTES = [b"a", b"B", b" ", b"\n", b"\r", b"\r\n", b"\x00", b"\xff", b"\xc3\xa9", b"\xe2\x80"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(_LINE_BYTES), max_size=40).map(b"".join),
+    st.sampled_from([1, 2, 3, 5, 8, 64]),
+    st.booleans(),
+    st.sampled_from([0, 2]),
+)
+def test_lines_read_by_blocks_are_the_lines_read_one_by_one(data, block, bom, warn_after):
+    """``read_lines`` (a block at a time) gives the lines, offsets and diagnostics of
+    reading a ``readline`` a line, whatever the block size, from any offset."""
+    data = (line_reading.BOM if bom else b"") + data
+    was = line_reading.BLOCK
+    line_reading.BLOCK = block
+    try:
+        for start in {0, data.find(b"\n") + 1}:
+            number = data.count(b"\n", 0, start)
+            blocks, one = [], []
+            args = (start, number, "n", warn_after)
+            got = list(line_reading.read_lines(io.BytesIO(data), *args, blocks, None))
+            want = list(line_reading._line_by_line(io.BytesIO(data), *args, one, None))
+            assert got == want
+            assert blocks == one
+    finally:
+        line_reading.BLOCK = was
+
+
+def test_a_line_longer_than_a_block_is_read_whole(monkeypatch):
+    monkeypatch.setattr(line_reading, "BLOCK", 4)
+    data = b"short\n" + b"x" * 50 + b"\nend"
+    got = list(line_reading.read_lines(io.BytesIO(data), 0, 0, "n", 0, [], None))
+    assert got == [(1, "short", 6), (2, "x" * 50, 57), (3, "end", 60)]

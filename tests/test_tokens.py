@@ -513,3 +513,51 @@ def test_a_backslash_in_a_code_span_is_the_character_itself():
     from brainmigrate.read.charclasses import unescaped
 
     assert unescaped("a\\#b `c\\#d` e\\|f") == "a #b `c\\#d` e |f"
+
+
+# ------------------------------------------------------------------ the whole-text chunk scan
+
+#: Texts whose chunks pass or fail ``_plain``'s test at every edge the candidate scan reads:
+#: each separator, each character it looks for, at a chunk's start, middle and end.
+_EDGES = [
+    "cache foo/bar.py x Foo a`b` [x](y) z]q plain words.",
+    "\tsrc/a.py\x0bB\x0cc\rD.e\nf\\g  `h`  ]",
+    "aB Ab ab. .ab a/b /ab ab/ a\\b \\ab ab\\ `a a` ]( ](x) x](y)",
+    "Ab\x1cc x\x1c/y AB ABc aBC SHA-256 TER-1 docs/TER-9.md",
+    "-> a.ts->b.ts => x=>Y, src/a.py,src/b.py;c.py|d.py",
+    "",
+    " ",
+    "a" * 50 + "B" + "c" * 50 + " " + "/" * 3,
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="aB/.\\`]( \t\x0b\x0c\r\x1cz-:>,", max_size=40))
+def test_the_candidate_scan_gives_the_tokens_of_every_chunk(text):
+    """In ASCII text ``_plain`` reads only the chunks ``_CANDIDATE`` finds: the tokens are
+    those of reading every chunk (``_CHUNK``)."""
+    assert _plain_tokens(text, tokens._CANDIDATE) == _plain_tokens(text, tokens._CHUNK)
+
+
+@pytest.mark.parametrize("text", _EDGES)
+def test_the_candidate_scan_keeps_each_edge_case(text):
+    assert _plain_tokens(text, tokens._CANDIDATE) == _plain_tokens(text, tokens._CHUNK)
+
+
+def test_the_candidate_scan_is_linear_in_a_chunk_of_one_letter():
+    """A match starts only at a chunk's start: one long chunk is read once, not once a
+    position (200,000 letters and no candidate take one pass)."""
+    assert list(tokens._CANDIDATE.finditer("a" * 200_000)) == []
+    assert [m.span() for m in tokens._CANDIDATE.finditer("a" * 100_000 + "B")] == [(0, 100_001)]
+
+
+def _plain_tokens(text, chunks):
+    assert text.isascii()
+    was = tokens._CANDIDATE
+    tokens._CANDIDATE = chunks
+    try:
+        out = []
+        tokens._plain(text, 3, 5, out)
+        return [repr(t) for t in out]
+    finally:
+        tokens._CANDIDATE = was

@@ -14,6 +14,8 @@ import codecs
 import re
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
+from io import BytesIO
+from itertools import accumulate, chain, islice
 from pathlib import Path
 from reprlib import recursive_repr
 from typing import BinaryIO
@@ -164,14 +166,90 @@ def read_lines(
     warn_after: int,
     diags: list[Diagnostic],
     encoding: str | None,
-):
-    """Yield ``(number, text, offset_after)`` from byte ``offset`` of ``handle`` on, decoding
-    each line (SPEC.md §Notation, Decoding); ``number`` is the number of the line before.
+) -> Iterator[tuple[int, str, int]]:
+    """``(number, text, offset_after)`` of each line from byte ``offset`` of ``handle`` on,
+    decoded (SPEC.md §Notation, Decoding); ``number`` is the number of the line before.
 
     Problems of lines numbered ``warn_after`` or less were reported by an earlier pass.
     ``encoding`` is None for a UTF-8 file (whose BOM is dropped here), else the name of
     the encoding the UTF-8 in ``handle`` was transcoded from (its BOM is already gone).
+
+    Read a block of ``BLOCK`` bytes at a time: a block of whole lines that is valid UTF-8
+    without NUL or CR (nearly every block of notes) is decoded and split in one pass, and
+    its lines come out of C iterators, with no Python call a line; any other block (and a
+    line longer than a block, the last line when no newline ends it) is read line by line
+    (``_line_by_line``), so both give the same lines, offsets and diagnostics.
     """
+    return chain.from_iterable(_blocks(handle, offset, number, file, warn_after, diags, encoding))
+
+
+#: Bytes ``read_lines`` reads at a time (at most half ``MAX_LINE``: a line of a block and
+#: the part of a line before it is never overlong).
+BLOCK = 1 << 16
+
+
+def _blocks(handle, offset, number, file, warn_after, diags, encoding):
+    """The lines of ``read_lines``, as one iterator a block."""
+    handle.seek(offset)
+    carry = b""
+    size = max(1, min(BLOCK, MAX_LINE // 2))
+    while True:
+        chunk = handle.read(size)
+        data = carry + chunk if carry else chunk
+        cut = data.rfind(b"\n") + 1
+        if not chunk or not cut:  # the end, or a line longer than a block: line by line
+            if not data:
+                return
+            lines = list(
+                islice(_line_by_line(handle, offset, number, file, warn_after, diags, encoding), 1)
+            )
+            yield lines
+            number, _, offset = lines[0]
+            handle.seek(offset)
+            carry = b""
+            continue
+        body, carry = (data, b"") if cut == len(data) else (data[:cut], data[cut:])
+        text = None
+        if b"\r" not in body and b"\x00" not in body and (number or body[:3] != BOM):
+            text = _utf8(body)
+        if text is None:
+            yield _offset_by(
+                _line_by_line(BytesIO(body), 0, number, file, warn_after, diags, encoding),
+                offset,
+            )
+        else:
+            texts = text.split("\n")
+            texts.pop()  # (after the last newline)
+            raws = texts if len(text) == len(body) else body.split(b"\n")[:-1]  # ASCII?
+            ends = accumulate(map((1).__add__, map(len, raws)), initial=offset)
+            next(ends)
+            yield zip(range(number + 1, number + 1 + len(texts)), texts, ends, strict=False)
+        number += body.count(b"\n")
+        offset += cut
+
+
+def _utf8(body: bytes) -> str | None:
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _offset_by(lines, base: int):
+    for number, text, offset in lines:
+        yield number, text, offset + base
+
+
+def _line_by_line(
+    handle,
+    offset: int,
+    number: int,
+    file: str,
+    warn_after: int,
+    diags: list[Diagnostic],
+    encoding: str | None,
+):
+    """``read_lines``, a ``readline`` a line."""
     handle.seek(offset)
     readline = handle.readline
     while raw := readline(MAX_LINE):

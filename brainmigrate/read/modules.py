@@ -74,9 +74,10 @@ def module_candidates(segments: Iterable[Segment]) -> Iterator[ModuleCandidate]:
         before = ""
         for m in _WORD.finditer(seg.text):
             raw = m.group()
-            found = _candidate(raw, before, seg.line, seg.col + m.start())
-            if found is not None:
-                yield found
+            if "." in raw:  # (a word without one is no candidate: only its context counts)
+                found = _candidate(raw, before, seg.line, seg.col + m.start())
+                if found is not None:
+                    yield found
             before = raw.strip("`")
 
 

@@ -384,7 +384,7 @@ def parse_stamp(inside: str) -> tuple[str, str | None] | None:
     m = _STAMP.match(inside.strip(_WS_STRIP))
     if not m:
         return None
-    return _stamp_value(m.group("date"), m.group("time"), m.group("offset"), m.group("run"))
+    return _stamp_value(*m.group("date", "time", "offset", "run"))
 
 
 def parse_stamp_lark(inside: str) -> tuple[str, str | None] | None:
@@ -411,16 +411,18 @@ def _stamp_value(date: str, time: str, offset: str | None, run: str | None):
         )
     except ValueError:
         return None
-    if offset and offset != "Z":
-        sign = -1 if offset[0] == "-" else 1
-        digits = offset[1:].replace(":", "")
-        hours, minutes = int(digits[:2]), int(digits[2:])
-        if hours > 23 or minutes > 59:
-            return None
-        try:
-            when -= sign * timedelta(hours=hours, minutes=minutes)
-        except OverflowError:
-            return None
+    if not offset or offset == "Z":
+        # UTC as written: the digits DATE and TIME hold are the ones formatting gives
+        return (f"{date}T{time}Z" if len(time) > 5 else f"{date}T{time}:00Z"), run
+    sign = -1 if offset[0] == "-" else 1
+    digits = offset[1:].replace(":", "")
+    hours, minutes = int(digits[:2]), int(digits[2:])
+    if hours > 23 or minutes > 59:
+        return None
+    try:
+        when -= sign * timedelta(hours=hours, minutes=minutes)
+    except OverflowError:
+        return None
     return (
         f"{when.year:04d}-{when.month:02d}-{when.day:02d}T"
         f"{when.hour:02d}:{when.minute:02d}:{when.second:02d}Z"

@@ -378,24 +378,30 @@ class _Run:
                 df.update(fact_stems)
             facts.append((fact, res, fact_stems), len(fact.full_text))
 
+        count = fact_lines = continuations = blank = 0  # kept in locals: a line costs less
+        add = grouper.add
         for ln in scan(path, display, diags, classify):
-            st.lines += 1
-            if report is not None and not st.lines & 0xFFFF:
-                report("read", number, total, read + st.lines)
+            count += 1
+            if report is not None and not count & 0xFFFF:
+                report("read", number, total, read + count)
             cls = ln.cls
             if cls == "fact":
-                st.fact_lines += 1
+                fact_lines += 1
             elif cls == "continuation":
-                st.continuations += 1
+                continuations += 1
+                add(ln)  # a continuation ends no fact
+                continue
             elif cls == "blank":
-                st.blank += 1
+                blank += 1
             else:
-                st.skipped += 1
                 reasons[ln.reason] += 1
-            done = grouper.add(ln)
+            done = add(ln)
             if done is not None:
                 flush(done)
         done = grouper.end()
         if done is not None:
             flush(done)
+        st.lines, st.fact_lines, st.continuations = count, fact_lines, continuations
+        st.blank = blank
+        st.skipped = count - fact_lines - continuations - blank
         return st

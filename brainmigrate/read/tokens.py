@@ -251,10 +251,12 @@ def tokens(
         if "[[" in text or "](<" in text or "`" in text or may_hold_html(text):
             text = _special_spans(text, seg, holds, spans)
         for start, end, target in refs:
-            for tok in _shape(target.strip(), seg.line, seg.col + start, True, whole_span=True):
+            tok = _shape(target.strip(), seg.line, seg.col + start, True, whole_span=True)
+            if tok is not None:
                 tok.col, tok.end = seg.col + start, seg.col + end
                 spans.append(tok)
-        out = list(_plain(text, seg.line, seg.col))
+        out: list[Token] = []
+        _plain(text, seg.line, seg.col, out)
         if spans:
             out.extend(spans)
             out.sort(key=lambda t: t.col)
@@ -315,7 +317,7 @@ def _special_spans(text: str, seg: Segment, holds, out: list[Token]) -> str:
             if not _WS.search(code) or holds is None:
                 continue
             start, end = m.start("code"), m.end("code")
-            tok = next(_shape(text[start:end], seg.line, seg.col + start, False), None)
+            tok = _shape(text[start:end], seg.line, seg.col + start, False)
             if tok is None or cited_path(tok.text) is None or not holds(tok.text):
                 continue
             blank = ((m.start(), m.end()),)
@@ -333,11 +335,26 @@ def _span_token(text, start, end, seg, link, tick, out: list[Token]) -> None:
     inner = text[start:end]
     trimmed = inner.strip()
     lead = len(inner) - len(inner.lstrip())
-    out.extend(_shape(trimmed, seg.line, seg.col + start + lead, link, whole_span=True, tick=tick))
+    tok = _shape(trimmed, seg.line, seg.col + start + lead, link, whole_span=True, tick=tick)
+    if tok is not None:
+        out.append(tok)
 
 
-def _plain(text: str, line: int, col: int) -> Iterator[Token]:
-    for m in _CHUNK.finditer(text):
+#: In ASCII text (whose only separators are these six of ``_CHUNK``'s), the chunks that
+#: may pass ``_plain``'s test: those holding a character it looks for (``/ . \\ ` ]`` or
+#: an upper-case letter). One scan of the whole text finds them, so a chunk of plain words
+#: costs no Python call; linear: a match starts only at a chunk's first character (the
+#: look-behind) and reads that chunk once.
+_CANDIDATE = re.compile(
+    r"(?<![^\t\n\x0b\x0c\r ])[^\t\n\x0b\x0c\r /.\\`\]A-Z]*+[/.\\`\]A-Z][^\t\n\x0b\x0c\r ]*+"
+)
+
+
+def _plain(text: str, line: int, col: int, out: list[Token]) -> None:
+    """Append the tokens of ``text`` (its one-token spans blanked) to ``out``, in order.
+    (Functions that append, not generators: a token costs fewer calls.)"""
+    chunks = _CANDIDATE if text.isascii() else _CHUNK
+    for m in chunks.finditer(text):
         raw = m.group()
         if not (_interesting(raw) or "`" in raw or "](" in raw):
             continue  # (a backtick span or a link target may name a folder: `editors`)
@@ -345,51 +362,57 @@ def _plain(text: str, line: int, col: int) -> Iterator[Token]:
         if ">" in raw and ("->" in raw or "=>" in raw):
             start = 0
             for arrow in _ASCII_ARROW.finditer(raw):
-                yield from _chunk(raw[start : arrow.start()], line, at + start)
+                _chunk(raw[start : arrow.start()], line, at + start, out)
                 start = arrow.end()
             raw, at = raw[start:], at + start
         if ("," in raw or ";" in raw or "|" in raw) and "](" not in raw:
             start = 0  # names joined by , ; | (src/a.py,src/b.py): one token each
             for join in _JOINED.finditer(raw):
-                yield from _chunk(raw[start : join.start()], line, at + start)
+                _chunk(raw[start : join.start()], line, at + start, out)
                 start = join.end()
             raw, at = raw[start:], at + start
-        yield from _chunk(raw, line, at)
+        _chunk(raw, line, at, out)
 
 
-def _chunk(raw: str, line: int, col: int) -> Iterator[Token]:
+def _chunk(raw: str, line: int, col: int, out: list[Token]) -> None:
     """The tokens of a chunk between separators: a Markdown link's target is cut out
     first (its parentheses are its own), the rest splits at script edges and ``(``."""
     link = raw.find("](")
     while link >= 0:
         if (link and raw[link - 1] == "\\") or raw.count("`", 0, link) % 2:
             # \[x\](y) is no link, and `[x](y)` is code: read as plain text
-            yield from _pieces(raw, line, col)
+            _pieces(raw, line, col, out)
             return
         target = _link_target(raw[link + 2 :])
         label = raw.rfind("[", 0, link)
         if label >= 0 and names_target(raw[label + 1 : link], target):
-            yield from _pieces(raw[:label], line, col)  # the label shows the target
+            _pieces(raw[:label], line, col, out)  # the label shows the target
         else:
-            yield from _pieces(raw[: link + 1], line, col)
-        yield from _shape(target, line, col + link + 2, True)
+            _pieces(raw[: link + 1], line, col, out)
+        tok = _shape(target, line, col + link + 2, True)
+        if tok is not None:
+            out.append(tok)
         rest = link + 2 + len(target)
         raw, col = raw[rest:], col + rest
         link = raw.find("](")
-    yield from _pieces(raw, line, col)
+    _pieces(raw, line, col, out)
 
 
-def _pieces(raw: str, line: int, col: int) -> Iterator[Token]:
+def _pieces(raw: str, line: int, col: int, out: list[Token]) -> None:
     if raw.isascii():
         if "(" not in raw:
-            yield from _shape(raw, line, col, False)
+            tok = _shape(raw, line, col, False)
+            if tok is not None:
+                out.append(tok)
             return
         split = _PAREN_SPLIT
     else:
         split = _script_split()
     cuts = [0, *(s.start() for s in split.finditer(raw)), len(raw)]
     for a, b in zip(cuts, cuts[1:], strict=False):
-        yield from _shape(raw[a:b], line, col + a, False)
+        tok = _shape(raw[a:b], line, col + a, False)
+        if tok is not None:
+            out.append(tok)
 
 
 def _link_target(text: str) -> str:
@@ -407,17 +430,18 @@ def _link_target(text: str) -> str:
 
 def _shape(
     raw: str, line: int, col: int, link: bool, whole_span: bool = False, tick: bool = False
-) -> Iterator[Token]:
-    """Strip a raw token's edges, split off its line form and suffix; yield it if left.
+) -> Token | None:
+    """Strip a raw token's edges, split off its line form and suffix; the token if any is
+    left, else None.
 
     A leading ``mdc:`` is dropped like a leading ``@`` and makes the token a link target;
     a ``file:`` URL is the absolute path it names (``links.file_url_path``); a token
     starting ``scheme://`` is a URL (``url``), whose ``:`` line forms are looked for only
     after its host (``https://host:8080`` holds no line 8080)."""
     if "//" in raw and ":" in raw and _BAZEL.match(raw.lstrip(_LEAD.replace("@", ""))):
-        return  # a Bazel label (//pkg:target, @repo//pkg:target): no path, no name
+        return None  # a Bazel label (//pkg:target, @repo//pkg:target): no path, no name
     if raw[:1] == "<" and not whole_span and _TAG.match(raw):
-        return  # an HTML or XML tag (</code-snippet>, <br/>): no path
+        return None  # an HTML or XML tag (</code-snippet>, <br/>): no path
     at = False
     if whole_span:
         stripped = raw
@@ -432,9 +456,9 @@ def _shape(
         stripped, col, link, at = stripped[4:], col + 4, True, False
     text = stripped if whole_span else _strip_tail(stripped)
     if not text:
-        return
+        return None
     if "*" in raw and not whole_span and glob_edge(raw):
-        return  # a glob's edge (**/skills/**, src/*): the '*' was no emphasis
+        return None  # a glob's edge (**/skills/**, src/*): the '*' was no emphasis
     if tick and not whole_span:
         tick = len(text) < len(stripped) and stripped[len(text)] == "`"
     end = col + len(text)
@@ -466,8 +490,9 @@ def _shape(
         sharp = whole.find("#", cut)
         if sharp >= 0 and sharp + 1 < len(whole):
             fragment = whole[sharp + 1 :]
-    if text:
-        yield Token(text, line, col, lines, whole, link, end, overflow, url, tick, fragment, at)
+    if not text:
+        return None
+    return Token(text, line, col, lines, whole, link, end, overflow, url, tick, fragment, at)
 
 
 def strip_edges(raw: str) -> tuple[int, str]:
@@ -498,4 +523,4 @@ def _strip_tail(text: str) -> str:
 def span_token(text: str, link: bool) -> Token | None:
     """The one token a span's text is, spaces and all (the target of a wiki link, of an
     angle-bracket link when ``link``, of an HTML value; a backtick span), or None."""
-    return next(_shape(text.strip(), 1, 1, link, whole_span=True), None)
+    return _shape(text.strip(), 1, 1, link, whole_span=True)
