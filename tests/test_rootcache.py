@@ -383,8 +383,8 @@ def test_files_a_lookup_found_no_declaration_in_are_not_read_again_while_unchang
         True,
         ("Alpha", "Beta"),
         {
-            "uses.py": (32, os.stat(root / "uses.py").st_mtime_ns),
-            "other.py": (6, os.stat(root / "other.py").st_mtime_ns),
+            "uses.py": (32, os.stat(root / "uses.py").st_mtime_ns, "python"),
+            "other.py": (6, os.stat(root / "other.py").st_mtime_ns, "python"),
         },
     )
     warm, again = _lookup(root, cache, {"Alpha"})  # fewer names: the misses hold
@@ -474,3 +474,44 @@ def test_info_exclude_edited_is_followed_by_the_listing_and_the_ignore_rules(git
     edited = knowledge(gitroot, cache)
     assert "secret.txt" not in edited.files
     assert edited.ignored("secret.txt") and edited.ignored("other/secret.txt")
+
+
+def test_misses_of_a_narrower_lookup_are_kept_for_its_names_only(tmp_path):
+    # a file read for Alpha alone says nothing of Beta: kept under the wider set, a later
+    # lookup of Beta trusted it and missed the class it now declares
+    root = tmp_path / "r"
+    write(root, {"y.py": "z = 1\n"})
+    settled(root)
+    cache = tmp_path / "cache"
+    assert _lookup(root, cache, {"Alpha", "Beta"})[1] == {}
+    (root / "y.py").write_text("class Beta:\n    pass\n")
+    settled(root)
+    assert _lookup(root, cache, {"Alpha"})[1] == {}
+    assert _lookup(root, cache, {"Beta"})[1] == {"Beta": [("y.py", 1)]}
+    assert _lookup(root, tmp_path / "cold", {"Beta"})[1] == {"Beta": [("y.py", 1)]}
+
+
+def test_a_miss_read_as_c_is_read_again_as_cpp(tmp_path):
+    # a .h file is C until the root holds a C++ file: its miss as C says nothing of C++
+    import json
+
+    from clirun import cli
+
+    root = tmp_path / "r"
+    write(root, {"widget.h": "class FooBar {\npublic:\n  int x;\n};\n"})
+    (tmp_path / "n.md").write_text("~ the `FooBar` widget\n", encoding="utf-8")
+    settled(root)
+
+    def anchors(cache):
+        args = ["import", "--dry-run", "--isolated", "--no-progress", "--notation", "brain"]
+        args += ["--root", root, "--cache-dir", cache, "--format", "json", tmp_path / "n.md"]
+        done = cli(*args)
+        [fact] = json.loads(done.output)["facts"]
+        return [(a["kind"], a.get("symbol")) for a in fact.get("anchors", [])]
+
+    assert anchors(tmp_path / "cache") == []
+    write(root, {"main.cpp": "int main() { return 0; }\n"})
+    old = os.stat(root / "widget.h").st_mtime_ns  # widget.h itself unchanged
+    for path in (root / "main.cpp", root):
+        os.utime(path, ns=(old, old))
+    assert anchors(tmp_path / "cache") == anchors(tmp_path / "cold") == [("symbol", "FooBar")]

@@ -283,10 +283,10 @@ class CodeIndex:
                 for f, lang in self._sources()
                 if self._fresh_entry(f, lang) is None
                 and f.size <= self.max_bytes
-                and known.get(f.path) != (f.size, f.mtime_ns)
+                and known.get(f.path) != (f.size, f.mtime_ns, lang)
             ]
             missed = []
-            for (f, _lang), (entry, outcome) in zip(todo, self._scan(todo, wanted), strict=True):
+            for (f, lang), (entry, outcome) in zip(todo, self._scan(todo, wanted), strict=True):
                 if outcome == SHAPE_SKIP:
                     self.shape_skips += 1
                 elif outcome:
@@ -294,7 +294,7 @@ class CodeIndex:
                 if entry is not None:
                     self._store(f.path, entry)
                 elif outcome in ("", SHAPE_SKIP):
-                    missed.append((f.path, f.size, f.mtime_ns))
+                    missed.append((f.path, f.size, f.mtime_ns, lang))
             misses = misses_entry(known, wanted, self.shapes, self._entries, missed)
             if misses != self._entries.get(MISSES):
                 self._entries[MISSES] = misses

@@ -148,10 +148,11 @@ MISSES = "\0misses"
 
 
 def known_misses(entries: dict, names: set[str], shapes: bool) -> dict:
-    """``{path: (size, mtime_ns)}`` of the files a lookup of names including all of
-    ``names`` (with the same ``shapes``) read and found none of them declared in: a file
-    still of that size and mtime declares none of them (read again, it is parsed by the
-    same rule, so it gives the same answer). Empty when no such lookup is kept."""
+    """``{path: (size, mtime_ns, language)}`` of the files a lookup of names including
+    all of ``names`` (with the same ``shapes``) read and found none of them declared in: a
+    file still of that size and mtime, read as the same language (a ``.h`` file is C or
+    C++ by what else the root holds), declares none of them (read again, it is parsed by
+    the same rule, so it gives the same answer). Empty when no such lookup is kept."""
     kept = entries.get(MISSES)
     if type(kept) is not tuple or len(kept) != 3 or kept[0] is not shapes:
         return {}
@@ -162,17 +163,16 @@ def known_misses(entries: dict, names: set[str], shapes: bool) -> dict:
 
 def misses_entry(known: dict, names: set[str], shapes: bool, entries: dict, missed) -> tuple:
     """The ``MISSES`` entry after a lookup of ``names`` that read the files ``missed``
-    (``(path, size, mtime_ns)``) and found none declared: added to what was ``known`` for
-    a wider lookup, else the lookup's own. A file modified less than ``RACY_NS`` ago is not
-    kept (an edit in the same tick would keep its mtime)."""
+    (``(path, size, mtime_ns, language)``) and found none declared, kept for ``names``:
+    with what was ``known`` for a wider lookup (a file that declares none of the wider
+    names declares none of these), never the other way (the files read now were searched
+    for ``names`` only). A file modified less than ``RACY_NS`` ago is not kept (an edit in
+    the same tick would keep its mtime)."""
     from .cache import RACY_NS
 
     soon = time.time_ns() - RACY_NS
-    made = {p: (size, mtime) for p, size, mtime in missed if mtime < soon}
-    if known:
-        kept = entries[MISSES]
-        return (shapes, kept[1], {**known, **made})
-    return (shapes, tuple(sorted(names)), made)
+    made = {p: (size, mtime, lang) for p, size, mtime, lang in missed if mtime < soon}
+    return (shapes, tuple(sorted(names)), {**known, **made})
 
 
 #: Paths given to one grep run (its argument list stays far below ARG_MAX).
