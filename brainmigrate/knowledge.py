@@ -352,7 +352,7 @@ class RootKnowledge:
         if self._aliases is None:
             names = [n for n in ("tsconfig.json", "jsconfig.json") if n in self.files]
             sig, kept = self._kept_of("aliases", names)
-            if kept is None:
+            if not _alias_list(kept):
                 from brainmigrate import roottables
 
                 out: list[roottables.Alias] = []
@@ -383,7 +383,7 @@ class RootKnowledge:
         if self._packages is None:
             rels = [r for r in self.named("package.json") if "node_modules" not in r.split("/")]
             sig, kept = self._kept_of("packages", rels)
-            if not isinstance(kept, dict):
+            if not _str_dict(kept):
                 from brainmigrate import roottables
 
                 out: dict[str, str] = {}
@@ -475,7 +475,7 @@ class RootKnowledge:
                 self._lines[rel] = None
                 return None
             sig, kept = self._kept_of("lines", [rel])
-            if not isinstance(kept, int):
+            if type(kept) is not int:
                 data = _read_bytes(os.path.join(self.root.real, self.actual(rel)))
                 kept = None
                 if data is not None:
@@ -492,7 +492,7 @@ class RootKnowledge:
                 self._anchors[rel] = None
                 return None
             sig, kept = self._kept_of("anchors", [rel])
-            if not isinstance(kept, tuple):
+            if type(kept) is not tuple or not all(type(k) is str for k in kept):
                 text = self.read_text(rel)
                 if text is None:
                     self._anchors[rel] = None
@@ -503,6 +503,25 @@ class RootKnowledge:
                 self.kept().put("anchors", rel, sig, kept)
             self._anchors[rel] = frozenset(kept)
         return self._anchors[rel]
+
+
+def _alias_list(kept) -> bool:
+    """Whether a kept value has the shape of ``aliases``' answer (a cache of another
+    layout is built again, never trusted)."""
+    return type(kept) is list and all(
+        type(a) is tuple
+        and len(a) == 3
+        and type(a[0]) is str
+        and type(a[1]) is str
+        and type(a[2]) is tuple
+        and all(type(t) is tuple and len(t) == 2 and all(type(x) is str for x in t) for t in a[2])
+        for a in kept
+    )
+
+
+def _str_dict(kept) -> bool:
+    """Whether a kept value is a dict of strings to strings (``packages``' answer)."""
+    return type(kept) is dict and all(type(k) is str and type(v) is str for k, v in kept.items())
 
 
 def _read_bytes(path: str) -> bytes | None:

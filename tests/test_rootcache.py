@@ -515,3 +515,120 @@ def test_a_miss_read_as_c_is_read_again_as_cpp(tmp_path):
     for path in (root / "main.cpp", root):
         os.utime(path, ns=(old, old))
     assert anchors(tmp_path / "cache") == anchors(tmp_path / "cold") == [("symbol", "FooBar")]
+
+
+def _anchors(root, notes, cache, env=None):
+    import json
+
+    from clirun import cli
+
+    args = ["import", "--dry-run", "--isolated", "--no-progress", "--notation", "brain"]
+    done = cli(*args, "--root", root, "--cache-dir", cache, "--format", "json", notes, env=env)
+    return [
+        [(a["kind"], a.get("path") or a.get("symbol")) for a in f.get("anchors", [])]
+        for f in json.loads(done.output)["facts"]
+    ]
+
+
+def test_a_dangling_link_whose_target_appears_in_an_ignored_folder_is_listed(tmp_path):
+    # build/ is ignored whole, so no folder of the key changed when build/out.txt was made
+    root = tmp_path / "root"
+    write(root, {"build/keep.txt": "keep\n"})
+    (root / "link.txt").symlink_to("build/out.txt")
+    committed(root, {".gitignore": "build/\n"})
+    notes = tmp_path / "n.md"
+    notes.write_text("~ see `link.txt` for the output\n", encoding="utf-8")
+    settled(root)
+    cache = tmp_path / "cache"
+    assert _anchors(root, notes, cache) == [[]]
+    (root / "build" / "out.txt").write_text("hello\n")
+    settled(root / "build")
+    assert _anchors(root, notes, cache) == _anchors(root, notes, tmp_path / "cold")
+    assert _anchors(root, notes, cache) == [[("file", "link.txt")]]
+
+
+def test_a_git_configuration_file_made_after_the_listing_is_read(tmp_path):
+    # the global configuration did not exist when the listing was kept: only the files git
+    # named were keyed, so an excludesFile set there later was not seen
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "GIT_CONFIG_NOSYSTEM": "1"}
+    root = tmp_path / "root"
+    committed(root, {"kept.txt": "y\n"})
+    write(root, {"scratch.txt": "x\n"})  # untracked, not ignored
+    notes = tmp_path / "n.md"
+    notes.write_text("~ see `scratch.txt` for the output\n", encoding="utf-8")
+    settled(root)
+    cache = tmp_path / "cache"
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        assert _anchors(root, notes, cache) == [[("file", "scratch.txt")]]
+        (home / ".config" / "git").mkdir(parents=True)
+        (home / ".config" / "git" / "config").write_text(
+            f"[core]\n\texcludesFile = {home / 'myignore'}\n"
+        )
+        (home / "myignore").write_text("scratch.txt\n")
+        assert _anchors(root, notes, cache) == _anchors(root, notes, tmp_path / "cold") == [[]]
+    finally:
+        for k, v in old.items():
+            os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)
+
+
+def test_a_line_count_follows_a_link_turned_to_a_file_of_the_same_size_and_time(tmp_path):
+    from clirun import cli
+
+    root = tmp_path / "root"
+    write(root, {"x.md": "a\nb\nc\nd\ne\nf\n", "y.md": "aaaaa\nbbbbb\n"})  # 12 bytes each
+    t = 1577836800 * 10**9
+    for name in ("x.md", "y.md"):
+        os.utime(root / name, ns=(t, t))
+    (root / "link.md").symlink_to("x.md")
+    settled(root)
+    notes = tmp_path / "n.md"
+    notes.write_text("~ the steps are in `link.md#L5`\n", encoding="utf-8")
+    args = ["check", "--isolated", "--no-progress", "--notation", "brain", "--root", root, notes]
+    assert "0 findings" in cli(*args, "--cache-dir", tmp_path / "cache").output
+    (root / "link.md").unlink()
+    (root / "link.md").symlink_to("y.md")
+    settled(root)
+    warm = cli(*args, "--cache-dir", tmp_path / "cache").output
+    assert warm == cli(*args, "--cache-dir", tmp_path / "cold").output
+    assert "BM204 warning line 5 is past the end of link.md (2 lines)" in warm
+    # a kept table's signature holds the file's identity: two files written in one clock
+    # tick with one size and mtime differ by inode
+    from brainmigrate.codeindex.rootcache import stat_of
+
+    x, y = os.stat(root / "x.md"), os.stat(root / "link.md")
+    assert stat_of(str(root / "link.md")) == (12, y.st_mtime_ns, y.st_ctime_ns, y.st_ino, y.st_dev)
+    assert stat_of(str(root / "link.md")) != stat_of(str(root / "x.md"))
+    assert x.st_size == y.st_size
+
+
+def test_a_kept_table_of_another_shape_is_built_again(tmp_path):
+    from clirun import cli
+
+    from brainmigrate.codeindex import rootcache
+
+    root = tmp_path / "root"
+    write(
+        root,
+        {
+            "tsconfig.json": '{"compilerOptions": {"paths": {"@app/*": ["src/*"]}}}',
+            "src/a.ts": "export const a = 1\n",
+        },
+    )
+    settled(root)
+    notes = tmp_path / "n.md"
+    notes.write_text("~ see `@app/a.ts`\n", encoding="utf-8")
+    cache = tmp_path / "cache"
+    args = ["check", "--isolated", "--no-progress", "--notation", "brain", "--root", root, notes]
+    first = cli(*args, "--cache-dir", cache)
+    real = os.path.realpath(root)
+    path = rootcache.cache_file(cache, real)
+    data = rootcache.load(path, real)
+    sig = data["tables"]["aliases"]["tsconfig.json"][0]
+    data["tables"]["aliases"] = {"tsconfig.json": (sig, 7)}  # the same key, a number
+    rootcache.save(path, data)
+    again = cli(*args, "--cache-dir", cache)
+    assert (again.exit_code, again.output) == (first.exit_code, first.output)

@@ -77,13 +77,18 @@ def _inside(target: str, root_real: str) -> bool:
     return target == root_real or target.startswith(root_real.rstrip(os.sep) + os.sep)
 
 
-def _regular(abspath: str, root_real: str) -> os.stat_result | None:
-    """stat of a regular file (a file symlink only when it resolves inside the root)."""
+def _regular(abspath: str, root_real: str, links: set[str] | None = None) -> os.stat_result | None:
+    """stat of a regular file (a file symlink only when it resolves inside the root).
+    ``links`` gets the folder each symlink inside the root leads into, dangling or not:
+    what the listing says of the link follows that folder (a cached listing keys it)."""
     try:
         st = os.lstat(abspath)
         if stat.S_ISLNK(st.st_mode):
-            if not _inside(os.path.realpath(abspath), root_real):
+            real = os.path.realpath(abspath)
+            if not _inside(real, root_real):
                 return None
+            if links is not None:
+                links.add(os.path.dirname(real))
             st = os.stat(abspath)
     except OSError:
         return None
@@ -103,7 +108,12 @@ def _own_work_tree(folder: str) -> bool:
 
 
 def _git_listing(
-    folder: str, prefix: str, paths: list[str], root_real: str, visited: set[str]
+    folder: str,
+    prefix: str,
+    paths: list[str],
+    root_real: str,
+    visited: set[str],
+    links: set[str] | None = None,
 ) -> Iterator[ListedFile]:
     """The regular files among ``paths`` (as ``git ls-files`` gave them in ``folder``),
     ``prefix`` before each; nested work trees among them are listed recursively."""
@@ -117,7 +127,7 @@ def _git_listing(
             continue
         full = os.path.join(folder, nested)
         if not path.endswith("/"):
-            st = _regular(full, root_real)
+            st = _regular(full, root_real, links)
             if st is not None:
                 yield ListedFile(prefix + nested, st.st_size, st.st_mtime_ns)
                 continue
@@ -130,9 +140,9 @@ def _git_listing(
         visited.add(real)
         inner = _git_paths(Path(full))
         if inner is None:  # a broken submodule, say: walk it, honouring .gitignore
-            listed = _walk(Path(full), root_real)
+            listed = _walk(Path(full), root_real, links=links)
         else:
-            listed = _git_listing(full, "", inner, root_real, visited)
+            listed = _git_listing(full, "", inner, root_real, visited, links)
         for f in listed:
             yield ListedFile(f"{prefix}{nested}/{f.path}", f.size, f.mtime_ns)
 
@@ -392,8 +402,11 @@ class IgnoreRules:
         return result
 
 
-def _walk(root: Path, root_real: str, folders: list[str] | None = None) -> Iterator[ListedFile]:
-    """The regular files under ``root`` (``folders``, when given, gets each folder walked)."""
+def _walk(
+    root: Path, root_real: str, folders: list[str] | None = None, links: set[str] | None = None
+) -> Iterator[ListedFile]:
+    """The regular files under ``root`` (``folders``, when given, gets each folder walked;
+    ``links`` as ``_regular`` fills it)."""
     stack: list[tuple[str, str, IgnoreRules]] = [(str(root), "", IgnoreRules((), True))]
     while stack:
         folder, rel, rules = stack.pop()
@@ -424,7 +437,7 @@ def _walk(root: Path, root_real: str, folders: list[str] | None = None) -> Itera
                 if name == ".git" or rules.ignored(path, False):
                     continue
                 if entry.is_symlink():
-                    st = _regular(entry.path, root_real)
+                    st = _regular(entry.path, root_real, links)
                 elif entry.is_file(follow_symlinks=False):
                     st = entry.stat(follow_symlinks=False)
                 else:
@@ -465,16 +478,17 @@ def list_files(
     # outside a work tree (or one git refuses to read) both git runs fail: walked
     paths = _git_paths_unless_ignored(root)
     walked: list[str] | None = [] if cache_dir is not None else None
+    links: set[str] | None = set() if cache_dir is not None else None
     visited = {root_real}
     if paths is not None:
         way = "git"
-        files.extend(_git_listing(str(root), "", paths, root_real, visited))
+        files.extend(_git_listing(str(root), "", paths, root_real, visited, links))
     else:
         way = "scandir"
-        files.extend(_walk(root, root_real, walked))
+        files.extend(_walk(root, root_real, walked, links))
     files.sort(key=lambda f: f.path)
     if cache_dir is not None and len(visited) == 1:  # no nested work tree: keyed by its own
         from .rootcache import keep_listing
 
-        keep_listing(cache_dir, str(root), root_real, way, files, walked, started)
+        keep_listing(cache_dir, str(root), root_real, way, files, walked, started, links)
     return way, files

@@ -302,10 +302,17 @@ def _config_files(listing: bytes, top: str) -> list[str]:
         name, _, value = entry.partition(b"\n")
         if name.lower() == b"core.excludesfile":
             excludes = os.path.expanduser(os.fsdecode(value))
+    config = os.environ.get("XDG_CONFIG_HOME") or os.path.expanduser("~/.config")
     if excludes is None:
-        config = os.environ.get("XDG_CONFIG_HOME") or os.path.expanduser("~/.config")
         excludes = os.path.join(config, "git", "ignore")
     files.append(os.path.abspath(excludes))
+    # the files git would read that did not exist (a global configuration made later)
+    files += [
+        os.environ.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig",
+        os.path.join(config, "git", "config"),
+        os.environ.get("GIT_CONFIG_GLOBAL") or os.path.expanduser("~/.gitconfig"),
+        os.path.join(top, ".git", "config.worktree"),
+    ]
     return files
 
 
@@ -365,10 +372,11 @@ def cached_listing(cache_dir, root: str, root_real: str) -> tuple[str, list] | N
     return way, again
 
 
-def keep_listing(cache_dir, root: str, root_real: str, way: str, files, walked, started):
+def keep_listing(cache_dir, root: str, root_real: str, way: str, files, walked, started, links=()):
     """Write the listing ``files`` of ``root`` (made since ``started``) with its key to the
     cache file, keeping the tables there; nothing when no sound key can be made (a plain
-    tree inside a git work tree, a racy mtime)."""
+    tree inside a git work tree, a racy mtime). The folders symlinks lead into
+    (``links``: a dangling link's target may appear in a folder git ignores) are keyed."""
     if way == "git":
         key = git_key(root, root_real)
     else:
@@ -377,7 +385,10 @@ def keep_listing(cache_dir, root: str, root_real: str, way: str, files, walked, 
         if work_tree_top(root_real) is not None or walked is None:
             return  # a walked root inside a work tree (ignored, or refused): git may list it
         key = [(":top", None), *folder_key(root_real, walked)]
-    if key is None or racy(key, started):
+    if key is None:
+        return
+    key += [(folder, signature(folder)) for folder in sorted(links or ())]
+    if racy(key, started):
         return
     path = cache_file(cache_dir, root_real)
     data = dict(load(path, root_real) or {"root": root_real, "tables": {}})
@@ -479,11 +490,12 @@ def missing(value: Any) -> bool:
     return value is _MISSING
 
 
-def stat_of(path: str) -> tuple[int, int, int] | None:
-    """``(size, mtime_ns, ctime_ns)`` of the file at ``path`` (links followed), or None:
-    a copy that kept the mtime (``cp -p``) still changes the ctime."""
+def stat_of(path: str) -> tuple[int, int, int, int, int] | None:
+    """``(size, mtime_ns, ctime_ns, inode, device)`` of the file at ``path`` (links
+    followed), or None: a copy that kept the mtime (``cp -p``) still changes the ctime, a
+    symlink turned to another file of that size and time changes the inode."""
     try:
         st = os.stat(path)
     except (OSError, ValueError):
         return None
-    return st.st_size, st.st_mtime_ns, st.st_ctime_ns
+    return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev
