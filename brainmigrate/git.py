@@ -244,6 +244,14 @@ def head_key(top: str, *, files_only: bool = False) -> tuple[str, str] | str | N
     return words[2], shallow
 
 
+def missing_object(errors: list[str]) -> bool:
+    """Whether what git said (``run_git``'s ``errors``) is that an object of the store is
+    missing or unreadable (``unable to read``, ``bad object``, ``missing blob``): what the
+    same objects say again, unlike a timeout, a signal or a promisor remote out of reach."""
+    said = " ".join(errors).lower()
+    return any(word in said for word in ("unable to read", "bad object", "missing blob"))
+
+
 def objects_stamp(top: str) -> str | None:
     """What the object store of the work tree at ``top`` holds, as far as its folders'
     times tell: the modification times of ``objects``, ``objects/pack`` and
@@ -418,20 +426,24 @@ def log_output(
     since: str | None = None,
     until: str = "HEAD",
     modern: list[bool] | None = None,
+    errors: list[str] | None = None,
 ) -> bytes | None:
     """What ``git log`` prints for ``log_events`` (of ``since..until`` when ``since`` is
-    given, else of ``until``'s whole history), or None when git fails; ``modern`` (when
-    given) gets whether git took ``DIFF_MERGES`` (each merge listed against its first
-    parent) or was older."""
+    given, else of ``until``'s whole history), or None when git fails (``errors``, when
+    given, gets what git said); ``modern`` (when given) gets whether git took
+    ``DIFF_MERGES`` (each merge listed against its first parent) or was older."""
     args = ["log", "-M", "--reverse", "--date-order", "--diff-filter=ADR", "--name-status"]
     args += ["-z", "--format=%x01%H", "--relative"]
     args += ["--first-parent"] if first_parent else []
     args += [f"{since}..{until}"] if since else [] if until == "HEAD" else [until]
-    errors: list[str] = []
-    out = run_git(folder, *args, DIFF_MERGES, timeout=120, errors=errors)
-    older = out is None and any(DIFF_MERGES.partition("=")[0] in e for e in errors)
+    said: list[str] = []
+    out = run_git(folder, *args, DIFF_MERGES, timeout=120, errors=said)
+    older = out is None and any(DIFF_MERGES.partition("=")[0] in e for e in said)
     if older:
-        out = run_git(folder, *args, *(["-m"] if first_parent else []), timeout=120)
+        said = []
+        out = run_git(folder, *args, *(["-m"] if first_parent else []), timeout=120, errors=said)
+    if errors is not None:
+        errors.extend(said)
     if modern is not None:
         modern.append(not older)
     return out

@@ -252,11 +252,12 @@ def kept_events(
         return []
     name = "first" if first_parent else "every"
     failed = _failed_mark(folder)
+    said: list[str] = []
 
     def make() -> bytes | None:
-        log = _kept_log(kept, folder, name, failed is not None)
-        if log is None:
-            return failed
+        log = _kept_log(kept, folder, name, failed is not None, said)
+        if log is None:  # kept only when the objects themselves failed git
+            return failed if git.missing_object(said) else None
         return events_part(git.log_events_of(log))
 
     data = kept.part(name, make)
@@ -274,7 +275,9 @@ def kept_events(
     return events
 
 
-def _kept_log(kept: KeptHistory, folder, name: str, keep: bool) -> bytes | None:
+def _kept_log(
+    kept: KeptHistory, folder, name: str, keep: bool, errors: list[str] | None = None
+) -> bytes | None:
     """git's output for the part ``name`` (``first`` or ``every``), kept packed (``keep``)
     as ``<name>-log``. The first-parent line's is cut from the whole history's when git
     listed each merge against its first parent there (``every-modern``): the same
@@ -283,13 +286,15 @@ def _kept_log(kept: KeptHistory, folder, name: str, keep: bool) -> bytes | None:
 
     def make_log() -> bytes | None:
         if name == "first":
-            whole = _kept_log(kept, folder, "every", keep)
+            whole = _kept_log(kept, folder, "every", keep, errors)
             if whole is not None and kept.part("every-modern", lambda: None) is not None:
                 cut = _first_parent_cut(folder, kept, whole)
                 if cut is not None:
                     return cut
         modern: list[bool] = []
-        out = git.log_output(folder, first_parent=name == "first", until=kept.commit, modern=modern)
+        out = git.log_output(
+            folder, first_parent=name == "first", until=kept.commit, modern=modern, errors=errors
+        )
         if name == "every" and out is not None and modern == [True]:
             kept.part("every-modern", lambda: b"1")
         return out

@@ -212,7 +212,7 @@ def test_a_failed_rename_log_is_kept_until_the_objects_change(tmp_path, monkeypa
 
     repo = history_repo(tmp_path / "repo")
     cache = tmp_path / "cache"
-    monkeypatch.setattr(gitmodule, "log_output", lambda *a, **k: None)
+    monkeypatch.setattr(gitmodule, "log_output", _failing("fatal: unable to read 3f2a9c1e"))
     assert hints.history_at_head(repo, cache) == []
     monkeypatch.setattr(gitmodule, "log_output", lambda *a, **k: pytest.fail("asked again"))
     assert hints.history_at_head(repo, cache) == []  # same HEAD, same objects
@@ -220,6 +220,33 @@ def test_a_failed_rename_log_is_kept_until_the_objects_change(tmp_path, monkeypa
     pack = repo / ".git" / "objects" / "pack"
     st = pack.stat()
     os.utime(pack, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))  # a fetch brought a pack
+    assert ("R", "src/old.py", "src/new.py") in hints.history_at_head(repo, cache)
+
+
+def _failing(said: str):
+    """A ``git.log_output`` whose git failed saying ``said``."""
+
+    def log_output(*args, errors=None, **kwargs):
+        if errors is not None:
+            errors.append(said)
+        return None
+
+    return log_output
+
+
+@pytest.mark.parametrize(
+    "said", ["fatal: simulated transient failure", "git timed out after 120 s", "git exited -9"]
+)
+def test_a_rename_log_that_failed_for_another_reason_is_asked_again(tmp_path, monkeypatch, said):
+    # only missing objects fail the same way again: a timeout, a kill or a promisor remote
+    # out of reach kept as failed left every later run without its "moved?" hints
+    from brainmigrate import hints
+
+    repo = history_repo(tmp_path / "repo")
+    cache = tmp_path / "cache"
+    monkeypatch.setattr(gitmodule, "log_output", _failing(said))
+    assert hints.history_at_head(repo, cache) == []
+    monkeypatch.undo()
     assert ("R", "src/old.py", "src/new.py") in hints.history_at_head(repo, cache)
 
 
