@@ -37,6 +37,7 @@ from pathlib import Path
 
 from brainmigrate import git, inputs
 from brainmigrate.digests import blake2b
+from brainmigrate.patterns import lazy
 
 #: The layout of the file (changed when its layout changes: an older file is made again).
 FORMAT = 3
@@ -452,10 +453,25 @@ def kept_parents(folder: str | os.PathLike, cache_dir=None) -> dict[str, tuple[s
         return git.run_git(folder, "rev-list", "--topo-order", "--parents", "HEAD", timeout=120)
 
     data = kept.part("parents", make) if kept is not None else make()
+    parents = _parents_of(data or b"")
+    if parents is None and kept is not None:  # a spoiled part: read again
+        kept.forget("parents")
+        parents = _parents_of(kept.part("parents", make) or b"")
+    return parents or {}
+
+
+_HEX = lazy(r"[0-9a-f]+")
+
+
+def _parents_of(data: bytes) -> dict[str, tuple[str, ...]] | None:
+    """``git rev-list --parents``' lines as commit -> parents; None when a line is not
+    of that shape (object ids: 40 or 64 hexadecimal digits)."""
     parents: dict[str, tuple[str, ...]] = {}
-    for line in (data or b"").decode("ascii", "replace").splitlines():
-        commit, *rest = line.split()
-        parents[commit] = tuple(rest)
+    for line in data.decode("ascii", "replace").splitlines():
+        ids = line.split()
+        if not ids or not all(len(i) in (40, 64) and _HEX.fullmatch(i) for i in ids):
+            return None
+        parents[ids[0]] = tuple(ids[1:])
     return parents
 
 

@@ -387,3 +387,19 @@ def test_the_first_parent_line_cut_from_the_whole_log_is_gits_own(tmp_path):
     assert cut == gitmodule.log_events(repo, first_parent=True)
     assert githistory.kept_events(repo, tmp_path / "cache") == gitmodule.log_events(repo)
     assert ("R", "src/new.py", "src/two.py") in [e[1:] for e in cut]
+
+
+def test_a_spoiled_parents_part_is_read_again(tmp_path):
+    # one flipped byte made an empty line: unpacking it raised instead of reading git again
+    repo = history_repo(tmp_path / "repo")
+    cache = tmp_path / "cache"
+    first = githistory.kept_parents(repo, cache)
+    [path] = cache.glob("githistory-*.bin")
+    head, _, body = path.read_bytes().partition(b"\n")
+    start, end = json.loads(head)["parts"]["parents"]
+    part = body[start:end]
+    spoiled = part.replace(b"\n", b"\n\n", 1)[: len(part)]  # the same length, a line empty
+    path.write_bytes(head + b"\n" + body[:start] + spoiled + body[end:])
+    githistory._PARSED.clear()
+    assert githistory.kept_parents(repo, cache) == first
+    assert len(first) >= 3 and all(len(c) == 40 for c in first)
