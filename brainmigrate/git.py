@@ -43,14 +43,22 @@ KEPT_GIT_VARIABLES = frozenset(
 def git_environment() -> dict[str, str]:
     """The environment a git run gets: this process's, without the GIT_* variables that
     name a repository, index or work tree (``KEPT_GIT_VARIABLES`` and
-    ``GIT_CONFIG_KEY_*``/``GIT_CONFIG_VALUE_*`` stay). The same rule as pre-commit's."""
-    return {
+    ``GIT_CONFIG_KEY_*``/``GIT_CONFIG_VALUE_*`` stay). The same rule as pre-commit's.
+
+    History is read as it was committed: replace refs (``git replace``) and a grafts file
+    are not followed (``GIT_NO_REPLACE_OBJECTS``, ``GIT_GRAFT_FILE`` naming no file). They
+    rewrite the history while ``HEAD`` stays, so a history kept for ``HEAD`` would no
+    longer be what git answers."""
+    env = {
         k: v
         for k, v in os.environ.items()
         if not k.startswith("GIT_")
         or k in KEPT_GIT_VARIABLES
         or k.startswith(("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_"))
     }
+    env["GIT_NO_REPLACE_OBJECTS"] = "1"
+    env["GIT_GRAFT_FILE"] = os.path.join(os.devnull, "no-grafts")
+    return env
 
 
 def run_git(

@@ -403,3 +403,35 @@ def test_a_spoiled_parents_part_is_read_again(tmp_path):
     githistory._PARSED.clear()
     assert githistory.kept_parents(repo, cache) == first
     assert len(first) >= 3 and all(len(c) == 40 for c in first)
+
+
+@pytest.mark.parametrize("how", ["replace", "grafts"])
+def test_history_is_read_as_committed_whatever_replace_refs_or_grafts_say(tmp_path, how):
+    # `git replace --graft HEAD` (or a grafts file) made HEAD parentless while HEAD stayed:
+    # a warm run kept the old history, a cold one read the new; both now read the commits
+    repo = tmp_path / "repo"
+    write(repo, {"legacy/tool.py": "x = 1\n", "README.md": "r\n"})
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "one")
+    git(repo, "rm", "-q", "-r", "legacy")
+    git(repo, "commit", "-qm", "legacy gone")
+    write(repo, {"README.md": "r2\n"})
+    git(repo, "commit", "-qam", "more")
+    notes = tmp_path / "facts.md"
+    notes.write_text("+ the tool is `legacy/tool.py`\n", encoding="utf-8")
+    args = ["check", "--isolated", "--no-progress", "--root", repo, notes]
+    before = cli(*args, "--cache-dir", tmp_path / "cache")
+    assert "BM101 error cites legacy/tool.py, which no root holds" in before.output
+    head = subprocess.run(
+        ["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    if how == "replace":
+        git(repo, "replace", "--graft", head)
+    else:
+        (repo / ".git" / "info").mkdir(exist_ok=True)
+        (repo / ".git" / "info" / "grafts").write_text(head + "\n")
+    warm = cli(*args, "--cache-dir", tmp_path / "cache")
+    cold = cli(*args, "--cache-dir", tmp_path / "cold")
+    assert (warm.exit_code, warm.output) == (cold.exit_code, cold.output)
+    assert (cold.exit_code, cold.output) == (before.exit_code, before.output)

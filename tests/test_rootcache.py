@@ -632,3 +632,22 @@ def test_a_kept_table_of_another_shape_is_built_again(tmp_path):
     rootcache.save(path, data)
     again = cli(*args, "--cache-dir", cache)
     assert (again.exit_code, again.output) == (first.exit_code, first.output)
+
+
+def test_an_included_configuration_file_that_was_empty_is_keyed(tmp_path):
+    # [include] path = extra.cfg named a file with no entries yet: git named no entry from
+    # it, so an excludesFile written there later was not seen
+    root = tmp_path / "root"
+    committed(root, {"kept.txt": "y\n"})
+    write(root, {"scratch.txt": "x\n"})
+    extra = tmp_path / "extra.cfg"
+    extra.write_text("")
+    run(root, "config", "include.path", str(extra))
+    notes = tmp_path / "n.md"
+    notes.write_text("~ see `scratch.txt` for the output\n", encoding="utf-8")
+    settled(root)
+    cache = tmp_path / "cache"
+    assert _anchors(root, notes, cache) == [[("file", "scratch.txt")]]
+    (tmp_path / "ignore").write_text("scratch.txt\n")
+    extra.write_text(f"[core]\n\texcludesFile = {tmp_path / 'ignore'}\n")
+    assert _anchors(root, notes, cache) == _anchors(root, notes, tmp_path / "cold") == [[]]

@@ -297,11 +297,20 @@ def _config_files(listing: bytes, top: str) -> list[str]:
     excludes = None
     parts = listing.split(b"\0")
     for origin, entry in zip(parts[::2], parts[1::2], strict=False):
+        source = None
         if origin.startswith(b"file:"):
-            files.append(os.path.join(top, os.fsdecode(origin[5:])))
+            source = os.path.join(top, os.fsdecode(origin[5:]))
+            files.append(source)
         name, _, value = entry.partition(b"\n")
-        if name.lower() == b"core.excludesfile":
+        name = name.lower()
+        if name == b"core.excludesfile":
             excludes = os.path.expanduser(os.fsdecode(value))
+        elif name.startswith((b"include.", b"includeif.")) and name.endswith(b".path"):
+            # an included file holding nothing yet is named by no entry: keyed here
+            where = os.path.expanduser(os.fsdecode(value))
+            if source is not None:
+                where = os.path.join(os.path.dirname(source), where)
+            files.append(where)
     config = os.environ.get("XDG_CONFIG_HOME") or os.path.expanduser("~/.config")
     if excludes is None:
         excludes = os.path.join(config, "git", "ignore")
