@@ -54,6 +54,20 @@ def brute_best(entries, key, stems):
     return best
 
 
+def merged_step(index, entries: dict, seq: int, key, stems) -> None:
+    """One fact through ``index`` and through ``brute_best`` over ``entries``: the same
+    best match (or none), then replaced or added in both."""
+    got = index.best(key, stems)
+    want = brute_best(entries, key, stems)
+    assert (got[0], round(got[1], 9)) == (want[0], round(want[1], 9)) if want else got is None
+    if got:
+        index.replace(got[0], key, stems)
+        entries[got[0]] = (key, stems)
+    else:
+        index.add(seq, key, stems)
+        entries[seq] = (key, stems)
+
+
 sets = st.frozensets(st.sampled_from("abcdefghijklmnop"), max_size=9)
 
 
@@ -69,15 +83,7 @@ def test_index_finds_exactly_what_brute_force_finds(items, postings_from):
     entries = {}
     for seq, (scope, stems) in enumerate(items):
         key = Key(scope, frozenset(), frozenset())
-        got = index.best(key, stems)
-        want = brute_best(entries, key, stems)
-        assert (got[0], round(got[1], 9)) == (want[0], round(want[1], 9)) if want else got is None
-        if got:
-            index.replace(got[0], key, stems)
-            entries[got[0]] = (key, stems)
-        else:
-            index.add(seq, key, stems)
-            entries[seq] = (key, stems)
+        merged_step(index, entries, seq, key, stems)
 
 
 @pytest.mark.parametrize("digests", [1, 3, 4096])
@@ -96,15 +102,7 @@ def test_index_over_many_blocks_finds_what_brute_force_finds(digests, monkeypatc
         stems = frozenset(rng.sample(words, rng.randrange(1, 6)))
         if rng.random() < 0.1:
             stems = frozenset({*stems, f"new{seq}"})  # a stem met first now
-        got = index.best(key, stems)
-        want = brute_best(entries, key, stems)
-        assert (got[0], round(got[1], 9)) == (want[0], round(want[1], 9)) if want else got is None
-        if got:
-            index.replace(got[0], key, stems)
-            entries[got[0]] = (key, stems)
-        else:
-            index.add(seq, key, stems)
-            entries[seq] = (key, stems)
+        merged_step(index, entries, seq, key, stems)
     assert len(index._digests) <= digests
 
 
@@ -128,15 +126,7 @@ def test_two_prefix_index_is_exact_on_sets_sharing_most_stems(items, postings_fr
     key = Key("s", frozenset(), frozenset())
     entries = {}
     for seq, stems in enumerate(items):
-        got = index.best(key, stems)
-        want = brute_best(entries, key, stems)
-        assert (got[0], round(got[1], 9)) == (want[0], round(want[1], 9)) if want else got is None
-        if got:
-            index.replace(got[0], key, stems)
-            entries[got[0]] = (key, stems)
-        else:
-            index.add(seq, key, stems)
-            entries[seq] = (key, stems)
+        merged_step(index, entries, seq, key, stems)
 
 
 def test_one_template_with_one_word_changed_merges_nothing():
