@@ -191,8 +191,9 @@ class CheckoutFiles:
         legacy=True)``), parsed apart from the declaration cache."""
         key = (root, rel)
         if key not in self._states:
-            cached = self.few == 0
-            self._states[key] = self.index(root).read_files([rel], cached=cached)[rel]
+            hashes = self.known_hashes(root, [rel], read=True)
+            states = self.index(root).read_files([rel], cached=self.few == 0, hashes=hashes)
+            self._states[key] = states[rel]
         if not legacy or self._states[key] is None:
             return self._states[key]
         if key not in self._legacy:
@@ -225,6 +226,13 @@ class CheckoutFiles:
                 self._hashes[key] = hasher.hexdigest()
                 self._errors[key] = None
         return self._hashes[key]
+
+    def known_hashes(self, root: str, rels, read: bool = False) -> dict[str, bytes]:
+        """``{rel: cache.content_hash}`` of ``rels`` as this run hashed them (``read``: those
+        not hashed yet too), for ``CodeIndex.read_files``: a cached entry of other bytes is
+        never taken (an edit of the same size whose mtime was put back keeps its stat)."""
+        got = {r: self.content_hash(root, r) if read else self._hashes.get((root, r)) for r in rels}
+        return {rel: bytes.fromhex(h) for rel, h in got.items() if h}
 
     def read_error(self, root: str, rel: str, lines: bool = False) -> str | None:
         """Why the regular file ``rel`` of ``root`` cannot be read ("Permission denied",

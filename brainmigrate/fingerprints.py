@@ -104,7 +104,10 @@ class Checkouts(MoveSearch):
             todo = sorted(p for p in paths if (root, p) not in self._states)
             if todo:
                 cached = len(todo) > self.few
-                for rel, st in self.index(root).read_files(todo, cached=cached).items():
+                hashes = self.known_hashes(root, todo)
+                for rel, st in (
+                    self.index(root).read_files(todo, cached=cached, hashes=hashes).items()
+                ):
                     self._states[(root, rel)] = st
 
     # --- the states

@@ -1016,3 +1016,49 @@ def test_import_verify_makes_a_stale_fact_active_again_when_every_anchor_is_take
     assert r.exit_code == 0, r.output
     assert env.status()["k6"] == ("active", None)
     assert env.stale().exit_code == 0
+
+
+def test_a_same_size_edit_whose_mtime_was_put_back_is_stale_and_verified_as_it_is(tmp_path):
+    # the declaration cache trusted size and mtime: a warm stale missed the new body and a
+    # warm verify stored the old body's digest beside the new content hash, so a later
+    # stale cried wolf even with a fresh cache
+    from clirun import cli
+
+    repo = tmp_path / "repo"
+    (repo / "src").mkdir(parents=True)
+    ledger = repo / "src" / "ledger.py"
+    body = "class LedgerRepository:\n    def record(self):\n        return {}\n"
+    ledger.write_text(body.format(1))
+    os.utime(ledger, (1609459200, 1609459200))
+    (tmp_path / "facts.md").write_text("+ LedgerRepository records\n")
+    warm, db = tmp_path / "warm", tmp_path / "k.db"
+
+    def bm(*args, cache):
+        return cli(*args, "--cache-dir", cache)
+
+    done = bm(
+        "import", tmp_path / "facts.md", "--root", repo, "--verify", "--store", db, cache=warm
+    )
+    assert done.exit_code == 0, done.output
+    assert bm("stale", "--store", db, "--dry-run", cache=warm).exit_code == 0  # cache warm
+    ledger.write_text(body.format(2))  # the same size, the mtime put back
+    os.utime(ledger, (1609459200, 1609459200))
+    stale_warm = bm("stale", "--store", db, "--dry-run", cache=warm)
+    stale_cold = bm("stale", "--store", db, "--dry-run", cache=tmp_path / "c1")
+    assert (stale_warm.exit_code, stale_warm.output) == (stale_cold.exit_code, stale_cold.output)
+    assert stale_warm.exit_code == 1 and "body changed" in stale_warm.output
+    shutil.copy(db, tmp_path / "cold.db")
+    assert bm("verify", "--all", "--store", db, cache=warm).exit_code == 0
+    assert (
+        bm("verify", "--all", "--store", tmp_path / "cold.db", cache=tmp_path / "c2").exit_code == 0
+    )
+
+    def kept(path):
+        with sqlite3.connect(path) as con:
+            return sorted(con.execute("SELECT * FROM anchors").fetchall())
+
+    assert kept(db) == kept(tmp_path / "cold.db")
+    with ledger.open("a") as fh:
+        fh.write("# an unrelated comment\n")
+    later = bm("stale", "--store", db, "--dry-run", cache=tmp_path / "c3")
+    assert later.exit_code == 0 and "stale 0" in later.output, later.output

@@ -188,11 +188,18 @@ class CodeIndex:
         self._dirty = False
 
     def _fresh_entry(
-        self, f: ListedFile, language: str, digests: bool = False
+        self, f: ListedFile, language: str, digests: bool = False, content: bytes | None = None
     ) -> cachemod.Entry | None:
         """The cached entry of ``f`` when it still matches the file, else ``None``;
         ``digests``: also None for a file parsed without its digests (``build`` and name
-        lookups take none, ``read_files`` needs them)."""
+        lookups take none, ``read_files`` needs them); ``content``: the file's
+        ``cache.content_hash`` as the caller read it, also None when the entry's differs
+        (an edit of the same size whose mtime was put back)."""
+        if content is not None:
+            kept = self._entries.get(f.path)
+            if type(kept) is tuple and len(kept) == 9 and kept[3] and kept[3] != content:
+                self._fresh.discard(f.path)
+                return None
         if f.path in self._fresh:
             entry = self._entries[f.path]
             return None if digests and _undigested(entry) else entry
@@ -335,7 +342,7 @@ class CodeIndex:
         return language_for(rel, cpp)
 
     def read_files(
-        self, paths: Iterable[str], *, cached: bool = True
+        self, paths: Iterable[str], *, cached: bool = True, hashes: dict[str, bytes] | None = None
     ) -> dict[str, FileState | None]:
         """Declarations and staleness digest of each of ``paths`` (root-relative POSIX),
         as the file is now: ``{path: FileState}``, None for a path that is no regular
@@ -348,7 +355,8 @@ class CodeIndex:
         except to tell a ``.h`` file's language and when the cache is saved.
         ``cached=False`` parses every file and neither loads nor writes the cache: quicker
         for a few files of a large root (loading its cache costs as much as parsing a
-        handful of files).
+        handful of files). ``hashes`` gives the ``cache.content_hash`` of paths the caller
+        has read: a cached entry of other bytes is parsed again, whatever its stat says.
         """
         if not cached:
             return self._parse_uncached(paths)
@@ -368,7 +376,8 @@ class CodeIndex:
                 continue
             f = ListedFile(rel, st.st_size, st.st_mtime_ns)
             found[rel] = (f, lang)
-            if self._fresh_entry(f, lang, digests=True) is None:
+            content = hashes.get(rel) if hashes else None
+            if self._fresh_entry(f, lang, digests=True, content=content) is None:
                 todo.append((f, lang))
         for rel, entry, reason in self._parse_many(todo, digests=True):
             if entry is not None:
