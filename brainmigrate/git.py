@@ -8,12 +8,15 @@ from collections.abc import Iterable
 #: Settings that make git's output what brainmigrate parses, whatever the user's config:
 #: paths unquoted, no colour, no signature lines in a log, a merge's changes listed
 #: against each parent when -m asks for them (``log.diffMerges=first-parent`` would hide
-#: what a merge dropped).
+#: what a merge dropped), and git's default rename limit (a history kept for ``HEAD``
+#: would otherwise hold the renames of whatever ``diff.renameLimit`` was when it was read,
+#: and one machine's hints differ from another's).
 SETTINGS = (
     "core.quotepath=off",
     "color.ui=never",
     "log.showSignature=false",
     "log.diffMerges=separate",
+    "diff.renameLimit=1000",
 )
 #: GIT_* variables kept for a git run: how git reaches a remote or its own programs, and
 #: configuration given in the environment. Any other (GIT_DIR, GIT_WORK_TREE,

@@ -39,8 +39,9 @@ from brainmigrate import git, inputs
 from brainmigrate.digests import blake2b
 from brainmigrate.patterns import lazy
 
-#: The layout of the file (changed when its layout changes: an older file is made again).
-FORMAT = 3
+#: The layout of the file (changed when its layout changes: an older file is made again;
+#: 4 since the rename limit is git's default, whatever ``diff.renameLimit`` says).
+FORMAT = 4
 _MAGIC = "brainmigrate-githistory"
 #: Parsed files of this process: path -> ((size, mtime_ns, inode), header, body).
 _PARSED: dict[str, tuple[tuple[int, int, int], dict, bytes]] = {}

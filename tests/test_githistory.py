@@ -168,7 +168,7 @@ def test_head_reset_to_an_unrelated_commit_reads_the_whole_history(tmp_path, mon
         lambda data: b"",
         lambda data: data[: len(data) // 2],
         lambda data: b"not json\n" + data,
-        lambda data: data.replace(b'"format": 3', b'"format": 2'),
+        lambda data: data.replace(b'"format": 4', b'"format": 3'),
         lambda data: data.replace(b'"magic": "brainmigrate-githistory"', b'"magic": "x"'),
     ],
     ids=["empty", "truncated", "corrupt", "older-format", "foreign"],
@@ -435,3 +435,34 @@ def test_history_is_read_as_committed_whatever_replace_refs_or_grafts_say(tmp_pa
     cold = cli(*args, "--cache-dir", tmp_path / "cold")
     assert (warm.exit_code, warm.output) == (cold.exit_code, cold.output)
     assert (cold.exit_code, cold.output) == (before.exit_code, before.output)
+
+
+def test_the_renames_kept_do_not_follow_the_users_rename_limit(tmp_path):
+    # diff.renameLimit set after the history was kept left the kept renames as they were
+    # while a cold run read fewer: a warm --fix rewrote notes a cold one would not
+    repo = tmp_path / "repo"
+    write(
+        repo,
+        {
+            "src/a1.py": "".join(f"alpha line {i}\n" for i in range(30)),
+            "src/b1.py": "".join(f"beta line {i}\n" for i in range(30)),
+        },
+    )
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "ab")
+    git(repo, "mv", "src/a1.py", "src/a2.py")
+    git(repo, "mv", "src/b1.py", "src/b2.py")
+    for name in ("a2", "b2"):
+        with (repo / "src" / f"{name}.py").open("a") as fh:
+            fh.write("extra\n")
+    git(repo, "commit", "-qam", "both renamed and edited")
+    notes = tmp_path / "facts.md"
+    notes.write_text("+ files `src/a1.py` and `src/b1.py`\n", encoding="utf-8")
+    args = ["check", "--isolated", "--no-progress", "--root", repo, notes]
+    warm = cli(*args, "--cache-dir", tmp_path / "cache")
+    git(repo, "config", "diff.renameLimit", "1")
+    again = cli(*args, "--cache-dir", tmp_path / "cache")
+    cold = cli(*args, "--cache-dir", tmp_path / "cold")
+    assert again.output == cold.output == warm.output
+    assert "moved? src/a2.py (renamed in git history)" in cold.output

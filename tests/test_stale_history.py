@@ -316,7 +316,7 @@ def test_kept_histories_of_the_older_format_are_read_again(tree, tmp_path):
     [kept] = cache.glob("githistory-*.bin")
     line, _, body = kept.read_bytes().partition(b"\n")
     header = json.loads(line)
-    assert header["format"] == githistory.FORMAT == 3
+    assert header["format"] == githistory.FORMAT == 4
     older = json.dumps(events[:-1]).encode()  # as a run of an older format kept it
     header["format"], header["parts"] = 2, {"every": [0, len(older)]}
     kept.write_bytes(json.dumps(header).encode() + b"\n" + older)
