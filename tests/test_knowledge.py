@@ -193,7 +193,7 @@ def test_history_holds_deleted_paths_and_their_folders_and_is_cached_by_head(
     [kept] = cache.glob("githistory-*.bin")
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True).stdout
     header = json.loads(kept.read_bytes().split(b"\n", 1)[0])
-    assert (header["format"], header["head"], header["shallow"]) == (3, head.strip().decode(), "")
+    assert (header["format"], header["head"], header["shallow"]) == (4, head.strip().decode(), "")
     assert list(header["parts"]) == ["gone"]
     # a second run at the same HEAD runs no git at all
     real = git.run_git
