@@ -302,7 +302,7 @@ class CodeIndex:
                     self._store(f.path, entry)
                 elif outcome in ("", SHAPE_SKIP):
                     missed.append((f.path, f.size, f.mtime_ns, lang))
-            misses = misses_entry(known, wanted, self.shapes, self._entries, missed)
+            misses = misses_entry(known, wanted, self.shapes, missed)
             if misses != self._entries.get(MISSES):
                 self._entries[MISSES] = misses
                 self._dirty = True

@@ -161,7 +161,7 @@ def known_misses(entries: dict, names: set[str], shapes: bool) -> dict:
     return kept[2]
 
 
-def misses_entry(known: dict, names: set[str], shapes: bool, entries: dict, missed) -> tuple:
+def misses_entry(known: dict, names: set[str], shapes: bool, missed) -> tuple:
     """The ``MISSES`` entry after a lookup of ``names`` that read the files ``missed``
     (``(path, size, mtime_ns, language)``) and found none declared, kept for ``names``:
     with what was ``known`` for a wider lookup (a file that declares none of the wider
