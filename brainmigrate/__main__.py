@@ -23,6 +23,7 @@ also catches an interrupt around everything it does (``_stopped``), and this mod
 imports nothing slow before it.
 """
 
+import _signal
 import sys
 
 
@@ -71,14 +72,14 @@ def _early(signum, frame) -> None:
     """The SIGINT and SIGTERM handler while the command is imported: nothing is written yet,
     so write the one line and end the process now (exit 130, or 143 for SIGTERM)."""
     import os
-    import signal
 
-    what = "terminated" if signum == signal.SIGTERM else "interrupted"
+    term = signum == _signal.SIGTERM
+    what = "terminated" if term else "interrupted"
     line = f"brainmigrate: {what} (a store and every output are written whole or not at all)\n"
     try:
         os.write(2, line.encode())
     finally:
-        os._exit(143 if signum == signal.SIGTERM else 130)
+        os._exit(143 if term else 130)
 
 
 def _run() -> None:
@@ -89,11 +90,15 @@ def _run() -> None:
         sys.stdout.write(f"brainmigrate, version {__version__}\n")
         sys.stdout.flush()
         sys.exit(0)
+    # the handlers first, through ``_signal`` (loaded with the interpreter): importing
+    # ``signal`` (enum, functools: about 4 ms) before them left a window where Ctrl-C landed
+    # in an import's module-lock callback, was printed as "Exception ignored", and the
+    # run went on to exit 0
+    _signal.signal(_signal.SIGINT, _early)
+    _signal.signal(_signal.SIGTERM, _early)
     import gc
     import signal
 
-    signal.signal(signal.SIGINT, _early)
-    signal.signal(signal.SIGTERM, _early)
     enabled = gc.isenabled()
     gc.disable()
     try:
