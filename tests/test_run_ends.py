@@ -83,15 +83,18 @@ def test_reads_during_imports_see_one_committed_state(tmp_path):
 
 def _startup(err: str) -> bool:
     """Whether ``err`` is the traceback of an interrupt in Python's own start-up, before
-    the program's first line runs (``site``, ``runpy``, the standard modules they import):
-    Python says so ("init_import_site": the ``.pth`` files of site-packages run there), or
-    no frame in it is of the brainmigrate package or of a library it imports."""
+    the program's first line runs (``site``, ``runpy``, the standard modules they import,
+    and the import hook setuptools' ``.pth`` file puts in place, ``_distutils_hack``, as
+    runpy looks the package up): Python says so ("init_import_site": the ``.pth`` files of
+    site-packages run there), or no frame in it is of the brainmigrate package or of a
+    library it imports."""
     if err.startswith("Fatal Python error: init_import_site:"):
         return True
     files = [line for line in err.splitlines() if line.lstrip().startswith('File "')]
     package = str(Path(__file__).resolve().parent.parent / "brainmigrate")
     return err.endswith("KeyboardInterrupt\n") and not any(
-        package in line or "site-packages" in line for line in files
+        package in line or ("site-packages" in line and "/_distutils_hack/" not in line)
+        for line in files
     )
 
 
