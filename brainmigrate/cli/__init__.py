@@ -31,6 +31,9 @@ COMMANDS = {
     "show": ("queries", "show_cmd"),
     "stale": ("staleness", "stale_cmd"),
     "verify": ("staleness", "verify_cmd"),
+    "put": ("writing", "put_cmd"),
+    "serve": ("serving", "serve_cmd"),
+    "mcp": ("serving", "mcp_cmd"),
 }
 
 

@@ -29,6 +29,8 @@ from typing import TYPE_CHECKING
 #: Each public name -> the module of the package that holds it.
 _HOME = {
     "StoreError": "errors",
+    "StoreBusy": "errors",
+    "prepare": "importing",
     "check_writable": "connection",
     "require": "connection",
     "Snapshot": "facts",
@@ -49,11 +51,13 @@ __all__ = [
     "Filters",
     "Reader",
     "Snapshot",
+    "StoreBusy",
     "StoreError",
     "Stored",
     "Updater",
     "check_writable",
     "load",
+    "prepare",
     "reader",
     "reading",
     "recorded_roots",
@@ -65,9 +69,9 @@ __all__ = [
 
 if TYPE_CHECKING:
     from brainmigrate.stores.connection import check_writable, require
-    from brainmigrate.stores.errors import StoreError
+    from brainmigrate.stores.errors import StoreBusy, StoreError
     from brainmigrate.stores.facts import Snapshot
-    from brainmigrate.stores.importing import transact, write
+    from brainmigrate.stores.importing import prepare, transact, write
     from brainmigrate.stores.merging import Stored, reading
     from brainmigrate.stores.queries import Filters, Reader, load, reader
     from brainmigrate.stores.status import Updater, updating

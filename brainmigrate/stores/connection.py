@@ -15,7 +15,7 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from brainmigrate.stores.errors import Inconsistent, StoreError, inconsistent
+from brainmigrate.stores.errors import Inconsistent, StoreBusy, StoreError, inconsistent
 from brainmigrate.stores.schema import check_schema
 
 #: Seconds to wait for another writer before giving up with "store is busy", unless
@@ -169,7 +169,7 @@ def _error(path: Path, exc: sqlite3.Error, writing: bool = False) -> StoreError:
     if primary in (SQLITE_BUSY, SQLITE_LOCKED) or (
         primary is None and ("locked" in msg or "busy" in msg)
     ):
-        return StoreError(
+        return StoreBusy(
             f"{path}: store is busy (another import holds it); try again when it is done"
         )
     if primary == SQLITE_READONLY or (

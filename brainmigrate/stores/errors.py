@@ -12,6 +12,11 @@ class StoreError(BrainmigrateError):
     """The store cannot be opened, read or written; the message names the fix."""
 
 
+class StoreBusy(StoreError):
+    """Another writer held the store past the busy timeout (``connection.busy_timeout``);
+    trying again later may succeed (the daemon answers 503 with Retry-After)."""
+
+
 class Inconsistent(BrainmigrateError, ValueError):
     """A row of the store holds what brainmigrate never writes; the message names the row
     and the column (``inconsistent`` makes it a ``StoreError``)."""

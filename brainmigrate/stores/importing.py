@@ -98,6 +98,20 @@ def write(path: Path, facts: Iterable[FactRecord], words, now: str) -> None:
     transact(path, lambda _snapshot: (facts, None), words, now)
 
 
+def prepare(path: Path) -> None:
+    """Make the store at ``path`` ready to serve many clients (``serve``, ``mcp``): created
+    empty when missing (the schema, no fact), then in SQLite's WAL mode, which it keeps:
+    readers see the last commit and never wait for a writer, writers take turns within
+    the busy timeout. Raises ``StoreError``."""
+    transact(path, lambda _stored: ((), None), lambda _rec: "", "")
+    with translated(path, writing=True):
+        con = connect(path, readonly=False)
+        try:
+            con.execute("PRAGMA journal_mode=WAL").fetchone()
+        finally:
+            con.close()
+
+
 _INSERT_FACT = (
     f"INSERT INTO facts ({', '.join(COLUMNS)}, id, imported, updated)"
     f" VALUES ({','.join('?' * (len(COLUMNS) + 3))})"

@@ -1,0 +1,69 @@
+"""The commands that serve the store to agents: ``serve`` (HTTP, extra ``serve``) and
+``mcp`` (a stdio MCP server, extra ``mcp``). Each checks its options, then hands the
+store to its transport in ``brainmigrate.serving``."""
+
+from __future__ import annotations
+
+import click
+
+from brainmigrate.cli.options import PATH, anchor_cache_option, anchor_roots_option, store_option
+from brainmigrate.cli.runtime import Failure, guarded
+
+
+def _extra(module: str, extra: str):
+    """``brainmigrate.serving.<module>``, or a one-line error naming the extra to install
+    when a package it needs is missing."""
+    import importlib
+
+    try:
+        return importlib.import_module(f"brainmigrate.serving.{module}")
+    except ImportError as exc:
+        raise Failure(
+            f"{exc.name or 'a package'} is not installed; install the extra with"
+            f" pip install 'brainmigrate[{extra}]'"
+        ) from None
+
+
+@click.command("serve")
+@store_option("SQLite fact store to serve (created when missing).")
+@anchor_roots_option
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=8765,
+    show_default=True,
+    help="Port to listen on (0: any free port, printed at start).",
+)
+@click.option(
+    "--token-file",
+    type=PATH,
+    help="File holding the token clients send "
+    "(x-brainmigrate-token); default: a new token in a 0600 file, path printed.",
+)
+@click.option("--allow-remote", is_flag=True, help="Listen on an address other than loopback.")
+@anchor_cache_option
+@guarded
+def serve_cmd(store, roots, host, port, token_file, allow_remote, cache_dir):
+    """Serve the store over HTTP to agents, behind a token (extra 'serve')."""
+    http = _extra("http", "serve")
+    http.run(
+        store,
+        roots,
+        host=host,
+        port=port,
+        token_file=token_file,
+        allow_remote=allow_remote,
+        cache_dir=cache_dir,
+    )
+
+
+@click.command("mcp")
+@store_option("SQLite fact store to serve (created when missing).")
+@anchor_roots_option
+@anchor_cache_option
+@guarded
+def mcp_cmd(store, roots, cache_dir):
+    """Serve the store to an agent as a stdio MCP server (extra 'mcp')."""
+    server = _extra("mcp", "mcp")
+    server.run(store, roots, cache_dir=cache_dir)
