@@ -181,7 +181,8 @@ def test_verify_fingerprints_and_stale_then_sees_the_change(tmp_path, repo):
     assert anchor["fingerprinted"] and anchor["commit"] is not None
     _put(store, "charge is a no-op", "--scope", "area:y", "--anchor", "PaymentGateway.charge",
          root=repo)  # fmt: skip
-    (repo / "src/Foo.kt").write_text(KOTLIN.replace("s.length", "s.length + 1"))
+    # a Container.name anchor not fingerprinted is found by container and name
+    assert stale_states(store) == {"k1": ("fresh", None), "k2": ("fresh", None)}
     (repo / "src/Foo.kt").write_text(
         KOTLIN.replace("s.length", "s.length + 1").replace("fun charge()", "fun charge2()")
     )
