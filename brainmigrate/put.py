@@ -286,7 +286,8 @@ def put(
     from brainmigrate import putanchors, stores
     from brainmigrate.merge.rule import Stems
     from brainmigrate.merge.run import fts_words
-    from brainmigrate.search import hit_line, show
+    from brainmigrate.search import hit_line
+    from brainmigrate.shapes import fact_dict
     from brainmigrate.stale import RootError, require_roots
 
     if not facts:
@@ -314,11 +315,13 @@ def put(
         return done.written(), done
 
     done = stores.transact(store_path, plan, fts_words(stems), now, place.recorded())
-    answers = []
-    for rec, action, replaced in zip(done.records, done.actions, done.replaced, strict=True):
-        fact = show(store_path, rec.key, recheck=False)
-        answers.append(Answer(action, fact, replaced, hit_line(rec)))
-    return answers
+    ids = [rec.id for rec in done.records]
+    with stores.reader(store_path) as reader:  # the facts as written, as show gives them
+        written, extra = reader.fetch(ids), reader.details(ids)
+    return [
+        Answer(action, fact_dict(written[i], extra.get(i, {})), replaced, hit_line(written[i]))
+        for i, action, replaced in zip(ids, done.actions, done.replaced, strict=True)
+    ]
 
 
 def decode_json(data: bytes, name: str = "the body"):

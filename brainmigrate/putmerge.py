@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from brainmigrate.merge.index import qualifies, similarity
+from brainmigrate.merge.index import Key, MergeIndex, qualifies, similarity
 from brainmigrate.merge.rule import Stems, add_anchors, add_gone, numbers
 from brainmigrate.model import FactRecord
 
@@ -33,21 +33,50 @@ class Merged:
 
 
 class _Pool:
-    """The merge rule's entries (id, numbers, tasks, stems) of the scopes a put touches:
-    the stored facts of a scope read once, then kept up to date with this put's facts."""
+    """The merge rule's index (``merge.index.MergeIndex``) over the stored facts of the
+    blocks (scope, numbers, task ids) the put's facts fall in, read once a call, then kept
+    up to date with this put's facts; and each block's members, for a fact whose best
+    match is one it supersedes (then the next best is looked for among them)."""
 
-    def __init__(self, stored) -> None:
-        self.stored = stored
-        self.scopes: dict[str, list[list]] = {}
+    def __init__(self, stored, checked, stems: Stems) -> None:
+        self.members: dict[Key, dict[int, frozenset[str]]] = {}
+        made = []
+        for c in checked:
+            key = Key(c.fact.scope, numbers(c.text), c.tasks)
+            if key not in self.members:
+                block = self.members[key] = {}
+                for fid, _scope, _nums, _tasks, st in stored.of_key(*key):
+                    block[fid] = frozenset(st)
+            made.append(stems(c.text))
+        every = (st for block in self.members.values() for st in block.values())
+        df = MergeIndex.frequencies(every)
+        df.update(MergeIndex.frequencies(made))
+        self.index = MergeIndex(df)
+        for key, block in self.members.items():
+            for fid, st in block.items():
+                self.index.add(fid, key, st)
 
-    def of(self, scope: str) -> list[list]:
-        entries = self.scopes.get(scope)
-        if entries is None:
-            entries = self.scopes[scope] = [
-                [fid, nums, tasks, frozenset(st)]
-                for fid, _scope, nums, tasks, st in self.stored.of_scope(scope)
-            ]
-        return entries
+    def best(self, key: Key, st: frozenset[str], excluded: set[int]) -> int | None:
+        """The fact a fact of ``key`` and stems ``st`` repeats (the most similar, ties the
+        earliest), leaving out ``excluded``; None when there is none."""
+        hit = self.index.best(key, st)
+        if hit is None or hit[0] not in excluded:
+            return None if hit is None else hit[0]
+        found, score = None, -1.0
+        for fid, other in sorted(self.members[key].items()):
+            if fid not in excluded and qualifies(st, other):
+                sim = similarity(st, other)
+                if sim > score:
+                    found, score = fid, sim
+        return found
+
+    def put(self, fid: int, key: Key, st: frozenset[str], new: bool) -> None:
+        """Fact ``fid`` of ``key`` now has stems ``st`` (``new``: it was just made)."""
+        if new:
+            self.index.add(fid, key, st)
+        else:
+            self.index.replace(fid, key, st)
+        self.members[key][fid] = st
 
 
 def merge(stored, checked, placed, stems: Stems, now: str) -> Merged:
@@ -60,69 +89,61 @@ def merge(stored, checked, placed, stems: Stems, now: str) -> Merged:
     superseding itself."""
     from brainmigrate.put import PutError
 
-    out, pool = Merged(), _Pool(stored)
+    out, pool = Merged(), _Pool(stored, checked, stems)
     touched: dict[int, FactRecord] = {}
     next_id = stored.next_id
     linked = sorted({i for c in checked for i in (*c.supersedes, *c.related)})
     held = stored.held(linked)
     for c, (anchors, gone) in zip(checked, placed, strict=True):
         f = c.fact
-        for key in ("supersedes", "related"):
-            lost = [i for i in getattr(c, key) if i not in held and i not in touched]
+        for name in ("supersedes", "related"):
+            lost = [i for i in getattr(c, name) if i not in held and i not in touched]
             if lost:
                 raise PutError(
-                    f"{f.where}{key}: no fact k{lost[0]} in the store; 'brainmigrate search'"
+                    f"{f.where}{name}: no fact k{lost[0]} in the store; 'brainmigrate search'"
                     " finds ids"
                 )
         stem_tuple = tuple(stems(c.text))
         st, nums = frozenset(stem_tuple), numbers(c.text)
-        entries = pool.of(f.scope)
-        best = _best(entries, st, nums, c.tasks, set(c.supersedes))
-        if best is None:
+        key = Key(f.scope, nums, c.tasks)
+        fid = pool.best(key, st, set(c.supersedes))
+        if fid is None:
             rec = _new(next_id, c, stem_tuple, nums, now)
             next_id += 1
-            entries.append([rec.id, nums, c.tasks, st])
             action = "added"
         else:
-            rec = touched.get(best[0]) or stored.fact(best[0])
+            rec = touched.get(fid) or stored.fact(fid)
             _update(rec, c, stem_tuple, nums, now)
-            best[3] = st
             action = "updated"
+        pool.put(rec.id, key, st, fid is None)
         touched[rec.id] = rec
         add_anchors(rec, anchors)
         add_gone(rec, gone)
         rec.related = tuple(dict.fromkeys([*rec.related, *c.related]))
         rec.supersedes = tuple(dict.fromkeys([*rec.supersedes, *c.supersedes]))
-        replaced = 0
-        for sid in c.supersedes:
-            if sid == rec.id:
-                raise PutError(
-                    f"{f.where}supersedes: k{sid} is the fact this put updates; a fact cannot"
-                    " supersede itself"
-                )
-            target = touched.get(sid) or stored.fact(sid)
-            touched[sid] = out.others[sid] = target
-            if target.status != "superseded":
-                target.status, target.status_reason = "superseded", f"superseded by {rec.key}"
-                replaced += 1
         out.records.append(rec)
         out.actions.append(action)
-        out.replaced.append(replaced)
+        out.replaced.append(_supersede(rec, c, touched, stored, out))
     return out
 
 
-def _best(entries: list[list], st: frozenset[str], nums, tasks, excluded: set[int]):
-    """The entry a fact repeats: same numbers and task ids, stems' Jaccard >= 0.85, the
-    most similar (ties: the earliest); None when there is none."""
-    best, score = None, -1.0
-    for entry in entries:
-        fid, n2, t2, s2 = entry
-        if fid in excluded or n2 != nums or t2 != tasks or not qualifies(st, s2):
-            continue
-        sim = similarity(st, s2)
-        if sim > score:
-            best, score = entry, sim
-    return best
+def _supersede(rec: FactRecord, c, touched: dict, stored, out: Merged) -> int:
+    """Mark the facts ``c`` supersedes superseded by ``rec``; how many were not before."""
+    from brainmigrate.put import PutError
+
+    replaced = 0
+    for sid in c.supersedes:
+        if sid == rec.id:
+            raise PutError(
+                f"{c.fact.where}supersedes: k{sid} is the fact this put updates; a fact cannot"
+                " supersede itself"
+            )
+        target = touched.get(sid) or stored.fact(sid)
+        touched[sid] = out.others[sid] = target
+        if target.status != "superseded":
+            target.status, target.status_reason = "superseded", f"superseded by {rec.key}"
+            replaced += 1
+    return replaced
 
 
 def _new(fid: int, c, stem_tuple: tuple[str, ...], nums, now: str) -> FactRecord:

@@ -139,6 +139,25 @@ def test_supersedes_takes_the_fact_out_of_search(tmp_path, repo):
     assert again["replaced"] == 0
 
 
+WORDS = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike"
+WORDS += " november oscar papa quebec romeo sierra tango"
+
+
+def test_a_fact_is_no_repeat_of_the_fact_it_supersedes(tmp_path, repo):
+    store = tmp_path / "know.db"
+    # k1 and k2 are two facts (Jaccard 20/24); the third is as close to each (21/23)
+    _put(store, f"{WORDS} uniform victor", "--scope", "area:w", root=repo)
+    assert _put(store, f"{WORDS} whiskey xray", "--scope", "area:w", root=repo)["action"] == "added"
+    third = f"{WORDS} uniform whiskey"
+    answer = _put(store, third, "--scope", "area:w", "--supersedes", "k1", root=repo)
+    # k1 would win the tie, but this put supersedes it: k2 is updated
+    assert (answer["action"], answer["fact"]["id"], answer["replaced"]) == ("updated", "k2", 1)
+    alone = _put(store, "the queue is FIFO", "--scope", "area:q", root=repo)
+    answer = _put(store, "the queue is FIFO!", "--scope", "area:q", "--supersedes",
+                  alone["fact"]["id"], root=repo)  # fmt: skip
+    assert (answer["action"], answer["fact"]["id"], answer["replaced"]) == ("added", "k4", 1)
+
+
 def test_anchors_of_every_form_are_found_in_the_roots(tmp_path, repo):
     store = tmp_path / "know.db"
     answer = _put(

@@ -86,16 +86,17 @@ class Stored:
                 entry = (entry[0], rescoped[entry[0]], *entry[2:])
             yield entry
 
-    def of_scope(
-        self, scope: str
+    def of_key(
+        self, scope: str, nums: frozenset[str], tasks: frozenset[str]
     ) -> Iterator[tuple[int, str, frozenset[str], frozenset[str], tuple]]:
-        """``entries`` of the stored facts of ``scope`` only (``put`` merges a fact with
-        those of its scope: SPEC.md §Merge), ascending ids."""
+        """``entries`` of the stored facts of ``scope`` with these numbers and task ids
+        (the merge rule's block: SPEC.md §Merge), ascending ids; for ``put``."""
         if self._con is None:
             return
         for row in self._con.execute(
-            "SELECT id, scope, numbers, tasks, stems FROM facts WHERE scope=? ORDER BY id",
-            (scope,),
+            "SELECT id, scope, numbers, tasks, stems FROM facts"
+            " WHERE scope=? AND numbers=? AND tasks=? ORDER BY id",
+            (scope, " ".join(sorted(nums)), " ".join(sorted(tasks))),
         ):
             yield entry_row(row)
 
