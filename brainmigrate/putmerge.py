@@ -40,14 +40,16 @@ class _Pool:
 
     def __init__(self, stored, checked, stems: Stems) -> None:
         self.members: dict[Key, dict[int, frozenset[str]]] = {}
-        made = []
+        made, scopes = [], {}
         for c in checked:
             key = Key(c.fact.scope, numbers(c.text), c.tasks)
             if key not in self.members:
-                block = self.members[key] = {}
-                for fid, _scope, _nums, _tasks, st in stored.of_key(*key):
-                    block[fid] = frozenset(st)
+                self.members[key] = {}
+                scopes.setdefault(key.scope, []).append((key.numbers, key.tasks))
             made.append(stems(c.text))
+        for scope, blocks in scopes.items():
+            for fid, _scope, nums, tasks, st in stored.of_blocks(scope, blocks):
+                self.members[Key(scope, nums, tasks)][fid] = frozenset(st)
         every = (st for block in self.members.values() for st in block.values())
         df = MergeIndex.frequencies(every)
         df.update(MergeIndex.frequencies(made))

@@ -380,3 +380,28 @@ def test_the_service_answers_the_seed_shapes(tmp_path, repo):
     with pytest.raises(ServiceError) as caught:
         service.show("k9")
     assert caught.value.status == 404
+
+
+def test_a_batch_over_several_blocks_of_a_scope_merges_each_into_its_own(tmp_path, repo):
+    store = tmp_path / "know.db"
+    service = Service(store, [repo])
+    service.put({"facts": [
+        {"scope": "area:w", "text": "webhooks retry 3 times"},
+        {"scope": "area:w", "text": "webhooks retry 5 times"},
+        {"scope": "area:w", "text": "webhooks retry often CL-1"},
+        {"scope": "area:w", "text": "webhooks retry often"},
+    ]})  # fmt: skip
+    again = service.put({"facts": [
+        {"scope": "area:w", "text": "webhooks retry 5 times!"},
+        {"scope": "area:w", "text": "webhooks retry often!"},
+        {"scope": "area:w", "text": "webhooks retry 3 times!"},
+        {"scope": "area:w", "text": "webhooks retry often (CL-1)"},
+        {"scope": "area:w", "text": "webhooks retry 4 times"},
+    ]})  # fmt: skip
+    assert [(a["action"], a["fact"]["id"]) for a in again["answers"]] == [
+        ("updated", "k2"),
+        ("updated", "k4"),
+        ("updated", "k1"),
+        ("updated", "k3"),
+        ("added", "k5"),
+    ]

@@ -86,18 +86,28 @@ class Stored:
                 entry = (entry[0], rescoped[entry[0]], *entry[2:])
             yield entry
 
-    def of_key(
-        self, scope: str, nums: frozenset[str], tasks: frozenset[str]
+    def of_blocks(
+        self, scope: str, blocks: list[tuple[frozenset[str], frozenset[str]]]
     ) -> Iterator[tuple[int, str, frozenset[str], frozenset[str], tuple]]:
-        """``entries`` of the stored facts of ``scope`` with these numbers and task ids
-        (the merge rule's block: SPEC.md §Merge), ascending ids; for ``put``."""
-        if self._con is None:
+        """``entries`` of the stored facts of ``scope`` whose ``(numbers, task ids)`` is one
+        of ``blocks`` (the merge rule's blocks: SPEC.md §Merge), ascending ids; one query
+        over the scope's facts, for ``put``."""
+        if self._con is None or not blocks:
             return
-        for row in self._con.execute(
-            "SELECT id, scope, numbers, tasks, stems FROM facts"
-            " WHERE scope=? AND numbers=? AND tasks=? ORDER BY id",
-            (scope, " ".join(sorted(nums)), " ".join(sorted(tasks))),
-        ):
+        keys = [(" ".join(sorted(n)), " ".join(sorted(t))) for n, t in blocks]
+        head = "SELECT id, scope, numbers, tasks, stems FROM facts WHERE scope=?"
+        if len(keys) == 1:  # (twice as fast as the list's test, for a put of one fact)
+            rows = self._con.execute(
+                f"{head} AND numbers=? AND tasks=? ORDER BY id", (scope, *keys[0])
+            )
+        else:
+            listed = json.dumps([f"{n}\x1f{t}" for n, t in keys])
+            rows = self._con.execute(
+                f"{head} AND numbers || char(31) || tasks IN (SELECT value FROM json_each(?))"
+                " ORDER BY id",
+                (scope, listed),
+            )
+        for row in rows:
             yield entry_row(row)
 
     def held(self, ids: list[int]) -> set[int]:
