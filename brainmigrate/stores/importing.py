@@ -9,6 +9,7 @@ when an interrupt comes after it.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Callable, Iterable
 from operator import attrgetter
@@ -98,11 +99,12 @@ def write(path: Path, facts: Iterable[FactRecord], words, now: str) -> None:
     transact(path, lambda _snapshot: (facts, None), words, now)
 
 
-def prepare(path: Path) -> None:
+def prepare(path: str | os.PathLike) -> None:
     """Make the store at ``path`` ready to serve many clients (``serve``, ``mcp``): created
     empty when missing (the schema, no fact), then in SQLite's WAL mode, which it keeps:
     readers see the last commit and never wait for a writer, writers take turns within
     the busy timeout. Raises ``StoreError``."""
+    path = Path(path)
     transact(path, lambda _stored: ((), None), lambda _rec: "", "")
     with translated(path, writing=True):
         con = connect(path, readonly=False)
