@@ -274,15 +274,15 @@ def run(
     *,
     cache_dir: str | os.PathLike | None = None,
 ) -> None:
-    """Serve the store at ``store`` over stdio until the client closes stdin. The store is
-    prepared first (``stores.prepare``: created when missing, WAL mode); a store that
-    cannot be, or a ``roots`` folder that does not exist, raises ``StoreError`` /
-    ``stale.RootError`` before anything is served (the CLI's one-line error, exit 2)."""
+    """Serve the store at ``store`` over stdio until the client closes stdin. First a
+    ``roots`` folder that does not exist raises ``stale.RootError``, then the store is
+    prepared (``stores.prepare``: created when missing, WAL mode; raises ``StoreError``):
+    both before anything is served (the CLI's one-line error, exit 2)."""
     from brainmigrate import stale, stores
 
-    stores.prepare(Path(store))
     if roots:
-        stale.require_roots(roots)
+        stale.require_roots(roots)  # before the store is made: a failed start writes nothing
+    stores.prepare(Path(store))
     app = server(Service(store, roots, cache_dir))
     before = {sig: signal.signal(sig, _stopped) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
