@@ -67,7 +67,6 @@ VERIFY = (
 )
 
 FactId = Annotated[str, Field(description="A fact id: k17, or the number alone (17).")]
-Ids = Annotated[list[str], Field(description="Fact ids (k17 or 17).")]
 
 
 def _text(text: str, structured: Any = None, error: bool = False) -> CallToolResult:
