@@ -172,6 +172,10 @@ def test_search_answers_the_lines_brainmigrate_search_prints(imported):
         ),
         ({"query": "retries gateway", "kind": "blocker"}, ["retries gateway", "--kind", "blocker"]),
         ({"query": "webhook payload", "scope": "area"}, ["webhook payload", "--scope", "area"]),
+        (
+            {"query": "retries gateway parser", "kind": ["blocker", "decision"]},
+            ["retries gateway parser", "--kind", "blocker", "--kind", "decision"],
+        ),
         ({"anchor": "src/gateway.py"}, ["--anchor", "src/gateway.py"]),
         ({"query": "parser", "anchor": "pay.py"}, ["parser", "--anchor", "pay.py"]),
     ]

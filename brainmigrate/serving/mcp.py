@@ -114,17 +114,17 @@ class Tools:
             ),
         ] = None,
         scope: Annotated[
-            str | None,
+            str | list[str] | None,
             Field(
-                description="Only these scopes, comma-separated (repo, area:webhooks,"
+                description="Only these scopes, a list or comma-separated (repo, area:webhooks,"
                 " file:src/Foo.kt, symbol:Foo.parse, task:TER-12; a bare 'area' is every area)."
             ),
         ] = None,
         kind: Annotated[
-            str | None,
+            str | list[str] | None,
             Field(
-                description="Only these kinds, comma-separated: decision, pattern, blocker,"
-                " environment, other."
+                description="Only these kinds, a list or comma-separated: decision, pattern,"
+                " blocker, environment, other."
             ),
         ] = None,
         limit: Annotated[
@@ -143,7 +143,7 @@ class Tools:
         params = {"q": query, "limit": str(limit), "all": "1" if all else ""}
         for name, value in (("anchor", anchor), ("scope", scope), ("kind", kind)):
             if value is not None:
-                params[name] = value
+                params[name] = value if isinstance(value, str) else ",".join(value)
 
         def work() -> CallToolResult:
             answer = self.service.search(params)
