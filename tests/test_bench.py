@@ -36,6 +36,8 @@ CASES = {
     "bench_read.py": ["--lines", "100", "--files", "2", "--repeat", "1"],
     "bench_stale.py": ["--tree", "{tree}", "--files", "5", "--facts", "30", "--repeat", "1"],
     "bench_startup.py": ["--rounds", "1"],
+    # a generated store of 50 facts, served by brainmigrate mcp, 5 searches
+    "serve_mcp.py": ["--facts", "50", "--n", "5"],
     "notes_tree.py": ["{out}/tree", "--notes-lines", "60", "--tree-files", "80", "--commits", "30"],
     "fuzz.py": ["--examples", "5", "--workers", "1", "--store-every", "2"],
 }

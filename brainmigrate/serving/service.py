@@ -126,18 +126,23 @@ class Service:
         """``POST /know``: ``body`` one fact object or ``{"facts": [...]}`` (``put.from_json``).
         One fact answers ``{"action", "fact", "replaced"}``; a list ``{"answers": [...]}``
         in order. All are written in one transaction or none."""
+        answers = self.put_answers(body)
+        if isinstance(body, dict) and "facts" in body:
+            return {"answers": [a.to_dict() for a in answers]}
+        return answers[0].to_dict()
+
+    def put_answers(self, body) -> list:
+        """``put``'s answers as ``put.Answer``s, each with its search ``line`` (what the
+        MCP tool answers); the same checks and ``ServiceError``s as ``put``."""
         from brainmigrate import put
 
         try:
             facts = put.from_json(body)
         except put.PutError as exc:
             raise ServiceError(400, str(exc)) from None
-        answers = self._guard(
+        return self._guard(
             lambda: put.put(self.store, facts, roots=self.roots, cache_dir=self.cache_dir)
         )
-        if isinstance(body, dict) and "facts" in body:
-            return {"answers": [a.to_dict() for a in answers]}
-        return answers[0].to_dict()
 
     def show(self, fact_id: str) -> dict:
         """``GET /know/{id}``: the fact as ``brainmigrate show --format json`` gives it."""
