@@ -173,7 +173,8 @@ async def _no_route(request: Request, exc: HTTPException) -> JSONResponse:
     if exc.status_code == 404:
         message = f"no route {request.method} {path}; the routes are {ROUTES}"
     elif exc.status_code == 405:
-        allow = (exc.headers or {}).get("Allow", "")
+        allow = ", ".join(sorted((exc.headers or {}).get("Allow", "").split(", ")))
+        exc.headers = {**(exc.headers or {}), "Allow": allow}  # in one order, not a set's
         message = f"{request.method} is not allowed on {path}; use {allow}"
     else:
         message = exc.detail
