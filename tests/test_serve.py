@@ -485,3 +485,28 @@ def rows_of(store: Path) -> int:
         return con.execute("SELECT count(*) FROM facts").fetchone()[0]
     finally:
         con.close()
+
+
+def test_a_writer_held_past_the_busy_timeout_is_503_and_readers_go_on(tmp_path):
+    """Another writer holds the store (an open write transaction): a write (``verify``)
+    waits the busy timeout, then 503 with Retry-After; a search is answered meanwhile
+    (WAL: readers never wait for a writer); once the writer is done, the write goes
+    through."""
+    store, repo = checkout(tmp_path)
+    env = {"BRAINMIGRATE_BUSY_TIMEOUT": "0.2"}
+    with serving(store, "--root", str(repo), env=env) as served:
+        holder = sqlite3.connect(store, isolation_level=None)
+        try:
+            holder.execute("BEGIN IMMEDIATE")
+            holder.execute("UPDATE facts SET text = text WHERE id = 1")
+            r = served.client.post("/know/k1/verify")
+            assert (r.status_code, r.headers["retry-after"]) == (503, "1")
+            assert r.json() == {
+                "error": f"{store}: store is busy (another import holds it); try again when"
+                " it is done"
+            }
+            r = served.client.get("/know/search", params={"q": "retries"})
+            assert [h["fact"]["id"] for h in r.json()["hits"]] == ["k1"]
+        finally:
+            holder.close()
+        assert served.client.post("/know/k1/verify").status_code == 200
