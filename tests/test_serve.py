@@ -510,3 +510,19 @@ def test_a_writer_held_past_the_busy_timeout_is_503_and_readers_go_on(tmp_path):
         finally:
             holder.close()
         assert served.client.post("/know/k1/verify").status_code == 200
+
+
+def test_a_request_that_is_no_http_is_400_and_one_log_line(own):
+    import socket
+
+    host, port = own.url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as s:
+        s.sendall(b"NOT HTTP AT ALL\r\n\r\n")
+        assert s.recv(1000).startswith(b"HTTP/1.1 400 Bad Request\r\n")
+    assert own.client.get("/know/k1").status_code == 200
+    code, err = own.stop()
+    assert (code, err) == (
+        0,
+        "brainmigrate: Invalid HTTP request received.\n"
+        f"brainmigrate: stopped serving {own.store}\n",
+    )

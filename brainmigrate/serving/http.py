@@ -25,6 +25,7 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import json
+import logging
 import os
 import secrets
 import socket
@@ -291,6 +292,30 @@ def url_of(sock: socket.socket) -> str:
     return f"http://{shown}:{port}"
 
 
+class OneLine(logging.Formatter):
+    """uvicorn's own log records (``Invalid HTTP request received.``) as one line each,
+    ``brainmigrate: <message>``, never a traceback."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return f"brainmigrate: {' '.join(record.getMessage().split())}"
+
+
+#: uvicorn's loggers: warnings and errors only, one line each on stderr (no access log).
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"line": {"()": OneLine}},
+    "handlers": {
+        "stderr": {
+            "class": "logging.StreamHandler",
+            "formatter": "line",
+            "stream": "ext://sys.stderr",
+        }
+    },
+    "loggers": {"uvicorn": {"handlers": ["stderr"], "level": "WARNING", "propagate": False}},
+}
+
+
 class _Server(uvicorn.Server):
     """uvicorn's server, whose Ctrl-C / SIGTERM only stops serving: uvicorn raises the
     signal again once it has stopped, which the ``brainmigrate`` command would turn into
@@ -351,9 +376,10 @@ def run(
         say(f"brainmigrate: serving {store} on {url_of(sock)} (token in {where})")
         config = uvicorn.Config(
             app(Service(store, roots, cache_dir), token),
-            log_config=None,
+            log_config=LOGGING,
             log_level="warning",
             access_log=False,
+            server_header=False,
             lifespan="off",
             timeout_graceful_shutdown=GRACE,
         )
