@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 
 from brainmigrate.checkouts import FILE, FOLDER, LINES, enclosing
 from brainmigrate.model import Anchor, FactRecord
-from brainmigrate.moves import MoveSearch
+from brainmigrate.moves import MoveSearch, in_container, split_symbol
 
 #: Anchor and fact states, from fresh to worst (SPEC.md §Staleness).
 STATES = ("fresh", "moved", "body changed", "signature changed", "declaration gone", "file gone")
@@ -187,7 +187,11 @@ class Checkouts(MoveSearch):
                     first, last = a.lines
                     same = [d for d in same if d.lines[0] <= first and last <= d.lines[1]] or same
             return same[0] if same else None
-        return _by_name(by_name.get(a.symbol, ()), a.symbol, a.lines) if a.symbol else None
+        if not a.symbol:
+            return None
+        container, name = split_symbol(a.symbol)  # a put's anchor may be Foo.parse
+        decls = [d for d in by_name.get(name, ()) if in_container(d, container)]
+        return _by_name(decls, name, a.lines)
 
     def _by_name(self, root: str, rel: str, legacy: bool = False) -> dict[str, list]:
         """The declarations of ``rel`` by name (empty for a file the index does not read;

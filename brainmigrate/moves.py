@@ -32,19 +32,45 @@ if TYPE_CHECKING:
     from brainmigrate.fingerprints import AnchorCheck
 
 
+def split_symbol(symbol: str) -> tuple[str | None, str]:
+    """An anchor's symbol as ``(container, name)``: ``Foo.parse`` -> ``("Foo", "parse")``,
+    ``PaymentGateway`` -> ``(None, "PaymentGateway")``; ``::`` reads as ``.`` and a
+    package before the first capitalised part is dropped (``com.x.Foo.parse``)."""
+    parts = [p for p in symbol.replace("::", ".").split(".") if p]
+    while len(parts) > 1 and parts[0][:1].islower():
+        parts = parts[1:]
+    if not parts:
+        return None, symbol
+    return ".".join(parts[:-1]) or None, parts[-1]
+
+
+def in_container(decl, container: str | None) -> bool:
+    """Whether declaration ``decl`` lies in ``container`` as a symbol names it (its
+    container chain whole or as its tail: ``Inner.run`` finds ``Outer.Inner.run``)."""
+    if container is None:
+        return True
+    held = decl.container or ""
+    return held == container or held.endswith("." + container)
+
+
 class MoveSearch(CheckoutFiles):
     """The move search over the checkouts (``CheckoutFiles``)."""
 
     def _declaration_elsewhere(self, a: Anchor, root: str, rel: str | None):
         """The declaration found by (kind, container, name) at exactly one other path."""
         target = a.target
-        name = target[2] if target and target[0] not in (FILE, LINES) else a.symbol
+        container = None
+        if target and target[0] not in (FILE, LINES):
+            name = target[2]
+        else:
+            container, name = split_symbol(a.symbol) if a.symbol else (None, None)
         if not name:
             return None
         found = self.index(root).declarations_of([name]).get(name, [])
         if target and target[0] not in (FILE, LINES):
             found = [d for d in found if d.container == target[1] and d.category == target[0]]
         else:
+            found = [d for d in found if in_container(d, container)]
             types = [d for d in found if d.category == "type"]
             found = types or found
         paths = sorted({d.path for d in found if d.path != rel and d.path != a.path})

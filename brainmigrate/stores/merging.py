@@ -86,6 +86,27 @@ class Stored:
                 entry = (entry[0], rescoped[entry[0]], *entry[2:])
             yield entry
 
+    def of_scope(
+        self, scope: str
+    ) -> Iterator[tuple[int, str, frozenset[str], frozenset[str], tuple]]:
+        """``entries`` of the stored facts of ``scope`` only (``put`` merges a fact with
+        those of its scope: SPEC.md §Merge), ascending ids."""
+        if self._con is None:
+            return
+        for row in self._con.execute(
+            "SELECT id, scope, numbers, tasks, stems FROM facts WHERE scope=? ORDER BY id",
+            (scope,),
+        ):
+            yield entry_row(row)
+
+    def held(self, ids: list[int]) -> set[int]:
+        """Which of ``ids`` the store holds."""
+        if self._con is None or not ids:
+            return set()
+        marks = ",".join("?" * len(ids))
+        rows = self._con.execute(f"SELECT id FROM facts WHERE id IN ({marks})", ids)
+        return {checked_fact_id(r[0]) for r in rows}
+
     def check_entries(self) -> None:
         """Raise ``Inconsistent`` as ``entries`` would, for the first stored fact (by id)
         it refuses, without reading the others: one query finds it."""
