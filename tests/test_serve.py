@@ -365,7 +365,7 @@ BLOCKER = """
 import sys
 class Blocker:
     def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] in ("starlette", "uvicorn"):
+        if name.split(".")[0] == "starlette":
             raise ImportError(f"No module named {name!r}", name=name)
 sys.meta_path.insert(0, Blocker())
 sys.argv = ["brainmigrate", "serve", "--store", sys.argv[1]]
@@ -383,7 +383,7 @@ def test_serve_without_the_extra_names_it(tmp_path):
     )
     assert (done.returncode, done.stderr) == (
         2,
-        "brainmigrate: error: uvicorn is not installed; install the extra with pip install"
+        "brainmigrate: error: starlette is not installed; install the extra with pip install"
         " 'brainmigrate[serve]'\n",
     )
     assert not (tmp_path / "know.db").exists()
