@@ -292,6 +292,11 @@ def test_an_unknown_fact_route_or_method(server):
     )
     assert r.headers["allow"] == "GET, HEAD"
     assert server.client.get("/know/k1/verify").status_code == 405
+    r = server.client.post("/know/", json={"scope": "repo", "text": "x"})
+    assert (r.status_code, r.json()) == (
+        404,
+        {"error": f"no route POST /know/; the routes are {http.ROUTES}"},
+    )
 
 
 def test_a_stop_ends_promptly_without_a_traceback(tree, tmp_path):

@@ -165,6 +165,7 @@ def app(service: Service, token: str) -> Starlette:
         Route("/know/{id}/verify", answering(verify), methods=["POST"]),
     ]
     inner = Starlette(routes=routes, exception_handlers={HTTPException: _no_route})
+    inner.router.redirect_slashes = False  # /know/ is no route (404 JSON), not a redirect
     return TokenGate(inner, token)
 
 
