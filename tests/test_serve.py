@@ -34,9 +34,7 @@ FILES = {
     "doc/guide.md": "# Guide\n\nRun the tests first.\n",
 }
 #: The serve line: ``brainmigrate: serving STORE on http://HOST:PORT (token in FILE)``.
-SERVING = re.compile(
-    r"^brainmigrate: serving (.+) on (http://127\.0\.0\.1:(\d+)) \(token in (.+)\)$"
-)
+SERVING = re.compile(r"^brainmigrate: serving (.+) on (http://([0-9.]+):(\d+)) \(token in (.+)\)$")
 
 
 def checkout(base: Path) -> tuple[Path, Path]:
@@ -59,7 +57,7 @@ class Served:
         self.proc, self.line = proc, line
         m = SERVING.match(line)
         assert m, line
-        self.url, self.token_path = m.group(2), Path(m.group(4))
+        self.url, self.token_path = m.group(2), Path(m.group(5))
         self.token = token if token is not None else self.token_path.read_text().strip()
         headers = {http.TOKEN_HEADER: self.token}
         self.client = httpx.Client(base_url=self.url, headers=headers, trust_env=False, timeout=30)
@@ -325,6 +323,12 @@ def test_a_host_that_is_not_loopback_needs_allow_remote(tree, host):
         f"brainmigrate: error: --host {host} is not a loopback address; serve on 127.0.0.1 or"
         " ::1, or pass --allow-remote to listen there\n"
     )
+
+
+def test_allow_remote_listens_on_another_address(tree):
+    with serving(tree[0], "--host", "0.0.0.0", "--allow-remote") as served:
+        assert SERVING.match(served.line).group(3) == "0.0.0.0"
+        assert served.client.get("/know/k1").json()["id"] == "k1"
 
 
 @pytest.mark.parametrize("host", ["127.0.0.1", "127.8.9.10", "localhost", "::1", "[::1]"])
