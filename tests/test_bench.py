@@ -34,6 +34,7 @@ CASES = {
     # each and times brainmigrate alone
     "bench_peers.py": ["--quick"],
     "bench_read.py": ["--lines", "100", "--files", "2", "--repeat", "1"],
+    "bench_serve.py": "--facts 200 --writers 2 --puts 5 --readers 2 --seconds 0.5".split(),
     "bench_stale.py": ["--tree", "{tree}", "--files", "5", "--facts", "30", "--repeat", "1"],
     "bench_startup.py": ["--rounds", "1"],
     # a generated store of 50 facts, served by brainmigrate mcp, 5 searches

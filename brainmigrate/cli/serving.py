@@ -38,10 +38,13 @@ def _extra(module: str, extra: str):
 @click.option(
     "--token-file",
     type=PATH,
-    help="File holding the token clients send "
-    "(x-brainmigrate-token); default: a new token in a 0600 file, path printed.",
+    help="File whose first line is the token clients send (x-brainmigrate-token); "
+    "default: a new token in a 0600 file in $XDG_RUNTIME_DIR/brainmigrate (else the cache "
+    "folder), its path printed, removed at stop.",
 )
-@click.option("--allow-remote", is_flag=True, help="Listen on an address other than loopback.")
+@click.option(
+    "--allow-remote", is_flag=True, help="Listen on an address other than loopback (--host)."
+)
 @anchor_cache_option
 @guarded
 def serve_cmd(store, roots, host, port, token_file, allow_remote, cache_dir):
