@@ -553,5 +553,7 @@ class FactRecord:
 
     def state(self) -> tuple:
         """What the store keeps of the fact, to tell whether a run changed it: its
-        ``FACT_FIELDS``, then its anchors and gone citations (last: ``sqlite`` reads them)."""
-        return (*_own_fields(self), tuple(self.anchors), tuple(self.gone))
+        ``FACT_FIELDS``, its links (``supersedes``, ``related``), then its anchors and gone
+        citations (last: ``sqlite`` reads them)."""
+        own = _own_fields(self)
+        return (*own, self.supersedes, self.related, tuple(self.anchors), tuple(self.gone))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -67,15 +67,16 @@ class AnchorText:
 class NewFact:
     """A fact to put: ``text`` (one line once white space is folded, at most ``MAX_TEXT``
     characters), ``scope`` (``repo``, ``area:x``, ``file:src/Foo.kt``,
-    ``symbol:src/Foo.kt#Foo.parse``, ``task:TER-12``), ``kind`` (one of ``model.KINDS``),
-    ``task`` and ``run`` (its source), ``anchors``, ``supersedes`` and ``related`` (fact
+    ``symbol:src/Foo.kt#Foo.parse``, ``task:TER-12``), ``kind`` (one of ``model.KINDS``;
+    None: ``other`` for a new fact, the stored kind kept by an update), ``task`` and ``run``
+    (its source), ``anchors``, ``supersedes`` and ``related`` (fact
     ids, ``k17`` or ``17``), ``verify`` (fingerprint the anchors now) and ``root`` (the
     checkout its anchors belong to, one of the put's roots). ``where`` prefixes every
     message about it (``facts[2].``)."""
 
     text: str
     scope: str
-    kind: str = "other"
+    kind: str | None = None
     task: str | None = None
     run: str | None = None
     anchors: tuple[AnchorText, ...] = ()
@@ -144,7 +145,7 @@ def _fact(obj, where: str) -> NewFact:
     return NewFact(
         text=_string(obj, "text", where) or "",
         scope=_string(obj, "scope", where) or "",
-        kind=_string(obj, "kind", where) or "other",
+        kind=_string(obj, "kind", where),
         task=_string(obj, "task", where),
         run=_string(obj, "run", where),
         anchors=tuple(_anchor(a, f"{where}anchors[{i}]") for i, a in enumerate(anchors)),
@@ -221,7 +222,7 @@ def check(fact: NewFact) -> Checked:
             " or split it"
         )
     _plain(text, f"{w}text")
-    if fact.kind not in KINDS:
+    if fact.kind is not None and fact.kind not in KINDS:
         raise PutError(f"{w}kind: {fact.kind!r} is not a kind; give one of {', '.join(KINDS)}")
     check_scope(fact.scope, f"{w}scope")
     for key in ("task", "run", "root"):
@@ -238,6 +239,11 @@ def check(fact: NewFact) -> Checked:
             ids[key] = tuple(dict.fromkeys(parse_id(v) for v in getattr(fact, key)))
         except NotFound as exc:
             raise PutError(f"{w}{key}: {exc}") from None
+        big = next((i for i in ids[key] if i >= 1 << 63), None)  # past SQLite's integers
+        if big is not None:
+            raise PutError(
+                f"{w}{key}: no fact k{big} in the store; 'brainmigrate search' finds ids"
+            )
     every = frozenset(tasks) | ({task} if task else set())
     return Checked(fact, text, task, every, ids["supersedes"], ids["related"])
 
@@ -255,6 +261,8 @@ def check_scope(scope: str, where: str = "scope") -> None:
         )
     if scope != scope.strip():
         raise PutError(f"{where}: {scope!r} starts or ends with white space")
+    if "," in scope:  # search --scope splits at commas: such a scope could never be chosen
+        raise PutError(f"{where}: {scope!r} holds a comma; give one scope, without commas")
 
 
 def _plain(value: str, where: str, most: int | None = None) -> None:
@@ -265,6 +273,8 @@ def _plain(value: str, where: str, most: int | None = None) -> None:
     bad = next((c for c in value if ord(c) < 32 or ord(c) == 127), None)
     if bad is not None:
         raise PutError(f"{where}: holds the control character U+{ord(bad):04X}; give one line")
+    if any("\ud800" <= c <= "\udfff" for c in value):
+        raise PutError(f"{where}: holds bytes that are not UTF-8 text; give it in UTF-8")
 
 
 # ------------------------------------------------------------------------------ put
@@ -300,7 +310,12 @@ def put(
         place = putanchors.Places(roots, store_path, cache_dir)
     except BrainmigrateError as exc:
         raise RootError(str(exc)) from None
-    resolved = place.anchors(checked)  # outside the lock: reads checkouts
+    placed = place.anchors(checked)  # outside the lock: reads checkouts
+    checked = [
+        c if scope == c.fact.scope else replace(c, fact=replace(c.fact, scope=scope))
+        for c, (scope, _, _) in zip(checked, placed, strict=True)
+    ]
+    resolved = [(anchors, gone) for _, anchors, gone in placed]
     stems = Stems()
     now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -333,7 +348,7 @@ def decode_json(data: bytes, name: str = "the body"):
     from brainmigrate import inputs
 
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8").removeprefix("\ufeff")  # (a BOM an editor wrote)
     except UnicodeDecodeError as exc:
         raise PutError(f"{name}: not UTF-8 (byte {exc.start + 1}); send JSON in UTF-8") from None
     fault = inputs.structure_fault(text, "json")

@@ -42,20 +42,28 @@ class Places:
 
     # --- the facts' anchors
 
-    def anchors(self, checked: Sequence) -> list[tuple[list[Anchor], list[str]]]:
-        """Each ``put.Checked`` fact's anchors and gone citations, in order: its scope's
-        anchor, the anchors it names, then what its text cites (as an import reads it).
-        Raises ``put.PutError`` naming the anchor."""
+    def anchors(self, checked: Sequence) -> list[tuple[str, list[Anchor], list[str]]]:
+        """Each ``put.Checked`` fact's scope, anchors and gone citations, in order: its
+        scope's anchor, the anchors it names, then what its text cites (as an import reads
+        it). A ``file:`` or ``symbol:`` scope comes back with the path its anchor found
+        (``file:./src//Foo.kt`` and ``file:/abs/root/src/Foo.kt`` are ``file:src/Foo.kt``:
+        one scope, so one fact). Raises ``put.PutError`` naming the anchor."""
         from brainmigrate.put import AnchorText
 
-        named = []
+        named, scopes = [], []
         for c in checked:
             f = c.fact
             order = self._order(f.root, f"{f.where}root")
             out = []
-            scope = _scope_anchor(f.scope)
-            if scope is not None:
-                out.append(self.anchor(scope, order, f"{f.where}scope"))
+            scope, given = f.scope, _scope_anchor(f.scope)
+            if given is not None:
+                a = self.anchor(given, order, f"{f.where}scope")
+                out.append(a)
+                if a.symbol is None:
+                    scope = f"file:{a.path}"
+                elif given.path:
+                    scope = f"symbol:{a.path}#{a.symbol}"
+            scopes.append(scope)
             for i, a in enumerate(f.anchors):
                 where = f"{f.where}anchors[{i}]"
                 here = self._order(a.root, f"{where}.root") if a.root else order
@@ -63,8 +71,8 @@ class Places:
             named.append(out)
         cited = self._cited(checked)
         return [
-            (list(dict.fromkeys([*mine, *anchors])), gone)
-            for mine, (anchors, gone) in zip(named, cited, strict=True)
+            (scope, list(dict.fromkeys([*mine, *anchors])), gone)
+            for scope, mine, (anchors, gone) in zip(scopes, named, cited, strict=True)
         ]
 
     def _order(self, given: str | None, where: str) -> list[Root]:
@@ -107,6 +115,8 @@ class Places:
         from brainmigrate.put import PutError
 
         given = text.strip().replace("\\", "/")
+        if given.startswith("~"):
+            given = os.path.expanduser(given)  # as a cited ~/x reads (README "Anchors")
         shown = printable(given)
         inside = False
         for root in roots:
@@ -114,6 +124,16 @@ class Places:
             if rel is None:
                 continue
             inside = True
+            if rel in ("", "."):
+                raise PutError(
+                    f"{where}: {shown} is the root {root.label} itself; anchor a file or a"
+                    " folder inside it"
+                )
+            if printable(rel) != rel:
+                raise PutError(
+                    f"{where}: {shown}: a file name that is not UTF-8 text cannot be stored;"
+                    " anchor its folder or rename it"
+                )
             real = os.path.realpath(os.path.join(root.real, rel))
             if root.relative(real) is None and real != root.real:
                 inside = False  # a symlink that leads out of the root
@@ -173,8 +193,11 @@ class Places:
         if not name:
             raise PutError(f"{where}: give a path, a symbol or both")
         for root in roots:
-            found = self._index(root).declarations_of([name]).get(name, [])
+            index = self._index(root)
+            found = index.declarations_of([name]).get(name, [])
             found = _chosen([d for d in found if in_container(d, container)])
+            # a file and a symbolic link to it are one file (README "Anchors")
+            found = [d for d in found if index.link_target(d.path) is None] or found
             paths = sorted({d.path for d in found})
             if len(paths) > 1:
                 listed = ", ".join(printable(p) for p in paths[:4])
@@ -207,7 +230,7 @@ class Places:
         for c in checked:
             f = c.fact
             fact = ParsedFact(
-                "<put>", 1, f.scope, f.kind, "-", c.text, c.text, c.task, c.tasks, f.run,
+                "<put>", 1, f.scope, f.kind or "other", "-", c.text, c.text, c.task, c.tasks, f.run,
                 None, "active", (Segment(1, 1, c.text),),
             )  # fmt: skip
             scanned.append(resolver.scan(fact, [], None))

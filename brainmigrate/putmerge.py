@@ -121,6 +121,11 @@ def merge(stored, checked, placed, stems: Stems, now: str) -> Merged:
         touched[rec.id] = rec
         add_anchors(rec, anchors)
         add_gone(rec, gone)
+        if rec.id in c.related:
+            raise PutError(
+                f"{f.where}related: k{rec.id} is the fact this put writes; a fact is not"
+                " related to itself"
+            )
         rec.related = tuple(dict.fromkeys([*rec.related, *c.related]))
         rec.supersedes = tuple(dict.fromkeys([*rec.supersedes, *c.supersedes]))
         out.records.append(rec)
@@ -155,8 +160,8 @@ def _new(fid: int, c, stem_tuple: tuple[str, ...], nums, now: str) -> FactRecord
     return FactRecord(
         id=fid,
         scope=f.scope,
-        kind=f.kind,
-        marker=MARKER_OF[f.kind],
+        kind=f.kind or "other",
+        marker=MARKER_OF[f.kind or "other"],
         text=c.text,
         task=c.task,
         run=f.run.strip() if f.run else None,
@@ -170,12 +175,15 @@ def _new(fid: int, c, stem_tuple: tuple[str, ...], nums, now: str) -> FactRecord
 
 
 def _update(rec: FactRecord, c, stem_tuple: tuple[str, ...], nums, now: str) -> None:
-    """``rec`` as a repeat updates it (SPEC.md §Merge): text, kind, marker, status and the
-    source's task replaced, ``run`` only when given, ``created`` only when empty."""
+    """``rec`` as a repeat updates it (SPEC.md §Merge): text, status and the source's task
+    replaced, kind (and its marker) and ``run`` only when given, ``created`` only when
+    empty."""
     from brainmigrate.put import MARKER_OF
 
     f = c.fact
-    rec.text, rec.kind, rec.marker = c.text, f.kind, MARKER_OF[f.kind]
+    rec.text = c.text
+    if f.kind is not None:
+        rec.kind, rec.marker = f.kind, MARKER_OF[f.kind]
     rec.status, rec.status_reason = "active", None
     rec.task, rec.stems, rec.numbers, rec.tasks = c.task, stem_tuple, nums, c.tasks
     if f.run:

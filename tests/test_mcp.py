@@ -148,7 +148,7 @@ def test_the_five_tools_are_listed_with_when_to_use_them_and_their_arguments(imp
         "verify",
     ]
     assert put["properties"]["anchors"]["items"] == {"type": "string"}
-    assert put["properties"]["kind"]["default"] == "other"
+    assert put["properties"]["kind"]["default"] is None
     for name in ("know_show", "know_verify"):
         assert by_name[name].input_schema["required"] == ["id"]
     assert by_name["know_stale"].input_schema["properties"] == {}

@@ -5,7 +5,11 @@ once"; SPEC.md §Merge, §Staleness)."""
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import subprocess
+import sys
+import threading
 
 import pytest
 from click.testing import CliRunner
@@ -78,6 +82,14 @@ def test_a_near_identical_fact_of_the_same_scope_updates_the_older_one(tmp_path,
     )
     assert fact["created"] == first["fact"]["created"]
     assert len(_facts(store)) == 1
+    # a put that gives no kind keeps the stored one
+    kept = _put(store, "Retries back off exponentially; capped at a minute.", "--scope",
+                "area:webhooks", "--task", "CL-86", root=repo)  # fmt: skip
+    assert (kept["action"], kept["fact"]["kind"], kept["fact"]["marker"]) == (
+        "updated",
+        "pattern",
+        "+",
+    )
     # another task id is another fact, however alike the rest is (SPEC.md §Merge)
     other = _put(store, "retries back off exponentially, capped at a minute", "--scope",
                  "area:webhooks", "--task", "CL-87", root=repo)  # fmt: skip
@@ -229,6 +241,15 @@ BAD = [
     (["x", "--scope", "area:a", "--supersedes", "k99"], "--supersedes: no fact k99 in the store"),
     (["x", "--scope", "area:a", "--related", "kx"], "--related: 'kx' is not a fact id"),
     (["x", "--scope", "area:a", "--task", "A\nB"], "--task: holds the control character U+000A"),
+    ([*A, "src/.."], "--anchor: src/.. is the root"),
+    (["x", "--scope", "file:."], "--scope: . is the root"),
+    (["x", "--scope", "area:a,area:b"], "--scope: 'area:a,area:b' holds a comma"),
+    (["x", "--scope", "area:a", "--related", "k9223372036854775808"], "--related: no fact k92233"),
+    ([*A, "docs/\udcff.md"], "a file name that is not UTF-8 text cannot be stored"),
+    (["bad \udcff byte", "--scope", "area:a"], "TEXT: holds bytes that are not UTF-8 text"),
+    (["x", "--scope", "area:a", "--related", "k1"], "--related: k1 is the fact this put writes"),
+    (["x", "--scope", "area:a", "--json", "-"], "--json FILE holds the facts whole"),
+    (["--json", "-", "--verify", "--anchor", "x"], "not --verify, --anchor"),
 ]  # fmt: skip
 
 
@@ -236,10 +257,11 @@ BAD = [
 def test_a_refused_put_is_one_line_and_writes_nothing(tmp_path, repo, args, message):
     store = tmp_path / "know.db"
     (repo / "link").symlink_to("/etc")
-    _put(store, "a fact already there", "--scope", "area:a", root=repo)
+    (repo / os.fsdecode(b"docs/\xff.md")).write_text("x\n")
+    _put(store, "x!", "--scope", "area:a", root=repo)
     before = store.read_bytes()
     r = put(*args, "--store", store, "--root", repo)
-    assert r.exit_code == 2, r.stdout
+    assert r.exit_code == 2, r.output
     (line,) = r.stderr.splitlines()
     assert line.startswith("brainmigrate: error: ") and message in line, line
     assert store.read_bytes() == before
@@ -405,3 +427,102 @@ def test_a_batch_over_several_blocks_of_a_scope_merges_each_into_its_own(tmp_pat
         ("updated", "k3"),
         ("added", "k5"),
     ]
+
+
+def test_a_repeat_adds_its_links_up(tmp_path, repo):
+    store = tmp_path / "know.db"
+    for text in ("alpha fact here", "beta fact here", "gamma fact here"):
+        _put(store, text, "--scope", "repo", root=repo)
+    _put(store, "alpha fact here", "--scope", "repo", "--related", "k2", root=repo)
+    answer = _put(store, "alpha fact here", "--scope", "repo", "--supersedes", "k3", root=repo)
+    assert (answer["fact"]["related"], answer["fact"]["supersedes"]) == (["k2"], ["k3"])
+    assert rows(store, "SELECT id, status, supersedes, related FROM facts") == [
+        (1, "active", "[3]", "[2]"),
+        (2, "active", "[]", "[]"),
+        (3, "superseded", "[]", "[]"),
+    ]
+
+
+def test_a_file_scope_is_stored_as_the_path_it_found(tmp_path, repo):
+    store = tmp_path / "know.db"
+    for scope in (
+        "file:docs/retries.md",
+        "file:./docs//retries.md",
+        f"file:{repo}/docs/retries.md",
+    ):
+        answer = _put(store, "the doc is short", "--scope", scope, root=repo)
+        assert answer["fact"]["id"] == "k1" and answer["fact"]["scope"] == "file:docs/retries.md"
+    answer = _put(store, "parse is pure", "--scope", "symbol:./src/Foo.kt#Foo.parse", root=repo)
+    assert answer["fact"]["scope"] == "symbol:src/Foo.kt#Foo.parse"
+
+
+def test_a_symlink_to_a_file_is_that_file_for_a_symbol(tmp_path, repo):
+    (repo / "src/FooLink.kt").symlink_to("Foo.kt")
+    answer = _put(tmp_path / "k.db", "charges", "--scope", "area:a", "--anchor",
+                  "PaymentGateway", root=repo)  # fmt: skip
+    assert [(a["path"], a["symbol"]) for a in answer["fact"]["anchors"]] == [
+        ("src/Foo.kt", "PaymentGateway")
+    ]
+
+
+def test_a_tilde_path_is_the_home_folder_s(tmp_path, repo, monkeypatch):
+    monkeypatch.setenv("HOME", str(repo))
+    answer = _put(tmp_path / "k.db", "x", "--scope", "area:a", "--anchor", "~/src/Other.kt",
+                  root=repo)  # fmt: skip
+    assert [a["path"] for a in answer["fact"]["anchors"]] == ["src/Other.kt"]
+
+
+def test_json_with_a_bom_is_read(tmp_path, repo):
+    (tmp_path / "b.json").write_bytes(
+        b"\xef\xbb\xbf" + json.dumps({"scope": "repo", "text": "x"}).encode()
+    )
+    r = put("--json", tmp_path / "b.json", "--store", tmp_path / "k.db", "--root", repo)
+    assert r.exit_code == 0 and r.stdout.startswith("added k1 "), r.output
+
+
+def test_a_first_run_waits_for_another_first_run_of_the_same_store(tmp_path, repo):
+    from brainmigrate.stores.connection import folder_lock
+
+    store = tmp_path / "know.db"
+    holding, done = threading.Event(), []
+
+    def first():
+        with folder_lock(store):
+            holding.set()
+            store.write_bytes(b"")  # what a first run's connection makes, empty
+            threading.Event().wait(0.5)
+            done.append("first")
+
+    t = threading.Thread(target=first)
+    t.start()
+    holding.wait(5)
+    r = put("x", "--scope", "area:a", "--related", "k1", "--store", store, "--root", repo)
+    done.append("second")
+    t.join()
+    assert done == ["first", "second"] and r.exit_code == 2
+
+
+def test_first_puts_at_once_all_land_or_fail_for_their_own_reason(tmp_path, repo):
+    store = tmp_path / "know.db"
+    batch = tmp_path / "batch.json"
+    batch.write_text(
+        json.dumps({"facts": [{"scope": "repo", "text": f"fact {i}"} for i in range(300)]})
+    )
+    run = [sys.executable, "-m", "brainmigrate", "put", "--store", str(store), "--root", str(repo)]
+    bad = ("x", "--scope", "repo", "--related", "k9000")
+    procs = [
+        subprocess.Popen(
+            [*run, *(("--json", str(batch)) if i in (0, 4) else bad)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(8)
+    ]
+    outs = [(p.wait(60), *p.communicate()) for p in procs]
+    for i, (code, _out, err) in enumerate(outs):
+        if i in (0, 4):
+            assert code == 0, err
+        else:
+            assert code == 2 and "no fact k9000" in err, err
+    assert rows(store, "SELECT count(*) FROM facts") == [(300,)]

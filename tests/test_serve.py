@@ -536,7 +536,7 @@ def test_a_writer_held_past_the_busy_timeout_is_503_and_readers_go_on(tmp_path):
             r = served.client.post("/know/k1/verify")
             assert (r.status_code, r.headers["retry-after"]) == (503, "1")
             assert r.json() == {
-                "error": f"{store}: store is busy (another import holds it); try again when"
+                "error": f"{store}: store is busy (another writer holds it); try again when"
                 " it is done"
             }
             r = served.client.get("/know/search", params={"q": "retries"})

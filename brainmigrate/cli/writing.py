@@ -28,7 +28,9 @@ LIBRARY = ("brainmigrate.put",)
     help="What the fact is about: repo, area:NAME, file:PATH, symbol:[PATH#]NAME or task:ID.",
 )
 @click.option(
-    "--kind", type=click.Choice(KINDS), default="other", show_default=True, help="The kind of fact."
+    "--kind",
+    type=click.Choice(KINDS),
+    help="The kind of fact (default: other for a new fact; an update keeps the stored kind).",
 )
 @click.option("--task", help="The task the fact comes from (TER-167); default: the text's first.")
 @click.option("--run", help="The run that wrote it.")
@@ -70,8 +72,13 @@ def put_cmd(text, scope, json_file, roots, store, fmt, cache_dir, **given):
     from brainmigrate import put
 
     if json_file is not None:
-        if text or scope:
-            raise click.UsageError("give TEXT and --scope, or --json FILE, not both")
+        given_too = [k for k, v in given.items() if v not in (None, False, ())]
+        if text or scope or given_too:
+            named = ["--" + k.removesuffix("s") if k == "anchors" else "--" + k for k in given_too]
+            also = ", ".join(["TEXT"] * bool(text) + ["--scope"] * bool(scope) + named)
+            raise click.UsageError(
+                f"--json FILE holds the facts whole; give their fields there, not {also}"
+            )
         facts, many = _from_file(json_file)
     else:
         if not text or scope is None:

@@ -163,9 +163,12 @@ class Tools:
             ),
         ],
         kind: Annotated[
-            str,
-            Field(description="decision, pattern, blocker, environment or other."),
-        ] = "other",
+            str | None,
+            Field(
+                description="decision, pattern, blocker, environment or other (default: other"
+                " for a new fact; an update keeps the kind it has)."
+            ),
+        ] = None,
         task: Annotated[
             str | None, Field(description="The task it was learned in (e.g. CL-86).")
         ] = None,
@@ -188,8 +191,8 @@ class Tools:
             ),
         ] = False,
     ) -> CallToolResult:
-        body: dict[str, Any] = {"text": text, "scope": scope, "kind": kind, "verify": verify}
-        for name, value in (("task", task), ("run", run)):
+        body: dict[str, Any] = {"text": text, "scope": scope, "verify": verify}
+        for name, value in (("kind", kind), ("task", task), ("run", run)):
             if value is not None:
                 body[name] = value
         lists = (("anchors", anchors), ("supersedes", supersedes), ("related", related))

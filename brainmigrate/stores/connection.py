@@ -9,6 +9,7 @@ its symlinks first (``real``).
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import sqlite3
 import stat
@@ -170,7 +171,7 @@ def _error(path: Path, exc: sqlite3.Error, writing: bool = False) -> StoreError:
         primary is None and ("locked" in msg or "busy" in msg)
     ):
         return StoreBusy(
-            f"{path}: store is busy (another import holds it); try again when it is done"
+            f"{path}: store is busy (another writer holds it); try again when it is done"
         )
     if primary == SQLITE_READONLY or (
         primary is None and ("readonly" in msg or "read-only" in msg)
@@ -230,8 +231,13 @@ def check_writable(path: Path) -> None:
     if path.exists():
         if not os.access(path, os.W_OK):
             raise StoreError(f"{path}: store is read-only; make it writable or pass --store")
-        con = connect(path, readonly=True)
-        con.close()
+        try:
+            con = connect(path, readonly=True)
+        except StoreError:
+            if path.exists():
+                raise  # (else a first run that failed removed it meanwhile: none to check)
+        else:
+            con.close()
     elif not folder.is_dir():
         raise StoreError(f"{path}: folder {folder} does not exist; create it or pass --store")
     if not os.access(folder, os.W_OK | os.X_OK):
@@ -251,9 +257,41 @@ def abandon(con: sqlite3.Connection | None, path: Path, existed: bool) -> None:
     # the store is as it was (a new one empty, and then removed) when the run ends
     recover(path)
     if not existed:
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError, sqlite3.Error), folder_lock(path):
             if path.stat().st_size == 0 and not journal(path).exists():
-                real(path).unlink()  # the file this run created, not a link to it
+                _remove_empty(path)
+
+
+@contextlib.contextmanager
+def folder_lock(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock (``flock``) on the folder of the store at ``path``: a first
+    run opens and locks a new store file under it, and a failed first run removes the
+    empty file it made under it, so it never removes a file another first run has opened
+    and not locked yet. A folder that cannot be locked (some network file systems) is
+    used without it."""
+    try:
+        fd = os.open(real(path).parent, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        yield
+        return
+    try:
+        with contextlib.suppress(OSError):
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # (releases the lock)
+
+
+def _remove_empty(path: Path) -> None:
+    """Remove the empty store file a failed first run made (the file, not a link to it),
+    only when no other run holds its write lock (a first run that opened it since)."""
+    probe = sqlite3.connect(real(path), timeout=0, isolation_level=None)
+    try:
+        probe.execute("BEGIN IMMEDIATE")  # raises "database is locked" when held
+        if os.stat(real(path)).st_size == 0:
+            real(path).unlink()
+    finally:
+        probe.close()
 
 
 def require(path: Path) -> None:

@@ -8,6 +8,7 @@ when an interrupt comes after it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -19,7 +20,13 @@ from typing import TypeVar
 from brainmigrate import runstate
 from brainmigrate.fsutil import signals_held
 from brainmigrate.model import FACT_FIELDS, FactRecord
-from brainmigrate.stores.connection import abandon, check_file, connect, translated
+from brainmigrate.stores.connection import (
+    abandon,
+    check_file,
+    connect,
+    folder_lock,
+    translated,
+)
 from brainmigrate.stores.errors import StoreError
 from brainmigrate.stores.merging import Stored
 from brainmigrate.stores.rows import COLUMNS
@@ -57,12 +64,16 @@ def transact(
     """
     check_file(path)
     existed = path.exists()
+    first = not existed or path.stat().st_size == 0
     con = None
     try:
         with translated(path, writing=True):
             try:
-                con = connect(path, readonly=False)
-                con.execute("BEGIN IMMEDIATE")
+                # a first run opens and locks the new file under the folder's lock, so a
+                # failed first run never removes it between the two (``abandon``)
+                with folder_lock(path) if first else contextlib.nullcontext():
+                    con = connect(path, readonly=False)
+                    con.execute("BEGIN IMMEDIATE")
                 new = con.execute("PRAGMA user_version").fetchone()[0] == 0
                 if new:
                     check_schema(con, path)  # someone else's SQLite file is refused, not extended
