@@ -24,6 +24,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
+from brainmigrate.__main__ import _early
 from brainmigrate.serving.service import Service, ServiceError
 
 #: What the server tells the client about itself when it connects (``instructions``).
@@ -295,16 +296,11 @@ def run(
 
 
 def _stopped(signum, frame) -> None:
-    """Ctrl-C or SIGTERM while serving: the CLI's one line, then exit 130 or 143 at once.
+    """Ctrl-C or SIGTERM while serving: the CLI's one line, then exit 130 or 143 at once
+    (``__main__._early``, as while a command is imported).
 
     The SDK reads stdin in a worker thread that no cancellation reaches until the next
     line or EOF comes (Ctrl-C as a ``KeyboardInterrupt`` left the process waiting on it,
     measured: still running 10 s later); so the process ends here. A put in flight is one
     SQLite transaction, which is then not committed: the store is as it was before it."""
-    term = signum == signal.SIGTERM
-    what = "terminated" if term else "interrupted"
-    line = f"brainmigrate: {what} (a store and every output are written whole or not at all)\n"
-    try:
-        os.write(2, line.encode())
-    finally:
-        os._exit(143 if term else 130)
+    _early(signum, frame)
