@@ -127,7 +127,7 @@ def from_json(value) -> list[NewFact]:
 
 def _fact(obj, where: str) -> NewFact:
     if not isinstance(obj, dict):
-        what = where.rstrip(".") or "the body"
+        what = where.rstrip(".") or "the JSON"
         raise PutError(f'{what}: must be a fact object ({{"scope": …, "text": …}})')
     unknown = sorted(k for k in obj if k not in FACT_KEYS)
     if unknown:
@@ -231,6 +231,11 @@ def check(fact: NewFact) -> Checked:
             if not value.strip():
                 raise PutError(f"{w}{key}: empty; leave it out or give a value")
             _plain(value, f"{w}{key}", MAX_FIELD)
+    for i, a in enumerate(fact.anchors):
+        for key in ANCHOR_KEYS:
+            value = getattr(a, key)
+            if value is not None:
+                _plain(value, f"{w}anchors[{i}].{key}", MAX_FIELD)
     tasks = TaskIds().all(text)
     task = fact.task.strip() if fact.task else (tasks[0] if tasks else None)
     ids: dict[str, tuple[int, ...]] = {}

@@ -245,7 +245,7 @@ BAD = [
     (["x", "--scope", "file:."], "--scope: . is the root"),
     (["x", "--scope", "area:a,area:b"], "--scope: 'area:a,area:b' holds a comma"),
     (["x", "--scope", "area:a", "--related", "k9223372036854775808"], "--related: no fact k92233"),
-    ([*A, "docs/\udcff.md"], "a file name that is not UTF-8 text cannot be stored"),
+    ([*A, "docs/\udcff.md"], "--anchor: holds bytes that are not UTF-8 text"),
     (["bad \udcff byte", "--scope", "area:a"], "TEXT: holds bytes that are not UTF-8 text"),
     (["x", "--scope", "area:a", "--related", "k1"], "--related: k1 is the fact this put writes"),
     (["x", "--scope", "area:a", "--json", "-"], "--json FILE holds the facts whole"),
@@ -334,7 +334,7 @@ def test_put_json_writes_a_batch_in_order_or_nothing(tmp_path, repo):
         ({"facts": []}, "facts: give 1 to 1000 facts, not 0"),
         ({"facts": [1]}, "facts[0]: must be a fact object"),
         ({"facts": [], "text": "x"}, 'give {"facts": [...]} alone'),
-        ([], "the body: must be a fact object"),
+        ([], "the JSON: must be a fact object"),
     ],
 )  # fmt: skip
 def test_json_of_the_wrong_shape_names_the_field(body, message):
@@ -395,6 +395,8 @@ def test_the_service_answers_the_seed_shapes(tmp_path, repo):
         ({}, 400),
         ({"q": "x", "limit": "31"}, 400),
         ({"q": "x", "kind": "k"}, 400),
+        ({"q": "x", "limit": "²"}, 400),  # a digit, but no ASCII one
+        ({"q": "x", "limit": "٣"}, 400),
     ]:
         with pytest.raises(ServiceError) as caught:
             service.search(params)
@@ -526,3 +528,32 @@ def test_first_puts_at_once_all_land_or_fail_for_their_own_reason(tmp_path, repo
         else:
             assert code == 2 and "no fact k9000" in err, err
     assert rows(store, "SELECT count(*) FROM facts") == [(300,)]
+
+
+@pytest.mark.parametrize(
+    ("anchor", "message"),
+    [
+        ({"path": "src/a\x00b.py"}, "anchors[0].path: holds the control character U+0000"),
+        ({"symbol": "Fo\ud800o"}, "anchors[0].symbol: holds bytes that are not UTF-8"),
+        ("src/\ud800.py", "anchors[0].path: holds bytes that are not UTF-8"),
+        ({"path": "x" * 1001}, "anchors[0].path: 1001 characters, more than 1000"),
+    ],
+)
+def test_an_anchor_s_fields_are_checked_as_the_fact_s(tmp_path, repo, anchor, message):
+    facts = putting.from_json({"scope": "area:a", "text": "x", "anchors": [anchor]})
+    with pytest.raises(putting.PutError) as caught:
+        putting.put(tmp_path / "k.db", facts, roots=[repo])
+    assert str(caught.value).startswith(message)
+    assert not (tmp_path / "k.db").exists()
+
+
+def test_links_to_many_ids_are_no_store_error(tmp_path, repo):
+    store = tmp_path / "know.db"
+    _put(store, "a fact", "--scope", "area:a", root=repo)
+    # 260,000 distinct ids: more than SQLite takes as variables of one statement
+    ids = [list(range(2 + j * 1000, 1002 + j * 1000)) for j in range(260)]
+    facts = [{"scope": "area:a", "text": f"fact {j}", "related": ids[j]} for j in range(260)]
+    body = {"facts": facts}
+    with pytest.raises(putting.PutError) as caught:
+        putting.put(store, putting.from_json(body), roots=[repo])
+    assert str(caught.value).startswith("facts[0].related: no fact k2 in the store")

@@ -370,6 +370,20 @@ def test_a_store_that_cannot_be_prepared_is_exit_2(tmp_path):
     assert r.stderr.count("\n") == 1
 
 
+def test_a_port_in_use_makes_no_store(tmp_path):
+    import socket
+
+    (tmp_path / "token").write_text(TOKEN)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        r = cli("serve", "--store", tmp_path / "know.db", "--token-file", tmp_path / "token",
+                "--port", port)  # fmt: skip
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert not (tmp_path / "know.db").exists()
+
+
 BLOCKER = """
 import sys
 class Blocker:
@@ -479,7 +493,7 @@ def test_a_put_is_written_and_found(own):
         ({"scope": "repo"}, "text: missing; a fact needs scope and text"),
         ({"facts": "no list"}, "facts: must be a list of fact objects"),
         ({"facts": []}, "facts: give 1 to 1000 facts, not 0"),
-        ([1, 2], 'the body: must be a fact object ({"scope": …, "text": …})'),
+        ([1, 2], 'the JSON: must be a fact object ({"scope": …, "text": …})'),
         (
             {"scope": "repo", "text": "x", "kind": "rumour"},
             "kind: 'rumour' is not a kind; give one of decision, pattern, blocker, environment,"
@@ -560,3 +574,44 @@ def test_a_request_that_is_no_http_is_400_and_one_log_line(own):
         "brainmigrate: Invalid HTTP request received.\n"
         f"brainmigrate: stopped serving {own.store}\n",
     )
+
+
+def test_puts_waiting_for_the_lock_leave_the_reads_threads_free(tmp_path):
+    """45 puts wait for a write lock another process holds (more than the thread pool's 40
+    threads): a search and a show are answered while they wait, not after the busy
+    timeout; once the lock is released every put lands."""
+    import threading
+
+    store, repo = checkout(tmp_path)
+    env = {"BRAINMIGRATE_BUSY_TIMEOUT": "20"}
+    with serving(store, "--root", str(repo), env=env) as served:
+        holder = sqlite3.connect(store, isolation_level=None)
+        answers: list[int] = []
+        try:
+            holder.execute("BEGIN IMMEDIATE")
+
+            def put(i: int) -> None:
+                headers = {http.TOKEN_HEADER: TOKEN}
+                with httpx.Client(base_url=served.url, headers=headers, trust_env=False) as c:
+                    body = {"scope": "area:load", "text": f"waiting put {i}"}
+                    answers.append(c.post("/know", json=body, timeout=60).status_code)
+
+            threads = [threading.Thread(target=put, args=(i,)) for i in range(45)]
+            for t in threads:
+                t.start()
+            tasks = Path(f"/proc/{served.proc.pid}/task")
+            for _ in range(200):  # the puts' threads wait on the lock (at least 4 of them)
+                if len(list(tasks.iterdir())) >= 6:
+                    break
+                threading.Event().wait(0.05)
+            threading.Event().wait(1)  # and the rest of them queue up
+            got = served.client.get("/know/search", params={"q": "retries"}, timeout=10)
+            assert got.status_code == 200 and answers == []  # answered while all wait
+            assert served.client.get("/know/k1", timeout=10).status_code == 200
+            assert answers == []
+        finally:
+            holder.execute("ROLLBACK")
+            holder.close()
+        for t in threads:
+            t.join(60)
+        assert answers == [200] * 45

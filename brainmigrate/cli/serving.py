@@ -9,15 +9,20 @@ import click
 from brainmigrate.cli.options import PATH, anchor_cache_option, anchor_roots_option, store_option
 from brainmigrate.cli.runtime import Failure, guarded
 
+#: The packages each extra installs (top-level names), by extra.
+EXTRAS = {"serve": ("starlette", "uvicorn", "anyio"), "mcp": ("mcp", "anyio", "pydantic")}
+
 
 def _extra(module: str, extra: str):
     """``brainmigrate.serving.<module>``, or a one-line error naming the extra to install
-    when a package it needs is missing."""
+    when a package it needs is missing (any other failed import is raised as it is)."""
     import importlib
 
     try:
         return importlib.import_module(f"brainmigrate.serving.{module}")
     except ImportError as exc:
+        if (exc.name or "").partition(".")[0] not in EXTRAS[extra]:
+            raise
         raise Failure(
             f"{exc.name or 'a package'} is not installed; install the extra with"
             f" pip install 'brainmigrate[{extra}]'"

@@ -103,7 +103,7 @@ def _fact(text, scope, kind, task, run, anchors, supersedes, related, verify):
 
 #: A field a message about a fact starts with, and the option or argument that gave it.
 _OPTION_OF = {"text": "TEXT", "anchors": "--anchor", "root": "--root"}
-_FIELD = re.compile(r"^([a-z]+)(?:\[[0-9]+\])?(?=[:.])")
+_FIELD = re.compile(r"^([a-z]+)(?:\[[0-9]+\])?(?:\.[a-z]+)?(?=:)")
 
 
 def _as_options(message: str) -> str:

@@ -33,6 +33,8 @@ import tempfile
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
+import anyio
+import anyio.to_thread
 import uvicorn
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -54,6 +56,10 @@ MAX_BODY = 1 << 20
 #: The deepest JSON a body may nest (objects and arrays): a put is at most four deep
 #: (``{"facts": [{"anchors": [{…}]}]}``), so 32 refuses only what no client means.
 MAX_DEPTH = 32
+
+#: Threads that run writes (``POST /know``, verify) at once, apart from the pool reads
+#: use (40 threads): a write waiting for the store's lock never keeps a read waiting.
+WRITERS = 4
 
 #: Seconds a stop (Ctrl-C, SIGTERM) waits for requests under way before it cancels them.
 GRACE = 5
@@ -145,8 +151,15 @@ def app(service: Service, token: str) -> Starlette:
     async def search(request: Request):
         return await run_in_threadpool(service.search, request.query_params)
 
+    # Writes wait for the store's write lock (up to the busy timeout): they take turns on
+    # threads of their own, so the pool's threads stay free for reads however many wait.
+    writers = anyio.CapacityLimiter(WRITERS)
+
+    def writing(work, *args):
+        return anyio.to_thread.run_sync(work, *args, limiter=writers)
+
     async def put(request: Request):
-        return await run_in_threadpool(service.put, await read_json(request))
+        return await writing(service.put, await read_json(request))
 
     async def stale(request: Request):
         return await run_in_threadpool(service.stale)
@@ -155,7 +168,7 @@ def app(service: Service, token: str) -> Starlette:
         return await run_in_threadpool(service.show, request.path_params["id"])
 
     async def verify(request: Request):
-        return await run_in_threadpool(service.verify, request.path_params["id"])
+        return await writing(service.verify, request.path_params["id"])
 
     routes = [  # the fixed paths before /know/{id}, which would take them
         Route("/know/search", answering(search), methods=["GET"]),
@@ -367,10 +380,10 @@ def run(
         )
     token = read_token(token_file) if token_file is not None else None
     stale.require_roots(roots)
-    stores.prepare(Path(store))
-    sock = listen(host, port)
+    sock = listen(host, port)  # (before the store is made: a port in use makes none)
     made = None
     try:
+        stores.prepare(Path(store))
         if token is None:
             token, made = new_token()
         where = made if made is not None else token_file

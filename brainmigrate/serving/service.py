@@ -97,7 +97,8 @@ class Service:
         limit_text = _one(params, "limit")
         limit = search.DEFAULT_LIMIT
         if limit_text is not None:
-            if not limit_text.isdigit() or not 1 <= int(limit_text) <= search.MAX_LIMIT:
+            digits = limit_text.isascii() and limit_text.isdigit()  # ("²" is a digit too)
+            if not digits or not 1 <= int(limit_text) <= search.MAX_LIMIT:
                 raise ServiceError(
                     400, f"limit {limit_text!r} is not a number from 1 to {search.MAX_LIMIT}"
                 )

@@ -46,20 +46,32 @@ def busy_timeout() -> float:
 _READ_FIX = "make it readable or pass --store with another path"
 
 
+#: The files (device, inode) ``check_file`` found to be SQLite files in this process: not
+#: opened again. Closing any descriptor of a file drops every POSIX lock the process holds
+#: on it, SQLite's included: in the daemon, where other threads' connections hold the
+#: store's locks, a header read at each request let another process take the store for
+#: its own (it checkpointed and removed the WAL under them: "disk I/O error").
+_CHECKED: set[tuple[int, int]] = set()
+
+
 def check_file(path: Path) -> None:
     """Raise ``StoreError`` unless ``path`` is absent, empty, or an SQLite file; ``-``
-    (standard input or output elsewhere) is no store either."""
+    (standard input or output elsewhere) is no store either. A file found to be an SQLite
+    file is not opened again by this process (``_CHECKED``)."""
     if os.fspath(path) == "-":
         raise StoreError(
             "--store -: a store is a file, not standard input or output; pass --store with"
             " a file path"
         )
     try:
-        mode = os.stat(path).st_mode
+        st = os.stat(path)
     except FileNotFoundError:
         return
     except OSError as exc:
         raise StoreError(f"{path}: cannot read the store ({exc.strerror}); {_READ_FIX}") from None
+    mode = st.st_mode
+    if (st.st_dev, st.st_ino) in _CHECKED:
+        return
     if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
         # a FIFO or a device would block or never end: never opened
         raise StoreError(f"{path} is not a regular file; pass --store FILE")
@@ -72,6 +84,8 @@ def check_file(path: Path) -> None:
         raise StoreError(f"{path} is a folder; pass --store FILE") from None
     except OSError as exc:
         raise StoreError(f"{path}: cannot read the store ({exc.strerror}); {_READ_FIX}") from None
+    if head == b"SQLite format 3\x00":
+        _CHECKED.add((st.st_dev, st.st_ino))
     if head and head != b"SQLite format 3\x00" and not journal(path).exists():
         # (with a journal beside it, a first import is being written, or was killed while
         # it was: SQLite waits for the one or rolls the other back)
