@@ -118,7 +118,7 @@ class Places:
         if given.startswith("~"):
             given = os.path.expanduser(given)  # as a cited ~/x reads (README "Anchors")
         shown = printable(given)
-        inside = False
+        inside = escaped = False
         for root in roots:
             rel = _inside(root, given)
             if rel is None:
@@ -136,7 +136,7 @@ class Places:
                 )
             real = os.path.realpath(os.path.join(root.real, rel))
             if root.relative(real) is None and real != root.real:
-                inside = False  # a symlink that leads out of the root
+                escaped = True  # a symlink that leads out of the root
                 continue
             if ".git" in rel.split("/"):
                 raise PutError(f"{where}: {shown} is inside git's own folder; anchor code")
@@ -144,6 +144,11 @@ class Places:
                 return root, printable(rel), "file"
             if os.path.isdir(real):
                 return root, printable(rel), "folder"
+        if escaped:
+            raise PutError(
+                f"{where}: {shown} leads out of the root (a symbolic link); anchor a path"
+                " inside a checkout"
+            )
         if not inside:
             raise PutError(
                 f"{where}: {shown} is outside every root ({self.labels(roots)}); anchor a"

@@ -227,7 +227,7 @@ A = ["x", "--scope", "area:a", "--anchor"]
 BAD = [
     ([*A, "../../etc/passwd"], "--anchor: ../../etc/passwd is outside every root"),
     ([*A, "/etc/passwd"], "--anchor: /etc/passwd is outside every root"),
-    ([*A, "link/passwd"], "--anchor: link/passwd is outside every root"),
+    ([*A, "link/passwd"], "--anchor: link/passwd leads out of the root"),
     ([*A, "src/Nope.kt"], "--anchor: src/Nope.kt: no root holds it"),
     ([*A, "Nope.parse"], "--anchor: Nope.parse is declared in no root"),
     ([*A, "src/Foo.kt#Foo.nope"], "--anchor: src/Foo.kt declares no Foo.nope"),

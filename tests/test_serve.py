@@ -202,8 +202,41 @@ def test_every_route_wants_the_token(server, headers, method, path):
     assert r.status_code == 401
     what = "no" if not headers else "a wrong"
     assert r.json() == {
-        "error": f"{what} x-brainmigrate-token header; send the token serve printed at start"
+        "error": f"{what} x-brainmigrate-token header; send the token of the file serve named"
+        " at start, once"
     }
+
+
+def test_two_token_headers_are_refused(server):
+    for tokens in ([TOKEN, "wrong"], ["wrong", TOKEN], [TOKEN, TOKEN]):
+        headers = [(http.TOKEN_HEADER, t) for t in tokens]
+        r = httpx.get(server.url + "/know/k1", headers=headers, trust_env=False)
+        assert r.status_code == 401 and r.json()["error"].startswith("more than one")
+
+
+def test_a_token_file_that_is_no_regular_file_is_refused_unread(tree, tmp_path):
+    os.mkfifo(tmp_path / "fifo")
+    for path in (tmp_path / "fifo", Path("/dev/zero")):
+        r = cli("serve", "--store", tmp_path / "k.db", "--token-file", path, "--port", "0")
+        assert r.exit_code == 2 and r.stderr.count("\n") == 1, r.stderr
+        assert "not a file" in r.stderr or "is a" in r.stderr, r.stderr
+
+
+def test_a_put_after_the_store_is_gone_makes_none(own):
+    moved = own.store.with_name("moved.db")
+    own.store.rename(moved)
+    r = own.client.post("/know", json={"scope": "area:v", "text": "x"})
+    assert r.status_code == 500 and "the store is gone" in r.json()["error"]
+    assert not own.store.exists()
+
+
+def test_a_body_with_a_bom_and_a_long_number(server):
+    r = server.client.post(
+        "/know",
+        content=b"\xef\xbb\xbf" + b'{"scope": "area:b", "text": 1' + b"1" * 5000 + b"}",
+        headers={"content-type": "application/json"},
+    )
+    assert r.status_code == 400 and r.json()["error"].endswith("a number of 5001 digits)")
 
 
 @pytest.mark.parametrize(

@@ -39,7 +39,7 @@ import uvicorn
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
@@ -53,6 +53,9 @@ TOKEN_HEADER = "x-brainmigrate-token"
 #: characters with their anchors is about 250 KB, so a bigger body is no honest put.
 MAX_BODY = 1 << 20
 
+#: The largest token file read, in bytes.
+TOKEN_FILE_MAX = 4096
+
 #: The deepest JSON a body may nest (objects and arrays): a put is at most four deep
 #: (``{"facts": [{"anchors": [{…}]}]}``), so 32 refuses only what no client means.
 MAX_DEPTH = 32
@@ -60,6 +63,9 @@ MAX_DEPTH = 32
 #: Threads that run writes (``POST /know``, verify) at once, apart from the pool reads
 #: use (40 threads): a write waiting for the store's lock never keeps a read waiting.
 WRITERS = 4
+
+#: Connections and requests served at once; past it a request is answered 503 at once.
+CONNECTIONS = 256
 
 #: Seconds a stop (Ctrl-C, SIGTERM) waits for requests under way before it cancels them.
 GRACE = 5
@@ -85,6 +91,8 @@ def answering(work: Callable[[Request], Awaitable[object]]) -> Endpoint:
             return JSONResponse(await work(request))
         except ServiceError as exc:
             return refusal(exc.status, str(exc), exc.retry_after)
+        except ClientDisconnect:  # the client went away: nobody to answer, nothing wrong here
+            return refusal(400, "the client closed the connection")
         except Exception as exc:  # noqa: BLE001 - a client never sees a traceback
             say(
                 f"brainmigrate: internal error answering {request.method}"
@@ -115,7 +123,7 @@ async def read_json(request: Request):
             raise ServiceError(413, f"the body is over the bound of {MAX_BODY} bytes")
         chunks.append(chunk)
     try:
-        text = b"".join(chunks).decode("utf-8")
+        text = b"".join(chunks).decode("utf-8").removeprefix("\ufeff")  # (as put --json)
     except UnicodeDecodeError as exc:
         raise ServiceError(400, f"the body is not UTF-8 (byte {exc.start})") from None
     try:
@@ -123,7 +131,11 @@ async def read_json(request: Request):
     except RecursionError:
         raise ServiceError(400, f"the body nests deeper than {MAX_DEPTH} levels") from None
     except ValueError as exc:
-        raise ServiceError(400, f"the body is not JSON ({exc})") from None
+        from brainmigrate.inputs import structure_fault
+
+        fault = structure_fault(text, "json", numbers=True)  # a number too long to read
+        why = f"{fault[0]}:{fault[1]}: {fault[2]}" if fault else str(exc)
+        raise ServiceError(400, f"the body is not JSON ({why})") from None
     _shallow(value)
     return value
 
@@ -208,11 +220,13 @@ class TokenGate:
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] == "http":
-            given = next((v for k, v in scope["headers"] if k == self.header), None)
-            if given is None or not hmac.compare_digest(given, self.token):
-                what = "no" if given is None else "a wrong"
+            given = [v for k, v in scope["headers"] if k == self.header]
+            if len(given) != 1 or not hmac.compare_digest(given[0], self.token):
+                what = ["no", "a wrong"][len(given)] if len(given) < 2 else "more than one"
                 response = refusal(
-                    401, f"{what} {TOKEN_HEADER} header; send the token serve printed at start"
+                    401,
+                    f"{what} {TOKEN_HEADER} header; send the token of the file serve named"
+                    " at start, once",
                 )
                 await response(scope, receive, send)
                 return
@@ -232,9 +246,11 @@ def loopback(host: str) -> bool:
 def read_token(path: str) -> str:
     """The first line of the file at ``path``, stripped; ``Failure`` when it cannot be read,
     is not UTF-8 or that line is empty."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            token = f.readline().strip()
+    from brainmigrate import inputs
+
+    try:  # a regular file only, opened without waiting (a FIFO, a device: refused unread)
+        data = inputs.read_bounded(path, TOKEN_FILE_MAX, "a token file")
+        token = data.decode("utf-8").partition("\n")[0].strip()
     except (OSError, UnicodeDecodeError) as exc:
         why = getattr(exc, "strerror", None) or "not UTF-8"
         raise Failure(
@@ -326,7 +342,12 @@ LOGGING = {
             "stream": "ext://sys.stderr",
         }
     },
-    "loggers": {"uvicorn": {"handlers": ["stderr"], "level": "WARNING", "propagate": False}},
+    "loggers": {
+        "uvicorn": {"handlers": ["stderr"], "level": "WARNING", "propagate": False},
+        # (the event loop's own: "socket.accept() out of system resource", once a second at
+        # most is what asyncio logs when descriptors run out, with a traceback each)
+        "asyncio": {"handlers": ["stderr"], "level": "WARNING", "propagate": False},
+    },
 }
 
 
@@ -394,6 +415,7 @@ def run(
             log_level="warning",
             access_log=False,
             server_header=False,
+            limit_concurrency=CONNECTIONS,
             lifespan="off",
             timeout_graceful_shutdown=GRACE,
         )

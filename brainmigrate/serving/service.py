@@ -72,6 +72,9 @@ class Service:
         self.store = Path(store)
         self.roots = [os.fspath(r) for r in roots]
         self.cache_dir = cache_dir
+        # the store was there once: gone later, it was moved or removed while served, and
+        # a put must not make a new, empty one (the facts would split between two files)
+        self._held_once = self.store.exists()
 
     def search(self, params: Mapping) -> dict:
         """``GET /know/search``: ``q`` and/or ``anchor`` (one is required), ``scope`` and
@@ -137,13 +140,21 @@ class Service:
         MCP tool answers); the same checks and ``ServiceError``s as ``put``."""
         from brainmigrate import put
 
+        if self._held_once and not self.store.exists():  # (a put would make a new one)
+            raise ServiceError(
+                500,
+                f"{self.store}: the store is gone (moved or removed while served); put it"
+                " back or start serving again",
+            )
         try:
             facts = put.from_json(body)
         except put.PutError as exc:
             raise ServiceError(400, str(exc)) from None
-        return self._guard(
+        answers = self._guard(
             lambda: put.put(self.store, facts, roots=self.roots, cache_dir=self.cache_dir)
         )
+        self._held_once = True
+        return answers
 
     def show(self, fact_id: str) -> dict:
         """``GET /know/{id}``: the fact as ``brainmigrate show --format json`` gives it."""
