@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -154,15 +156,71 @@ def hooks() -> dict[str, dict]:
     return {h["id"]: h for h in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())}
 
 
-def test_pre_commit_fix_hook_runs_check_fix_and_is_documented():
+def test_pre_commit_fix_hook_runs_check_fix_on_the_staged_notes_and_is_documented():
     hook = hooks()["brainmigrate-fix"]
-    assert shlex.split(hook["entry"])[1:] + hook["args"] == ["check", "--fix", "."]
-    assert hook["pass_filenames"] is False and hook["always_run"] is True
+    assert shlex.split(hook["entry"])[1:] == ["check", "--fix"] and "args" not in hook
+    assert (
+        hook["pass_filenames"] is True and hook["files"] == hooks()["brainmigrate-check"]["files"]
+    )
     assert "id: brainmigrate-fix" in (REPO / "docs" / "check.md").read_text(encoding="utf-8")
 
 
-def test_pre_commit_hook_works_without_args(project):
-    hook = hooks()["brainmigrate-check"]
+NOTES_FILES = [
+    "CLAUDE.md",
+    "sub/AGENTS.md",
+    "GEMINI.md",
+    "MEMORY.md",
+    ".cursorrules",
+    ".windsurfrules",
+    ".cursor/rules/style.mdc",
+    "a/.cursor/rules/x.mdc",
+    ".clinerules",
+    ".clinerules/db.md",
+    ".github/copilot-instructions.md",
+    ".github/instructions/py.md",
+    "notes/docker.md",
+    "team/brain/2026/a.md",
+    "facts.md",
+    "docker-facts.md",
+    "memory/x.mdc",
+]
+NOT_NOTES = ["README.md", "docs/guide.md", "src/app.py", "notesy/x.md", "CHANGELOG.md"]
+
+
+@pytest.mark.parametrize("path", NOTES_FILES + NOT_NOTES)
+def test_the_hooks_take_the_notes_files_a_commit_stages(path):
+    files = re.compile(hooks()["brainmigrate-check"]["files"])
+    assert bool(files.search(path)) is (path in NOTES_FILES)
+
+
+def test_pre_commit_runs_the_hook_on_the_staged_notes_only(tmp_path):
+    """pre-commit itself (``try-repo`` of this checkout) runs ``brainmigrate-check`` on a
+    repository whose CLAUDE.md cites a gone file and whose README quotes one: only the
+    note fails the commit."""
+    pre_commit = shutil.which("pre-commit") or str(Path(sys.executable).with_name("pre-commit"))
+    if not Path(pre_commit).exists():
+        pytest.skip("pre-commit is not installed (the test extra installs it)")
+    repo = tmp_path / "repo"
+    (repo / "src").mkdir(parents=True)
+    (repo / "src/Foo.kt").write_text("class Foo\n")
+    (repo / "CLAUDE.md").write_text("- see src/Foo.kt\n- see src/Gone.kt\n")
+    (repo / "README.md").write_text("> the old src/Nope.kt\n")
+    for args in (["init", "-q"], ["add", "-A"]):
+        subprocess.run(["git", *args], cwd=repo, check=True)
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "home"), "GIT_AUTHOR_NAME": "t"}
+    done = subprocess.run(
+        [pre_commit, "try-repo", str(REPO), "brainmigrate-check", "--all-files"],
+        cwd=repo, env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    if done.returncode != 0 and "BM101" not in done.stdout and "pip" in done.stdout:
+        pytest.skip(f"pre-commit could not install the hook: {done.stdout[-300:]}")
+    assert done.returncode == 1, done.stdout
+    assert "CLAUDE.md:2:7: BM101 error cites src/Gone.kt, which no root holds" in done.stdout
+    assert "README.md" not in done.stdout.split("=====")[-1]
+
+
+def test_pre_commit_check_all_hook_works_without_args(project):
+    hook = hooks()["brainmigrate-check-all"]
     assert hook["pass_filenames"] is False
     argv = shlex.split(hook["entry"])[1:] + hook["args"]
     assert argv == ["check", "."]
