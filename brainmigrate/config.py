@@ -353,6 +353,8 @@ def load(
     except ConfigError as exc:
         raise ConfigError(f"{name}{exc}; fix the file") from None
     where = name
+    if config_file is not None and table is None:
+        table = _table_of(data, config_file)
     if table is not None:
         for key in table:
             data = data.get(key) if isinstance(data, dict) else None
@@ -368,6 +370,23 @@ def load(
             raise ConfigError(f"{where}: not a table; make it a table of settings")
     settings = parse(data, where, base=path.absolute().parent)
     return replace(settings, notes=(note,)) if note else settings
+
+
+def _table_of(data: dict, config_file) -> tuple[str, ...] | None:
+    """The table a ``--config`` file that is no ``pyproject.toml`` keeps its settings in:
+    ``[tool.brainmigrate]`` when it holds one (as ruff's ``--config`` takes a
+    ``pyproject.toml``-like file of any name), else None (its top level). Raises
+    ``ConfigError`` for a file holding both."""
+    tool = data.get("tool")
+    if not (isinstance(tool, dict) and "brainmigrate" in tool):
+        return None
+    others = sorted(k for k in data if k != "tool")
+    if others:
+        raise ConfigError(
+            f"--config {config_file}: holds [tool.brainmigrate] and settings at its top level"
+            f" ({others[0]}); keep one of them"
+        )
+    return SOURCES[1][1]
 
 
 def _shown(path: Path) -> str:

@@ -343,3 +343,22 @@ def test_index_takes_config_and_isolated(project, monkeypatch):
     (project / "b" / ".brainmigrate.toml").write_text('roots = ["../a"]\n')
     assert indexed() == str(project / "a")
     assert indexed("--isolated") == str(project / "b")
+
+
+@pytest.mark.parametrize(
+    "text", ['ignore = ["BM101"]\n', '[tool.brainmigrate]\nignore = ["BM101"]\n']
+)
+def test_a_config_file_of_any_name_takes_either_table_form(tmp_path, text):
+    (tmp_path / "alt.toml").write_text(text)
+    settings = config.load(config_file=tmp_path / "alt.toml")
+    assert settings.ignore == ("BM101",)
+
+
+def test_a_config_file_with_both_forms_is_refused(tmp_path):
+    (tmp_path / "alt.toml").write_text('fail-on = "warning"\n[tool.brainmigrate]\nignore = []\n')
+    with pytest.raises(config.ConfigError) as caught:
+        config.load(config_file=tmp_path / "alt.toml")
+    assert str(caught.value) == (
+        f"--config {tmp_path / 'alt.toml'}: holds [tool.brainmigrate] and settings at its top"
+        " level (fail-on); keep one of them"
+    )
