@@ -581,3 +581,29 @@ def test_a_notes_file_over_the_fix_bound_is_left_with_a_note(tmp_path, monkeypat
         " bytes; left alone (fix it by hand)\n"
         "Would fix 0 citations in 0 files; 1 left\n"
     )
+
+
+def test_a_walked_folder_skips_what_git_ignores(tmp_path, monkeypatch):
+    from trees import git
+
+    (tmp_path / "notes/scratch").mkdir(parents=True)
+    (tmp_path / "notes/.gitignore").write_text("scratch/*.md\n")
+    (tmp_path / "notes/a.md").write_text("+ a fact\n")
+    (tmp_path / "notes/scratch/x.md").write_text("+ see src/Gone.kt\n")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src/Here.kt").write_text("class Here\n")
+    git(tmp_path, "init", "-q")
+    monkeypatch.chdir(tmp_path)
+    r = cli("check", "notes", "--root", ".", "--format", "json")
+    assert r.exit_code == 0, r.output
+    import json
+
+    assert json.loads(r.stdout)["files"] == ["notes/a.md"]
+    named = cli("check", "notes/scratch/x.md", "--root", ".")  # named: read
+    assert named.exit_code == 1 and "BM101" in named.stdout
+    folder = cli("check", "notes/scratch", "--root", ".")
+    assert folder.exit_code == 2
+    assert folder.stderr == (
+        "brainmigrate: error: notes/scratch: every *.md notes file in this folder is"
+        " git-ignored; name the files to read them\n"
+    )

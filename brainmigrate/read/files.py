@@ -77,6 +77,12 @@ def notes_files(
             found, odd = [], []
             for f in sorted(_walk(p)):
                 (found if f.is_file() else odd).append(f)
+            walked, found = found, _not_ignored(p, found)
+            if walked and not found:
+                raise InputError(
+                    f"{given}: every *.md notes file in this folder is git-ignored; name the"
+                    " files to read them"
+                )
             if skipped is not None:
                 skipped.extend(printable(f.as_posix()) for f in odd)
             if not found and odd:
@@ -97,6 +103,19 @@ def notes_files(
                 seen.add(real)
                 out.append((printable(named or f.as_posix()), f))
     return out
+
+
+def _not_ignored(folder: Path, files: list[Path]) -> list[Path]:
+    """``files`` (walked in ``folder``) without those git ignores, as ruff and lychee walk a
+    tree: a git-ignored notes file (a scratch note, a copy in a build folder) is read only
+    when named on the command line."""
+    from brainmigrate.git import ignored
+
+    absolute = [os.path.abspath(f) for f in files]
+    dropped = ignored(folder, absolute)
+    return (
+        [f for f, a in zip(files, absolute, strict=True) if a not in dropped] if dropped else files
+    )
 
 
 def select_files(
