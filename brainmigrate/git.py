@@ -362,7 +362,7 @@ def ignored(folder: str | os.PathLike, paths: Sequence[str]) -> set[str]:
     """Which of ``paths`` (absolute) git ignores in the checkout around ``folder``
     (``.gitignore`` files, ``info/exclude``, the global excludes file: ``git check-ignore``);
     none outside git, when git is missing, or when it fails."""
-    if not paths:
+    if not paths or not in_work_tree(folder):  # (no git process started outside git)
         return set()
     stdin = b"".join(os.fsencode(p) + b"\0" for p in paths)
     out = run_git(folder, "check-ignore", "--stdin", "-z", stdin=stdin)
