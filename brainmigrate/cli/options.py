@@ -24,7 +24,7 @@ LEVELS = ["error", "warning", "info"]
 CHECK_FORMATS = ["text", "json", "github", "sarif", "junit", "markdown", "gitlab"]
 
 #: ``stale``'s report formats (``reports.stale.Format``; a test keeps them equal).
-STALE_FORMATS = ["text", "json", "github", "sarif", "markdown"]
+STALE_FORMATS = ["text", "json", "github", "sarif", "markdown", "junit", "gitlab"]
 
 
 def not_blank(ctx, param, value):

@@ -29,7 +29,7 @@ from brainmigrate.cli.runtime import Failure, emit, guarded, refuse_overwrites, 
 @dry_run_option("Read and report; record nothing in the store.")
 @format_option(
     STALE_FORMATS,
-    "Report format (github, sarif, markdown: each stale fact at its notes line).",
+    "Report format (github, sarif, markdown, junit, gitlab: each stale fact at its notes line).",
 )
 @output_option
 @anchor_cache_option

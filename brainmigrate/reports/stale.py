@@ -1,6 +1,7 @@
 """Reports of ``brainmigrate stale`` (docs/staleness.md, Formats).
 
-``text`` and ``json`` are its own; ``github``, ``sarif`` and ``markdown`` are ``check``'s
+``text`` and ``json`` are its own; ``github``, ``sarif``, ``markdown``, ``junit`` and
+``gitlab`` are ``check``'s
 reporters (``reports.ci``) over one ``BM501`` finding per stale fact, placed at the notes
 line that fed the fact most recently (its origin), so a pull request that changes code shows which
 note to read again.
@@ -24,6 +25,8 @@ class Format(StrEnum):
     GITHUB = "github"
     SARIF = "sarif"
     MARKDOWN = "markdown"
+    JUNIT = "junit"
+    GITLAB = "gitlab"
 
 
 def render(result: StaleResult, fmt: str) -> str:
@@ -146,11 +149,18 @@ def findings(result: StaleResult) -> CheckResult:
     )
 
 
+#: The name of ``stale --format junit``'s suite.
+_STALE_SUITE = '<testsuites name="brainmigrate stale"'
+
+
 def _ci(name: str):
     from brainmigrate.reports import ci
 
     def render_ci(result: StaleResult) -> str:
-        return ci.render(findings(result), name)
+        out = ci.render(findings(result), name)
+        if name == "junit":  # the JUnit writer names its suite after check
+            out = out.replace('<testsuites name="brainmigrate check"', _STALE_SUITE, 1)
+        return out
 
     render_ci.__doc__ = f"``check``'s {name} reporter over the stale facts (``findings``)."
     return render_ci
@@ -163,6 +173,8 @@ FORMATTERS = {
     Format.GITHUB: _ci("github"),
     Format.SARIF: _ci("sarif"),
     Format.MARKDOWN: _ci("markdown"),
+    Format.JUNIT: _ci("junit"),
+    Format.GITLAB: _ci("gitlab"),
 }
 
 
