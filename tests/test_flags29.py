@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from clirun import invoker
 
+from brainmigrate.cli import main
+
 cli = invoker(catch_exceptions=False)
 
 
@@ -61,3 +63,69 @@ def test_stale_gitlab_is_one_issue_per_stale_fact_at_its_notes_line(gone):
     assert issue["description"] == MESSAGE
     assert issue["check_name"] == "BM501 stale-fact"
     assert issue["location"] == {"path": "notes/code.md", "lines": {"begin": 1}}
+
+
+# ------------------------------------------------------------- -q, -v, --color everywhere
+
+
+@pytest.mark.parametrize("name", sorted(main.commands))
+def test_every_command_takes_quiet_verbose_and_color(name):
+    params = {p.name: p for p in main.commands[name].params}
+    assert params["quiet"].opts == ["-q", "--quiet"]
+    assert params["verbose"].opts == ["-v", "--verbose"]
+    assert list(params["color"].type.choices) == ["auto", "always", "never"]
+
+
+def test_quiet_stale_prints_the_stale_facts_without_the_counts(gone):
+    line = (
+        "notes/code.md:1: k1 environment area:code STALE: file gone: pkg/merge.py"
+        "  the merge rule lives in pkg/merge.py TER-303\n"
+    )
+    r = cli("stale", "--store", gone, "--dry-run")
+    assert (r.exit_code, r.stdout) == (
+        1,
+        line + "STALE: checked 1, stale 1, unreachable 0 (dry run: nothing recorded)\n",
+    )
+    r = cli("stale", "-q", "--store", gone, "--dry-run")
+    assert (r.exit_code, r.stdout, r.stderr) == (1, line, "")
+
+
+def test_quiet_search_and_verify_say_no_counts_on_stderr(gone):
+    r = cli("search", "nowhere", "--store", gone)
+    assert (r.exit_code, r.stdout, r.stderr) == (0, "", "no facts match\n")
+    r = cli("search", "nowhere", "--store", gone, "--quiet")
+    assert (r.exit_code, r.stdout, r.stderr) == (0, "", "")
+    r = cli("verify", "k2", "--store", gone)
+    assert r.stderr == "verified 0, refused 1\n"
+    r = cli("verify", "k2", "--store", gone, "-q")
+    assert (r.exit_code, r.stdout, r.stderr) == (1, "k2 refused: no anchor to fingerprint\n", "")
+
+
+def test_verbose_says_the_store_and_the_roots_on_stderr(gone, tmp_path):
+    r = cli("search", "merge", "--store", "know.db", "-v")
+    assert r.stderr.splitlines() == [
+        f"brainmigrate: store: {tmp_path / 'know.db'}",
+        "brainmigrate: roots: the roots recorded with the anchors",
+    ]
+    r = cli("stale", "--store", "know.db", "--root", "repo", "--dry-run", "-v")
+    assert r.stderr.splitlines() == [
+        f"brainmigrate: store: {tmp_path / 'know.db'}",
+        "brainmigrate: roots: repo",
+    ]
+    r = cli("import", "notes", "--root", "repo", "--store", "new.db", "--isolated", "-v")
+    assert r.exit_code == 0
+    assert r.stderr.splitlines() == [
+        f"brainmigrate: store: {tmp_path / 'new.db'}",
+        "brainmigrate: configuration: none",
+        "brainmigrate: roots: repo",
+    ]
+
+
+def test_quiet_check_leaves_baselined_findings_out(gone):
+    cli("check", "notes", "--root", "repo", "--baseline", "b.json", "--update-baseline")
+    r = cli("check", "notes", "--root", "repo", "--baseline", "b.json")
+    assert r.stdout.splitlines()[0] == (
+        "notes/code.md:1:27: BM101 error cites pkg/merge.py, which no root holds [baseline]"
+    )
+    r = cli("check", "-q", "notes", "--root", "repo", "--baseline", "b.json")
+    assert (r.exit_code, r.stdout, r.stderr) == (0, "", "")

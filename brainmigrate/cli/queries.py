@@ -16,8 +16,9 @@ from brainmigrate.cli.options import (
     scope_filter,
     store_option,
     task_pattern_option,
+    voiced,
 )
-from brainmigrate.cli.runtime import Failure, guarded, refuse_overwrites, say
+from brainmigrate.cli.runtime import Failure, guarded, note, refuse_overwrites, say, voice
 from brainmigrate.errors import EXIT_FINDINGS
 from brainmigrate.shapes import to_json
 
@@ -85,6 +86,7 @@ _TARGET_ONLY = {
     "rest; active first; newest first) and list it. Without it the export fails.",
 )
 @click.pass_context
+@voiced
 @guarded
 def export_cmd(ctx, store, fmt, output, **given):
     """Export the fact store as jsonl, brain notes, knowledge entries or a memory folder.
@@ -107,7 +109,10 @@ def export_cmd(ctx, store, fmt, output, **given):
         raise Failure(str(exc)) from None
     if result.text is not None:
         click.echo(result.text, nl=False)
-    for line in export_summary(result, fmt, output):
+    lines = export_summary(result, fmt, output)
+    if voice().quiet:  # only the facts left out, which fail the export
+        lines = [export.refusal(e) for e in result.refused]
+    for line in lines:
         say(line)
     if result.refused:
         sys.exit(EXIT_FINDINGS)
@@ -160,6 +165,7 @@ class QueryCommand(click.Command):
 @click.option("--all", "include_all", is_flag=True, help="Also superseded facts.")
 @anchor_roots_option
 @format_option(["text", "json"], "One line per hit, or JSON.")
+@voiced
 @guarded
 def search_cmd(query, store, anchor, scopes, kinds, limit, include_all, roots, fmt):
     """Full-text search (BM25 over stemmed words); one line per hit, best first.
@@ -188,7 +194,7 @@ def search_cmd(query, store, anchor, scopes, kinds, limit, include_all, roots, f
     for hit in hits:
         click.echo(hit.line)
     if not hits:
-        click.echo("no facts match", err=True)
+        note("no facts match")
 
 
 @click.command("show")
@@ -196,6 +202,7 @@ def search_cmd(query, store, anchor, scopes, kinds, limit, include_all, roots, f
 @store_option()
 @anchor_roots_option
 @format_option(["text", "json"], "Output format.")
+@voiced
 @guarded
 def show_cmd(fact_id, store, roots, fmt):
     """Show one fact (k17 or 17) with its anchors and provenance.

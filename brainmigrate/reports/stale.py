@@ -29,8 +29,11 @@ class Format(StrEnum):
     GITLAB = "gitlab"
 
 
-def render(result: StaleResult, fmt: str) -> str:
-    """The report of ``result`` in format ``fmt``. Raises ``ValueError`` for an unknown one."""
+def render(result: StaleResult, fmt: str, quiet: bool = False) -> str:
+    """The report of ``result`` in format ``fmt``; ``quiet`` (``-q``) leaves the counts out
+    of the text report. Raises ``ValueError`` for an unknown format."""
+    if quiet and Format(fmt) is Format.TEXT:
+        return text(result, quiet=True)
     return FORMATTERS[Format(fmt)](result)
 
 
@@ -46,12 +49,12 @@ def _line(fc: FactCheck) -> str:
     return hit_line(fc.fact, stale_reason=fc.reason if fc.stale else "")
 
 
-def text(result: StaleResult) -> str:
+def text(result: StaleResult, quiet: bool = False) -> str:
     """Each stale fact as its search line after the notes line that fed it
     (``notes/x.md:12: k17 pattern area:x STALE: body changed: …  text``), under it the
     command that shows each stale anchor's change (``    git -C /abs diff 1f65… --
     src/Foo.kt``: ``stale.diff_command``; one line per distinct command), each unreachable
-    one with its reason, then the counts."""
+    one with its reason, then the counts (not when ``quiet``)."""
     out = []
     for fc in result.facts:
         where = f"{fc.origin[0]}:{fc.origin[1]}: " if fc.origin else ""
@@ -62,8 +65,9 @@ def text(result: StaleResult) -> str:
         elif fc.state == "unreachable":
             reason = fc.anchors[0].reason if fc.anchors else "unreachable"
             out.append(one_line(f"{where}{fc.fact.key} unreachable: {reason}"))
-    out.append(("STALE: " if result.stale else "OK: ") + summary(result))
-    return "\n".join(out) + "\n"
+    if not quiet:
+        out.append(("STALE: " if result.stale else "OK: ") + summary(result))
+    return "".join(f"{line}\n" for line in out)
 
 
 def anchor_dict(c) -> dict:
