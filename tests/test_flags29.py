@@ -129,3 +129,55 @@ def test_quiet_check_leaves_baselined_findings_out(gone):
     )
     r = cli("check", "-q", "notes", "--root", "repo", "--baseline", "b.json")
     assert (r.exit_code, r.stdout, r.stderr) == (0, "", "")
+
+
+# ------------------------------------------------------------------------------ search
+
+
+def test_search_refuses_an_unknown_double_dash_word_as_click_does(gone):
+    r = cli("search", "--limt", "3", "merge", "--store", gone)
+    assert (r.exit_code, r.stdout) == (2, "")
+    assert r.stderr == (
+        "brainmigrate: error: No such option '--limt'. (Did you mean one of: '--limit',"
+        " '--quiet'?); see 'brainmigrate search --help'\n"
+    )
+    # a one-dash word stays a query word, and after '--' every word is one
+    r = cli("search", "-merge", "rule", "--store", gone)
+    assert (r.exit_code, r.stdout.split()[0]) == (0, "k1")
+    r = cli("search", "--store", gone, "--", "--limt")
+    assert (r.exit_code, r.stdout, r.stderr) == (0, "", "no facts match\n")
+
+
+def test_search_refuses_a_scope_no_fact_has_listing_the_stored_scopes(gone):
+    r = cli("search", "merge", "--scope", "core", "--store", "know.db")
+    assert (r.exit_code, r.stdout) == (2, "")
+    assert r.stderr == (
+        "brainmigrate: error: --scope core: no fact of it in know.db; give one of the"
+        " store's scopes (area:code)\n"
+    )
+    r = cli("search", "merge", "--scope", "area", "--store", "know.db")
+    assert (r.exit_code, r.stdout.split()[0]) == (0, "k1")
+
+
+def test_search_for_a_fact_id_shows_that_fact_first(gone):
+    r = cli("search", "k2", "--store", gone)
+    assert (r.exit_code, r.stdout) == (0, "k2 environment area:code  nothing cited here\n")
+    r = cli("search", "K02", "--store", gone, "--kind", "decision")  # filters still apply
+    assert (r.exit_code, r.stdout) == (0, "")
+
+
+def test_a_superseded_hit_is_marked_in_its_line(gone, tmp_path):
+    (tmp_path / "notes" / "code.md").write_text(
+        "+ the merge rule lives in pkg/merge.py TER-303\n", encoding="utf-8"
+    )
+    r = cli("import", "notes", "--root", "repo", "--store", gone, "--sync")
+    assert r.exit_code == 0, r.output
+    r = cli("search", "nothing", "cited", "--store", gone, "--all")
+    assert (r.exit_code, r.stdout) == (
+        0,
+        "k2 environment area:code SUPERSEDED  nothing cited here\n",
+    )
+    from brainmigrate import search
+
+    (hit,) = search.search(gone, "nothing cited", include_superseded=True)
+    assert hit.line == "k2 environment area:code SUPERSEDED  nothing cited here"

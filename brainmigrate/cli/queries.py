@@ -119,9 +119,12 @@ def export_cmd(ctx, store, fmt, output, **given):
 
 
 class QueryCommand(click.Command):
-    """A command whose words may start with "-": a word that is none of its options
-    (``-webhook``, ``-x``) is a query word, wherever it stands. ``-h`` and ``--help`` ask for
-    help, as in every command; after ``--`` every word is a query word."""
+    """A command whose words may start with one "-": such a word that is none of its
+    options (``-webhook``, ``-x``) is a query word, wherever it stands. A word starting
+    with "--" that is none of its options (``--limt``) is refused as click refuses an
+    unknown option (``click.NoSuchOption``, with the nearest option's name). ``-h`` and
+    ``--help`` ask for help, as in every command; after ``--`` every word is a query
+    word."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         names, takes_value = set(), set()
@@ -139,6 +142,8 @@ class QueryCommand(click.Command):
                 words.extend(rest)
                 break
             name = arg.split("=", 1)[0]
+            if arg.startswith("--") and name not in names:
+                raise click.NoSuchOption(name, possibilities=sorted(names), ctx=ctx)
             if arg.startswith("-") and arg != "-" and name not in names:
                 words.append(arg)  # a query word, not an option
                 continue
@@ -170,9 +175,10 @@ class QueryCommand(click.Command):
 def search_cmd(query, store, anchor, scopes, kinds, limit, include_all, roots, fmt):
     """Full-text search (BM25 over stemmed words); one line per hit, best first.
 
-    Any text is a query (quote it, or give several words); a word starting with '-' is a
-    word, not an option (-h and --help ask for help: put them after '--' to search for
-    them). Task ids (TER-160) and numbers are found as written. The hits' anchors are read
+    Any text is a query (quote it, or give several words); a word starting with one '-'
+    is a word, not an option (-h asks for help); a word starting with '--' must be an
+    option (put such words after '--' to search for them). Task ids (TER-160) and numbers
+    are found as written; a fact id (k12) is the first hit. The hits' anchors are read
     again: facts whose code changed are marked STALE.
     """
 
