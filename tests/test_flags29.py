@@ -181,3 +181,25 @@ def test_a_superseded_hit_is_marked_in_its_line(gone, tmp_path):
 
     (hit,) = search.search(gone, "nothing cited", include_superseded=True)
     assert hit.line == "k2 environment area:code SUPERSEDED  nothing cited here"
+
+
+# ------------------------------------------------------------------------------- index
+
+
+def test_index_says_a_one_word_name_never_anchors(tmp_path):
+    (tmp_path / "a.py").write_text(
+        "class Context:\n    pass\n\n\nclass PaymentGateway:\n    pass\n", encoding="utf-8"
+    )
+    args = ("index", "--root", tmp_path, "--cache-dir", tmp_path / "cache", "--no-progress")
+    r = cli(*args, "--name", "Context", "--name", "PaymentGateway")
+    assert r.exit_code == 0
+    assert r.stdout.split("\n\n")[-2:] == [
+        "Context: never anchors: not a CamelCase name of two or more words (SPEC.md §Anchors"
+        " 3); declared in a.py\n  a.py:1-2 class (type)",
+        "PaymentGateway: anchors to a.py\n  a.py:5-6 class (type)\n",
+    ]
+    data = json.loads(cli(*args, "--name", "Context", "--format", "json").stdout)
+    assert (data["names"]["Context"]["anchor"], data["names"]["Context"]["chosen"]) == (
+        "never",
+        [],
+    )

@@ -152,7 +152,19 @@ def index_cmd(root, config_file, isolated, cache_dir, names, fmt, output, no_pro
     refuse_overwrites([("--output", output)], cache=idx.cache_path)
     summary = _build(idx, no_progress or voice().quiet)
     data = reports.index_report(summary, {n: idx.lookup(n) for n in names}, idx.link_target)
+    _never_anchoring(data["names"])
     emit(reports.render(data, "json" if fmt == "json" else "index"), output)
+
+
+def _never_anchoring(names: dict) -> None:
+    """Mark each name of ``index --name`` that is no CamelCase name of two or more words
+    (``Context``, ``parse``) ``"anchor": "never"`` with no file chosen: notes never anchor
+    to it, wherever it is declared (SPEC.md §Anchors 3, ``read.names.camelcase_names``)."""
+    from brainmigrate.read.names import camelcase_names
+
+    for name, entry in names.items():
+        if not camelcase_names(name):
+            entry["anchor"], entry["chosen"] = "never", []
 
 
 def _build(idx, no_progress: bool):
