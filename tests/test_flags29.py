@@ -101,6 +101,14 @@ def test_quiet_search_and_verify_say_no_counts_on_stderr(gone):
     assert (r.exit_code, r.stdout, r.stderr) == (1, "k2 refused: no anchor to fingerprint\n", "")
 
 
+def test_quiet_export_writes_without_its_summary(gone):
+    r = cli("export", "--store", gone, "--to", "jsonl", "--output", "all.jsonl")
+    assert r.stderr == "exported 2 facts to all.jsonl as jsonl: 1 written, 0 unchanged\n"
+    r = cli("export", "--store", gone, "--to", "jsonl", "--output", "quiet.jsonl", "-q")
+    assert (r.exit_code, r.stderr) == (0, "")
+    assert Path("quiet.jsonl").read_bytes() == Path("all.jsonl").read_bytes()
+
+
 def test_verbose_says_the_store_and_the_roots_on_stderr(gone, tmp_path):
     r = cli("search", "merge", "--store", "know.db", "-v")
     assert r.stderr.splitlines() == [
