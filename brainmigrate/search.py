@@ -41,6 +41,8 @@ LINE_WIDTH = 300
 FEW_FILES = 8
 
 _ID = re.compile(r"[kK]?([0-9]+)")
+#: A query that is a fact id as ``search`` prints it (``k12``): that fact is the first hit.
+_FACT_ID = re.compile(r"[kK]0*([0-9]{1,19})")
 #: A task id as people type it (``TER-160``, ``ter-160``), and a number.
 _TASK = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z][A-Za-z0-9]*-[0-9]+(?![A-Za-z0-9])")
 _NUMBER = re.compile(r"[0-9]+")
@@ -53,6 +55,11 @@ _DOC_EXTENSIONS = frozenset(
 
 class NotFound(BrainmigrateError):
     """No fact has the id asked for, or the id is not of the form ``k17`` / ``17``."""
+
+
+class UnknownScope(BrainmigrateError, ValueError):
+    """A ``--scope`` filter that no stored fact's scope matches (exit 2; HTTP 400, as a
+    ``ValueError``); the message lists the store's scopes (``stale._no_scope``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,15 +122,19 @@ def search(
     that file or declaration (``anchor_matches``); without a query, newest first. With
     ``recheck`` the hits' anchors are read again and stale ones marked in the line (and
     their ``status``); without, the stored status is shown. ``roots``: the checkouts the
-    anchors are read in instead of their recorded roots (``--root``). Raises
-    ``stores.StoreError`` (no store, newer schema), ``stale.RootError`` (a ``roots`` folder
-    that does not exist) and ``ValueError`` for a limit outside 1..30.
+    anchors are read in instead of their recorded roots (``--root``). A query that is a
+    fact id as a hit line starts (``k12``) has that fact first when the filters keep it.
+    Raises ``stores.StoreError`` (no store, newer schema), ``stale.RootError`` (a ``roots``
+    folder that does not exist), ``UnknownScope`` for ``scopes`` that match no stored
+    fact's scope, and ``ValueError`` for a limit outside 1..30.
     """
     if not 1 <= limit <= MAX_LIMIT:
         raise ValueError(f"--limit must be between 1 and {MAX_LIMIT}")
     _require_roots(roots)
     with stores.reader(Path(store)) as store_reader:
         exact, areas = parse_scopes(scopes)
+        if scopes:
+            _require_scopes(scopes, exact, areas, store, store_reader.scopes())
         only = None
         if anchor is not None:
             only = store_reader.anchored_to(lambda a: anchor_matches(anchor, a))
@@ -138,7 +149,8 @@ def search(
         elif only is not None and not query.strip():
             ids = store_reader.newest(only, filters, limit)
         else:
-            return []
+            ids = []
+        ids = _id_first(store_reader, query, ids, filters, only, limit)
         facts = store_reader.fetch(ids)
         extra = store_reader.details(ids)
     hits = [facts[i] for i in ids if i in facts]
@@ -156,6 +168,42 @@ def search(
         for fc in checks:
             stale.mark(fc)
     return [Hit(f, hit_line(f), extra.get(f.id, {})) for f in hits]
+
+
+def _require_scopes(scopes, exact, areas: bool, store, stored: Sequence[str]) -> None:
+    """Raise ``UnknownScope`` when no scope of ``stored`` is one of ``exact`` nor, with
+    ``areas``, an ``area:*`` scope (``--scope core`` in a store of ``area:`` scopes)."""
+    if any(s in exact or (areas and s.startswith("area:")) for s in stored):
+        return
+    from brainmigrate.stale import _no_scope
+
+    raise UnknownScope(_no_scope(scopes, store, stored, what="fact"))
+
+
+def _id_first(reader, query: str, ids: list[int], filters, only, limit: int) -> list[int]:
+    """``ids`` with the fact ``query`` names first (``k12``: ``_FACT_ID``), when it is
+    stored and ``filters`` (and ``only``, the anchored ids) keep it; at most ``limit``."""
+    m = _FACT_ID.fullmatch(query.strip())
+    if m is None:
+        return ids
+    number = int(m.group(1))
+    if only is not None and number not in only:
+        return ids
+    rec = reader.fetch([number]).get(number)
+    if rec is None or not _kept(rec, filters):
+        return ids
+    return [number, *(i for i in ids if i != number)][:limit]
+
+
+def _kept(rec: FactRecord, filters) -> bool:
+    """Whether ``stores.Filters`` keeps ``rec`` (as ``Reader.rank`` filters)."""
+    if rec.status == "superseded" and not filters.superseded:
+        return False
+    if filters.kinds and rec.kind not in filters.kinds:
+        return False
+    if filters.scopes or filters.areas:
+        return rec.scope in filters.scopes or (filters.areas and rec.scope.startswith("area:"))
+    return True
 
 
 def _require_roots(roots: Sequence[str | os.PathLike]) -> None:
@@ -220,11 +268,14 @@ def anchor_parts(text: str) -> tuple[str, str]:
 
 
 def hit_line(rec: FactRecord, width: int = LINE_WIDTH, stale_reason: str | None = None) -> str:
-    """One compact line: ``id kind scope [STALE: reason]  text (task)``, about ``width``
-    characters at most (the text is cut with an ellipsis). ``(task)`` is left out when the
+    """One compact line: ``id kind scope [SUPERSEDED] [STALE: reason]  text (task)``, about
+    ``width`` characters at most (the text is cut with an ellipsis); every hit of the CLI,
+    HTTP and MCP is this line. ``(task)`` is left out when the
     text already names the task. ``stale_reason`` overrides the stored status: a reason
     marks the fact STALE, ``""`` shows it fresh."""
     head = f"{rec.key} {rec.kind} {rec.scope}"
+    if rec.status == "superseded":
+        head += " SUPERSEDED"
     if stale_reason:
         head += f" STALE: {stale_reason}"
     elif stale_reason is None and rec.status == "stale":

@@ -165,12 +165,12 @@ def _none_readable(result: StaleResult, roots: Sequence[str | os.PathLike]) -> s
     )
 
 
-def _no_scope(scopes, path, known) -> str:
-    """The message for a ``--scope`` that names no anchored fact: the store's scopes
-    ``known``."""
+def _no_scope(scopes, path, known, what: str = "anchored fact") -> str:
+    """The message for a ``--scope`` that names no ``what`` (an anchored fact; search: a
+    fact): the store's scopes ``known``."""
     shown = ", ".join(list(known)[:20]) + (" …" if len(known) > 20 else "")
     return (
-        f"--scope {','.join(scopes)}: no anchored fact of it in {path}; give one of the"
+        f"--scope {','.join(scopes)}: no {what} of it in {path}; give one of the"
         f" store's scopes ({shown or 'none'})"
     )
 

@@ -271,8 +271,8 @@ def test_formats_list_is_exhaustive():
             "brainmigrate: error: Missing argument 'PATHS...'; see 'brainmigrate import --help'\n",
         ),
         (
-            ["import", "x.md", "--bogus"],
-            "brainmigrate: error: No such option '--bogus'; see 'brainmigrate import --help'\n",
+            ["import", "x.md", "--zzzz"],
+            "brainmigrate: error: No such option '--zzzz'; see 'brainmigrate import --help'\n",
         ),
         (["nosuch"], "brainmigrate: error: No such command 'nosuch'; see 'brainmigrate --help'\n"),
     ],

@@ -566,7 +566,9 @@ def test_every_stale_format_has_a_formatter():
     from brainmigrate.reports import stale as report
 
     assert set(report.FORMATTERS) == set(report.Format)
-    assert [f.value for f in report.Format] == ["text", "json", "github", "sarif", "markdown"]
+    assert [f.value for f in report.Format] == [
+        *("text", "json", "github", "sarif", "markdown", "junit", "gitlab")
+    ]
     (option,) = [p for p in main.commands["stale"].params if p.name == "fmt"]
     assert list(option.type.choices) == [f.value for f in report.Format]
 

@@ -13,7 +13,14 @@ from typing import NamedTuple
 
 import click
 
-from brainmigrate.cli.options import CHECK_FORMATS, LEVELS, PATH, not_blank, notes_options
+from brainmigrate.cli.options import (
+    CHECK_FORMATS,
+    LEVELS,
+    PATH,
+    not_blank,
+    notes_options,
+    voice_options,
+)
 from brainmigrate.cli.reading import load_settings, notes_progress, read_options, stdin_notes
 from brainmigrate.cli.runtime import (
     emit,
@@ -126,19 +133,9 @@ CHECK_OPTIONS = [
     _codes_option("--extend-select", "Codes or prefixes to report in addition to select."),
     _codes_option("--ignore", "Codes or prefixes not to report (a longer selected prefix wins)."),
     click.option("--statistics", is_flag=True, help="Show a count per finding code."),
-    click.option(
-        "--color",
-        type=click.Choice(["auto", "always", "never"]),
-        default="auto",
-        show_default=True,
-        help="Colour the text report: auto colours a terminal unless NO_COLOR is set "
-        "(FORCE_COLOR forces it).",
-    ),
-    click.option(
-        "-q", "--quiet", is_flag=True, help="Print the findings only, no counts or notes."
-    ),
-    click.option(
-        "-v", "--verbose", is_flag=True, help="Also say on stderr which configuration and roots."
+    *voice_options(
+        quiet="Print the findings only, no counts or notes.",
+        verbose="Also say on stderr which configuration and roots.",
     ),
     click.option(
         "--fix",

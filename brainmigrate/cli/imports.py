@@ -17,9 +17,17 @@ from brainmigrate.cli.options import (
     progress_option,
     root_option,
     store_option,
+    voiced,
 )
 from brainmigrate.cli.reading import load_settings, notes_progress, read_options, stdin_notes
-from brainmigrate.cli.runtime import emit, guarded, refuse_overwrites, writable_output
+from brainmigrate.cli.runtime import (
+    emit,
+    guarded,
+    refuse_overwrites,
+    verbose,
+    voice,
+    writable_output,
+)
 from brainmigrate.reports import FORMATS as REPORT_FORMATS
 
 
@@ -39,6 +47,7 @@ from brainmigrate.reports import FORMATS as REPORT_FORMATS
 )
 @format_option(REPORT_FORMATS, "Report format (html: one self-contained audit page).")
 @output_option
+@voiced
 @guarded
 def import_cmd(
     paths,
@@ -66,10 +75,11 @@ def import_cmd(
 
     refuse_overwrites([("--output", output)], store, paths, store_written=not dry_run)
     writable_output(output)
-    s = load_settings(config_file, isolated, **given)
+    quiet = voice().quiet
+    s = load_settings(config_file, isolated, quiet, **given)
     with (
         stdin_notes(paths, stdin_filename) as (paths, names),
-        notes_progress(no_progress) as progress,
+        notes_progress(no_progress or quiet) as progress,
     ):
         options = read_options(s, parser, names, progress, notation)
         paths, _ = select_files(paths, s.excludes, names)
@@ -119,6 +129,7 @@ def _imported(result) -> str | None:
 @format_option(["text", "json"], "Report format.")
 @output_option
 @progress_option
+@voiced
 @guarded
 def index_cmd(root, config_file, isolated, cache_dir, names, fmt, output, no_progress):
     """Index a checkout's declarations (cached) and show why a name does or does not anchor."""
@@ -127,18 +138,33 @@ def index_cmd(root, config_file, isolated, cache_dir, names, fmt, output, no_pro
     from brainmigrate import importer, reports
     from brainmigrate.codeindex import CodeIndex
 
-    settings = load_settings(config_file, isolated, cache_dir=cache_dir)
+    settings = load_settings(
+        config_file, isolated, voice().quiet, roots_said=False, cache_dir=cache_dir
+    )
     if not root:
         settings.check_roots()
     root = root or (settings.roots[0] if settings.roots else ".")
     cache_dir = settings.cache_dir
+    verbose(f"brainmigrate: root: {root}")
     writable_output(output)
     importer.make_roots([root])  # a root that is no folder: the message import gives
     idx = CodeIndex(root, cache_dir=Path(cache_dir) if cache_dir else None)
     refuse_overwrites([("--output", output)], cache=idx.cache_path)
-    summary = _build(idx, no_progress)
+    summary = _build(idx, no_progress or voice().quiet)
     data = reports.index_report(summary, {n: idx.lookup(n) for n in names}, idx.link_target)
+    _never_anchoring(data["names"])
     emit(reports.render(data, "json" if fmt == "json" else "index"), output)
+
+
+def _never_anchoring(names: dict) -> None:
+    """Mark each name of ``index --name`` that is no CamelCase name of two or more words
+    (``Context``, ``parse``) ``"anchor": "never"`` with no file chosen: notes never anchor
+    to it, wherever it is declared (SPEC.md §Anchors 3, ``read.names.camelcase_names``)."""
+    from brainmigrate.read.names import camelcase_names
+
+    for name, entry in names.items():
+        if not camelcase_names(name):
+            entry["anchor"], entry["chosen"] = "never", []
 
 
 def _build(idx, no_progress: bool):

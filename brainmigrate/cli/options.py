@@ -6,7 +6,9 @@ the meaning differs (``--store``: read, import into, record in).
 
 from __future__ import annotations
 
+import functools
 import os
+import sys
 
 import click
 
@@ -24,7 +26,7 @@ LEVELS = ["error", "warning", "info"]
 CHECK_FORMATS = ["text", "json", "github", "sarif", "junit", "markdown", "gitlab"]
 
 #: ``stale``'s report formats (``reports.stale.Format``; a test keeps them equal).
-STALE_FORMATS = ["text", "json", "github", "sarif", "markdown"]
+STALE_FORMATS = ["text", "json", "github", "sarif", "markdown", "junit", "gitlab"]
 
 
 def not_blank(ctx, param, value):
@@ -265,3 +267,50 @@ def notes_options(func):
     for decorator in reversed(NOTES_OPTIONS):
         func = decorator(func)
     return func
+
+
+def voice_options(
+    quiet: str = "Print only what was asked for: no counts, notes or summaries on stderr.",
+    verbose: str = "Also say on stderr which store, roots and configuration the run used.",
+) -> list:
+    """``--color``, ``-q/--quiet`` and ``-v/--verbose`` (``color``, ``quiet``,
+    ``verbose``), as ruff has them; ``quiet`` and ``verbose`` are their help texts."""
+    return [
+        click.option(
+            "--color",
+            type=click.Choice(["auto", "always", "never"]),
+            default="auto",
+            show_default=True,
+            help="Colour what is printed: auto colours a terminal unless NO_COLOR is set "
+            "(FORCE_COLOR forces it).",
+        ),
+        click.option("-q", "--quiet", is_flag=True, help=quiet),
+        click.option("-v", "--verbose", is_flag=True, help=verbose),
+    ]
+
+
+def voiced(func):
+    """``voice_options`` for a command other than ``check``: the run's choice is kept in
+    the click context (``runtime.voice()``; ``runtime.note`` prints nothing under
+    ``--quiet``), ``--color`` decides whether what the command echoes keeps its ANSI
+    styles (``runtime.use_color`` of stdout), and ``--verbose`` says the store (as an
+    absolute path) and the ``--root`` checkouts given; the commands that read a
+    configuration say it, and its roots, as they load it (``reading.load_settings``)."""
+
+    @functools.wraps(func)
+    def wrapper(*args, quiet: bool, verbose: bool, color: str, **given):
+        from brainmigrate.cli.runtime import VOICE_KEY, Voice, say, use_color
+
+        ctx = click.get_current_context()
+        ctx.meta[VOICE_KEY] = Voice(quiet, verbose, color)
+        ctx.color = use_color(color, sys.stdout)
+        if verbose and given.get("store"):
+            say(f"brainmigrate: store: {os.path.abspath(given['store'])}")
+        if verbose and "config_file" not in given and "roots" in given:
+            roots = ", ".join(given["roots"]) or "the roots recorded with the anchors"
+            say(f"brainmigrate: roots: {roots}")
+        return func(*args, **given)
+
+    for decorator in reversed(voice_options()):
+        wrapper = decorator(wrapper)
+    return wrapper

@@ -16,8 +16,9 @@ from brainmigrate.cli.options import (
     scope_filter,
     store_option,
     task_pattern_option,
+    voiced,
 )
-from brainmigrate.cli.runtime import Failure, guarded, refuse_overwrites, say
+from brainmigrate.cli.runtime import Failure, guarded, note, refuse_overwrites, say, voice
 from brainmigrate.errors import EXIT_FINDINGS
 from brainmigrate.shapes import to_json
 
@@ -85,6 +86,7 @@ _TARGET_ONLY = {
     "rest; active first; newest first) and list it. Without it the export fails.",
 )
 @click.pass_context
+@voiced
 @guarded
 def export_cmd(ctx, store, fmt, output, **given):
     """Export the fact store as jsonl, brain notes, knowledge entries or a memory folder.
@@ -107,16 +109,22 @@ def export_cmd(ctx, store, fmt, output, **given):
         raise Failure(str(exc)) from None
     if result.text is not None:
         click.echo(result.text, nl=False)
-    for line in export_summary(result, fmt, output):
+    lines = export_summary(result, fmt, output)
+    if voice().quiet:  # only the facts left out, which fail the export
+        lines = [export.refusal(e) for e in result.refused]
+    for line in lines:
         say(line)
     if result.refused:
         sys.exit(EXIT_FINDINGS)
 
 
 class QueryCommand(click.Command):
-    """A command whose words may start with "-": a word that is none of its options
-    (``-webhook``, ``-x``) is a query word, wherever it stands. ``-h`` and ``--help`` ask for
-    help, as in every command; after ``--`` every word is a query word."""
+    """A command whose words may start with one "-": such a word that is none of its
+    options (``-webhook``, ``-x``) is a query word, wherever it stands. A word starting
+    with "--" that is none of its options (``--limt``) is refused as click refuses an
+    unknown option (``click.NoSuchOption``, with the nearest option's name). ``-h`` and
+    ``--help`` ask for help, as in every command; after ``--`` every word is a query
+    word."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         names, takes_value = set(), set()
@@ -134,6 +142,8 @@ class QueryCommand(click.Command):
                 words.extend(rest)
                 break
             name = arg.split("=", 1)[0]
+            if arg.startswith("--") and name not in names:
+                raise click.NoSuchOption(name, possibilities=sorted(names), ctx=ctx)
             if arg.startswith("-") and arg != "-" and name not in names:
                 words.append(arg)  # a query word, not an option
                 continue
@@ -160,13 +170,15 @@ class QueryCommand(click.Command):
 @click.option("--all", "include_all", is_flag=True, help="Also superseded facts.")
 @anchor_roots_option
 @format_option(["text", "json"], "One line per hit, or JSON.")
+@voiced
 @guarded
 def search_cmd(query, store, anchor, scopes, kinds, limit, include_all, roots, fmt):
     """Full-text search (BM25 over stemmed words); one line per hit, best first.
 
-    Any text is a query (quote it, or give several words); a word starting with '-' is a
-    word, not an option (-h and --help ask for help: put them after '--' to search for
-    them). Task ids (TER-160) and numbers are found as written. The hits' anchors are read
+    Any text is a query (quote it, or give several words); a word starting with one '-'
+    is a word, not an option (-h asks for help); a word starting with '--' must be an
+    option (put such words after '--' to search for them). Task ids (TER-160) and numbers
+    are found as written; a fact id (k12) is the first hit. The hits' anchors are read
     again: facts whose code changed are marked STALE.
     """
 
@@ -188,7 +200,7 @@ def search_cmd(query, store, anchor, scopes, kinds, limit, include_all, roots, f
     for hit in hits:
         click.echo(hit.line)
     if not hits:
-        click.echo("no facts match", err=True)
+        note("no facts match")
 
 
 @click.command("show")
@@ -196,6 +208,7 @@ def search_cmd(query, store, anchor, scopes, kinds, limit, include_all, roots, f
 @store_option()
 @anchor_roots_option
 @format_option(["text", "json"], "Output format.")
+@voiced
 @guarded
 def show_cmd(fact_id, store, roots, fmt):
     """Show one fact (k17 or 17) with its anchors and provenance.

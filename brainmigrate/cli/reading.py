@@ -10,13 +10,17 @@ import sys
 
 import click
 
-from brainmigrate.cli.runtime import say
+from brainmigrate.cli.runtime import say, verbose
 
 
-def load_settings(config_file: str | None, isolated: bool, quiet: bool = False, **given):
+def load_settings(
+    config_file: str | None, isolated: bool, quiet: bool = False, roots_said=True, **given
+):
     """The settings of the configuration file (``config.load``) with the options given in
     place; says on stderr which file is used when one folder holds two (not when
-    ``quiet``). Raises ``click.UsageError`` for ``--config`` with ``--isolated``."""
+    ``quiet``), and under ``--verbose`` (``options.voiced``) the configuration file and
+    (``roots_said``) the roots. Raises ``click.UsageError`` for ``--config`` with
+    ``--isolated``."""
     from brainmigrate import config
 
     if config_file and isolated:
@@ -24,6 +28,9 @@ def load_settings(config_file: str | None, isolated: bool, quiet: bool = False, 
     settings = config.load(config_file=config_file, isolated=isolated).override(**given)
     for note in () if quiet else settings.notes:
         say(f"brainmigrate: note: {note}")  # one line, whatever the file's name
+    verbose(f"brainmigrate: configuration: {settings.source or 'none'}")
+    if roots_said:
+        verbose(f"brainmigrate: roots: {', '.join(settings.roots or ('.',))}")
     return settings
 
 

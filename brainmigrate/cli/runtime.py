@@ -14,6 +14,7 @@ import functools
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
+from typing import NamedTuple
 
 import click
 
@@ -85,6 +86,39 @@ def say(text: str) -> None:
     from brainmigrate.fsutil import shown
 
     click.echo(one_line(shown(text)), err=True)
+
+
+#: The key of the run's ``Voice`` in the click context's ``meta``.
+VOICE_KEY = "brainmigrate.voice"
+
+
+class Voice(NamedTuple):
+    """How much a run says: ``-q/--quiet``, ``-v/--verbose`` and ``--color`` (auto,
+    always, never) as given (``options.voiced``)."""
+
+    quiet: bool = False
+    verbose: bool = False
+    color: str = "auto"
+
+
+def voice() -> Voice:
+    """The running command's ``Voice`` (the defaults outside a command, or for one that
+    reads its options itself, as ``check`` does)."""
+    ctx = click.get_current_context(silent=True)
+    return ctx.meta.get(VOICE_KEY, Voice()) if ctx is not None else Voice()
+
+
+def note(text: str) -> None:
+    """``say`` a count, a note or a summary: nothing under ``--quiet``."""
+    if not voice().quiet:
+        say(text)
+
+
+def verbose(text: str) -> None:
+    """``say`` what the run used (a store, roots, a configuration): only under
+    ``--verbose``."""
+    if voice().verbose:
+        say(text)
 
 
 def guarded(func):

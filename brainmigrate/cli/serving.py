@@ -6,7 +6,13 @@ from __future__ import annotations
 
 import click
 
-from brainmigrate.cli.options import PATH, anchor_cache_option, anchor_roots_option, store_option
+from brainmigrate.cli.options import (
+    PATH,
+    anchor_cache_option,
+    anchor_roots_option,
+    store_option,
+    voiced,
+)
 from brainmigrate.cli.runtime import Failure, guarded
 
 #: The packages each extra installs (top-level names), by extra.
@@ -51,6 +57,7 @@ def _extra(module: str, extra: str):
     "--allow-remote", is_flag=True, help="Listen on an address other than loopback (--host)."
 )
 @anchor_cache_option
+@voiced
 @guarded
 def serve_cmd(store, roots, host, port, token_file, allow_remote, cache_dir):
     """Serve the store over HTTP to agents, behind a token (extra 'serve')."""
@@ -70,6 +77,7 @@ def serve_cmd(store, roots, host, port, token_file, allow_remote, cache_dir):
 @store_option("SQLite fact store to serve (created when missing).")
 @anchor_roots_option
 @anchor_cache_option
+@voiced
 @guarded
 def mcp_cmd(store, roots, cache_dir):
     """Serve the store to an agent as a stdio MCP server (extra 'mcp')."""

@@ -17,8 +17,17 @@ from brainmigrate.cli.options import (
     output_option,
     scope_filter,
     store_option,
+    voiced,
 )
-from brainmigrate.cli.runtime import Failure, emit, guarded, refuse_overwrites, writable_output
+from brainmigrate.cli.runtime import (
+    Failure,
+    emit,
+    guarded,
+    note,
+    refuse_overwrites,
+    voice,
+    writable_output,
+)
 
 
 @click.command("stale")
@@ -29,10 +38,11 @@ from brainmigrate.cli.runtime import Failure, emit, guarded, refuse_overwrites, 
 @dry_run_option("Read and report; record nothing in the store.")
 @format_option(
     STALE_FORMATS,
-    "Report format (github, sarif, markdown: each stale fact at its notes line).",
+    "Report format (github, sarif, markdown, junit, gitlab: each stale fact at its notes line).",
 )
 @output_option
 @anchor_cache_option
+@voiced
 @guarded
 def stale_cmd(store, roots, scopes, kinds, dry_run, fmt, output, cache_dir):
     """Read every anchored fact's code again; list and record the stale ones.
@@ -49,7 +59,11 @@ def stale_cmd(store, roots, scopes, kinds, dry_run, fmt, output, cache_dir):
     result = stale.stale(
         store, roots, scopes, kinds, dry_run=dry_run, cache_dir=cache_dir, every=fmt == "json"
     )
-    emit(report.render(result, fmt), output, changed=lambda: _recorded(store, result))
+    emit(
+        report.render(result, fmt, quiet=voice().quiet),
+        output,
+        changed=lambda: _recorded(store, result),
+    )
     sys.exit(result.exit_code)
 
 
@@ -71,6 +85,7 @@ def _recorded(store: str, result) -> str | None:
 @scope_filter("The facts of this scope; repeat or comma-separate; 'area' means every area:*.")
 @anchor_roots_option
 @anchor_cache_option
+@voiced
 @guarded
 def verify_cmd(ids, store, every, scopes, roots, cache_dir):
     """Record that facts hold now: fingerprint their anchors with the commit and time.
@@ -90,5 +105,5 @@ def verify_cmd(ids, store, every, scopes, roots, cache_dir):
     )
     for line in verify_lines(result):
         click.echo(line)
-    click.echo(verify_counts(result), err=True)
+    note(verify_counts(result))
     sys.exit(result.exit_code)

@@ -13,6 +13,7 @@ from brainmigrate.cli.options import (
     format_option,
     root_option,
     store_option,
+    voiced,
 )
 from brainmigrate.cli.runtime import Failure, guarded
 from brainmigrate.model import KINDS
@@ -63,6 +64,7 @@ LIBRARY = ("brainmigrate.put",)
 @store_option("SQLite fact store to write (created when missing).")
 @format_option(["text", "json"], "One line per fact, or JSON.")
 @anchor_cache_option
+@voiced
 @guarded
 def put_cmd(text, scope, json_file, roots, store, fmt, cache_dir, **given):
     """Write one fact: a near-identical fact of the same scope is updated, else it is added.

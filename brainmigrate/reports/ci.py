@@ -151,14 +151,15 @@ def text_chunks(result: CheckResult, *, color: bool = False, quiet: bool = False
     on every commit, and loading jinja2 would double its start-up (issue 14). Every value
     is ``safe_text``, as in the templates."""
     c = paint(color)
+    shown = (f for f in result.findings if not (quiet and f.baselined))  # -q: what fails
     if color:
-        for f in result.findings:
+        for f in shown:
             yield (
                 f"{_shown(c(f.where, 'where'))}: {_shown(c(f.code, 'code'))}"
                 f" {_shown(c(f.severity, f.severity))} {_shown(f.full_message)}{_shown(tags(f))}\n"
             )
     else:  # uncoloured, every part is text: made one line at once (a per-character table)
-        for f in result.findings:
+        for f in shown:
             line = f"{f.where}: {f.code} {f.severity} {f.full_message}{tags(f)}"
             yield one_line(line) + "\n"
     if quiet:

@@ -1,6 +1,7 @@
 """Reports of ``brainmigrate stale`` (docs/staleness.md, Formats).
 
-``text`` and ``json`` are its own; ``github``, ``sarif`` and ``markdown`` are ``check``'s
+``text`` and ``json`` are its own; ``github``, ``sarif``, ``markdown``, ``junit`` and
+``gitlab`` are ``check``'s
 reporters (``reports.ci``) over one ``BM501`` finding per stale fact, placed at the notes
 line that fed the fact most recently (its origin), so a pull request that changes code shows which
 note to read again.
@@ -24,10 +25,15 @@ class Format(StrEnum):
     GITHUB = "github"
     SARIF = "sarif"
     MARKDOWN = "markdown"
+    JUNIT = "junit"
+    GITLAB = "gitlab"
 
 
-def render(result: StaleResult, fmt: str) -> str:
-    """The report of ``result`` in format ``fmt``. Raises ``ValueError`` for an unknown one."""
+def render(result: StaleResult, fmt: str, quiet: bool = False) -> str:
+    """The report of ``result`` in format ``fmt``; ``quiet`` (``-q``) leaves the counts out
+    of the text report. Raises ``ValueError`` for an unknown format."""
+    if quiet and Format(fmt) is Format.TEXT:
+        return text(result, quiet=True)
     return FORMATTERS[Format(fmt)](result)
 
 
@@ -43,12 +49,12 @@ def _line(fc: FactCheck) -> str:
     return hit_line(fc.fact, stale_reason=fc.reason if fc.stale else "")
 
 
-def text(result: StaleResult) -> str:
+def text(result: StaleResult, quiet: bool = False) -> str:
     """Each stale fact as its search line after the notes line that fed it
     (``notes/x.md:12: k17 pattern area:x STALE: body changed: …  text``), under it the
     command that shows each stale anchor's change (``    git -C /abs diff 1f65… --
     src/Foo.kt``: ``stale.diff_command``; one line per distinct command), each unreachable
-    one with its reason, then the counts."""
+    one with its reason, then the counts (not when ``quiet``)."""
     out = []
     for fc in result.facts:
         where = f"{fc.origin[0]}:{fc.origin[1]}: " if fc.origin else ""
@@ -59,8 +65,9 @@ def text(result: StaleResult) -> str:
         elif fc.state == "unreachable":
             reason = fc.anchors[0].reason if fc.anchors else "unreachable"
             out.append(one_line(f"{where}{fc.fact.key} unreachable: {reason}"))
-    out.append(("STALE: " if result.stale else "OK: ") + summary(result))
-    return "\n".join(out) + "\n"
+    if not quiet:
+        out.append(("STALE: " if result.stale else "OK: ") + summary(result))
+    return "".join(f"{line}\n" for line in out)
 
 
 def anchor_dict(c) -> dict:
@@ -146,11 +153,18 @@ def findings(result: StaleResult) -> CheckResult:
     )
 
 
+#: The name of ``stale --format junit``'s suite.
+_STALE_SUITE = '<testsuites name="brainmigrate stale"'
+
+
 def _ci(name: str):
     from brainmigrate.reports import ci
 
     def render_ci(result: StaleResult) -> str:
-        return ci.render(findings(result), name)
+        out = ci.render(findings(result), name)
+        if name == "junit":  # the JUnit writer names its suite after check
+            out = out.replace('<testsuites name="brainmigrate check"', _STALE_SUITE, 1)
+        return out
 
     render_ci.__doc__ = f"``check``'s {name} reporter over the stale facts (``findings``)."
     return render_ci
@@ -163,6 +177,8 @@ FORMATTERS = {
     Format.GITHUB: _ci("github"),
     Format.SARIF: _ci("sarif"),
     Format.MARKDOWN: _ci("markdown"),
+    Format.JUNIT: _ci("junit"),
+    Format.GITLAB: _ci("gitlab"),
 }
 
 

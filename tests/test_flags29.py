@@ -1,0 +1,213 @@
+"""Issue 29, "Flags": ``-q``/``-v``/``--color`` on every command, ``stale --format
+junit|gitlab``, ``search``'s refusals, fact ids and superseded marks, ``index --name``
+for a name that never anchors. Each test runs the command on a store imported from a
+small notes file."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from clirun import invoker
+
+from brainmigrate.cli import main
+
+cli = invoker(catch_exceptions=False)
+
+
+@pytest.fixture
+def gone(tmp_path, monkeypatch) -> Path:
+    """A store of two facts imported with ``--verify``, the first citing ``pkg/merge.py``,
+    which is then removed: one stale fact, at line 1 of ``notes/code.md``."""
+    (tmp_path / "repo" / "pkg").mkdir(parents=True)
+    (tmp_path / "repo" / "pkg" / "merge.py").write_text("def f():\n    pass\n", encoding="utf-8")
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "code.md").write_text(
+        "+ the merge rule lives in pkg/merge.py TER-303\n+ nothing cited here\n",
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(tmp_path)
+    r = cli("import", "notes", "--root", "repo", "--store", "know.db", "--verify")
+    assert r.exit_code == 0, r.output
+    (tmp_path / "repo" / "pkg" / "merge.py").unlink()
+    return tmp_path / "know.db"
+
+
+MESSAGE = (
+    "BM501 k1 STALE: file gone: pkg/merge.py: the merge rule lives in pkg/merge.py TER-303;"
+    " fix the note's citation (check --fix repairs a file git renamed) or remove the note,"
+    " then import it again; 'brainmigrate verify k1' refuses while it is gone"
+)
+
+
+def test_stale_junit_is_one_failing_case_per_stale_fact_at_its_notes_line(gone):
+    r = cli("stale", "--store", gone, "--format", "junit", "--dry-run")
+    assert r.exit_code == 1
+    top = ET.fromstring(r.stdout)
+    assert (top.get("name"), top.get("tests"), top.get("failures")) == (
+        "brainmigrate stale",
+        "1",
+        "1",
+    )
+    (case,) = top.iter("testcase")
+    assert (case.get("file"), case.get("line")) == ("notes/code.md", "1")
+    assert case.find("failure").get("message") == MESSAGE
+
+
+def test_stale_gitlab_is_one_issue_per_stale_fact_at_its_notes_line(gone):
+    r = cli("stale", "--store", gone, "--format", "gitlab", "--dry-run")
+    assert r.exit_code == 1
+    (issue,) = json.loads(r.stdout)
+    assert issue["description"] == MESSAGE
+    assert issue["check_name"] == "BM501 stale-fact"
+    assert issue["location"] == {"path": "notes/code.md", "lines": {"begin": 1}}
+
+
+# ------------------------------------------------------------- -q, -v, --color everywhere
+
+
+@pytest.mark.parametrize("name", sorted(main.commands))
+def test_every_command_takes_quiet_verbose_and_color(name):
+    params = {p.name: p for p in main.commands[name].params}
+    assert params["quiet"].opts == ["-q", "--quiet"]
+    assert params["verbose"].opts == ["-v", "--verbose"]
+    assert list(params["color"].type.choices) == ["auto", "always", "never"]
+
+
+def test_quiet_stale_prints_the_stale_facts_without_the_counts(gone):
+    line = (
+        "notes/code.md:1: k1 environment area:code STALE: file gone: pkg/merge.py"
+        "  the merge rule lives in pkg/merge.py TER-303\n"
+    )
+    r = cli("stale", "--store", gone, "--dry-run")
+    assert (r.exit_code, r.stdout) == (
+        1,
+        line + "STALE: checked 1, stale 1, unreachable 0 (dry run: nothing recorded)\n",
+    )
+    r = cli("stale", "-q", "--store", gone, "--dry-run")
+    assert (r.exit_code, r.stdout, r.stderr) == (1, line, "")
+
+
+def test_quiet_search_and_verify_say_no_counts_on_stderr(gone):
+    r = cli("search", "nowhere", "--store", gone)
+    assert (r.exit_code, r.stdout, r.stderr) == (0, "", "no facts match\n")
+    r = cli("search", "nowhere", "--store", gone, "--quiet")
+    assert (r.exit_code, r.stdout, r.stderr) == (0, "", "")
+    r = cli("verify", "k2", "--store", gone)
+    assert r.stderr == "verified 0, refused 1\n"
+    r = cli("verify", "k2", "--store", gone, "-q")
+    assert (r.exit_code, r.stdout, r.stderr) == (1, "k2 refused: no anchor to fingerprint\n", "")
+
+
+def test_quiet_export_writes_without_its_summary(gone):
+    r = cli("export", "--store", gone, "--to", "jsonl", "--output", "all.jsonl")
+    assert r.stderr == "exported 2 facts to all.jsonl as jsonl: 1 written, 0 unchanged\n"
+    r = cli("export", "--store", gone, "--to", "jsonl", "--output", "quiet.jsonl", "-q")
+    assert (r.exit_code, r.stderr) == (0, "")
+    assert Path("quiet.jsonl").read_bytes() == Path("all.jsonl").read_bytes()
+
+
+def test_verbose_says_the_store_and_the_roots_on_stderr(gone, tmp_path):
+    r = cli("search", "merge", "--store", "know.db", "-v")
+    assert r.stderr.splitlines() == [
+        f"brainmigrate: store: {tmp_path / 'know.db'}",
+        "brainmigrate: roots: the roots recorded with the anchors",
+    ]
+    r = cli("stale", "--store", "know.db", "--root", "repo", "--dry-run", "-v")
+    assert r.stderr.splitlines() == [
+        f"brainmigrate: store: {tmp_path / 'know.db'}",
+        "brainmigrate: roots: repo",
+    ]
+    r = cli("import", "notes", "--root", "repo", "--store", "new.db", "--isolated", "-v")
+    assert r.exit_code == 0
+    assert r.stderr.splitlines() == [
+        f"brainmigrate: store: {tmp_path / 'new.db'}",
+        "brainmigrate: configuration: none",
+        "brainmigrate: roots: repo",
+    ]
+
+
+def test_quiet_check_leaves_baselined_findings_out(gone):
+    cli("check", "notes", "--root", "repo", "--baseline", "b.json", "--update-baseline")
+    r = cli("check", "notes", "--root", "repo", "--baseline", "b.json")
+    assert r.stdout.splitlines()[0] == (
+        "notes/code.md:1:27: BM101 error cites pkg/merge.py, which no root holds [baseline]"
+    )
+    r = cli("check", "-q", "notes", "--root", "repo", "--baseline", "b.json")
+    assert (r.exit_code, r.stdout, r.stderr) == (0, "", "")
+
+
+# ------------------------------------------------------------------------------ search
+
+
+def test_search_refuses_an_unknown_double_dash_word_as_click_does(gone):
+    r = cli("search", "--limt", "3", "merge", "--store", gone)
+    assert (r.exit_code, r.stdout) == (2, "")
+    assert r.stderr == (
+        "brainmigrate: error: No such option '--limt'. (Did you mean one of: '--limit',"
+        " '--quiet'?); see 'brainmigrate search --help'\n"
+    )
+    # a one-dash word stays a query word, and after '--' every word is one
+    r = cli("search", "-merge", "rule", "--store", gone)
+    assert (r.exit_code, r.stdout.split()[0]) == (0, "k1")
+    r = cli("search", "--store", gone, "--", "--limt")
+    assert (r.exit_code, r.stdout, r.stderr) == (0, "", "no facts match\n")
+
+
+def test_search_refuses_a_scope_no_fact_has_listing_the_stored_scopes(gone):
+    r = cli("search", "merge", "--scope", "core", "--store", "know.db")
+    assert (r.exit_code, r.stdout) == (2, "")
+    assert r.stderr == (
+        "brainmigrate: error: --scope core: no fact of it in know.db; give one of the"
+        " store's scopes (area:code)\n"
+    )
+    r = cli("search", "merge", "--scope", "area", "--store", "know.db")
+    assert (r.exit_code, r.stdout.split()[0]) == (0, "k1")
+
+
+def test_search_for_a_fact_id_shows_that_fact_first(gone):
+    r = cli("search", "k2", "--store", gone)
+    assert (r.exit_code, r.stdout) == (0, "k2 environment area:code  nothing cited here\n")
+    r = cli("search", "K02", "--store", gone, "--kind", "decision")  # filters still apply
+    assert (r.exit_code, r.stdout) == (0, "")
+
+
+def test_a_superseded_hit_is_marked_in_its_line(gone, tmp_path):
+    (tmp_path / "notes" / "code.md").write_text(
+        "+ the merge rule lives in pkg/merge.py TER-303\n", encoding="utf-8"
+    )
+    r = cli("import", "notes", "--root", "repo", "--store", gone, "--sync")
+    assert r.exit_code == 0, r.output
+    r = cli("search", "nothing", "cited", "--store", gone, "--all")
+    assert (r.exit_code, r.stdout) == (
+        0,
+        "k2 environment area:code SUPERSEDED  nothing cited here\n",
+    )
+    from brainmigrate import search
+
+    (hit,) = search.search(gone, "nothing cited", include_superseded=True)
+    assert hit.line == "k2 environment area:code SUPERSEDED  nothing cited here"
+
+
+# ------------------------------------------------------------------------------- index
+
+
+def test_index_says_a_one_word_name_never_anchors(tmp_path):
+    (tmp_path / "a.py").write_text(
+        "class Context:\n    pass\n\n\nclass PaymentGateway:\n    pass\n", encoding="utf-8"
+    )
+    args = ("index", "--root", tmp_path, "--cache-dir", tmp_path / "cache", "--no-progress")
+    r = cli(*args, "--name", "Context", "--name", "PaymentGateway")
+    assert r.exit_code == 0
+    assert r.stdout.split("\n\n")[-2:] == [
+        "Context: never anchors: not a CamelCase name of two or more words (SPEC.md §Anchors"
+        " 3); declared in a.py\n  a.py:1-2 class (type)",
+        "PaymentGateway: anchors to a.py\n  a.py:5-6 class (type)\n",
+    ]
+    data = json.loads(cli(*args, "--name", "Context", "--format", "json").stdout)
+    assert (data["names"]["Context"]["anchor"], data["names"]["Context"]["chosen"]) == (
+        "never",
+        [],
+    )
