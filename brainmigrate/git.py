@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 #: Settings that make git's output what brainmigrate parses, whatever the user's config:
 #: paths unquoted, no colour, no signature lines in a log, a merge's changes listed
@@ -356,17 +356,6 @@ def _ref_commit(commondir: str, ref: str) -> str | None:
 def in_work_tree(folder: str | os.PathLike) -> bool:
     """Whether ``folder`` or a folder above it holds a ``.git`` (``work_tree_top``)."""
     return work_tree_top(folder) is not None
-
-
-def ignored(folder: str | os.PathLike, paths: Sequence[str]) -> set[str]:
-    """Which of ``paths`` (absolute) git ignores in the checkout around ``folder``
-    (``.gitignore`` files, ``info/exclude``, the global excludes file: ``git check-ignore``);
-    none outside git, when git is missing, or when it fails."""
-    if not paths or not in_work_tree(folder):  # (no git process started outside git)
-        return set()
-    stdin = b"".join(os.fsencode(p) + b"\0" for p in paths)
-    out = run_git(folder, "check-ignore", "--stdin", "-z", stdin=stdin)
-    return {os.fsdecode(p) for p in (out or b"").split(b"\0") if p}
 
 
 def git_renames(folder: str | os.PathLike) -> dict[str, str]:

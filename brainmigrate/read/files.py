@@ -109,10 +109,15 @@ def _not_ignored(folder: Path, files: list[Path]) -> list[Path]:
     """``files`` (walked in ``folder``) without those git ignores, as ruff and lychee walk a
     tree: a git-ignored notes file (a scratch note, a copy in a build folder) is read only
     when named on the command line."""
-    from brainmigrate.git import ignored
+    from brainmigrate.git import in_work_tree, run_git
 
+    if not files or not in_work_tree(folder):  # (no git process started outside git)
+        return files
     absolute = [os.path.abspath(f) for f in files]
-    dropped = ignored(folder, absolute)
+    stdin = b"".join(os.fsencode(a) + b"\0" for a in absolute)
+    # ``.gitignore`` files, ``info/exclude``, the global excludes file; none when git fails
+    out = run_git(folder, "check-ignore", "--stdin", "-z", stdin=stdin)
+    dropped = {os.fsdecode(p) for p in (out or b"").split(b"\0") if p}
     return (
         [f for f, a in zip(files, absolute, strict=True) if a not in dropped] if dropped else files
     )
