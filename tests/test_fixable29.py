@@ -127,3 +127,47 @@ def test_exit_non_zero_on_fix(project):
     assert check("--fix-only", "--exit-non-zero-on-fix").exit_code == 0
     r = check("--exit-non-zero-on-fix")
     assert r.exit_code == 2 and "applies with --fix or --fix-only" in r.stderr
+
+
+# ------------------------------------------------------------------------------ rule docs
+
+
+def test_every_code_has_its_documentation():
+    from brainmigrate.codes import CODES, DOCS
+
+    assert list(DOCS) == list(CODES)
+    assert all(all(part.strip() for part in doc) for doc in DOCS.values())
+
+
+def test_rule_prints_the_documentation_and_check_explain_the_same():
+    r = cli("rule", "bm204")
+    assert r.exit_code == 0
+    lines = r.stdout.splitlines()
+    head = ["BM204 line-past-end (warning)", "", "A line form points past a file's last line."]
+    assert lines[:3] == head
+    assert "Example:" in lines and "How to fix: Cite the lines where the code is now," in r.stdout
+    assert "<!-- brainmigrate: ignore BM204 -->" in r.stdout
+    assert cli("check", "--explain", "BM204").stdout == r.stdout
+    bad = cli("rule", "BM999")
+    assert bad.exit_code == 2
+    assert bad.stderr.startswith("brainmigrate: error: BM999: no such finding code; codes: BM101,")
+    assert cli("check", "--explain", "BM999").exit_code == 2
+    assert cli("rule").exit_code == 2
+
+
+def test_rule_all_lists_every_code():
+    from brainmigrate.codes import CODES
+
+    lines = cli("rule", "--all").stdout.splitlines()
+    assert [line.split()[0] for line in lines] == list(CODES)
+    assert lines[0].split()[1:3] == ["gone-path", "error"]
+
+
+def test_sarif_rules_carry_the_documentation(project):
+    from brainmigrate.codes import DOCS
+
+    rules = json.loads(check("--format", "sarif").stdout)["runs"][0]["tool"]["driver"]["rules"]
+    first = rules[0]
+    assert first["fullDescription"] == {"text": DOCS["BM101"].finds}
+    assert first["help"]["text"].startswith(DOCS["BM101"].why + " Example: ")
+    assert all("fullDescription" in r and "help" in r for r in rules)

@@ -180,6 +180,34 @@ CHECK_OPTIONS = [
 ]
 
 
+def _explain(ctx: click.Context, _param, code: str | None) -> None:
+    """``--explain CODE``: print the code's documentation (``rules.explain``) and exit 0,
+    before the other options and PATHS are read; an unknown code is exit 2."""
+    if code is None or ctx.resilient_parsing:
+        return
+    from brainmigrate import rules
+    from brainmigrate.read.files import InputError
+
+    try:
+        click.echo(rules.explain(rules.known_code(code)), nl=False)
+    except InputError as exc:
+        raise click.BadParameter(str(exc), ctx, _param) from None
+    ctx.exit(0)
+
+
+CHECK_OPTIONS.append(
+    click.option(
+        "--explain",
+        metavar="CODE",
+        is_eager=True,
+        expose_value=False,
+        callback=_explain,
+        help="Print what the finding CODE finds and how to fix it (as brainmigrate rule), "
+        "then exit.",
+    )
+)
+
+
 def check_options(func):
     """``check``'s own options (``CHECK_OPTIONS``)."""
     for decorator in reversed(CHECK_OPTIONS):

@@ -159,7 +159,5 @@ def listing(fixes: Sequence[Fix], *, done: bool) -> list[str]:
     ]
     for name, items in by_file.items():
         out.append(one_line(f"- {name}:"))
-        out += [
-            one_line(f"    {f.line}:{f.col}: {f.old} -> {f.new} ({HOW[f.how]})") for f in items
-        ]
+        out += [one_line(f"    {f.line}:{f.col}: {f.old} -> {f.new} ({HOW[f.how]})") for f in items]
     return out

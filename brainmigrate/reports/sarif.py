@@ -8,8 +8,9 @@ from urllib.parse import quote
 
 from brainmigrate import __version__
 from brainmigrate.check import CheckResult
+from brainmigrate.codes import DOCS
 from brainmigrate.reports.findings import list_chunks
-from brainmigrate.rules import RULES, Finding
+from brainmigrate.rules import RULES, Finding, doc_parts, help_text
 from brainmigrate.shapes import to_json
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -69,6 +70,14 @@ def sarif_chunks(result: CheckResult) -> Iterator[str]:
                 "id": code,
                 "name": r.name if r else code,
                 "shortDescription": {"text": r.summary if r else code},
+                **(
+                    {
+                        "fullDescription": {"text": doc_parts(code)["finds"]},
+                        "help": {"text": help_text(code)},
+                    }
+                    if code in DOCS
+                    else {}
+                ),
                 **({"helpUri": f"{home}/blob/main/docs/check.md#{code.lower()}"} if home else {}),
                 "defaultConfiguration": {"level": _SARIF_LEVEL[r.severity if r else "info"]},
             }
