@@ -116,6 +116,8 @@ def test_fix_only_reports_nothing_else_and_exits_0(project):
     assert r.stdout == ""
     assert "src/new.py" in (project / "notes.md").read_text()
     assert check("--fix-only").exit_code == 0  # nothing left to fix, the gone one stays
+    r = check("--fix-only", "--format", "json")
+    assert r.exit_code == 2 and "--fix-only reports nothing: leave out --format" in r.stderr
 
 
 def test_exit_non_zero_on_fix(project):

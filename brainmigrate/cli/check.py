@@ -244,7 +244,13 @@ def _refuse_usage(opts: CheckOptions) -> None:
         raise click.UsageError("--exit-zero and --exit-non-zero-on-fix contradict: give one")
     if opts.fixing and "-" in opts.paths:
         raise click.UsageError("--fix and --diff rewrite notes files, not standard input ('-')")
-    if opts.diff and (opts.formats or opts.outputs or opts.update_baseline or opts.statistics):
+    reports = opts.formats or opts.outputs or opts.update_baseline or opts.statistics
+    if opts.fix_only and reports:
+        raise click.UsageError(
+            "--fix-only reports nothing: leave out --format, --output, --statistics and"
+            " --update-baseline"
+        )
+    if opts.diff and reports:
         raise click.UsageError(
             "--diff prints only the diff: leave out --format, --output, --statistics and"
             " --update-baseline"
