@@ -16,6 +16,7 @@ and never when they changed on disk since they were read.
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import os
 import posixpath
@@ -128,12 +129,7 @@ def run_fix(
     given = Given(paths if write else ())  # the PATHS as they are now, before any work
     try:
         first = check.run_check(paths, options, fail_on, exclude=exclude, select=select)
-        roots = importer.make_roots(options.roots)
-        kept, _ = select_files(paths, exclude, options.names)
-        files = dict(notes_files(kept, names=options.names))
-        hints = MoveHints(roots, options.cache_dir)
-        cache = importer.cache_folder(options.cache_dir)
-        result = plan_fixes(first.findings, files, roots, hints, unsafe=unsafe, cache_dir=cache)
+        result, files = _planned(first.findings, paths, options, exclude, unsafe)
         if write:
             apply(result, given, files)
             result.check = check.run_check(
@@ -149,6 +145,35 @@ def run_fix(
     finally:
         given.close()
     return result
+
+
+def _planned(findings, paths, options: ImportOptions, exclude, unsafe: bool):
+    """``(plan_fixes of findings, the notes files by display name)``, as ``run_fix``
+    plans them."""
+    roots = importer.make_roots(options.roots)
+    kept, _ = select_files(paths, exclude, options.names)
+    files = dict(notes_files(kept, names=options.names))
+    hints = MoveHints(roots, options.cache_dir)
+    cache = importer.cache_folder(options.cache_dir)
+    return plan_fixes(findings, files, roots, hints, unsafe=unsafe, cache_dir=cache), files
+
+
+def fixable(
+    result: check.CheckResult,
+    paths: Sequence[str | os.PathLike],
+    options: ImportOptions,
+    exclude: Sequence[str] = (),
+) -> check.CheckResult:
+    """``result`` with ``fixes``: the edit ``--fix`` would make of each finding it fixes,
+    keyed by the finding's ``(file, line, col)`` (``Fix``), made by the planner ``--fix``
+    and ``--diff`` use (``plan_fixes``), so a finding is marked fixable exactly when
+    ``--fix`` fixes it. Writes nothing; ``result`` itself when no finding is a gone
+    citation (nothing is planned, git is not asked)."""
+    if not any(code == "BM101" and not s for code, _, s, _ in result.tally().counts()):
+        return result
+    planned, _ = _planned(result.findings, paths, options, exclude, unsafe=False)
+    fixes = {(f.file, f.line, f.col): f for f in planned.fixes}
+    return dataclasses.replace(result, fixes=fixes)
 
 
 def plan_fixes(

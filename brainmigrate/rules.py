@@ -14,7 +14,7 @@ from functools import lru_cache
 from reprlib import recursive_repr
 from typing import TYPE_CHECKING
 
-from brainmigrate.codes import CODES
+from brainmigrate.codes import CODES, DOCS
 from brainmigrate.digests import blake2b
 from brainmigrate.read.files import InputError
 
@@ -162,6 +162,50 @@ STALE_CODES = frozenset({"BM501"})
 def rule(code: str) -> Rule:
     """The rule of ``code``; a code without one (a newer diagnostic) is an ``info`` rule."""
     return RULES.get(code) or Rule(code, code.lower(), "info", code)
+
+
+def known_code(code: str) -> str:
+    """``code`` in capitals when ``DOCS`` documents it; raises ``InputError`` naming the
+    codes when not."""
+    upper = code.strip().upper()
+    if upper not in DOCS:
+        raise InputError(
+            f"{code}: no such finding code; codes: {', '.join(DOCS)} (brainmigrate rule --all)"
+        )
+    return upper
+
+
+def doc_parts(code: str) -> dict[str, str]:
+    """The documentation of ``code`` (a key of ``codes.DOCS``) as ``finds``, ``why``,
+    ``example`` and ``fix`` texts, ``{code}`` filled in. Raises ``KeyError`` for a code
+    without one."""
+    return {k: v.replace("{code}", code) for k, v in DOCS[code]._asdict().items()}
+
+
+def explain(code: str) -> str:
+    """The documentation ``brainmigrate rule CODE`` and ``check --explain`` print: a head
+    line ``CODE name (severity)``, the summary, then what it finds, why, an example line
+    and how to fix or suppress it, from ``codes.CODES`` and ``codes.DOCS`` (one table, as
+    SARIF's ``fullDescription`` and ``help``). Raises ``KeyError`` for an unknown code."""
+    r, d = RULES[code], doc_parts(code)
+    return (
+        f"{code} {r.name} ({r.severity})\n\n{r.summary}\n\n"
+        f"What it finds: {d['finds']}\n\nWhy: {d['why']}\n\n"
+        f"Example:\n    {d['example']}\n\nHow to fix: {d['fix']}\n"
+    )
+
+
+def help_text(code: str) -> str:
+    """The text of SARIF's ``help`` of ``code``: why it matters and how to fix it."""
+    d = doc_parts(code)
+    return f"{d['why']} Example: {d['example']} How to fix: {d['fix']}"
+
+
+def all_rules() -> str:
+    """``brainmigrate rule --all``: a line per code, ``CODE name severity summary``,
+    columns aligned, in report order."""
+    width = max(len(r.name) for r in RULES.values())
+    return "".join(f"{c} {r.name:<{width}} {r.severity:<7} {r.summary}\n" for c, r in RULES.items())
 
 
 @dataclass(frozen=True, slots=True, init=False, repr=False, eq=False)

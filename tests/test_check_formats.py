@@ -144,9 +144,11 @@ def test_json_is_versioned_sorted_and_deterministic(project):
         "baselined": False,
         "code": "BM101",
         "col": 8,
+        "end_col": None,  # issue 29: no fix, no end column
         "fact_line": 2,
         "fails": True,
         "file": "notes/docker.md",
+        "fix": None,
         "fingerprint": rules.finding_key(
             "BM101", "area:docker", "gone app/Old.kt and app/__init__.py too", "app/Old.kt"
         ),

@@ -31,7 +31,8 @@ NAME = b"h\n# heading |<img src=x> @user `tick` %0A\r\t\x1b[31m\xff.md"
 #: U+FFFD.
 SHOWN = "notes/h\ufffd# heading |<img src=x> @user `tick` %0A\ufffd\ufffd\ufffd[31m\ufffd.md"
 FACT = b"+ see src/old.py and @user <img src=x> | cell # h\n"
-GONE = f"{SHOWN}:1:7: BM101 error cites src/old.py, which no root holds; moved? src/new.py"
+#: --fix rewrites it (a git rename): marked fixable, [*] (issue 29)
+GONE = f"{SHOWN}:1:7: BM101 [*] error cites src/old.py, which no root holds; moved? src/new.py"
 GONE += " (renamed in git history)"
 HTML_GONE = f"{SHOWN}:1:37: BM101 error cites x, which no root holds"
 

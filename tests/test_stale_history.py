@@ -143,7 +143,7 @@ def test_check_hints_and_fixes_a_rename_only_a_merge_shows(tree):
     r = cli("check", "notes/n.md", "--root", "repo", "--isolated")
     assert r.exit_code == 1, r.output
     assert r.output.splitlines()[0] == (
-        "notes/n.md:1:3: BM101 error cites src/parse.rs, which no root holds;"
+        "notes/n.md:1:3: BM101 [*] error cites src/parse.rs, which no root holds;"  # fixable
         " moved? lib/parsers.rs (renamed in git history)"
     )
     r = cli("check", "notes/n.md", "--root", "repo", "--fix", "--isolated")
@@ -196,7 +196,7 @@ def test_a_rename_the_merge_threw_away_does_not_win_over_the_kept_one(tree, monk
     )
     r = cli("check", "notes/n.md", "--root", "repo", "--isolated")
     assert r.output.splitlines()[0] == (
-        "notes/n.md:1:3: BM101 error cites src/parse.rs, which no root holds;"
+        "notes/n.md:1:3: BM101 [*] error cites src/parse.rs, which no root holds;"  # fixable
         " moved? src/parsers.rs (renamed in git history)"
     )
 
@@ -360,7 +360,7 @@ def test_a_folder_git_renamed_is_hinted_fixed_and_fresh_at_its_new_path(tree):
     git(repo, "commit", "-qm", "rename the folder")
     r = cli("check", "notes/n.md", "--root", "repo", "--isolated")
     assert r.output.splitlines()[0] == (
-        "notes/n.md:3:25: BM101 error cites tools/legacy/, which no root holds;"
+        "notes/n.md:3:25: BM101 [*] error cites tools/legacy/, which no root holds;"
         " moved? tools/importers/ (renamed in git history)"
     )
     assert cli("check", "notes/n.md", "--root", "repo", "--fix", "--isolated").exit_code == 0
@@ -417,7 +417,7 @@ def test_on_git_that_refuses_diff_merges_a_rename_only_a_merge_shows_is_read(tre
     assert facts()[0] == ("k1", "moved", "STALE: moved: src/parse.rs → lib/parsers.rs")
     r = cli("check", "notes/n.md", "--root", "repo", "--isolated")
     assert r.output.splitlines()[0] == (
-        "notes/n.md:1:3: BM101 error cites src/parse.rs, which no root holds;"
+        "notes/n.md:1:3: BM101 [*] error cites src/parse.rs, which no root holds;"  # fixable
         " moved? lib/parsers.rs (renamed in git history)"
     )
 

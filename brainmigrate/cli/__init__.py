@@ -26,6 +26,7 @@ COMMANDS = {
     "import": ("imports", "import_cmd"),
     "index": ("imports", "index_cmd"),
     "check": ("check", "check_cmd"),
+    "rule": ("rules", "rule_cmd"),
     "export": ("queries", "export_cmd"),
     "search": ("queries", "search_cmd"),
     "show": ("queries", "show_cmd"),

@@ -31,7 +31,7 @@ from brainmigrate.cli.runtime import (
     use_color,
     writable_output,
 )
-from brainmigrate.errors import EXIT_FINDINGS, EXIT_OK
+from brainmigrate.errors import EXIT_FAULT, EXIT_FINDINGS, EXIT_OK
 
 #: What every check runs, imported with the command (``cli.load``) rather than in the
 #: middle of the run: the check, its reports, configuration, the declaration index.
@@ -79,11 +79,14 @@ class CheckOptions(NamedTuple):
     fix: bool
     unsafe_fixes: bool
     diff: bool
+    show_fixes: bool
+    fix_only: bool
+    exit_non_zero_on_fix: bool
 
     @property
     def fixing(self) -> bool:
-        """``--fix`` or ``--diff``: the run plans fixes (and loads ``fix``)."""
-        return self.fix or self.diff
+        """``--fix``, ``--fix-only`` or ``--diff``: the run plans fixes (and loads ``fix``)."""
+        return self.fix or self.diff or self.fix_only
 
 
 def _codes_option(name: str, help: str):
@@ -155,7 +158,51 @@ CHECK_OPTIONS = [
         help="Print a unified diff of what --fix would change (patch -p1 applies it); write "
         "nothing. Exit 1 when there is something to fix.",
     ),
+    click.option(
+        "--show-fixes",
+        is_flag=True,
+        help="List on stderr, per file, what --fix changed (without --fix: would change).",
+    ),
+    click.option(
+        "--fix-only",
+        is_flag=True,
+        help="Apply the fixes as --fix does and report nothing else; exit 0 unless a file "
+        "cannot be written.",
+    ),
+    click.option(
+        "--exit-non-zero-on-fix",
+        is_flag=True,
+        help="With --fix or --fix-only, exit 1 when a file was fixed, even if nothing is left.",
+    ),
 ]
+
+
+def _explain(ctx: click.Context, _param, code: str | None) -> None:
+    """``--explain CODE``: print the code's documentation (``rules.explain``) and exit 0,
+    before the other options and PATHS are read; an unknown code is exit 2."""
+    if code is None or ctx.resilient_parsing:
+        return
+    from brainmigrate import rules
+    from brainmigrate.read.files import InputError
+
+    try:
+        click.echo(rules.explain(rules.known_code(code)), nl=False)
+    except InputError as exc:
+        raise click.BadParameter(str(exc), ctx, _param) from None
+    ctx.exit(0)
+
+
+CHECK_OPTIONS.append(
+    click.option(
+        "--explain",
+        metavar="CODE",
+        is_eager=True,
+        expose_value=False,
+        callback=_explain,
+        help="Print what the finding CODE finds and how to fix it (as brainmigrate rule), "
+        "then exit.",
+    )
+)
 
 
 def check_options(func):
@@ -188,9 +235,19 @@ def _refuse_usage(opts: CheckOptions) -> None:
     """Raise ``click.UsageError`` for options that exclude each other."""
     if opts.unsafe_fixes and not opts.fixing:
         raise click.UsageError("--unsafe-fixes applies with --fix or --diff: add one")
+    if opts.exit_non_zero_on_fix and not (opts.fix or opts.fix_only):
+        raise click.UsageError("--exit-non-zero-on-fix applies with --fix or --fix-only: add one")
+    if opts.exit_non_zero_on_fix and opts.exit_zero:
+        raise click.UsageError("--exit-zero and --exit-non-zero-on-fix contradict: give one")
     if opts.fixing and "-" in opts.paths:
         raise click.UsageError("--fix and --diff rewrite notes files, not standard input ('-')")
-    if opts.diff and (opts.formats or opts.outputs or opts.update_baseline or opts.statistics):
+    reports = opts.formats or opts.outputs or opts.update_baseline or opts.statistics
+    if opts.fix_only and reports:
+        raise click.UsageError(
+            "--fix-only reports nothing: leave out --format, --output, --statistics and"
+            " --update-baseline"
+        )
+    if opts.diff and reports:
         raise click.UsageError(
             "--diff prints only the diff: leave out --format, --output, --statistics and"
             " --update-baseline"
@@ -277,7 +334,12 @@ def _run(opts: CheckOptions, settings, selection):
             "baseline_folder": within,
         }
         if not opts.fixing:
-            return check.run_check(paths, options, settings.fail_on, **kwargs)
+            result = check.run_check(paths, options, settings.fail_on, **kwargs)
+            if "-" in opts.paths or not result.tally().by_code().get("BM101"):
+                return result
+            from brainmigrate import fix  # only a check with gone citations loads it
+
+            return fix.fixable(result, paths, options, settings.excludes)
         from brainmigrate import fix  # a plain check does not load it
 
         return fix.run_fix(
@@ -296,16 +358,15 @@ def _report(opts: CheckOptions, targets, result) -> None:
     to fix); ``--statistics`` in place of a text report on stdout, else on stderr."""
     from brainmigrate.reports import ci
 
+    fixed = False
     if opts.fixing:
-        from brainmigrate.reports import fix as fix_report  # a plain check does not load it
-
-        for line in fix_report.summary(result, diff=opts.diff, quiet=opts.quiet):
-            say(line)
-        if opts.diff:
-            sys.stdout.buffer.write(fix_report.unified_diff(result.edits))
-            sys.stdout.flush()
-            sys.exit(EXIT_FINDINGS if result.edits and not opts.exit_zero else EXIT_OK)
+        fixed = _fix_summary(opts, result)
         result = result.check
+    elif opts.show_fixes and result.fixes:
+        from brainmigrate.reports import fix as fix_report
+
+        for line in fix_report.listing(list(result.fixes.values()), done=False):
+            say(line)
     painted = use_color(opts.color, sys.stdout)
     reports = [  # chunks made as they are written: the findings are read back, not held
         (ci.render_chunks(result, fmt, color=painted and output is None, quiet=opts.quiet), output)
@@ -322,8 +383,37 @@ def _report(opts: CheckOptions, targets, result) -> None:
         emit(text, output, color=painted if output is None else None)
     if any(fmt == ci.Format.GITHUB for fmt, _ in targets):
         _step_summary(result)
+    if not opts.quiet and (line := ci.fixable_line(result)):
+        say(line)
     settle()
-    sys.exit(EXIT_OK if opts.exit_zero else result.exit_code)
+    if opts.exit_zero:
+        sys.exit(EXIT_OK)
+    sys.exit(EXIT_FINDINGS if fixed and opts.exit_non_zero_on_fix else result.exit_code)
+
+
+def _fix_summary(opts: CheckOptions, result) -> bool:
+    """Say on stderr what a fix did (``--show-fixes``: per file); with ``--diff``, print
+    the diff and exit (1 when there is something to fix), with ``--fix-only`` exit (2
+    when a file could not be written, 1 with ``--exit-non-zero-on-fix`` when one was).
+    True when a file was written."""
+    from brainmigrate.reports import fix as fix_report  # a plain check does not load it
+
+    if opts.show_fixes:
+        for line in fix_report.listing(result.fixes, done=not opts.diff):
+            say(line)
+    listed = not (opts.quiet or opts.show_fixes)
+    for line in fix_report.summary(result, diff=opts.diff, quiet=opts.quiet, listed=listed):
+        say(line)
+    if opts.diff:
+        sys.stdout.buffer.write(fix_report.unified_diff(result.edits))
+        sys.stdout.flush()
+        sys.exit(EXIT_FINDINGS if result.edits and not opts.exit_zero else EXIT_OK)
+    if opts.fix_only:
+        settle()
+        if len(result.written) < len(result.edits):
+            sys.exit(EXIT_FAULT)
+        sys.exit(EXIT_FINDINGS if result.written and opts.exit_non_zero_on_fix else EXIT_OK)
+    return bool(result.written)
 
 
 def _step_summary(result) -> None:

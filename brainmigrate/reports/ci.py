@@ -152,15 +152,16 @@ def text_chunks(result: CheckResult, *, color: bool = False, quiet: bool = False
     is ``safe_text``, as in the templates."""
     c = paint(color)
     shown = (f for f in result.findings if not (quiet and f.baselined))  # -q: what fails
+    mark = fixable_mark(result)
     if color:
         for f in shown:
             yield (
-                f"{_shown(c(f.where, 'where'))}: {_shown(c(f.code, 'code'))}"
+                f"{_shown(c(f.where, 'where'))}: {_shown(c(f.code, 'code'))}{mark(f)}"
                 f" {_shown(c(f.severity, f.severity))} {_shown(f.full_message)}{_shown(tags(f))}\n"
             )
     else:  # uncoloured, every part is text: made one line at once (a per-character table)
         for f in shown:
-            line = f"{f.where}: {f.code} {f.severity} {f.full_message}{tags(f)}"
+            line = f"{f.where}: {f.code}{mark(f)} {f.severity} {f.full_message}{tags(f)}"
             yield one_line(line) + "\n"
     if quiet:
         return
@@ -185,6 +186,35 @@ def text_chunks(result: CheckResult, *, color: bool = False, quiet: bool = False
     yield "".join(out)
 
 
+#: What marks a finding ``--fix`` fixes in the text report, after its code (ruff's).
+FIXABLE = " [*]"
+
+
+def fixable_mark(result: CheckResult) -> Callable[[Finding], str]:
+    """A function giving ``FIXABLE`` for a finding of ``result`` that ``--fix`` fixes
+    (``CheckResult.fix_of``), else ``""``."""
+    if not result.fixes:
+        return lambda f: ""
+    return lambda f: FIXABLE if result.fix_of(f) is not None else ""
+
+
+def fixable_line(result: CheckResult) -> str | None:
+    """``[*] N fixable with --fix`` (ruff's count line) when a finding is fixable."""
+    n = result.fixable_count
+    return f"[*] {n} fixable with --fix" if n else None
+
+
+def fix_dict(fix) -> dict:
+    """A ``fix.Fix`` as the JSON report's ``fix``: the text ``replacement`` for the
+    characters from ``start`` up to (not including) ``end``, each ``{line, col}``
+    (1-based code points of the line, as ``col``)."""
+    return {
+        "replacement": fix.new,
+        "start": {"line": fix.line, "col": fix.col},
+        "end": {"line": fix.line, "col": fix.col + len(fix.old)},
+    }
+
+
 def _shown(value) -> str:
     """How the text report prints ``value``: painted text as it is (painted from
     ``one_line`` text), other text ``one_line``: one finding is one line."""
@@ -201,9 +231,14 @@ def markdown(result: CheckResult) -> str:
 # ------------------------------------------------------------------------------ json
 
 
-def finding_dict(f: Finding, fail_on: str) -> dict:
-    """A finding as JSON (the ``findings`` items of the JSON report)."""
+def finding_dict(f: Finding, fail_on: str, fix=None) -> dict:
+    """A finding as JSON (the ``findings`` items of the JSON report); ``fix``, the
+    ``fix.Fix`` ``--fix`` makes of it, gives ``fix`` (``fix_dict``) and ``end_col``
+    (None for a finding without one)."""
+    edit = fix_dict(fix) if fix is not None else None
     return {
+        "end_col": edit["end"]["col"] if edit else None,
+        "fix": edit,
         "code": f.code,
         "rule": f.rule.name,
         "severity": f.severity,
@@ -254,7 +289,8 @@ def json_chunks(result: CheckResult) -> Iterator[str]:
         },
     }
     items = (
-        to_json(finding_dict(f, result.fail_on), indent=2, sort_keys=True) for f in result.findings
+        to_json(finding_dict(f, result.fail_on, result.fix_of(f)), indent=2, sort_keys=True)
+        for f in result.findings
     )
     text = to_json(data, indent=2, sort_keys=True) + "\n"
     return list_chunks(text, "findings", 1, items)

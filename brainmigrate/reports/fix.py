@@ -126,10 +126,12 @@ def describe_left(left: Left) -> str:
     return f"{left.file}:{left.line}:{left.col}: left {printable(left.path)}: {left.reason}"
 
 
-def summary(result: FixResult, *, diff: bool, quiet: bool = False) -> list[str]:
-    """Lines for stderr: each fix and each citation left (not when ``quiet``), the file
-    notes, then one count line; each ``shapes.one_line``."""
-    out = [] if quiet else [one_line(describe(f)) for f in result.fixes]
+def summary(
+    result: FixResult, *, diff: bool, quiet: bool = False, listed: bool = True
+) -> list[str]:
+    """Lines for stderr: each fix (when ``listed``) and each citation left (not when
+    ``quiet``), the file notes, then one count line; each ``shapes.one_line``."""
+    out = [one_line(describe(f)) for f in result.fixes] if listed and not quiet else []
     out += [] if quiet else [one_line(describe_left(left)) for left in result.left]
     out += [one_line(f"brainmigrate: note: {n}") for n in result.notes]
     files = len({f.file for f in result.fixes})
@@ -138,4 +140,24 @@ def summary(result: FixResult, *, diff: bool, quiet: bool = False) -> list[str]:
         f"{verb} {len(result.fixes)} citation{'s' if len(result.fixes) != 1 else ''} in"
         f" {files} file{'s' if files != 1 else ''}; {len(result.left)} left"
     )
+    return out
+
+
+def listing(fixes: Sequence[Fix], *, done: bool) -> list[str]:
+    """``--show-fixes``: ``Fixed N citations in M files:`` (``Would fix`` when not
+    ``done``), then per file ``- FILE:`` and a line ``LINE:COL: OLD -> NEW (how)`` per
+    fix, in file, line and column order; nothing when there are no ``fixes``."""
+    if not fixes:
+        return []
+    by_file: dict[str, list[Fix]] = {}
+    for f in sorted(fixes, key=lambda f: (f.file, f.line, f.col)):
+        by_file.setdefault(f.file, []).append(f)
+    n, files = len(fixes), len(by_file)
+    out = [
+        f"{'Fixed' if done else 'Would fix'} {n} citation{'s' if n != 1 else ''} in"
+        f" {files} file{'s' if files != 1 else ''}:"
+    ]
+    for name, items in by_file.items():
+        out.append(one_line(f"- {name}:"))
+        out += [one_line(f"    {f.line}:{f.col}: {f.old} -> {f.new} ({HOW[f.how]})") for f in items]
     return out

@@ -8,8 +8,9 @@ from urllib.parse import quote
 
 from brainmigrate import __version__
 from brainmigrate.check import CheckResult
+from brainmigrate.codes import DOCS
 from brainmigrate.reports.findings import list_chunks
-from brainmigrate.rules import RULES, Finding
+from brainmigrate.rules import RULES, Finding, doc_parts, help_text
 from brainmigrate.shapes import to_json
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -69,12 +70,21 @@ def sarif_chunks(result: CheckResult) -> Iterator[str]:
                 "id": code,
                 "name": r.name if r else code,
                 "shortDescription": {"text": r.summary if r else code},
+                **(
+                    {
+                        "fullDescription": {"text": doc_parts(code)["finds"]},
+                        "help": {"text": help_text(code)},
+                    }
+                    if code in DOCS
+                    else {}
+                ),
                 **({"helpUri": f"{home}/blob/main/docs/check.md#{code.lower()}"} if home else {}),
                 "defaultConfiguration": {"level": _SARIF_LEVEL[r.severity if r else "info"]},
             }
         )
     results = (
-        to_json(_result(f, index, result.baseline is not None), indent=2) for f in result.findings
+        to_json(_result(f, index, result.baseline is not None, result.fix_of(f)), indent=2)
+        for f in result.findings
     )
     totals = result.totals()
     data = {
@@ -104,13 +114,40 @@ def sarif_chunks(result: CheckResult) -> Iterator[str]:
     return list_chunks(to_json(data, indent=2) + "\n", "results", 3, results)
 
 
-def _result(f: Finding, index: dict[str, int], baseline: bool) -> dict:
-    """A finding as a SARIF result (``baseline``: the run had one: ``baselineState``)."""
+def _fixes(f: Finding, fix) -> list[dict]:
+    """SARIF ``fixes`` of ``f``: the one replacement ``--fix`` makes (``fix.Fix``), its
+    region in code points as ``columnKind`` says (SARIF 2.1.0 §3.55, §3.57)."""
+    region = {
+        "startLine": fix.line,
+        "startColumn": fix.col,
+        "endLine": fix.line,
+        "endColumn": fix.col + len(fix.old),
+    }
+    return [
+        {
+            "description": {"text": f"Replace {fix.old} by {fix.new} (brainmigrate check --fix)"},
+            "artifactChanges": [
+                {
+                    "artifactLocation": {"uri": _uri(f.file)},
+                    "replacements": [
+                        {"deletedRegion": region, "insertedContent": {"text": fix.new}}
+                    ],
+                }
+            ],
+        }
+    ]
+
+
+def _result(f: Finding, index: dict[str, int], baseline: bool, fix=None) -> dict:
+    """A finding as a SARIF result (``baseline``: the run had one: ``baselineState``;
+    ``fix``: the ``fix.Fix`` ``--fix`` makes of it, as ``fixes`` and the region's end)."""
     loc: dict = {"artifactLocation": {"uri": _uri(f.file)}}
     if f.line is not None:
         loc["region"] = {"startLine": f.line}
         if f.col is not None:
             loc["region"]["startColumn"] = f.col
+        if fix is not None:
+            loc["region"]["endColumn"] = fix.col + len(fix.old)
     item: dict = {
         "ruleId": f.code,
         "ruleIndex": index[f.code],
@@ -119,6 +156,8 @@ def _result(f: Finding, index: dict[str, int], baseline: bool) -> dict:
         "locations": [{"physicalLocation": loc}],
         "partialFingerprints": {SARIF_FINGERPRINT: f.fingerprint},
     }
+    if fix is not None:
+        item["fixes"] = _fixes(f, fix)
     if f.hint:
         item["properties"] = {"hint": {"path": f.hint.path, "how": f.hint.how}}
     if f.suppressed:
