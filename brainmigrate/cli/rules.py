@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import click
 
+from brainmigrate.cli.options import voiced
 from brainmigrate.cli.runtime import guarded
 
 
 @click.command("rule")
 @click.argument("code", required=False)
 @click.option("--all", "every", is_flag=True, help="List every finding code, one a line.")
+@voiced
 @guarded
 def rule_cmd(code: str | None, every: bool) -> None:
     """Print what the finding CODE (BM101) finds, why it matters, an example line and how
