@@ -379,8 +379,13 @@ def _table_of(data: dict, config_file) -> tuple[str, ...] | None:
     ``ConfigError`` for a file holding both."""
     tool = data.get("tool")
     if not (isinstance(tool, dict) and "brainmigrate" in tool):
+        if isinstance(tool, dict) and not any(k in KEYS for k in data):
+            raise ConfigError(
+                f"--config {config_file}: has no [tool.brainmigrate] table; add one or name"
+                " another file"
+            )
         return None
-    others = sorted(k for k in data if k != "tool")
+    others = sorted(k for k in data if k in KEYS)  # (a pyproject.toml copy holds [project])
     if others:
         raise ConfigError(
             f"--config {config_file}: holds [tool.brainmigrate] and settings at its top level"

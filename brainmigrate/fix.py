@@ -172,8 +172,27 @@ def fixable(
     if not any(code == "BM101" and not s for code, _, s, _ in result.tally().counts()):
         return result
     planned, _ = _planned(result.findings, paths, options, exclude, unsafe=False)
-    fixes = {(f.file, f.line, f.col): f for f in planned.fixes}
+    kept = _writable(planned.edits, paths)  # the files --fix would write, no others
+    fixes = {(f.file, f.line, f.col): f for f in planned.fixes if f.file in kept}
     return dataclasses.replace(result, fixes=fixes)
+
+
+def _writable(edits: Sequence[FileEdit], paths: Sequence[str | os.PathLike]) -> set[str]:
+    """The display names of the edited files ``write_edits`` would write: under one of the
+    PATHS (a symlink leading out is left alone) and not read-only."""
+    bases = Given(paths)
+    try:
+        out = set()
+        for e in edits:
+            try:
+                mode = os.stat(e.path).st_mode
+            except OSError:
+                continue
+            if bases.holding(e.path) is not None and mode & 0o200 and os.access(e.path, os.W_OK):
+                out.add(e.display)
+        return out
+    finally:
+        bases.close()
 
 
 def plan_fixes(

@@ -171,13 +171,18 @@ def search(
 
 
 def _require_scopes(scopes, exact, areas: bool, store, stored: Sequence[str]) -> None:
-    """Raise ``UnknownScope`` when no scope of ``stored`` is one of ``exact`` nor, with
-    ``areas``, an ``area:*`` scope (``--scope core`` in a store of ``area:`` scopes)."""
-    if any(s in exact or (areas and s.startswith("area:")) for s in stored):
+    """Raise ``UnknownScope`` for a scope of ``exact`` that no stored fact has, or a bare
+    ``area`` in a store without ``area:*`` scopes: each one, as ``export`` refuses them (a
+    typo beside a scope that exists would quietly narrow the hits)."""
+    held = set(stored)
+    missing = [s for s in exact if s not in held]
+    if areas and not any(s.startswith("area:") for s in held):
+        missing.append("area")
+    if not missing:
         return
     from brainmigrate.stale import _no_scope
 
-    raise UnknownScope(_no_scope(scopes, store, stored, what="fact"))
+    raise UnknownScope(_no_scope(missing, store, stored, what="fact"))
 
 
 def _id_first(reader, query: str, ids: list[int], filters, only, limit: int) -> list[int]:

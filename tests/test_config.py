@@ -362,3 +362,21 @@ def test_a_config_file_with_both_forms_is_refused(tmp_path):
         f"--config {tmp_path / 'alt.toml'}: holds [tool.brainmigrate] and settings at its top"
         " level (fail-on); keep one of them"
     )
+
+
+def test_a_copy_of_pyproject_toml_is_a_config_file_of_any_name(tmp_path):
+    (tmp_path / "copy.toml").write_text(
+        '[project]\nname = "x"\n[tool.ruff]\nline-length = 1\n'
+        '[tool.brainmigrate]\nignore = ["BM101"]\n'
+    )
+    assert config.load(config_file=tmp_path / "copy.toml").ignore == ("BM101",)
+
+
+def test_a_config_file_whose_tool_table_lacks_ours_says_so(tmp_path):
+    (tmp_path / "alt.toml").write_text('[tool.brainmigrat]\nignore = ["BM101"]\n')
+    with pytest.raises(config.ConfigError) as caught:
+        config.load(config_file=tmp_path / "alt.toml")
+    assert str(caught.value) == (
+        f"--config {tmp_path / 'alt.toml'}: has no [tool.brainmigrate] table; add one or name"
+        " another file"
+    )

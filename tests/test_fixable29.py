@@ -173,3 +173,22 @@ def test_sarif_rules_carry_the_documentation(project):
     assert first["fullDescription"] == {"text": DOCS["BM101"].finds}
     assert first["help"]["text"].startswith(DOCS["BM101"].why + " Example: ")
     assert all("fullDescription" in r and "help" in r for r in rules)
+
+
+def test_a_file_fix_would_leave_alone_is_not_marked_fixable(project, tmp_path):
+    """A read-only notes file, and a symlink leading out of the PATHS: ``--fix`` leaves
+    both alone, so neither is marked, nor counted, nor given a JSON ``fix``."""
+    (project / "notes.md").chmod(0o444)
+    try:
+        r = check()
+        assert r.stdout.splitlines()[0].startswith("notes.md:1:23: BM101 error cites")
+        assert "fixable" not in r.stderr
+        assert json.loads(check("--format", "json").stdout)["findings"][0]["fix"] is None
+    finally:
+        (project / "notes.md").chmod(0o644)
+    outside = tmp_path.parent / f"{tmp_path.name}-outside.md"
+    outside.write_text(NOTES, encoding="utf-8")
+    (project / "notes").mkdir()
+    (project / "notes/link.md").symlink_to(outside)
+    r = cli("check", "notes", "--root", "repo", "--isolated", "--no-progress")
+    assert "[*]" not in r.stdout and "fixable" not in r.stderr, r.output

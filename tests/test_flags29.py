@@ -165,6 +165,13 @@ def test_search_refuses_a_scope_no_fact_has_listing_the_stored_scopes(gone):
     )
     r = cli("search", "merge", "--scope", "area", "--store", "know.db")
     assert (r.exit_code, r.stdout.split()[0]) == (0, "k1")
+    # a typo beside a scope the store has is refused too (it would narrow the hits)
+    r = cli("search", "merge", "--scope", "area:code,area:cod", "--store", "know.db")
+    assert (r.exit_code, r.stderr) == (
+        2,
+        "brainmigrate: error: --scope area:cod: no fact of it in know.db; give one of the"
+        " store's scopes (area:code)\n",
+    )
 
 
 def test_search_for_a_fact_id_shows_that_fact_first(gone):
