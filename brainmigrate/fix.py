@@ -39,7 +39,7 @@ from brainmigrate.read.files import notes_files, select_files
 from brainmigrate.read.lines import WIDE_BOMS
 from brainmigrate.read.run import ImportOptions
 from brainmigrate.read.tokens import Token, link_path, path_like
-from brainmigrate.rewrites import Given, link_out, rewrite
+from brainmigrate.rewrites import Given, link_out, read_only, rewrite
 from brainmigrate.roots import Root, is_absolute, normalize
 from brainmigrate.writers import folder_below
 
@@ -188,7 +188,7 @@ def _writable(edits: Sequence[FileEdit], paths: Sequence[str | os.PathLike]) -> 
                 mode = os.stat(e.path).st_mode
             except OSError:
                 continue
-            if bases.holding(e.path) is not None and mode & 0o200 and os.access(e.path, os.W_OK):
+            if bases.holding(e.path) is not None and not read_only(None, e.path, mode):
                 out.add(e.display)
         return out
     finally:

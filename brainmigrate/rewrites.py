@@ -123,7 +123,7 @@ def rewrite(
         )
     if not _regular(st.st_mode):
         return _NOT_FILE
-    if _read_only(dir_fd, name, st.st_mode):
+    if read_only(dir_fd, name, st.st_mode):
         return _READ_ONLY
     flags = os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
     try:
@@ -147,7 +147,9 @@ def _regular(mode: int) -> bool:
     return stat.S_ISREG(mode)
 
 
-def _read_only(dir_fd: int, name: str, mode: int) -> bool:
+def read_only(dir_fd: int | None, name: str, mode: int) -> bool:
+    """Whether the file ``name`` (of the folder ``dir_fd``, or a path) of ``mode`` is one
+    ``rewrite`` refuses as read-only: no owner write bit, or no write access."""
     if not mode & stat.S_IWUSR:
         return True
     try:
