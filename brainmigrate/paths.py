@@ -161,13 +161,14 @@ class PathResolver:
                 # ignored on every machine, installed or not; else no path
                 under = next((r for r in inside if self._under_ignored(r)), None)
                 return ("ignored", under[1]) if under is not None else None
-            ignored = next((r for r in held if self._ignored(r, kind)), None)
-            return ("ignored", ignored[1]) if ignored is not None else ("gone", name)
-        for reading in inside:
-            if self._ignored(reading, kind):
-                return ("ignored", reading[1])
-        judged = next((r for r in inside if self._first_known(r)), None)
+            return ("ignored", held[0][1]) if self._ignored(held[0], kind) else ("gone", name)
+        # the first reading that a root knows or ignores judges it: a later reading that git
+        # ignores (the notes folder's ``w/*`` past its ``!w/keep.md``) does not hide a gone
+        # ``src/Gone.kt`` that the roots' tops know
+        judged = next((r for r in inside if self._first_known(r) or self._ignored(r, kind)), None)
         if judged is not None:
+            if self._ignored(judged, kind):
+                return ("ignored", judged[1])
             hit = self._find(judged, kind)
             if hit is not None and hit[0] == "outside":
                 return hit

@@ -143,6 +143,21 @@ def test_an_ignored_folder_and_a_tracked_file_under_an_ignore_rule(app):
     assert citations == [("ignored", "tmp", 19), ("ignored", "log/other.md", 28)]
 
 
+def test_a_notes_folder_ignored_past_its_own_file_does_not_hide_a_gone_path(tmp_path):
+    """``w/*`` then ``!w/keep.md``: keep.md's ``src/Gone.kt`` read in its own folder is
+    ignored, but the roots' top knows ``src/``, so that reading judges it: gone (BM101),
+    not ignored (BM105, exit 0)."""
+    repo = tmp_path / "repo"
+    write(repo, {"src/A.kt": "class A", "notes/.gitignore": "w/*\n!w/keep.md\n"})
+    write(repo, {"notes/w/keep.md": "+ see src/Gone.kt for it\n"})
+    git(repo, "init", "-q")
+    commit_all(repo)
+    text = "see src/Gone.kt and ./run.log"
+    _, citations, _ = scan([repo], text, notes=repo / "notes" / "w" / "keep.md")
+    gone, ignored = ("gone", "src/Gone.kt", at(text, "src/")), at(text, "./run")
+    assert citations == [gone, ("ignored", "notes/w/run.log", ignored)]
+
+
 # ------------------------------------------------------------------------------ readings
 
 
