@@ -21,7 +21,7 @@ from brainmigrate.cli.options import (
     notes_options,
     voice_options,
 )
-from brainmigrate.cli.reading import load_settings, notes_progress, read_options, stdin_notes
+from brainmigrate.cli.reading import notes_progress, read_options, stdin_notes
 from brainmigrate.cli.runtime import (
     emit,
     guarded,
@@ -221,13 +221,13 @@ def check_cmd(**given) -> None:
     --fix), for CI.
 
     Exit 0: nothing fails; 1: findings at or above --fail-on; 2: could not run. Settings
-    come from .brainmigrate.toml or [tool.brainmigrate] in pyproject.toml, found from the
-    current folder up; options given here override them.
+    come from .brainmigrate.toml or [tool.brainmigrate] in pyproject.toml, the nearest at
+    or above each notes file; options given here override them.
     """
     opts = CheckOptions(**given)
     _refuse_usage(opts)
-    targets, settings, selection = _configure(opts)
-    result = _run(opts, settings, selection)
+    targets, found = _configure(opts)
+    result = _run_groups(opts, found)
     _report(opts, targets, result)
 
 
@@ -255,11 +255,14 @@ def _refuse_usage(opts: CheckOptions) -> None:
 
 
 def _configure(opts: CheckOptions):
-    """``(targets, settings, selection)``: the reports to write (``ci.plan``: ``(format,
-    output or None)``), each output checked before any work; the configuration with the
-    options in place; the finding codes selected. Says on stderr what ``--verbose`` asks
-    for; raises ``click.UsageError`` or ``fsutil.OutputError``/``Clash`` (exit 2)."""
+    """``(targets, groups)``: the reports to write (``ci.plan``: ``(format, output or
+    None)``), each output checked before any work; the PATHS grouped by the configuration
+    that applies to them (``configs.groups``, the options in place), each with the finding
+    codes it selects. Says on stderr what ``--verbose`` asks for; raises
+    ``click.UsageError``, ``Failure`` (groups with another fail-on or baseline) or
+    ``fsutil.OutputError``/``Clash`` (exit 2)."""
     from brainmigrate import rules
+    from brainmigrate.cli import configs
     from brainmigrate.reports import ci
 
     try:
@@ -270,17 +273,20 @@ def _configure(opts: CheckOptions):
         writable_output(output)
     overrides = ("roots", "scope", "task_pattern", "plus_kind", "cache_dir", "fail_on")
     overrides += ("baseline", "exclude", "extend_exclude", "select", "extend_select", "ignore")
-    settings = load_settings(
-        opts.config_file,
-        opts.isolated,
-        quiet=opts.quiet,
-        **{name: getattr(opts, name) for name in overrides},
-    )
-    selection = rules.Selection(settings.select, settings.extend_select, settings.ignore)
-    if opts.verbose:
-        say(f"brainmigrate: configuration: {settings.source or 'none'}")
-        say(f"brainmigrate: roots: {', '.join(settings.roots or ('.',))}")
-        say(f"brainmigrate: codes: {', '.join(selection.codes()) or 'none'}")
+    given = {name: getattr(opts, name) for name in overrides}
+    found = configs.groups(opts.paths, opts.config_file, opts.isolated, opts.quiet, **given)
+    configs.refuse_mixed(found, configs.CHECK_KEYS, "check them apart")
+    out = []
+    for group in found:
+        s = group.settings
+        selection = rules.Selection(s.select, s.extend_select, s.ignore)
+        if opts.verbose:
+            which = f" (for {', '.join(group.paths)})" if len(found) > 1 else ""
+            say(f"brainmigrate: configuration: {s.source or 'none'}{which}")
+            say(f"brainmigrate: roots: {', '.join(s.roots or ('.',))}")
+            say(f"brainmigrate: codes: {', '.join(selection.codes()) or 'none'}")
+        out.append((group, selection))
+    settings = found[0].settings
     if opts.update_baseline and not settings.baseline:
         raise click.UsageError("--update-baseline needs a baseline file: add --baseline FILE")
     written = [(f"--format {fmt.value} --output", output) for fmt, output in targets]
@@ -290,41 +296,49 @@ def _configure(opts: CheckOptions):
     refuse_overwrites(
         written, notes=opts.paths, baseline=str(settings.baseline) if read_baseline else None
     )
-    return targets, settings, selection
+    return targets, out
 
 
-def _baseline_folder(opts: CheckOptions, settings) -> str | None:
+def _baseline_folder(opts: CheckOptions, group) -> str | None:
     """The folder of the configuration file that named the baseline ``--update-baseline``
     writes (None when ``--baseline`` was typed, or nothing is written): the file must stay
     below it. Raises ``BaselineError`` (exit 2) before any work when it leads out."""
+    settings = group.settings
     if not opts.update_baseline or opts.baseline is not None or not settings.baseline:
         return None
-    from brainmigrate import config
     from brainmigrate.baseline import BaselineError, outside_message
 
-    if opts.config_file:
-        folder = os.path.dirname(os.path.abspath(opts.config_file))
-    else:
-        try:
-            folder = os.fspath(config.find()[0].absolute().parent)
-        except LookupError:  # pragma: no cover - a baseline from no file is typed
-            return None
+    folder = group.folder
+    if folder is None:  # pragma: no cover - a baseline from no file is typed
+        return None
     message = outside_message(settings.baseline, folder)
     if message is not None:
         raise BaselineError(message)
     return folder
 
 
-def _run(opts: CheckOptions, settings, selection):
+def _run_groups(opts: CheckOptions, found):
+    """``_run`` of each group's PATHS (``-`` read from standard input once), joined into
+    one result (``configs.join_checks``/``join_fixes``)."""
+    from brainmigrate.cli import configs
+
+    with stdin_notes(opts.paths, opts.stdin_filename) as (paths, names):
+        read = dict(zip(opts.paths, paths, strict=True))
+        results = [
+            _run(opts, group, selection, tuple(read.get(p, p) for p in group.paths), names)
+            for group, selection in found
+        ]
+    return (configs.join_fixes if opts.fixing else configs.join_checks)(results)
+
+
+def _run(opts: CheckOptions, group, selection, paths, names):
     """The check (``check.CheckResult``) or, with ``--fix``/``--diff``, the fix
-    (``fix.FixResult``) of the notes ``opts`` name."""
+    (``fix.FixResult``) of one group's notes ``paths`` (``names``: their display names)."""
     from brainmigrate import check
 
-    within = _baseline_folder(opts, settings)
-    with (
-        stdin_notes(opts.paths, opts.stdin_filename) as (paths, names),
-        notes_progress(opts.no_progress or opts.quiet) as progress,
-    ):
+    settings = group.settings
+    within = _baseline_folder(opts, group)
+    with notes_progress(opts.no_progress or opts.quiet) as progress:
         options = read_options(settings, opts.parser, names, progress, opts.notation)
         kwargs = {
             "baseline": settings.baseline,

@@ -67,24 +67,41 @@ def import_cmd(
 ):
     """Import notes files (or folders of *.md) into the fact store.
 
-    Settings come from .brainmigrate.toml or [tool.brainmigrate] in pyproject.toml, found
-    from the current folder up; options given here override them.
+    Settings come from .brainmigrate.toml or [tool.brainmigrate] in pyproject.toml, the
+    nearest at or above each notes file; options given here override them.
     """
     from brainmigrate import importer
-    from brainmigrate.read.files import select_files
+    from brainmigrate.cli import configs
 
     refuse_overwrites([("--output", output)], store, paths, store_written=not dry_run)
     writable_output(output)
     quiet = voice().quiet
-    s = load_settings(config_file, isolated, quiet, **given)
+    found = configs.groups(paths, config_file, isolated, quiet, True, **given)
+    configs.refuse_mixed(found, configs.IMPORT_KEYS, "import them apart")
+    s = found[0].settings
     with (
-        stdin_notes(paths, stdin_filename) as (paths, names),
+        stdin_notes(paths, stdin_filename) as (read, names),
         notes_progress(no_progress or quiet) as progress,
     ):
         options = read_options(s, parser, names, progress, notation)
-        paths, _ = select_files(paths, s.excludes, names)
-        result = importer.import_notes(paths, options, store, dry_run, verify, sync)
+        read = _selected(found, dict(zip(paths, read, strict=True)), names)
+        result = importer.import_notes(read, options, store, dry_run, verify, sync)
     _report(result, fmt, output, s.cache_dir)
+
+
+def _selected(found, read: dict, names) -> list:
+    """The notes files of every group (``configs.groups``) without those its own
+    ``exclude`` globs leave out; ``read`` maps a PATH to the file it is read from (``-``:
+    standard input's copy)."""
+    from brainmigrate.read.files import select_files
+
+    out: list = []
+    for group in found:
+        kept, _ = select_files(
+            [read.get(p, p) for p in group.paths], group.settings.excludes, names
+        )
+        out += kept
+    return out
 
 
 def _report(result, fmt: str, output: str | None, cache_dir) -> None:

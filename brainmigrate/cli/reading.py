@@ -14,18 +14,24 @@ from brainmigrate.cli.runtime import say, verbose
 
 
 def load_settings(
-    config_file: str | None, isolated: bool, quiet: bool = False, roots_said=True, **given
+    config_file: str | None,
+    isolated: bool,
+    quiet: bool = False,
+    roots_said=True,
+    folder: str | None = None,
+    **given,
 ):
-    """The settings of the configuration file (``config.load``) with the options given in
-    place; says on stderr which file is used when one folder holds two (not when
-    ``quiet``), and under ``--verbose`` (``options.voiced``) the configuration file and
-    (``roots_said``) the roots. Raises ``click.UsageError`` for ``--config`` with
-    ``--isolated``."""
+    """The settings of the configuration file (``config.load``, found from ``folder``:
+    default the current one) with the options given in place; says on stderr which file
+    is used when one folder holds two (not when ``quiet``), and under ``--verbose``
+    (``options.voiced``) the configuration file and (``roots_said``) the roots. Raises
+    ``click.UsageError`` for ``--config`` with ``--isolated``."""
     from brainmigrate import config
 
     if config_file and isolated:
         raise click.UsageError("--config and --isolated exclude each other; give one")
-    settings = config.load(config_file=config_file, isolated=isolated).override(**given)
+    settings = config.load(folder, config_file=config_file, isolated=isolated)
+    settings = settings.override(**given)
     for note in () if quiet else settings.notes:
         say(f"brainmigrate: note: {note}")  # one line, whatever the file's name
     verbose(f"brainmigrate: configuration: {settings.source or 'none'}")

@@ -1,0 +1,137 @@
+"""Configuration found per notes file, as ruff finds its own (issue 29, "Configuration"):
+the nearest ``.brainmigrate.toml`` or ``pyproject.toml`` with ``[tool.brainmigrate]`` at
+or above each notes file, whatever the current folder; ``extend``; ``per-file-ignores``."""
+
+from __future__ import annotations
+
+import json
+
+from clirun import cli
+from trees import committed, write
+
+#: A checkout whose configuration fails on warnings and whose notes cite one file it
+#: holds, one it lost and a spelling that warns (BM2: a Windows path).
+REPO = {
+    "pyproject.toml": '[project]\nname = "app"\n\n[tool.brainmigrate]\nfail-on = "warning"\n',
+    "src/App.kt": "class App\n",
+    "src/Main.kt": "class Main\n",
+    "notes/a.md": "+ the app is src/App.kt\n+ start in src/Main.kt\n+ gone src/Gone.kt\n",
+}
+
+
+def _findings(stdout: str, prefix: str = "") -> list[dict]:
+    return [{**f, "file": f["file"].removeprefix(prefix)} for f in json.loads(stdout)["findings"]]
+
+
+def test_checking_from_above_the_checkout_uses_its_configuration(tmp_path, monkeypatch):
+    committed(tmp_path / "repo", REPO)
+    monkeypatch.chdir(tmp_path / "repo")
+    inside = cli("check", "--format", "json", "notes")
+    monkeypatch.chdir(tmp_path)
+    above = cli("check", "--format", "json", "repo/notes")
+    text = cli("check", "repo/notes")
+    assert (inside.exit_code, above.exit_code) == (1, 1)
+    assert [(f["code"], f["line"]) for f in _findings(inside.stdout)] == [("BM101", 3)]
+    assert _findings(above.stdout, "repo/") == _findings(inside.stdout)
+    assert json.loads(above.stdout)["fail_on"] == "warning"
+    assert text.stdout == (
+        "repo/notes/a.md:3:8: BM101 error cites src/Gone.kt, which no root holds\n"
+        "FAILED: 1 file, 3 fact lines: 1 finding (1 error, 0 warning, 0 info); 1 failing at"
+        " --fail-on warning; 0 suppressed; 0 in the baseline\n"
+    )
+
+
+def test_a_file_without_configuration_above_falls_back_to_the_current_folders(
+    tmp_path, monkeypatch
+):
+    write(tmp_path, {".brainmigrate.toml": 'ignore = ["BM1"]\n', "free/a.md": "+ x src/Gone.kt\n"})
+    committed(tmp_path / "other", {"notes/b.md": "+ y src/Gone.kt\n"})
+    monkeypatch.chdir(tmp_path)
+    r = cli("check", "free", "other/notes")
+    assert (r.exit_code, r.stdout.splitlines()[-1]) == (
+        0,
+        "OK: 2 files, 2 fact lines: 0 findings (0 error, 0 warning, 0 info);"
+        " 0 failing at --fail-on error; 0 suppressed; 0 in the baseline",
+    )
+
+
+def _two_packages(tmp_path):
+    """Packages ``a`` (ignores BM101, fails on errors) and ``b`` (reports every code), each
+    with its own configuration and a notes file citing one file it holds, one it lost."""
+    write(
+        tmp_path,
+        {
+            "a/.brainmigrate.toml": 'ignore = ["BM101"]\n',
+            "a/src/One.kt": "class One\n",
+            "a/notes/a.md": "+ one src/One.kt\n+ gone src/Lost.kt\n",
+            "b/pyproject.toml": '[tool.brainmigrate]\nfail-on = "error"\n',
+            "b/src/Two.kt": "class Two\n",
+            "b/notes/b.md": "+ two src/Two.kt\n+ gone src/Away.kt\n",
+        },
+    )
+
+
+def test_two_packages_are_checked_each_with_its_own_configuration(tmp_path, monkeypatch):
+    _two_packages(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    r = cli("check", "a/notes", "b/notes")
+    assert r.exit_code == 1
+    assert r.stdout == (
+        "b/notes/b.md:2:8: BM101 error cites src/Away.kt, which no root holds\n"
+        "FAILED: 2 files, 4 fact lines: 1 finding (1 error, 0 warning, 0 info); 1 failing at"
+        " --fail-on error; 0 suppressed; 0 in the baseline\n"
+    )
+    report = json.loads(cli("check", "--format", "json", "a/notes", "b/notes").stdout)
+    assert (report["totals"]["files"], report["totals"]["facts"]) == (2, 4)
+    # the command line overrides every group's file
+    r = cli("check", "--root", "a", "--format", "json", "b/notes", "a/notes")
+    assert [(f["file"], f["line"]) for f in json.loads(r.stdout)["findings"]] == [
+        ("b/notes/b.md", 1),
+        ("b/notes/b.md", 2),
+    ]
+    assert cli("check", "--ignore", "BM1", "a/notes", "b/notes").exit_code == 0
+
+
+def test_verbose_says_the_configuration_of_each_group(tmp_path, monkeypatch):
+    _two_packages(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    r = cli("check", "-v", "--select", "BM1", "a/notes", "b/notes")
+    assert r.stderr.splitlines() == [
+        "brainmigrate: configuration: a/.brainmigrate.toml (for a/notes)",
+        "brainmigrate: roots: a",
+        "brainmigrate: codes: BM102, BM103, BM104, BM105",
+        "brainmigrate: configuration: b/pyproject.toml [tool.brainmigrate] (for b/notes)",
+        "brainmigrate: roots: b",
+        "brainmigrate: codes: BM101, BM102, BM103, BM104, BM105",
+    ]
+
+
+def test_groups_with_another_fail_on_are_refused_in_one_line(tmp_path, monkeypatch):
+    _two_packages(tmp_path)
+    (tmp_path / "a/.brainmigrate.toml").write_text('fail-on = "info"\n')
+    monkeypatch.chdir(tmp_path)
+    r = cli("check", "a/notes", "b/notes")
+    assert (r.exit_code, r.stdout, r.stderr) == (
+        2,
+        "",
+        "brainmigrate: error: notes under a/ and b/ have different fail-on"
+        " (a/.brainmigrate.toml, b/pyproject.toml); check them apart or pass --fail-on\n",
+    )
+    assert cli("check", "--fail-on", "info", "a/notes", "b/notes").exit_code == 1
+
+
+def test_one_import_of_notes_under_other_roots_is_refused(tmp_path, monkeypatch):
+    _two_packages(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    r = cli("import", "--dry-run", "a/notes", "b/notes")
+    assert (r.exit_code, r.stdout, r.stderr) == (
+        2,
+        "",
+        "brainmigrate: error: notes under a/ and b/ have different roots"
+        " (a/.brainmigrate.toml, b/pyproject.toml); import them apart or pass --root\n",
+    )
+    assert not (tmp_path / "know.db").exists()
+    r = cli("import", "--root", "a", "--root", "b", "--format", "json", "a/notes", "b/notes")
+    assert r.exit_code == 0, r.stderr
+    report = json.loads(r.stdout)
+    assert (report["totals"]["added"], report["totals"]["gone"]) == (4, 2)
