@@ -1,32 +1,38 @@
 """Settings of ``brainmigrate`` from a configuration file (docs/check.md, Configuration).
 
-Found as ruff finds its own (``find``): from the current folder upward to the repository
-root (the first folder holding ``.git``; the file system root when there is none), the
-first folder with ``.brainmigrate.toml`` (keys at the top level) or ``pyproject.toml`` with
-a ``[tool.brainmigrate]`` table. When one folder holds both, ``.brainmigrate.toml`` is used
-and ``Settings.notes`` says so. ``--config FILE`` names the file instead; ``--isolated``
-reads none. Keys:
+Found as ruff finds its own (``find``): from a folder upward to the repository root (the
+first folder holding ``.git``; the file system root when there is none), the first folder
+with ``.brainmigrate.toml`` (keys at the top level) or ``pyproject.toml`` with a
+``[tool.brainmigrate]`` table. ``check`` and ``import`` look from each notes file
+(``cli.configs``), the other commands from the current folder. When one folder holds
+both, ``.brainmigrate.toml`` is used and ``Settings.notes`` says so. ``--config FILE``
+names the file instead; ``--isolated`` reads none. Keys:
 
-==============  =========================================  ===========================
-key             value                                      command-line option
-==============  =========================================  ===========================
-roots           list of folders, first wins                ``--root``
-scope           scope of every fact                        ``--scope``
-task-pattern    regular expression                         ``--task-pattern``
-plus-kind       one of the kinds (``environment`` …)       ``--plus-kind``
-cache-dir       folder of the declaration index cache      ``--cache-dir``
-exclude         list of globs of notes files to skip       ``--exclude``
-extend-exclude  more globs, added to ``exclude``           ``--extend-exclude``
-fail-on         ``error``, ``warning`` or ``info``         ``--fail-on``
-baseline        baseline file                              ``--baseline``
-select          finding codes or prefixes to report        ``--select``
-extend-select   codes or prefixes added to ``select``      ``--extend-select``
-ignore          codes or prefixes not to report            ``--ignore``
-markdown        list of globs of Markdown notes files      ``--notation`` (all or none)
-==============  =========================================  ===========================
+=======================  ========================================  =======================
+key                      value                                     command-line option
+=======================  ========================================  =======================
+roots                    list of folders, first wins               ``--root``
+scope                    scope of every fact                       ``--scope``
+task-pattern             regular expression                        ``--task-pattern``
+plus-kind                one of the kinds (``environment`` …)      ``--plus-kind``
+cache-dir                folder of the declaration index cache     ``--cache-dir``
+exclude                  list of globs of notes files to skip      ``--exclude``
+extend-exclude           more globs, added to ``exclude``          ``--extend-exclude``
+fail-on                  ``error``, ``warning`` or ``info``        ``--fail-on``
+baseline                 baseline file                             ``--baseline``
+select                   finding codes or prefixes to report       ``--select``
+extend-select            codes or prefixes added to ``select``     ``--extend-select``
+ignore                   codes or prefixes not to report           ``--ignore``
+markdown                 list of globs of Markdown notes files     ``--notation`` (all or none)
+extend                   another configuration file, its keys      none
+                         taken where this file gives none
+=======================  ========================================  =======================
 
-Paths in the file (``roots``, ``baseline``, ``cache-dir``) are relative to the folder of the
-file that holds them. ``markdown`` names the notes files read as Markdown notes (SPEC.md
+Paths in the file (``roots``, ``baseline``, ``cache-dir``, ``extend``) are relative to the
+folder of the file that holds them. ``extend`` names a file of either form (a
+``pyproject.toml`` with the table, or keys at the top level); its own ``extend`` is
+followed in turn, a cycle is a ``ConfigError`` naming the files; an ``extend-*`` key adds
+to the extended file's. ``markdown`` names the notes files read as Markdown notes (SPEC.md
 §Notation, Markdown notes; default ``markdown_notes.DEFAULT_GLOBS``: ``CLAUDE.md``,
 ``AGENTS.md``, ``**/.cursor/rules/*.mdc`` …; ``[]`` reads every file as brain notation);
 ``--notation markdown|brain`` reads every file one way instead. Options given on the
@@ -45,16 +51,17 @@ from reprlib import recursive_repr
 
 from brainmigrate import inputs
 from brainmigrate.codes import LEVELS
+from brainmigrate.configfiles import SOURCES, ConfigError, _parse, _shown, find
 from brainmigrate.model import KINDS
 from brainmigrate.patterns import lazy
-from brainmigrate.read.files import InputError
 
-#: Where settings are looked for, in this order: (file name, table or None for top level).
-SOURCES = ((".brainmigrate.toml", None), ("pyproject.toml", ("tool", "brainmigrate")))
+__all__ = ["SOURCES", "ConfigError", "Settings", "find", "load", "parse"]
+
 KEYS = (
     "baseline",
     "cache-dir",
     "exclude",
+    "extend",
     "extend-exclude",
     "extend-select",
     "fail-on",
@@ -68,10 +75,6 @@ KEYS = (
 )
 #: A finding code or a prefix of one, as ``select`` and ``ignore`` take them (``BM1``).
 CODE_PREFIX = lazy(r"BM[0-9]{0,3}")
-
-
-class ConfigError(InputError):
-    """The configuration file cannot be read, or holds an unknown key or a bad value."""
 
 
 @dataclass(frozen=True, kw_only=True, init=False, repr=False, eq=False)
@@ -244,70 +247,6 @@ def _codes(values: tuple[str, ...], where: str) -> tuple[str, ...]:
     return values
 
 
-def find(start: str | os.PathLike | None = None) -> tuple[Path, tuple[str, ...] | None, str]:
-    """The configuration file that applies in folder ``start`` (default: the current one):
-    ``(path, table or None, note)``; ``note`` is "" unless the folder also holds the other
-    file. Raises ``LookupError`` when there is none."""
-    base = Path(start if start is not None else Path.cwd()).absolute()
-    for folder in (base, *base.parents):
-        found = [(folder / name, table) for name, table in SOURCES if _holds(folder / name, table)]
-        if found:
-            path, table = found[0]
-            note = ""
-            if len(found) > 1:
-                note = (
-                    f"{_shown(path)} is used; [tool.brainmigrate] in "
-                    f"{_shown(found[1][0])} is ignored (one folder holds both)"
-                )
-            return path, table, note
-        if (folder / ".git").exists():
-            break
-    raise LookupError("no configuration file")
-
-
-def _holds(path: Path, table: tuple[str, ...] | None) -> bool:
-    """True when ``path`` is a file and, for a table, the file holds it (a file that cannot
-    be read or parsed is taken, so its error is reported: a FIFO or device too, refused
-    unread, never skipped)."""
-    if not path.exists() or path.is_dir():
-        return False
-    if table is None or not path.is_file():
-        return True
-
-    try:
-        data = _parse(path)
-    except (OSError, ValueError, RecursionError, ConfigError):
-        return True
-    for key in table:
-        data = data.get(key) if isinstance(data, dict) else None
-    return data is not None
-
-
-def _parse(path: Path) -> dict:
-    """The TOML document of the file at ``path``, read through ``inputs.read_bounded``
-    (at most ``inputs.SMALL_FILE_MAX`` bytes). Raises what the read raises,
-    ``UnicodeDecodeError``, ``tomllib.TOMLDecodeError``, and ``ConfigError`` holding what
-    follows the file's name (``":line:col: reason"``) for nesting past
-    ``inputs.MAX_DEPTH`` or an integer too long to convert (``inputs.structure_fault``).
-    """
-    import tomllib
-
-    text = inputs.read_bounded(path, inputs.SMALL_FILE_MAX, "a configuration file")
-    text = text.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")  # as read_text
-    fault = inputs.structure_fault(text, "toml")
-    if fault is None:
-        try:
-            return tomllib.loads(text)
-        except tomllib.TOMLDecodeError:
-            raise
-        except (ValueError, RecursionError) as exc:
-            fault = inputs.structure_fault(text, "toml", numbers=True)
-            if fault is None:
-                raise ConfigError(f": not valid TOML ({exc})") from None
-    line, col, reason = fault
-    raise ConfigError(f":{line}:{col}: {reason}")
-
-
 def load(
     folder: str | os.PathLike | None = None,
     *,
@@ -316,10 +255,12 @@ def load(
 ) -> Settings:
     """The settings that apply in ``folder`` (default: the current folder), found by
     ``find``; defaults when there is no file or with ``isolated``. ``config_file`` names the
-    file to read instead (a ``pyproject.toml`` must hold ``[tool.brainmigrate]``).
+    file to read instead (a ``pyproject.toml`` must hold ``[tool.brainmigrate]``). A file's
+    ``extend`` names another whose keys it takes where it gives none (``_extended``).
 
     Raises ``ConfigError`` for a missing ``config_file``, invalid TOML, an unknown key or a
-    bad value (the message names the file and the key).
+    bad value (the message names the file and the key), a missing extended file or a
+    cycle of ``extend``.
     """
     if isolated:
         return Settings()
@@ -334,6 +275,20 @@ def load(
             path, table, note = find(folder)
         except LookupError:
             return Settings()
+    data, where = _read(path, table, config_file)
+    if data is None:
+        return Settings()
+    base = path.absolute().parent
+    data = _extended(data, where, base, (path.absolute(),))
+    settings = parse(data, where, base=base)
+    return replace(settings, notes=(note,)) if note else settings
+
+
+def _read(path: Path, table, config_file=None) -> tuple[dict | None, str]:
+    """``(settings table, where)`` of the file at ``path``: ``table`` (None: its top level;
+    for a ``config_file`` that is no ``pyproject.toml``, whichever it holds,
+    ``_table_of``); None when a found ``pyproject.toml`` lacks the table. ``where`` names
+    the file (and table) for messages. Raises ``ConfigError``."""
     name = _shown(path)
     import tomllib
 
@@ -365,11 +320,76 @@ def load(
                     f"--config {config_file}: has no [tool.brainmigrate] table; add one or name"
                     " another file"
                 )
-            return Settings()
+            return None, where
         if not isinstance(data, dict):
             raise ConfigError(f"{where}: not a table; make it a table of settings")
-    settings = parse(data, where, base=path.absolute().parent)
-    return replace(settings, notes=(note,)) if note else settings
+    return data, where
+
+
+#: The keys whose values are paths relative to the file's folder.
+PATH_KEYS = ("roots", "baseline", "cache-dir")
+
+
+def _extended(data: dict, where: str, base: Path, chain: tuple[Path, ...]) -> dict:
+    """``data`` (the table of the file ``chain[-1]``, in folder ``base``) over the keys of
+    the file its ``extend`` names (relative to ``base``; that file's own ``extend``
+    followed in turn): its keys win, an ``extend-*`` key adds to the extended file's.
+    The extended file's paths are made relative to ``base``, and it is checked on its own
+    (``parse``) so that a bad value names it. Raises ``ConfigError`` for a missing file or
+    a cycle, naming the files."""
+    if "extend" not in data:
+        return data
+    own = dict(data)
+    value = _string(own.pop("extend"), "extend", where)
+    at = _relative_to(None, where)
+    target = Path(at(value, "extend"))
+    target = (target if target.is_absolute() else base / target).absolute()
+    if target in chain or target.resolve() in {c.resolve() for c in chain}:
+        cycle = " -> ".join(_shown(p) for p in (*chain, target))
+        raise ConfigError(f"{where}: key 'extend': a cycle ({cycle}); remove one extend")
+    if not target.is_file():
+        raise ConfigError(
+            f"{where}: key 'extend': {value}: no such file (a path there is relative to the"
+            " file's folder); fix the path"
+        )
+    table = SOURCES[1][1] if target.name == "pyproject.toml" else None
+    theirs, there = _read(target, table, _shown(target) if table is None else None)
+    if theirs is None:
+        raise ConfigError(
+            f"{where}: key 'extend': {value}: has no [tool.brainmigrate] table; add one or"
+            " extend another file"
+        )
+    theirs = _extended(theirs, there, target.parent, (*chain, target))
+    parse(theirs, there, base=target.parent)  # a bad value there names that file
+    merged = _rebased(theirs, target.parent, base)
+    for key, v in own.items():
+        if key.startswith("extend-") and key in merged:
+            old = merged[key]
+            merged[key] = (
+                {**old, **v}
+                if isinstance(old, dict) and isinstance(v, dict)
+                else (old + v if isinstance(old, list) and isinstance(v, list) else v)
+            )
+        else:
+            merged[key] = v
+    return merged
+
+
+def _rebased(data: dict, there: Path, here: Path) -> dict:
+    """``data`` with its paths (``PATH_KEYS``, relative to folder ``there``) made relative
+    to folder ``here``; an absolute path or one starting with ``~`` stays."""
+
+    def moved(value):
+        if not isinstance(value, str) or value.startswith("~") or os.path.isabs(value):
+            return value
+        return os.path.normpath(os.path.relpath(there / value, here))
+
+    out = dict(data)
+    for key in PATH_KEYS:
+        if key in out:
+            value = out[key]
+            out[key] = [moved(v) for v in value] if isinstance(value, list) else moved(value)
+    return out
 
 
 def _table_of(data: dict, config_file) -> tuple[str, ...] | None:
@@ -392,14 +412,6 @@ def _table_of(data: dict, config_file) -> tuple[str, ...] | None:
             f" ({others[0]}); keep one of them"
         )
     return SOURCES[1][1]
-
-
-def _shown(path: Path) -> str:
-    """``path`` as a person reads it: relative to the current folder when below or beside it."""
-    try:
-        return os.path.relpath(path)
-    except ValueError:  # another drive
-        return str(path)
 
 
 def parse(data: dict, where: str = "configuration", base: Path | None = None) -> Settings:

@@ -9,6 +9,8 @@ import json
 from clirun import cli
 from trees import committed, write
 
+from brainmigrate import config
+
 #: A checkout whose configuration fails on warnings and whose notes cite one file it
 #: holds, one it lost and a spelling that warns (BM2: a Windows path).
 REPO = {
@@ -135,3 +137,63 @@ def test_one_import_of_notes_under_other_roots_is_refused(tmp_path, monkeypatch)
     assert r.exit_code == 0, r.stderr
     report = json.loads(r.stdout)
     assert (report["totals"]["added"], report["totals"]["gone"]) == (4, 2)
+
+
+def test_extend_takes_the_keys_of_a_chain_of_files_its_own_winning(tmp_path, monkeypatch):
+    write(
+        tmp_path,
+        {
+            "base/pyproject.toml": '[tool.brainmigrate]\nroots = ["shared"]\nfail-on = "info"\n'
+            'exclude = ["old/*"]\nignore = ["BM104"]\n',
+            "team/.brainmigrate.toml": 'extend = "../base/pyproject.toml"\nfail-on = "warning"\n'
+            'extend-exclude = ["wip/*"]\n',
+            "repo/.brainmigrate.toml": 'extend = "../team/.brainmigrate.toml"\n'
+            'extend-exclude = ["tmp/*"]\nbaseline = "bl.json"\n',
+        },
+    )
+    monkeypatch.chdir(tmp_path)
+    got = config.load("repo")
+    assert (got.roots, got.fail_on, got.exclude, got.extend_exclude, got.ignore) == (
+        ("base/shared",),
+        "warning",
+        ("old/*",),
+        ("wip/*", "tmp/*"),
+        ("BM104",),
+    )
+    assert (got.baseline, got.source) == ("repo/bl.json", "repo/.brainmigrate.toml")
+
+
+def test_a_cycle_of_extend_is_one_line_naming_the_files(tmp_path, monkeypatch):
+    write(
+        tmp_path,
+        {
+            ".brainmigrate.toml": 'extend = "conf/a.toml"\n',
+            "conf/a.toml": 'extend = "b.toml"\n',
+            "conf/b.toml": 'extend = "a.toml"\n',
+            "notes/a.md": "+ x\n",
+        },
+    )
+    monkeypatch.chdir(tmp_path)
+    r = cli("check", "notes")
+    assert (r.exit_code, r.stdout, r.stderr) == (
+        2,
+        "",
+        "brainmigrate: error: conf/b.toml: key 'extend': a cycle (.brainmigrate.toml ->"
+        " conf/a.toml -> conf/b.toml -> conf/a.toml); remove one extend\n",
+    )
+
+
+def test_extend_of_a_missing_file_or_a_bad_value_there_names_the_file(tmp_path, monkeypatch):
+    write(tmp_path, {".brainmigrate.toml": 'extend = "base.toml"\n', "notes/a.md": "+ x\n"})
+    monkeypatch.chdir(tmp_path)
+    r = cli("check", "notes")
+    assert (r.exit_code, r.stderr) == (
+        2,
+        "brainmigrate: error: .brainmigrate.toml: key 'extend': base.toml: no such file (a path"
+        " there is relative to the file's folder); fix the path\n",
+    )
+    (tmp_path / "base.toml").write_text('fail-on = "loud"\n')
+    assert cli("check", "notes").stderr == (
+        "brainmigrate: error: base.toml: key 'fail-on' is 'loud'; give one of error, warning,"
+        " info\n"
+    )
