@@ -242,6 +242,7 @@ def run_check(
     exclude: Sequence[str] = (),
     select: Selection | None = None,
     baseline_folder: str | os.PathLike | None = None,
+    file_ignores: Sequence[tuple[str, Sequence[str]]] = (),
 ) -> CheckResult:
     """Check the notes files ``paths`` name: read them as ``import`` does, make findings.
 
@@ -250,7 +251,10 @@ def run_check(
     current findings (atomically; with ``baseline_folder``, the folder of the configuration
     file that named it, only when its real path lies below that folder). ``exclude``
     globs leave notes files out (``is_excluded``);
-    ``select`` leaves out the findings of codes it does not report (default: none).
+    ``select`` leaves out the findings of codes it does not report (default: none), and
+    ``file_ignores`` (``(glob, codes)`` pairs, the configuration's ``per-file-ignores``)
+    those of the codes or prefixes of a glob that matches their file (as ``exclude``
+    globs match), as an ``ignore`` leaves them out.
     Writes nothing else. Raises ``InputError`` (bad path, root, option or baseline) or
     ``lines.NotesReadError``.
     """
@@ -263,8 +267,10 @@ def run_check(
     if options.progress is not None:
         options.progress("check", 0, len(notes.facts), sum(st.lines for st in notes.files))
     findings = collect(notes, MoveHints(notes.roots, options.cache_dir, notes.name_index))
-    if select is not None and not all(map(select.enabled, findings.tally().by_code())):
-        kept = Findings(f for f in findings if select.enabled(f.code))
+    if file_ignores or (
+        select is not None and not all(map(select.enabled, findings.tally().by_code()))
+    ):
+        kept = Findings(_reported(findings, select, file_ignores))
         findings.close()
         findings = kept
     facts = CheckedFacts(notes.facts)
@@ -273,6 +279,26 @@ def run_check(
     if baseline is not None:
         findings, status = _met(findings, baseline, update_baseline, files, notes, baseline_folder)
     return CheckResult(files, facts, findings, fail_on, status, tuple(excluded))
+
+
+def _reported(
+    findings: Findings, select: Selection | None, file_ignores: Sequence
+) -> Iterator[Finding]:
+    """The ``findings`` that ``select`` reports and no ``file_ignores`` pair of their file
+    leaves out (the pairs that match a file are found once per file)."""
+    from brainmigrate.read.files import is_excluded
+
+    matched: dict[str, tuple[str, ...]] = {}
+    for f in findings:
+        if select is not None and not select.enabled(f.code):
+            continue
+        name = f.file or ""
+        if name not in matched:
+            matched[name] = tuple(
+                c for glob, codes in file_ignores if is_excluded(name, [glob]) for c in codes
+            )
+        if not any(f.code.startswith(c) for c in matched[name]):
+            yield f
 
 
 def _met(

@@ -116,6 +116,7 @@ def run_fix(
     exclude: Sequence[str] = (),
     select: rules.Selection | None = None,
     baseline_folder: str | os.PathLike | None = None,
+    file_ignores: Sequence = (),
 ) -> FixResult:
     """Check ``paths``, plan the fixes of their gone citations, and with ``write`` apply
     them and check again (``FixResult.check``, whose exit code is what remains).
@@ -128,7 +129,9 @@ def run_fix(
     """
     given = Given(paths if write else ())  # the PATHS as they are now, before any work
     try:
-        first = check.run_check(paths, options, fail_on, exclude=exclude, select=select)
+        first = check.run_check(
+            paths, options, fail_on, exclude=exclude, select=select, file_ignores=file_ignores
+        )
         result, files = _planned(first.findings, paths, options, exclude, unsafe)
         if write:
             apply(result, given, files)
@@ -141,6 +144,7 @@ def run_fix(
                 exclude=exclude,
                 select=select,
                 baseline_folder=baseline_folder,
+                file_ignores=file_ignores,
             )
     finally:
         given.close()

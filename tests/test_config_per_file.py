@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from clirun import cli
 from trees import committed, write
 
@@ -197,3 +198,48 @@ def test_extend_of_a_missing_file_or_a_bad_value_there_names_the_file(tmp_path, 
         "brainmigrate: error: base.toml: key 'fail-on' is 'loud'; give one of error, warning,"
         " info\n"
     )
+
+
+def test_per_file_ignores_leave_out_the_codes_of_the_files_they_match(tmp_path, monkeypatch):
+    committed(
+        tmp_path / "repo",
+        {
+            ".brainmigrate.toml": 'extend = "base.toml"\nextend-per-file-ignores = '
+            '{ "legacy.md" = ["BM1"] }\n',
+            "base.toml": 'per-file-ignores = { "notes/old/*.md" = ["BM101"] }\n',
+            "src/App.kt": "class App\n",
+            "notes/new.md": "+ gone src/Gone.kt\n",
+            "notes/old/a.md": "+ gone src/Lost.kt\n+ kept src/App.kt\n",
+            "notes/legacy.md": "+ gone src/Away.kt\n",
+        },
+    )
+    monkeypatch.chdir(tmp_path)  # the globs match from the configuration's folder
+    r = cli("check", "--format", "json", "repo/notes")
+    assert r.exit_code == 1
+    report = json.loads(r.stdout)
+    assert [(f["file"], f["code"]) for f in report["findings"]] == [("repo/notes/new.md", "BM101")]
+    totals = report["totals"]
+    assert (totals["files"], totals["findings"], totals["by_code"], totals["suppressed"]) == (
+        3,
+        1,
+        {"BM101": 1},
+        0,
+    )
+    monkeypatch.chdir(tmp_path / "repo")
+    assert cli("check", "notes/old", "notes/legacy.md").stdout == (
+        "OK: 2 files, 3 fact lines: 0 findings (0 error, 0 warning, 0 info);"
+        " 0 failing at --fail-on error; 0 suppressed; 0 in the baseline\n"
+    )
+
+
+def test_a_per_file_ignores_value_that_is_no_table_of_codes_is_refused(tmp_path):
+    bad = tmp_path / ".brainmigrate.toml"
+    bad.write_text('per-file-ignores = { "a.md" = ["BMX"] }\n')
+    with pytest.raises(config.ConfigError) as err:
+        config.load(tmp_path)
+    assert str(err.value).endswith(
+        ": key 'per-file-ignores': 'BMX' is not a finding code or prefix (BM101, BM1, BM)"
+    )
+    bad.write_text('per-file-ignores = ["a.md"]\n')
+    with pytest.raises(config.ConfigError, match="give a table of globs to lists of codes"):
+        config.load(tmp_path)

@@ -346,6 +346,7 @@ def _run(opts: CheckOptions, group, selection, paths, names):
             "exclude": settings.excludes,
             "select": selection,
             "baseline_folder": within,
+            "file_ignores": settings.file_ignores,
         }
         if not opts.fixing:
             result = check.run_check(paths, options, settings.fail_on, **kwargs)
