@@ -8,7 +8,7 @@ import json
 
 import pytest
 from clirun import cli
-from trees import committed, write
+from trees import committed, renamed, write
 
 from brainmigrate import config
 
@@ -243,3 +243,64 @@ def test_a_per_file_ignores_value_that_is_no_table_of_codes_is_refused(tmp_path)
     bad.write_text('per-file-ignores = ["a.md"]\n')
     with pytest.raises(config.ConfigError, match="give a table of globs to lists of codes"):
         config.load(tmp_path)
+
+
+def test_a_folder_holding_a_nearer_configuration_is_checked_file_by_file(tmp_path, monkeypatch):
+    committed(
+        tmp_path,
+        {
+            "src/App.kt": "class App\n",
+            "notes/a.md": "+ gone src/Gone.kt\n",
+            "notes/sub/.brainmigrate.toml": 'ignore = ["BM101"]\nroots = ["../.."]\n',
+            "notes/sub/b.md": "+ gone src/Lost.kt\n+ kept src/App.kt\n",
+        },
+    )
+    monkeypatch.chdir(tmp_path)
+    r = cli("check", "notes")
+    assert (r.exit_code, r.stdout) == (
+        1,
+        "notes/a.md:1:8: BM101 error cites src/Gone.kt, which no root holds\n"
+        "FAILED: 2 files, 3 fact lines: 1 finding (1 error, 0 warning, 0 info); 1 failing at"
+        " --fail-on error; 0 suppressed; 0 in the baseline\n",
+    )
+
+
+def test_config_names_one_file_of_either_form_for_every_notes_file(tmp_path, monkeypatch):
+    _two_packages(tmp_path)
+    write(tmp_path, {"alt.toml": '[tool.brainmigrate]\nextend = "a/.brainmigrate.toml"\n'})
+    monkeypatch.chdir(tmp_path)
+    r = cli("check", "--config", "alt.toml", "-v", "a/notes", "b/notes")
+    assert r.stderr.splitlines()[:2] == [
+        "brainmigrate: configuration: alt.toml [tool.brainmigrate]",
+        "brainmigrate: roots: .",
+    ]
+    assert (r.exit_code, r.stdout) == (  # BM101 ignored everywhere, extended from a/
+        0,
+        "OK: 2 files, 4 fact lines: 0 findings (0 error, 0 warning, 0 info); 0 failing at"
+        " --fail-on error; 0 suppressed; 0 in the baseline\n",
+    )
+    assert cli("check", "--isolated", "a/notes", "b/notes").exit_code == 1
+
+
+def test_fix_and_baseline_work_across_groups(tmp_path, monkeypatch):
+    for name in ("a", "b"):
+        renamed(tmp_path / name, "def f():\n    return 1\n")
+        write(
+            tmp_path / name,
+            {".brainmigrate.toml": 'exclude = ["skip*"]\n', "notes/n.md": "+ see src/old.py\n"},
+        )
+    monkeypatch.chdir(tmp_path)
+    r = cli("check", "--baseline", "bl.json", "--update-baseline", "a/notes", "b/notes")
+    assert r.exit_code == 0, r.stderr
+    stored = json.loads((tmp_path / "bl.json").read_text())
+    assert sorted(e["file"] for e in stored["entries"]) == ["a/notes/n.md", "b/notes/n.md"]
+    r = cli("check", "--baseline", "bl.json", "a/notes", "b/notes")
+    assert (r.exit_code, r.stdout.splitlines()[-1]) == (
+        0,
+        "OK: 2 files, 2 fact lines: 2 findings (2 error, 0 warning, 0 info); 0 failing at"
+        " --fail-on error; 0 suppressed; 2 in the baseline",
+    )
+    r = cli("check", "--fix", "a/notes", "b/notes")
+    assert r.exit_code == 0, r.stderr
+    for name in ("a", "b"):
+        assert (tmp_path / name / "notes/n.md").read_text() == "+ see src/new.py\n"

@@ -194,8 +194,8 @@ def config_options(func):
         "--config",
         "config_file",
         type=PATH,
-        help="Configuration file to read instead of the one found from the current folder "
-        "up to the repository root.",
+        help="Configuration file to read for every notes file instead of the nearest one "
+        "(above each notes file, or the current folder, up to the repository root).",
     )(func)
 
 
