@@ -304,3 +304,20 @@ def test_fix_and_baseline_work_across_groups(tmp_path, monkeypatch):
     assert r.exit_code == 0, r.stderr
     for name in ("a", "b"):
         assert (tmp_path / name / "notes/n.md").read_text() == "+ see src/new.py\n"
+
+
+def test_a_report_is_never_written_over_a_configuration_the_run_found(tmp_path, monkeypatch):
+    _two_packages(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    before = (tmp_path / "b/pyproject.toml").read_bytes()
+    r = cli("check", "--format", "json", "--output", "b/pyproject.toml", "a/notes", "b/notes")
+    assert (r.exit_code, r.stderr) == (
+        2,
+        "brainmigrate: error: --format json --output b/pyproject.toml would be written over"
+        " the configuration b/pyproject.toml, which this command reads; pass --output another"
+        " path\n",
+    )
+    r = cli("import", "--root", ".", "--dry-run", "--output", "a/.brainmigrate.toml", "a/notes")
+    assert r.exit_code == 2
+    assert (tmp_path / "b/pyproject.toml").read_bytes() == before
+    assert (tmp_path / "a/.brainmigrate.toml").read_text() == 'ignore = ["BM101"]\n'

@@ -294,7 +294,10 @@ def _configure(opts: CheckOptions):
         written.insert(0, ("--baseline", str(settings.baseline)))
     read_baseline = settings.baseline and not opts.update_baseline
     refuse_overwrites(
-        written, notes=opts.paths, baseline=str(settings.baseline) if read_baseline else None
+        written,
+        notes=opts.paths,
+        baseline=str(settings.baseline) if read_baseline else None,
+        configs=[group.file for group in found if group.file],
     )
     return targets, out
 

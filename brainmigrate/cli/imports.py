@@ -78,6 +78,7 @@ def import_cmd(
     quiet = voice().quiet
     found = configs.groups(paths, config_file, isolated, quiet, True, **given)
     configs.refuse_mixed(found, configs.IMPORT_KEYS, "import them apart")
+    refuse_overwrites([("--output", output)], configs=[g.file for g in found if g.file])
     s = found[0].settings
     with (
         stdin_notes(paths, stdin_filename) as (read, names),

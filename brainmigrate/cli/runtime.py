@@ -279,11 +279,13 @@ def refuse_overwrites(
     baseline: str | None = None,
     store_written: bool = False,
     cache: str | os.PathLike | None = None,
+    configs: Iterable[str] = (),
 ) -> None:
     """Refuse (``fsutil.Clash``, exit 2) before any work a run that would write one of its
     outputs over what it reads: its store, a notes file (also one of a folder it walks),
-    its baseline, configuration or declaration index ``cache`` file; or two of its outputs
-    into one file. Files are compared by identity (device and inode, through symlinks).
+    its baseline, configuration (the current folder's, and ``configs``: the files the run
+    found for its notes) or declaration index ``cache`` file; or two of its outputs into
+    one file. Files are compared by identity (device and inode, through symlinks).
     ``outputs`` are ``(option, path)`` pairs (None and ``-`` are stdout); an import's store
     is written too (``store_written``), so it may not be a notes file either."""
     from brainmigrate.config import SOURCES
@@ -303,6 +305,7 @@ def refuse_overwrites(
     if baseline is not None:
         read.append(("the baseline", baseline))
     read += [("the configuration", name) for name, _ in SOURCES if os.path.isfile(name)]
+    read += [("the configuration", name) for name in configs]
     if cache is not None:
         read.append(("the declaration index cache", cache))
     notes = [p for p in notes if p != "-"]  # standard input is no file to write over
