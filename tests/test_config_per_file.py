@@ -7,10 +7,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from click.testing import CliRunner
 from clirun import cli
 from trees import committed, renamed, write
 
 from brainmigrate import config
+from brainmigrate.cli import main
 
 #: A checkout whose configuration fails on warnings and whose notes cite one file it
 #: holds, one it lost and a spelling that warns (BM2: a Windows path).
@@ -321,3 +323,20 @@ def test_a_report_is_never_written_over_a_configuration_the_run_found(tmp_path, 
     assert r.exit_code == 2
     assert (tmp_path / "b/pyproject.toml").read_bytes() == before
     assert (tmp_path / "a/.brainmigrate.toml").read_text() == 'ignore = ["BM101"]\n'
+
+
+def test_standard_input_takes_the_configuration_of_its_stdin_filename(tmp_path, monkeypatch):
+    _two_packages(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    notes = "+ gone src/Lost.kt\n"
+    r = CliRunner().invoke(main, ["check", "--stdin-filename", "a/notes/new.md", "-"], notes)
+    assert (r.exit_code, r.stdout.splitlines()[-1]) == (
+        0,
+        "OK: 1 file, 1 fact line: 0 findings (0 error, 0 warning, 0 info); 0 failing at"
+        " --fail-on error; 0 suppressed; 0 in the baseline",
+    )
+    r = CliRunner().invoke(main, ["check", "--stdin-filename", "b/notes/new.md", "-"], notes)
+    assert (r.exit_code, r.stdout.splitlines()[0]) == (
+        1,
+        "b/notes/new.md:1:8: BM101 error cites src/Lost.kt, which no root holds",
+    )

@@ -274,6 +274,7 @@ def _configure(opts: CheckOptions):
     overrides = ("roots", "scope", "task_pattern", "plus_kind", "cache_dir", "fail_on")
     overrides += ("baseline", "exclude", "extend_exclude", "select", "extend_select", "ignore")
     given = {name: getattr(opts, name) for name in overrides}
+    given["stdin_filename"] = opts.stdin_filename
     found = configs.groups(opts.paths, opts.config_file, opts.isolated, opts.quiet, **given)
     configs.refuse_mixed(found, configs.CHECK_KEYS, "check them apart")
     out = []

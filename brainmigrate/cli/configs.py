@@ -40,6 +40,7 @@ def groups(
     isolated: bool,
     quiet: bool = False,
     roots_said: bool = False,
+    stdin_filename: str | None = None,
     **given,
 ) -> list[Group]:
     """The PATHS grouped by the configuration that applies to each (one group with
@@ -50,8 +51,9 @@ def groups(
     files. A configuration other than the current folder's that names no ``roots`` has
     its own folder as the root, as a run in that folder would. Groups are in the order
     of their first PATH; ``given`` are the command line's overrides (``Settings.override``).
-    Under ``--verbose`` each configuration is said (``reading.load_settings``), with its
-    roots when ``roots_said``.
+    Standard input (``-``) takes the configuration of ``stdin_filename`` (as if the notes
+    were there), else the current folder's. Under ``--verbose`` each configuration is
+    said (``reading.load_settings``), with its roots when ``roots_said``.
     Raises ``ConfigError`` as ``config.load``, ``click.UsageError`` for ``--config`` with
     ``--isolated``."""
     from brainmigrate import config
@@ -60,7 +62,7 @@ def groups(
         s = load_settings(config_file, isolated, quiet, roots_said=roots_said, **given)
         folder = os.path.dirname(os.path.abspath(config_file)) if config_file else None
         return [Group(s, tuple(paths), config_file, folder)]
-    finder = _Finder(config)
+    finder = _Finder(config, stdin_filename)
     keyed: dict[Path | None, list[str]] = {}
     for path in paths:
         for part in finder.parts(path):
@@ -82,10 +84,11 @@ def groups(
 class _Finder:
     """``config.find`` for notes paths, each folder asked once."""
 
-    def __init__(self, config) -> None:
+    def __init__(self, config, stdin_filename: str | None = None) -> None:
         self._config = config
         self._found: dict[str, Path | None] = {}
         self.home = self._find(os.getcwd())
+        self._stdin = stdin_filename
 
     def _find(self, folder: str) -> Path | None:
         folder = os.path.abspath(folder)
@@ -99,7 +102,9 @@ class _Finder:
     def nearest(self, path: str) -> Path | None:
         """The configuration file of notes ``path`` (a folder: its own), else ``home``."""
         if path == "-":
-            return self.home
+            if not self._stdin:
+                return self.home
+            path = self._stdin
         folder = path if os.path.isdir(path) else os.path.dirname(path) or "."
         return self._find(folder) or self.home
 

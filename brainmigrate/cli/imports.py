@@ -76,7 +76,7 @@ def import_cmd(
     refuse_overwrites([("--output", output)], store, paths, store_written=not dry_run)
     writable_output(output)
     quiet = voice().quiet
-    found = configs.groups(paths, config_file, isolated, quiet, True, **given)
+    found = configs.groups(paths, config_file, isolated, quiet, True, stdin_filename, **given)
     configs.refuse_mixed(found, configs.IMPORT_KEYS, "import them apart")
     refuse_overwrites([("--output", output)], configs=[g.file for g in found if g.file])
     s = found[0].settings
