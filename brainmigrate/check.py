@@ -12,6 +12,7 @@ a BM401. For a gone path, ``hints.MoveHints`` says where the file may have gone.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from collections import Counter
@@ -106,6 +107,12 @@ class CheckedFacts:
     def __iter__(self) -> Iterator[CheckedFact]:
         for f in self._facts.parsed():
             yield CheckedFact(f.file, f.line, f.scope, f.text)
+
+    def resolved(self) -> Iterator[tuple[ParsedFact, object]]:
+        """Each fact as read (``model.ParsedFact``) with what it names (an
+        ``anchors.Resolved``, or None), in file and line order: what an editor shows of a
+        citation that anchored (``serving.lsp``)."""
+        yield from self._facts
 
 
 @dataclass(frozen=True, init=False, repr=False, eq=False)
@@ -273,6 +280,47 @@ def run_check(
     if baseline is not None:
         findings, status = _met(findings, baseline, update_baseline, files, notes, baseline_folder)
     return CheckResult(files, facts, findings, fail_on, status, tuple(excluded))
+
+
+def check_text(
+    path: str | os.PathLike,
+    text: str,
+    options: ImportOptions,
+    fail_on: str = "error",
+    *,
+    select: Selection | None = None,
+    fixes: bool = True,
+) -> CheckResult:
+    """Check the notes ``text`` (an editor's unsaved buffer) as ``run_check`` checks the
+    file ``path``: read as that file (its notation, scope and folder, cited paths relative
+    to it; findings name it as ``path``), from a temporary copy (``unsaved``). With
+    ``fixes``, a gone citation ``--fix`` would rewrite carries its ``fix.Fix``
+    (``CheckResult.fix_of``). Raises what ``run_check`` raises."""
+    with unsaved(path, text, options) as (copy, read):
+        result = run_check([copy], read, fail_on, select=select)
+        if fixes and result.tally().by_code().get("BM101"):
+            from brainmigrate import fix  # only a check with gone citations plans fixes
+
+            result = fix.fixable(result, [copy], read)
+        return result
+
+
+@contextlib.contextmanager
+def unsaved(
+    path: str | os.PathLike, text: str, options: ImportOptions
+) -> Iterator[tuple[str, ImportOptions]]:
+    """``(copy, options)``: a temporary file holding ``text`` (UTF-8) and ``options`` that
+    read it as the notes file ``path`` (``ImportOptions.names``, as standard input is read);
+    the file is removed afterwards."""
+    import tempfile
+
+    name = os.fspath(path)
+    suffix = os.path.splitext(name)[1] or ".md"
+    with tempfile.TemporaryDirectory(prefix="brainmigrate-unsaved-") as folder:
+        copy = os.path.join(folder, f"notes{suffix}")
+        with open(copy, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+        yield copy, replace(options, names={**options.names, copy: name})
 
 
 def _met(
