@@ -382,3 +382,19 @@ def test_without_the_editor_extra_it_names_the_extra_to_install(tmp_path):
         "brainmigrate: error: pygls is not installed; install the extra with"
         " pip install 'brainmigrate[editor]'\n"
     )
+
+
+def test_positions_are_in_the_agreed_code_units():
+    """Columns go out and come in as the client's code units: UTF-16 by default (an
+    emoji is two), UTF-8 when that was agreed (four)."""
+    from pygls.workspace.position_codec import PositionCodec
+
+    from brainmigrate.serving.lsp import Buffer
+
+    text = "a\U0001f600 src/x.py\r\nnext"
+    utf16, utf8 = Buffer(text), Buffer(text, PositionCodec(types.PositionEncodingKind.Utf8))
+    r16, r8 = utf16.range(1, 4, 12), utf8.range(1, 4, 12)
+    assert (r16.start.character, r16.end.character) == (4, 12)
+    assert (r8.start.character, r8.end.character) == (6, 14)
+    assert utf16.column(types.Position(0, 4)) == 4 and utf8.column(types.Position(0, 6)) == 4
+    assert utf16.line(1) == "a\U0001f600 src/x.py" and utf16.line(3) == ""

@@ -42,20 +42,41 @@ SEVERITY = {
 log = logging.getLogger("brainmigrate.server")
 
 
-def u16(line: str, col: int) -> int:
-    """The UTF-16 offset of 0-based code-point column ``col`` of ``line``."""
-    head = line[:col]
-    return len(head) + sum(1 for ch in head if ord(ch) > 0xFFFF)
+class Buffer:
+    """A document's lines (``\n``-split, a line's ``\r`` dropped) and the position
+    encoding the client and the server agreed on (pygls' ``PositionCodec``; None:
+    UTF-16, the protocol's default)."""
 
+    def __init__(self, text: str, codec=None) -> None:
+        self.lines = [ln.removesuffix("\r") for ln in text.split("\n")]
+        self.codec = codec
 
-def from_u16(line: str, offset: int) -> int:
-    """The 0-based code-point column of UTF-16 ``offset`` in ``line``."""
-    units = 0
-    for i, ch in enumerate(line):
-        if units >= offset:
-            return i
-        units += 2 if ord(ch) > 0xFFFF else 1
-    return len(line)
+    def line(self, number: int) -> str:
+        """1-based line ``number``, or "" past the end."""
+        return self.lines[number - 1] if 0 < number <= len(self.lines) else ""
+
+    def units(self, text: str) -> int:
+        if self.codec is not None:
+            return self.codec.client_num_units(text)
+        return len(text.encode("utf-16-le")) // 2
+
+    def range(self, line: int, col: int, end: int) -> types.Range:
+        """The LSP range of 1-based ``line``, code-point columns ``col`` to ``end``
+        (1-based, ``end`` excluded)."""
+        text = self.line(line)
+        return types.Range(
+            start=types.Position(line=line - 1, character=self.units(text[: col - 1])),
+            end=types.Position(line=line - 1, character=self.units(text[: end - 1])),
+        )
+
+    def column(self, position: types.Position) -> int:
+        """The 1-based code-point column of an LSP ``position``."""
+        text, units = self.line(position.line + 1), 0
+        for i, ch in enumerate(text):
+            if units >= position.character:
+                return i + 1
+            units += self.units(ch)
+        return len(text) + 1
 
 
 class NotesServer(LanguageServer):
@@ -70,8 +91,10 @@ class NotesServer(LanguageServer):
         # one check at a time, off the protocol's loop
         self.checker = ThreadPoolExecutor(1, thread_name_prefix="brainmigrate-check")
 
-    def lines(self, uri: str) -> list[str]:
-        return self.workspace.get_text_document(uri).source.split("\n")
+    def lines(self, uri: str) -> Buffer:
+        """The buffer ``uri`` as it is now."""
+        text = self.workspace.get_text_document(uri).source
+        return Buffer(text, self.workspace.position_codec)
 
     async def view(self, uri: str) -> View | None:
         """The ``View`` of the buffer ``uri`` as it is now (None: no notes file), made
@@ -122,11 +145,12 @@ class NotesServer(LanguageServer):
         try:
             if delay:
                 await asyncio.sleep(delay)
-            version = self.workspace.get_text_document(uri).version
+            # the version and text the view is made of, though more changes may come
+            version, lines = self.workspace.get_text_document(uri).version, self.lines(uri)
             view = await self.view(uri)
             if view is None:
                 return
-            found = diagnostics(view, self.lines(uri))
+            found = diagnostics(view, lines)
             self.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(uri=uri, diagnostics=found, version=version)
             )
@@ -136,17 +160,7 @@ class NotesServer(LanguageServer):
             self.fault(f"publishing the diagnostics of {uri} failed")
 
 
-def _range(lines: list[str], line: int, col: int, end: int) -> types.Range:
-    """The LSP range of 1-based ``line``, code-point columns ``col`` to ``end`` (1-based,
-    end excluded)."""
-    text = lines[line - 1].rstrip("\r") if 0 < line <= len(lines) else ""
-    return types.Range(
-        start=types.Position(line=line - 1, character=u16(text, col - 1)),
-        end=types.Position(line=line - 1, character=u16(text, end - 1)),
-    )
-
-
-def diagnostic_of(view: View, f, lines: list[str]) -> types.Diagnostic:
+def diagnostic_of(view: View, f, lines: Buffer) -> types.Diagnostic:
     """The LSP diagnostic of finding ``f``: its line and column, to the end of what it is
     about (else the end of its line; a finding of no line is at 0:0)."""
     message = f.message
@@ -155,10 +169,10 @@ def diagnostic_of(view: View, f, lines: list[str]) -> types.Diagnostic:
     if not f.line:
         where = types.Range(start=types.Position(0, 0), end=types.Position(0, 0))
     else:
-        text = lines[f.line - 1].rstrip("\r") if f.line <= len(lines) else ""
+        text = lines.line(f.line)
         col = f.col or 1
         end = view.end_of(f) or len(text) + 1
-        where = _range(lines, f.line, col, max(end, col))
+        where = lines.range(f.line, col, max(end, col))
     return types.Diagnostic(
         range=where,
         message=message,
@@ -168,7 +182,7 @@ def diagnostic_of(view: View, f, lines: list[str]) -> types.Diagnostic:
     )
 
 
-def diagnostics(view: View, lines: list[str]) -> list[types.Diagnostic]:
+def diagnostics(view: View, lines: Buffer) -> list[types.Diagnostic]:
     """The diagnostics of ``view``: one per finding; a buffer that could not be checked
     has one error at 0:0 giving the reason."""
     if view.error is not None:
@@ -184,7 +198,7 @@ def diagnostics(view: View, lines: list[str]) -> list[types.Diagnostic]:
     return [diagnostic_of(view, f, lines) for f in view.findings]
 
 
-def code_actions(view: View, uri: str, lines: list[str], first: int, last: int) -> list:
+def code_actions(view: View, uri: str, lines: Buffer, first: int, last: int) -> list:
     """The quick fixes of the findings on 0-based lines ``first`` to ``last``: the edit
     ``--fix`` makes of a fixable one, and for each on a fact's line "Ignore CODE on this
     line" (``notesview.ignore_edit``)."""
@@ -195,14 +209,14 @@ def code_actions(view: View, uri: str, lines: list[str], first: int, last: int) 
         diag = diagnostic_of(view, f, lines)
         fix = view.fixes.get((f.line, f.col))
         if fix is not None:
-            edit = types.TextEdit(range=_range(lines, fix.line, fix.col, fix.col + len(fix.old)),
+            edit = types.TextEdit(range=lines.range(fix.line, fix.col, fix.col + len(fix.old)),
                                   new_text=fix.new)  # fmt: skip
             out.append(_action(f"Replace {fix.old} with {fix.new} ({fix.how})", uri, edit, diag))
-        text = lines[f.line - 1] if f.line <= len(lines) else ""
+        text = lines.line(f.line)
         waive = ignore_edit(text, f.code) if f.fact_line is not None else None
         if waive is not None:
             start, end, new = waive
-            edit = types.TextEdit(range=_range(lines, f.line, start + 1, end + 1), new_text=new)
+            edit = types.TextEdit(range=lines.range(f.line, start + 1, end + 1), new_text=new)
             out.append(_action(f"Ignore {f.code} on this line", uri, edit, diag, preferred=False))
     return out
 
@@ -300,7 +314,7 @@ def make_server(given: Given) -> NotesServer:
             return None
         spot, lines = found
         contents = types.MarkupContent(kind=types.MarkupKind.Markdown, value=hover_text(spot))
-        return types.Hover(contents=contents, range=_range(lines, spot.line, spot.col, spot.end))
+        return types.Hover(contents=contents, range=lines.range(spot.line, spot.col, spot.end))
 
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)
     async def definition(ls: NotesServer, params: types.DefinitionParams):
@@ -321,7 +335,7 @@ def make_server(given: Given) -> NotesServer:
         lines = ls.lines(uri)
         return [
             types.DocumentLink(
-                range=_range(lines, s.line, s.col, s.end),
+                range=lines.range(s.line, s.col, s.end),
                 target=_uri(os.path.join(s.anchor.root, s.anchor.path)),
                 tooltip=f"{s.anchor.path} in {s.anchor.root}",
             )
@@ -349,8 +363,7 @@ async def _spot(ls: NotesServer, uri: str, position: types.Position):
     if view is None:
         return None
     lines = ls.lines(uri)
-    text = lines[position.line].rstrip("\r") if position.line < len(lines) else ""
-    spot = view.spot_at(position.line + 1, from_u16(text, position.character) + 1)
+    spot = view.spot_at(position.line + 1, lines.column(position))
     return None if spot is None else (spot, lines)
 
 
