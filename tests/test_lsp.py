@@ -101,12 +101,17 @@ class Session:
         return code
 
 
-def session(tmp_path: Path, body) -> object:
-    """Run ``body(session)`` (a coroutine function) in a started session, then shut it
-    down; returns ``(what body returned, the server's exit code)``."""
+def session(tmp_path: Path, body, config: str | None = None, up: bool = False) -> object:
+    """Run ``body(session)`` (a coroutine function) in a started session in the checkout
+    (holding ``.brainmigrate.toml`` ``config``; with ``up``, started in the folder above
+    it), then shut it down; returns ``(what body returned, the server's exit code)``."""
 
     async def main():
-        s = Session(checkout(tmp_path), tmp_path / "cache")
+        repo = checkout(tmp_path)
+        if config is not None:
+            write(repo, {".brainmigrate.toml": config})
+        s = Session(repo.parent if up else repo, tmp_path / "cache")
+        s.repo = repo
         await s.start()
         try:
             out = await body(s)
@@ -268,14 +273,31 @@ def test_unreadable_configuration_is_one_diagnostic_at_0_0(tmp_path):
     fault; the server keeps running (and exits 0)."""
 
     async def body(s: Session):
-        write(s.cwd, {".brainmigrate.toml": "roots = [\n"})
         uri = s.open(s.cwd / "notes" / "CLAUDE.md")
         return await s.diagnostics(uri)
 
-    got, code = session(tmp_path, body)
+    got, code = session(tmp_path, body, config="roots = [\n")
     (d,) = got.diagnostics
     assert (d.range.start.line, d.range.start.character, d.severity) == (0, 0, ERROR)
     assert d.message.startswith(".brainmigrate.toml: not valid TOML (") and code == 0
+
+
+def test_configuration_is_found_from_the_notes_file_up(tmp_path):
+    """Started in the folder above the checkout (which holds no configuration), the
+    server reads the checkout's configuration for its notes file, found from the file's
+    folder up: its ignore drops the two BM101s, the BM103 stays."""
+
+    async def body(s: Session):
+        uri = s.open(s.repo / "notes" / "CLAUDE.md", NOTES + "- and lib/none.py\n")
+        return await s.diagnostics(uri)
+
+    config = 'ignore = ["BM101"]\n'
+    got, code = session(tmp_path, body, config=config, up=True)
+    assert spans(got) == [
+        ("BM103", types.DiagnosticSeverity.Warning, 2, 6, 2, 17,
+         "cites lib/none.py, but nothing of it is in any root (no file citation?)"),
+    ]  # fmt: skip
+    assert code == 0
 
 
 def test_check_text_reads_the_buffer_as_the_file(tmp_path, monkeypatch):
