@@ -49,8 +49,8 @@ class Session:
     """A client talking to ``brainmigrate server`` started in ``cwd``; each publish of
     diagnostics is queued."""
 
-    def __init__(self, cwd: Path, cache: Path) -> None:
-        self.cwd, self.cache = cwd, cache
+    def __init__(self, cwd: Path, cache: Path, args: tuple[str, ...] = ()) -> None:
+        self.cwd, self.cache, self.args = cwd, cache, args
         self.client = LanguageClient("brainmigrate-tests", "1")
         self.published: asyncio.Queue = asyncio.Queue()
         queue = self.published
@@ -61,7 +61,7 @@ class Session:
 
     async def start(self) -> None:
         env = {**os.environ, "BRAINMIGRATE_CACHE_DIR": str(self.cache)}
-        cmd = [sys.executable, "-m", "brainmigrate", "server"]
+        cmd = [sys.executable, "-m", "brainmigrate", "server", *map(str, self.args)]
         await self.client.start_io(*cmd, cwd=str(self.cwd), env=env)
         params = types.InitializeParams(
             capabilities=types.ClientCapabilities(),
@@ -101,16 +101,17 @@ class Session:
         return code
 
 
-def session(tmp_path: Path, body, config: str | None = None, up: bool = False) -> object:
+def session(tmp_path: Path, body, config: str | None = None, up: bool = False, args=()) -> object:
     """Run ``body(session)`` (a coroutine function) in a started session in the checkout
     (holding ``.brainmigrate.toml`` ``config``; with ``up``, started in the folder above
-    it), then shut it down; returns ``(what body returned, the server's exit code)``."""
+    it; ``args`` added to its command line), then shut it down; returns ``(what body
+    returned, the server's exit code)``."""
 
     async def main():
         repo = checkout(tmp_path)
         if config is not None:
             write(repo, {".brainmigrate.toml": config})
-        s = Session(repo.parent if up else repo, tmp_path / "cache")
+        s = Session(repo.parent if up else repo, tmp_path / "cache", tuple(args))
         s.repo = repo
         await s.start()
         try:
@@ -298,6 +299,40 @@ def test_configuration_is_found_from_the_notes_file_up(tmp_path):
          "cites lib/none.py, but nothing of it is in any root (no file citation?)"),
     ]  # fmt: skip
     assert code == 0
+
+
+def test_isolated_and_root_as_check_takes_them(tmp_path):
+    """``--isolated`` reads no configuration (its ignore of BM101 does not apply);
+    ``--root`` names the checkout cited paths are looked up in (one holding src/gone.py:
+    no BM101 for it, and src/old.py is gone without a rename there)."""
+    other = tmp_path / "other"
+    write(other, {"src/gone.py": "", "src/keep.py": "a\nb\n"})
+
+    async def body(s: Session):
+        uri = s.open(s.repo / "notes" / "CLAUDE.md")
+        return await s.diagnostics(uri)
+
+    config = 'ignore = ["BM101"]\n'
+    got, code = session(tmp_path, body, config=config, args=("--isolated", "--root", other))
+    assert [(d.code, d.range.start.line, d.message) for d in got.diagnostics] == [
+        ("BM101", 1, "cites src/old.py, which no root holds"),
+    ]
+    assert code == 0
+
+
+def test_config_and_isolated_exclude_each_other(tmp_path):
+    """One line on stderr, exit 2, nothing on stdout (no session is begun)."""
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, "-m", "brainmigrate", "server", "--config", "x.toml", "--isolated"],
+        capture_output=True, text=True, cwd=tmp_path, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith(
+        "brainmigrate: error: --config and --isolated exclude each other; give one; see '"
+    )
+    assert done.stderr.count("\n") == 1
 
 
 def test_check_text_reads_the_buffer_as_the_file(tmp_path, monkeypatch):
