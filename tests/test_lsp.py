@@ -402,7 +402,8 @@ def test_ignore_edit_adds_or_merges_one_suppression(line, code, edit):
 def test_changes_in_a_row_are_checked_once_after_the_last(tmp_path):
     """Two changes sent together are debounced: the next diagnostics are those of the
     second (version 3), the first is never published; a save of a cited file checks the
-    open buffer again (the file it cited as gone is there now)."""
+    open buffer again (the file it cited as gone is there now); closing the buffer clears
+    its diagnostics and drops the pending check."""
 
     async def body(s: Session):
         uri = s.open(s.cwd / "notes" / "CLAUDE.md")
@@ -414,12 +415,17 @@ def test_changes_in_a_row_are_checked_once_after_the_last(tmp_path):
         doc = types.TextDocumentIdentifier(uri=from_fs_path(str(s.cwd / "src" / "gone.py")))
         s.client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=doc))
         saved = await s.diagnostics(uri)
-        return debounced, saved
+        s.change(uri, 4, "- see src/nowhere.py\n")
+        closing = types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri))
+        s.client.text_document_did_close(closing)  # before the debounce ends: never checked
+        closed = await s.diagnostics(uri)
+        return debounced, saved, closed
 
-    (debounced, saved), code = session(tmp_path, body)
+    (debounced, saved, closed), code = session(tmp_path, body)
     assert debounced.version == 3
     assert spans(debounced) == [("BM101", ERROR, 0, 6, 0, 17, GONE)]
     assert spans(saved) == [] and code == 0
+    assert spans(closed) == [] and closed.version is None
 
 
 def test_without_the_editor_extra_it_names_the_extra_to_install(tmp_path):
