@@ -41,6 +41,10 @@ SEVERITY = {
 
 log = logging.getLogger("brainmigrate.server")
 
+#: The protocol's diagnostic, made of a finding (its severity is the finding's, by
+#: ``SEVERITY``), not ``model.Diagnostic``, whose severity only ``codes`` sets.
+lsp_diagnostic = types.Diagnostic
+
 
 class Buffer:
     """A document's lines (``\n``-split, a line's ``\r`` dropped) and the position
@@ -173,7 +177,7 @@ def diagnostic_of(view: View, f, lines: Buffer) -> types.Diagnostic:
         col = f.col or 1
         end = view.end_of(f) or len(text) + 1
         where = lines.range(f.line, col, max(end, col))
-    return types.Diagnostic(
+    return lsp_diagnostic(
         range=where,
         message=message,
         severity=SEVERITY.get(f.severity, types.DiagnosticSeverity.Information),
@@ -188,7 +192,7 @@ def diagnostics(view: View, lines: Buffer) -> list[types.Diagnostic]:
     if view.error is not None:
         at = types.Range(start=types.Position(0, 0), end=types.Position(0, 0))
         return [
-            types.Diagnostic(
+            lsp_diagnostic(
                 range=at,
                 message=view.error,
                 severity=types.DiagnosticSeverity.Error,
