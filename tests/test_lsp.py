@@ -461,3 +461,27 @@ def test_positions_are_in_the_agreed_code_units():
     assert (r8.start.character, r8.end.character) == (6, 14)
     assert utf16.column(types.Position(0, 4)) == 4 and utf8.column(types.Position(0, 6)) == 4
     assert utf16.line(1) == "a\U0001f600 src/x.py" and utf16.line(3) == ""
+
+
+def test_a_fault_is_one_line_in_the_document_and_a_traceback_in_the_log(
+    tmp_path, monkeypatch, caplog
+):
+    """A fault while checking (here: the check raises) is one diagnostic at 0:0 saying
+    so, never an exception out of the server; the traceback goes to the log."""
+    from brainmigrate.serving import lsp
+    from brainmigrate.serving.notesview import Given
+
+    def broken(path, text, settings):
+        raise RuntimeError("the index went away")
+
+    monkeypatch.setattr(lsp, "analyse", broken)
+    monkeypatch.chdir(tmp_path)
+    server = lsp.make_server(Given(isolated=True, roots=(str(tmp_path),)))
+    with caplog.at_level("ERROR", logger="brainmigrate.server"):
+        view = server._analyse(str(tmp_path / "CLAUDE.md"), "- src/x.py\n")
+        other = server._analyse(str(tmp_path / "notes.txt"), "- src/x.py\n")
+    assert view.error == "brainmigrate server: internal error checking this file (see log)"
+    (d,) = lsp.diagnostics(view, lsp.Buffer("- src/x.py\n"))
+    assert (d.range.start.line, d.range.start.character, d.message) == (0, 0, view.error)
+    assert other is None  # no notes file: not checked at all
+    assert "RuntimeError: the index went away" in caplog.text

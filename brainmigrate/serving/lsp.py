@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import os
 import sys
@@ -117,7 +118,10 @@ class NotesServer(LanguageServer):
         if not path:
             return None
         path = os.path.abspath(path)
-        workspace = self.workspace.root_path
+        try:
+            workspace = self.workspace.root_path
+        except RuntimeError:  # not initialized: no workspace folder
+            workspace = None
         try:
             settings = settings_for(path, self.given, workspace)
             if not is_notes(path, settings, workspace):
@@ -269,19 +273,45 @@ def _uri(path: str) -> str:
     return from_fs_path(path) or path
 
 
+def _guarded(handler):
+    """``handler`` (an async feature handler) answering None on a fault, which is logged
+    (``NotesServer.fault``) instead of going to the client as an error with a traceback."""
+
+    @functools.wraps(handler)
+    async def run(ls: NotesServer, params):
+        try:
+            return await handler(ls, params)
+        except Exception:  # noqa: BLE001 - logged; the editor keeps working
+            ls.fault(f"{handler.__name__} failed")
+            return None
+
+    return run
+
+
 def make_server(given: Given) -> NotesServer:
-    """The server with its features registered."""
+    """The server with its features registered: the buffers' life
+    (``_buffer_features``) and what is asked of one (``_asked_features``)."""
     server = NotesServer(given)
+    _buffer_features(server)
+    _asked_features(server)
+    return server
+
+
+def _buffer_features(server: NotesServer) -> None:
+    """didOpen, didChange (debounced), didSave (every open buffer again), didClose."""
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    @_guarded
     async def did_open(ls: NotesServer, params: types.DidOpenTextDocumentParams):
         ls.schedule(params.text_document.uri, 0)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    @_guarded
     async def did_change(ls: NotesServer, params: types.DidChangeTextDocumentParams):
         ls.schedule(params.text_document.uri, DEBOUNCE)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    @_guarded
     async def did_save(ls: NotesServer, params: types.DidSaveTextDocumentParams):
         # a saved file may be what another buffer cites: every open buffer is read again
         ls.views.clear()
@@ -289,6 +319,7 @@ def make_server(given: Given) -> NotesServer:
             ls.schedule(uri, 0)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    @_guarded
     async def did_close(ls: NotesServer, params: types.DidCloseTextDocumentParams):
         uri = params.text_document.uri
         pending = ls.pending.pop(uri, None)
@@ -299,10 +330,15 @@ def make_server(given: Given) -> NotesServer:
                 types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
             )
 
+
+def _asked_features(server: NotesServer) -> None:
+    """Code actions, hover, definition and document links."""
+
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
         types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]),
     )
+    @_guarded
     async def code_action(ls: NotesServer, params: types.CodeActionParams):
         uri = params.text_document.uri
         view = await _checked(ls, uri)
@@ -312,6 +348,7 @@ def make_server(given: Given) -> NotesServer:
         return code_actions(view, uri, ls.lines(uri), first, last)
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
+    @_guarded
     async def hover(ls: NotesServer, params: types.HoverParams):
         found = await _spot(ls, params.text_document.uri, params.position)
         if found is None:
@@ -321,6 +358,7 @@ def make_server(given: Given) -> NotesServer:
         return types.Hover(contents=contents, range=lines.range(spot.line, spot.col, spot.end))
 
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)
+    @_guarded
     async def definition(ls: NotesServer, params: types.DefinitionParams):
         found = await _spot(ls, params.text_document.uri, params.position)
         target = found[0].target() if found else None
@@ -331,6 +369,7 @@ def make_server(given: Given) -> NotesServer:
         return types.Location(uri=_uri(path), range=types.Range(start=at, end=at))
 
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_LINK)
+    @_guarded
     async def document_link(ls: NotesServer, params: types.DocumentLinkParams):
         uri = params.text_document.uri
         view = await _checked(ls, uri)
@@ -346,8 +385,6 @@ def make_server(given: Given) -> NotesServer:
             for s in view.spots
             if s.anchor is not None and s.anchor.kind != "symbol"
         ]
-
-    return server
 
 
 async def _checked(ls: NotesServer, uri: str) -> View | None:
