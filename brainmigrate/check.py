@@ -111,7 +111,7 @@ class CheckedFacts:
     def resolved(self) -> Iterator[tuple[ParsedFact, object]]:
         """Each fact as read (``model.ParsedFact``) with what it names (an
         ``anchors.Resolved``, or None), in file and line order: what an editor shows of a
-        citation that anchored (``serving.lsp``)."""
+        citation that anchored (``serving.notesview``)."""
         yield from self._facts
 
 
