@@ -485,3 +485,17 @@ def test_a_fault_is_one_line_in_the_document_and_a_traceback_in_the_log(
     assert (d.range.start.line, d.range.start.character, d.message) == (0, 0, view.error)
     assert other is None  # no notes file: not checked at all
     assert "RuntimeError: the index went away" in caplog.text
+
+
+def test_only_notes_files_check_reads_are_checked(tmp_path):
+    """A ``*.md``/``*.mdc`` file is a notes file unless an exclude glob (matched below
+    the workspace folder) leaves it out; any other file is none."""
+    from brainmigrate.config import Settings
+    from brainmigrate.serving.notesview import is_notes
+
+    settings = Settings(exclude=("drafts/*",))
+    base = str(tmp_path)
+    assert is_notes(f"{base}/notes/CLAUDE.md", settings, base)
+    assert is_notes(f"{base}/.cursor/rules/a.mdc", settings, base)
+    assert not is_notes(f"{base}/notes/drafts/a.md", settings, base)
+    assert not is_notes(f"{base}/src/app.py", settings, base)
