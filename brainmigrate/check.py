@@ -107,6 +107,12 @@ class CheckedFacts:
         for f in self._facts.parsed():
             yield CheckedFact(f.file, f.line, f.scope, f.text)
 
+    def resolved(self) -> Iterator[tuple[ParsedFact, object]]:
+        """Each fact as read (``model.ParsedFact``) with what it names (an
+        ``anchors.Resolved``, or None), in file and line order: what an editor shows of a
+        citation that anchored (``serving.notesview``)."""
+        yield from self._facts
+
 
 @dataclass(frozen=True, init=False, repr=False, eq=False)
 class CheckResult:

@@ -258,7 +258,7 @@ def test_every_command_is_known_before_its_module_is_loaded():
     from brainmigrate import cli
     from brainmigrate.cli import check, imports, queries, staleness
 
-    names = "check export import index mcp put rule search serve show stale verify".split()
+    names = "check export import index mcp put rule search serve server show stale verify".split()
     assert sorted(cli.main.commands) == names
     assert cli.main.commands["check"] is check.check_cmd
     assert cli.main.get_command(None, "import") is imports.import_cmd

@@ -35,6 +35,7 @@ COMMANDS = {
     "put": ("writing", "put_cmd"),
     "serve": ("serving", "serve_cmd"),
     "mcp": ("serving", "mcp_cmd"),
+    "server": ("serving", "server_cmd"),
 }
 
 

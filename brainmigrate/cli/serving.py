@@ -1,6 +1,7 @@
 """The commands that serve the store to agents: ``serve`` (HTTP, extra ``serve``) and
-``mcp`` (a stdio MCP server, extra ``mcp``). Each checks its options, then hands the
-store to its transport in ``brainmigrate.serving``."""
+``mcp`` (a stdio MCP server, extra ``mcp``); and ``server``, the Language Server editors
+start for notes files (extra ``editor``, docs/editors.md). Each checks its options, then
+hands over to its transport in ``brainmigrate.serving``."""
 
 from __future__ import annotations
 
@@ -10,13 +11,20 @@ from brainmigrate.cli.options import (
     PATH,
     anchor_cache_option,
     anchor_roots_option,
+    cache_option,
+    config_options,
+    root_option,
     store_option,
     voiced,
 )
 from brainmigrate.cli.runtime import Failure, guarded
 
 #: The packages each extra installs (top-level names), by extra.
-EXTRAS = {"serve": ("starlette", "uvicorn", "anyio"), "mcp": ("mcp", "anyio", "pydantic")}
+EXTRAS = {
+    "serve": ("starlette", "uvicorn", "anyio"),
+    "mcp": ("mcp", "anyio", "pydantic"),
+    "editor": ("pygls", "lsprotocol", "cattrs", "attrs"),
+}
 
 
 def _extra(module: str, extra: str):
@@ -83,3 +91,26 @@ def mcp_cmd(store, roots, cache_dir):
     """Serve the store to an agent as a stdio MCP server (extra 'mcp')."""
     server = _extra("mcp", "mcp")
     server.run(store, roots, cache_dir=cache_dir)
+
+
+@click.command("server")
+@config_options
+@root_option(
+    "Checkout that cited paths are looked up in; repeat, first wins. Default: the config's "
+    "roots, else the editor's workspace folder."
+)
+@cache_option(
+    "Folder for the declaration index cache "
+    "(env BRAINMIGRATE_CACHE_DIR, else config cache-dir; default ~/.cache/brainmigrate)."
+)
+@voiced
+@guarded
+def server_cmd(config_file, isolated, roots, cache_dir):
+    """Serve check's findings, fixes and citations to an editor: a Language Server for
+    notes files over stdio (extra 'editor'; docs/editors.md)."""
+    if config_file and isolated:
+        raise click.UsageError("--config and --isolated exclude each other; give one")
+    lsp = _extra("lsp", "editor")
+    from brainmigrate.serving.notesview import Given
+
+    lsp.run(Given(config_file, isolated, tuple(roots), cache_dir))

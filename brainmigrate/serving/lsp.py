@@ -1,0 +1,415 @@
+"""``brainmigrate server``: a Language Server for notes files over stdio (pygls, extra
+``editor``; docs/editors.md).
+
+What ``check`` finds in a notes buffer's unsaved text is published as diagnostics on open
+and, ``DEBOUNCE`` seconds after the last change, on change (same codes, severities and
+messages); a gone citation ``--fix`` would rewrite has a quick fix, every finding on a
+fact's line an "Ignore CODE on this line" action; a citation has a hover (what it resolved
+to, its state, a gone path's "moved?"), a definition (the cited file at its line, the file
+declaring a CamelCase name at the declaration) and, when a root holds it, a document link.
+What a buffer shows comes from ``serving.notesview``; this module speaks the protocol:
+LSP positions are 0-based, columns in UTF-16 code units. Any document but a notes file
+gets nothing. A fault is logged (stderr and ``window/logMessage``), never sent as a
+traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import logging
+import os
+import sys
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from brainmigrate import __version__
+from brainmigrate.errors import BrainmigrateError
+from brainmigrate.serving.notesview import Given, View, analyse, ignore_edit, is_notes, settings_for
+
+#: Seconds after the last change before a changed buffer is checked again.
+DEBOUNCE = 0.3
+#: LSP severities by finding severity.
+SEVERITY = {
+    "error": types.DiagnosticSeverity.Error,
+    "warning": types.DiagnosticSeverity.Warning,
+    "info": types.DiagnosticSeverity.Information,
+}
+
+log = logging.getLogger("brainmigrate.server")
+
+#: The protocol's diagnostic, made of a finding (its severity is the finding's, by
+#: ``SEVERITY``), not ``model.Diagnostic``, whose severity only ``codes`` sets.
+lsp_diagnostic = types.Diagnostic
+
+
+class Buffer:
+    """A document's lines (``\n``-split, a line's ``\r`` dropped) and the position
+    encoding the client and the server agreed on (pygls' ``PositionCodec``; None:
+    UTF-16, the protocol's default)."""
+
+    def __init__(self, text: str, codec=None) -> None:
+        self.lines = [ln.removesuffix("\r") for ln in text.split("\n")]
+        self.codec = codec
+
+    def line(self, number: int) -> str:
+        """1-based line ``number``, or "" past the end."""
+        return self.lines[number - 1] if 0 < number <= len(self.lines) else ""
+
+    def units(self, text: str) -> int:
+        if self.codec is not None:
+            return self.codec.client_num_units(text)
+        return len(text.encode("utf-16-le")) // 2
+
+    def range(self, line: int, col: int, end: int) -> types.Range:
+        """The LSP range of 1-based ``line``, code-point columns ``col`` to ``end``
+        (1-based, ``end`` excluded)."""
+        text = self.line(line)
+        return types.Range(
+            start=types.Position(line=line - 1, character=self.units(text[: col - 1])),
+            end=types.Position(line=line - 1, character=self.units(text[: end - 1])),
+        )
+
+    def column(self, position: types.Position) -> int:
+        """The 1-based code-point column of an LSP ``position``."""
+        text, units = self.line(position.line + 1), 0
+        for i, ch in enumerate(text):
+            if units >= position.character:
+                return i + 1
+            units += self.units(ch)
+        return len(text) + 1
+
+
+class NotesServer(LanguageServer):
+    """The server: the command line's ``Given``, the last ``View`` of each open notes
+    buffer by its (version, text), and the pending debounced checks."""
+
+    def __init__(self, given: Given) -> None:
+        super().__init__("brainmigrate", __version__)
+        self.given = given
+        self.views: dict[str, tuple[tuple, View | None]] = {}
+        self.pending: dict[str, asyncio.Task] = {}
+        # one check at a time, off the protocol's loop
+        self.checker = ThreadPoolExecutor(1, thread_name_prefix="brainmigrate-check")
+
+    def lines(self, uri: str) -> Buffer:
+        """The buffer ``uri`` as it is now."""
+        text = self.workspace.get_text_document(uri).source
+        return Buffer(text, self.workspace.position_codec)
+
+    async def view(self, uri: str) -> View | None:
+        """The ``View`` of the buffer ``uri`` as it is now (None: no notes file), made
+        in the checker thread when the text changed since the last one."""
+        doc = self.workspace.get_text_document(uri)
+        key = (doc.version, doc.source)
+        held = self.views.get(uri)
+        if held is not None and held[0] == key:
+            return held[1]
+        loop = asyncio.get_running_loop()
+        made = await loop.run_in_executor(self.checker, self._analyse, doc.path, doc.source)
+        self.views[uri] = (key, made)
+        return made
+
+    def _analyse(self, path: str | None, text: str) -> View | None:
+        if not path:
+            return None
+        path = os.path.abspath(path)
+        try:
+            workspace = self.workspace.root_path
+        except RuntimeError:  # not initialized: no workspace folder
+            workspace = None
+        try:
+            settings = settings_for(path, self.given, workspace)
+            if not is_notes(path, settings, workspace):
+                return None
+            return analyse(path, text, settings)
+        except (BrainmigrateError, OSError, ValueError) as exc:
+            return View(error=str(exc))
+        except Exception:  # noqa: BLE001 - logged, shown as one line, never a crash
+            self.fault(f"checking {path} failed")
+            return View(error="brainmigrate server: internal error checking this file (see log)")
+
+    def fault(self, what: str) -> None:
+        """Log the current exception to stderr and the client's log."""
+        text = f"{what}:\n{traceback.format_exc()}"
+        log.error("%s", text)
+        with contextlib.suppress(Exception):  # the log on stderr has it
+            self.window_log_message(
+                types.LogMessageParams(type=types.MessageType.Error, message=text)
+            )
+
+    def schedule(self, uri: str, delay: float) -> None:
+        """Check buffer ``uri`` after ``delay`` seconds, in place of a pending check."""
+        pending = self.pending.pop(uri, None)
+        if pending is not None:
+            pending.cancel()
+        self.pending[uri] = asyncio.get_running_loop().create_task(self._publish(uri, delay))
+
+    async def _publish(self, uri: str, delay: float) -> None:
+        try:
+            if delay:
+                await asyncio.sleep(delay)
+            # the version and text the view is made of, though more changes may come
+            version, lines = self.workspace.get_text_document(uri).version, self.lines(uri)
+            view = await self.view(uri)
+            if view is None:
+                return
+            found = diagnostics(view, lines)
+            self.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri=uri, diagnostics=found, version=version)
+            )
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # noqa: BLE001
+            self.fault(f"publishing the diagnostics of {uri} failed")
+
+
+def diagnostic_of(view: View, f, lines: Buffer) -> types.Diagnostic:
+    """The LSP diagnostic of finding ``f``: its line and column, to the end of what it is
+    about (else the end of its line; a finding of no line is at 0:0)."""
+    message = f.message
+    if f.hint is not None:
+        message += f" (moved? {f.hint.path}, by {f.hint.how})"
+    if not f.line:
+        where = types.Range(start=types.Position(0, 0), end=types.Position(0, 0))
+    else:
+        text = lines.line(f.line)
+        col = f.col or 1
+        end = view.end_of(f) or len(text) + 1
+        where = lines.range(f.line, col, max(end, col))
+    return lsp_diagnostic(
+        range=where,
+        message=message,
+        severity=SEVERITY.get(f.severity, types.DiagnosticSeverity.Information),
+        code=f.code,
+        source="brainmigrate",
+    )
+
+
+def diagnostics(view: View, lines: Buffer) -> list[types.Diagnostic]:
+    """The diagnostics of ``view``: one per finding; a buffer that could not be checked
+    has one error at 0:0 giving the reason."""
+    if view.error is not None:
+        at = types.Range(start=types.Position(0, 0), end=types.Position(0, 0))
+        return [
+            lsp_diagnostic(
+                range=at,
+                message=view.error,
+                severity=types.DiagnosticSeverity.Error,
+                source="brainmigrate",
+            )
+        ]
+    return [diagnostic_of(view, f, lines) for f in view.findings]
+
+
+def code_actions(view: View, uri: str, lines: Buffer, first: int, last: int) -> list:
+    """The quick fixes of the findings on 0-based lines ``first`` to ``last``: the edit
+    ``--fix`` makes of a fixable one, and for each on a fact's line "Ignore CODE on this
+    line" (``notesview.ignore_edit``)."""
+    out: list[types.CodeAction] = []
+    for f in view.findings:
+        if not f.line or not first <= f.line - 1 <= last:
+            continue
+        diag = diagnostic_of(view, f, lines)
+        fix = view.fixes.get((f.line, f.col))
+        if fix is not None:
+            edit = types.TextEdit(range=lines.range(fix.line, fix.col, fix.col + len(fix.old)),
+                                  new_text=fix.new)  # fmt: skip
+            out.append(_action(f"Replace {fix.old} with {fix.new} ({fix.how})", uri, edit, diag))
+        text = lines.line(f.line)
+        waive = ignore_edit(text, f.code) if f.fact_line is not None else None
+        if waive is not None:
+            start, end, new = waive
+            edit = types.TextEdit(range=lines.range(f.line, start + 1, end + 1), new_text=new)
+            out.append(_action(f"Ignore {f.code} on this line", uri, edit, diag, preferred=False))
+    return out
+
+
+def _action(title, uri, edit, diag, preferred: bool = True) -> types.CodeAction:
+    return types.CodeAction(
+        title=title,
+        kind=types.CodeActionKind.QuickFix,
+        diagnostics=[diag],
+        is_preferred=preferred,
+        edit=types.WorkspaceEdit(changes={uri: [edit]}),
+    )
+
+
+def hover_text(spot) -> str:
+    """The hover of a citation (Markdown): what it resolved to or its state."""
+    a = spot.anchor
+    if a is not None and a.kind == "symbol":
+        lines = f", lines {a.lines[0]}-{a.lines[1]}" if a.lines else ""
+        return (
+            f"**{spot.text}**: anchor, declaration `{a.symbol}` in `{a.path}`{lines}\n\n"
+            f"root `{a.root}`"
+        )
+    if a is not None:
+        lines = ""
+        if spot.lines:
+            first, last = spot.lines
+            lines = f", line {first}" if first == last else f", lines {first}-{last}"
+        return f"**{spot.text}**: anchor, {a.kind} `{a.path}`{lines}\n\nroot `{a.root}`"
+    said = {
+        "gone": "gone: no root holds it",
+        "outside": f"outside every root ({spot.reason})",
+        "unresolved": "unresolved: nothing of it is in any root",
+        "ignored": "ignored: git ignores it (a runtime or build file)",
+        "ambiguous": "ambiguous: " + ", ".join(f"`{c}`" for c in spot.candidates[:5]),
+    }.get(spot.state, spot.state)
+    text = f"**{spot.text}**: {said}"
+    if spot.hint is not None:
+        text += f"\n\nmoved? `{spot.hint.path}` ({spot.hint.how})"
+    return text
+
+
+def _uri(path: str) -> str:
+    from pygls.uris import from_fs_path
+
+    return from_fs_path(path) or path
+
+
+def _guarded(handler):
+    """``handler`` (an async feature handler) answering None on a fault, which is logged
+    (``NotesServer.fault``) instead of going to the client as an error with a traceback."""
+
+    @functools.wraps(handler)
+    async def run(ls: NotesServer, params):
+        try:
+            return await handler(ls, params)
+        except Exception:  # noqa: BLE001 - logged; the editor keeps working
+            ls.fault(f"{handler.__name__} failed")
+            return None
+
+    return run
+
+
+def make_server(given: Given) -> NotesServer:
+    """The server with its features registered: the buffers' life
+    (``_buffer_features``) and what is asked of one (``_asked_features``)."""
+    server = NotesServer(given)
+    _buffer_features(server)
+    _asked_features(server)
+    return server
+
+
+def _buffer_features(server: NotesServer) -> None:
+    """didOpen, didChange (debounced), didSave (every open buffer again), didClose."""
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    @_guarded
+    async def did_open(ls: NotesServer, params: types.DidOpenTextDocumentParams):
+        ls.schedule(params.text_document.uri, 0)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    @_guarded
+    async def did_change(ls: NotesServer, params: types.DidChangeTextDocumentParams):
+        ls.schedule(params.text_document.uri, DEBOUNCE)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    @_guarded
+    async def did_save(ls: NotesServer, params: types.DidSaveTextDocumentParams):
+        # a saved file may be what another buffer cites: every open buffer is read again
+        ls.views.clear()
+        for uri in list(ls.workspace.text_documents):
+            ls.schedule(uri, 0)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    @_guarded
+    async def did_close(ls: NotesServer, params: types.DidCloseTextDocumentParams):
+        uri = params.text_document.uri
+        pending = ls.pending.pop(uri, None)
+        if pending is not None:
+            pending.cancel()
+        if ls.views.pop(uri, None) is not None:
+            ls.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
+            )
+
+
+def _asked_features(server: NotesServer) -> None:
+    """Code actions, hover, definition and document links."""
+
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]),
+    )
+    @_guarded
+    async def code_action(ls: NotesServer, params: types.CodeActionParams):
+        uri = params.text_document.uri
+        view = await _checked(ls, uri)
+        if view is None:
+            return None
+        first, last = params.range.start.line, params.range.end.line
+        return code_actions(view, uri, ls.lines(uri), first, last)
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    @_guarded
+    async def hover(ls: NotesServer, params: types.HoverParams):
+        found = await _spot(ls, params.text_document.uri, params.position)
+        if found is None:
+            return None
+        spot, lines = found
+        contents = types.MarkupContent(kind=types.MarkupKind.Markdown, value=hover_text(spot))
+        return types.Hover(contents=contents, range=lines.range(spot.line, spot.col, spot.end))
+
+    @server.feature(types.TEXT_DOCUMENT_DEFINITION)
+    @_guarded
+    async def definition(ls: NotesServer, params: types.DefinitionParams):
+        found = await _spot(ls, params.text_document.uri, params.position)
+        target = found[0].target() if found else None
+        if target is None:
+            return None
+        path, line = target
+        at = types.Position(line=max(line - 1, 0), character=0)
+        return types.Location(uri=_uri(path), range=types.Range(start=at, end=at))
+
+    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_LINK)
+    @_guarded
+    async def document_link(ls: NotesServer, params: types.DocumentLinkParams):
+        uri = params.text_document.uri
+        view = await _checked(ls, uri)
+        if view is None:
+            return None
+        lines = ls.lines(uri)
+        return [
+            types.DocumentLink(
+                range=lines.range(s.line, s.col, s.end),
+                target=_uri(os.path.join(s.anchor.root, s.anchor.path)),
+                tooltip=f"{s.anchor.path} in {s.anchor.root}",
+            )
+            for s in view.spots
+            if s.anchor is not None and s.anchor.kind != "symbol"
+        ]
+
+
+async def _checked(ls: NotesServer, uri: str) -> View | None:
+    """The current ``View`` of ``uri``; None for a document that is no notes file or could
+    not be checked (its diagnostic says why), or on a fault (logged)."""
+    try:
+        view = await ls.view(uri)
+    except Exception:  # noqa: BLE001
+        ls.fault(f"reading {uri} failed")
+        return None
+    return None if view is None or view.error is not None else view
+
+
+async def _spot(ls: NotesServer, uri: str, position: types.Position):
+    """``(spot, lines)``: the citation at the LSP ``position`` of ``uri``, or None."""
+    view = await _checked(ls, uri)
+    if view is None:
+        return None
+    lines = ls.lines(uri)
+    spot = view.spot_at(position.line + 1, lines.column(position))
+    return None if spot is None else (spot, lines)
+
+
+def run(given: Given) -> None:
+    """Serve over stdin and stdout until the client says exit (exit 0 after shutdown, as
+    the protocol says; 1 without). Faults are logged to stderr."""
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(name)s: %(message)s")
+    make_server(given).start_io()

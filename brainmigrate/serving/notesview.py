@@ -1,0 +1,262 @@
+"""What an editor is shown of one notes buffer (``brainmigrate server``, docs/editors.md):
+the findings ``check`` gives for its unsaved text (``check_text``), the edit
+``--fix`` would make of each, and every citation with its place and what it resolved to.
+
+No editor protocol here (``serving.lsp`` speaks it): lines and columns are 1-based, in
+code points, as ``check`` reports them; an ``end`` is the column after the text.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from brainmigrate.model import Anchor, Segment
+from brainmigrate.read.files import is_excluded
+from brainmigrate.read.names import camelcase_names
+from brainmigrate.read.notation import split_trailer
+from brainmigrate.read.run import ImportOptions
+from brainmigrate.read.tokens import Token, tokens
+from brainmigrate.rules import Finding, Hint, Selection
+
+if TYPE_CHECKING:  # check is loaded when a buffer is checked, not at start-up
+    from brainmigrate import check
+
+#: The file name endings of notes files a folder is walked for (``read.files``).
+NOTES_SUFFIXES = (".md", ".mdc")
+
+
+def check_text(
+    path: str | os.PathLike,
+    text: str,
+    options: ImportOptions,
+    fail_on: str = "error",
+    *,
+    select: Selection | None = None,
+    fixes: bool = True,
+) -> check.CheckResult:
+    """Check the notes ``text`` (an editor's unsaved buffer) as ``check.run_check`` checks the
+    file ``path``: read as that file (its notation, scope and folder, cited paths relative
+    to it; findings name it as ``path``), from a temporary copy (``unsaved``). With
+    ``fixes``, a gone citation ``--fix`` would rewrite carries its ``fix.Fix``
+    (``CheckResult.fix_of``). Raises what ``check.run_check`` raises."""
+    from brainmigrate import check
+
+    with unsaved(path, text, options) as (copy, read):
+        result = check.run_check([copy], read, fail_on, select=select)
+        if fixes and result.tally().by_code().get("BM101"):
+            from brainmigrate import fix  # only a check with gone citations plans fixes
+
+            result = fix.fixable(result, [copy], read)
+        return result
+
+
+@contextlib.contextmanager
+def unsaved(
+    path: str | os.PathLike, text: str, options: ImportOptions
+) -> Iterator[tuple[str, ImportOptions]]:
+    """``(copy, options)``: a temporary file holding ``text`` (UTF-8) and ``options`` that
+    read it as the notes file ``path`` (``ImportOptions.names``, as standard input is read);
+    the file is removed afterwards."""
+    import tempfile
+
+    name = os.fspath(path)
+    suffix = os.path.splitext(name)[1] or ".md"
+    with tempfile.TemporaryDirectory(prefix="brainmigrate-unsaved-") as folder:
+        copy = os.path.join(folder, f"notes{suffix}")
+        with open(copy, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+        yield copy, replace(options, names={**options.names, copy: name})
+
+
+@dataclass(frozen=True)
+class Given:
+    """The server's command line: ``--config``, ``--isolated``, ``--root``, ``--cache-dir``."""
+
+    config_file: str | None = None
+    isolated: bool = False
+    roots: tuple[str, ...] = ()
+    cache_dir: str | None = None
+
+
+@dataclass(frozen=True)
+class Spot:
+    """A citation in the buffer at ``line``, ``col`` up to ``end``: its ``state``
+    (``anchor``, or a finding's: ``gone``, ``outside``, ``unresolved``, ``ignored``,
+    ``ambiguous``), the anchor it resolved to (its ``root`` an absolute folder), its
+    line form ``lines``, a gone path's "moved?" ``hint``, why a path is ``outside``
+    (``reason``) and an ambiguous name's ``candidates``."""
+
+    line: int
+    col: int
+    end: int
+    text: str
+    state: str
+    anchor: Anchor | None = None
+    lines: tuple[int, int] | None = None
+    hint: Hint | None = None
+    reason: str = ""
+    candidates: tuple[str, ...] = ()
+
+    def target(self) -> tuple[str, int] | None:
+        """``(absolute file, 1-based line)`` the spot leads to (a file or a declaration
+        that anchors), or None."""
+        a = self.anchor
+        if a is None or a.kind == "folder":
+            return None
+        first = (a.lines or (1, 1))[0] if a.kind == "symbol" else (self.lines or (1, 1))[0]
+        return os.path.join(a.root, a.path), first
+
+
+@dataclass
+class View:
+    """One buffer checked: its ``findings`` (not suppressed), the ``fixes`` ``--fix`` would
+    make (``fix.Fix`` by ``(line, col)``), its ``spots`` in order, and ``error``: why the
+    buffer could not be checked (then nothing else is set)."""
+
+    findings: list[Finding] = field(default_factory=list)
+    fixes: dict = field(default_factory=dict)
+    spots: list[Spot] = field(default_factory=list)
+    error: str | None = None
+
+    def spot_at(self, line: int, col: int) -> Spot | None:
+        """The spot at 1-based ``line`` holding column ``col`` (its end included)."""
+        for s in self.spots:
+            if s.line == line and s.col <= col <= s.end:
+                return s
+        return None
+
+    def end_of(self, f: Finding) -> int | None:
+        """The column after what finding ``f`` is about (its fix's old text, else its
+        citation's), or None."""
+        fix = self.fixes.get((f.line, f.col))
+        if fix is not None:
+            return fix.col + len(fix.old)
+        at = self.spot_at(f.line or 0, f.col or 0) if f.col else None
+        return at.end if at is not None and at.col == f.col else None
+
+
+def settings_for(path: str, given: Given, workspace: str | None):
+    """The ``config.Settings`` for the notes file ``path`` (absolute): ``--config`` or
+    ``--isolated`` as given, else the configuration ``check`` finds from the file's folder
+    up (``config.load``); ``--root`` and ``--cache-dir`` in place. With no root given or
+    configured, the editor's workspace folder (else the current folder). Raises
+    ``config.ConfigError``."""
+    from brainmigrate import config
+
+    folder = os.path.dirname(path)
+    if given.config_file or given.isolated:
+        settings = config.load(config_file=given.config_file, isolated=given.isolated)
+    else:
+        settings = config.load(folder)
+    roots = given.roots or (() if settings.roots else (workspace or os.getcwd(),))
+    return settings.override(roots=roots, cache_dir=given.cache_dir)
+
+
+def is_notes(path: str, settings, workspace: str | None) -> bool:
+    """True when ``check`` reads ``path`` as a notes file: a ``*.md`` or ``*.mdc`` file
+    that no ``exclude`` glob (matched against the path below the workspace) leaves out."""
+    if not path.lower().endswith(NOTES_SUFFIXES):
+        return False
+    base = workspace or os.getcwd()
+    shown = os.path.relpath(path, base) if path.startswith(base + os.sep) else path
+    return not is_excluded(shown.replace(os.sep, "/"), settings.excludes)
+
+
+def analyse(path: str, text: str, settings) -> View:
+    """The ``View`` of notes ``text`` read as the file ``path``, checked as ``check``
+    checks it (``check_text`` with the settings' ``fail_on`` and selection). Raises
+    what ``check_text`` and ``cli.reading.read_options`` raise."""
+    from brainmigrate import rules
+    from brainmigrate.cli.reading import read_options
+
+    options = read_options(settings, "fast", {}, None)
+    selection = rules.Selection(settings.select, settings.extend_select, settings.ignore)
+    result = check_text(path, text, options, settings.fail_on, select=selection)
+    findings = [f for f in result.findings if not f.suppressed]
+    fixes = {(fx.line, fx.col): fx for fx in (result.fixes or {}).values()}
+    hints = {(f.line, f.col): f.hint for f in findings if f.hint is not None}
+    spots = list(_spots(result.facts.resolved(), text.split("\n"), hints))
+    return View(findings, fixes, spots)
+
+
+def _spots(resolved, lines: list[str], hints: dict):
+    """The spots of each fact's citations: a token of the fact's lines at a citation's
+    place is that citation; one whose path an anchor of the fact ends with, or a
+    CamelCase name a declaration anchors, is that anchor."""
+    for fact, res in resolved:
+        if res is None:
+            continue
+        cites = {(c.line, c.col): c for c in res.citations}
+        files = [a for a in res.anchors if a.kind != "symbol"]
+        symbols = {a.symbol: a for a in res.anchors if a.kind == "symbol"}
+        last = min(max(fact.line, fact.last_line), len(lines))
+        segments = [Segment(n, 1, lines[n - 1].rstrip("\r")) for n in range(fact.line, last + 1)]
+        for tok in tokens(segments):
+            whole = tok.whole or tok.text
+            end = tok.end or tok.col + len(whole)
+            c = cites.pop((tok.line, tok.col), None)
+            if c is not None:
+                hint = hints.get((c.line, c.col))
+                yield Spot(tok.line, tok.col, end, c.name, c.state, None, c.lines, hint, c.reason,
+                           c.candidates)  # fmt: skip
+                continue
+            anchor = _file_anchor(tok, files)
+            if anchor is not None:
+                yield Spot(tok.line, tok.col, end, tok.text, "anchor", anchor, tok.lines)
+                continue
+            for name in camelcase_names(whole):
+                anchor = symbols.get(name)
+                at = whole.find(name)
+                if anchor is not None and at >= 0:
+                    col = tok.col + at
+                    yield Spot(tok.line, col, col + len(name), name, "anchor", anchor)
+        for c in cites.values():  # a citation no token of this pass found (a reference)
+            yield Spot(c.line, c.col, c.col + len(c.name), c.name, c.state, None, c.lines,
+                       hints.get((c.line, c.col)), c.reason, c.candidates)  # fmt: skip
+
+
+def _file_anchor(tok: Token, files: list[Anchor]) -> Anchor | None:
+    """The file or folder anchor whose path the token's path ends with (``./``, ``../``
+    and ``@`` dropped), or None."""
+    text = tok.text.replace("\\", "/").lstrip("@")
+    while text.startswith(("./", "../")):
+        text = text.partition("/")[2]
+    text = text.rstrip("/")
+    if not text:
+        return None
+    for a in files:
+        path = a.path.rstrip("/")
+        if path == text or path.endswith("/" + text):
+            return a
+    return None
+
+
+def ignore_edit(line: str, code: str) -> tuple[int, int, str] | None:
+    """The edit that makes the notes ``line`` waive ``code`` (README, "check"): ``(start,
+    end, text)``, 0-based code-point columns of the line, ``end`` not included. A line
+    without a trailer gets `` <!-- brainmigrate: ignore CODE -->``; one ending with such
+    a suppression gets ``code`` added to it (``allow-gone`` is ``ignore BM101``); None
+    when the line waives ``code`` already or ends with another comment (a date: a line
+    has one trailer, SPEC.md §Notation)."""
+    from brainmigrate.read.facts import ALLOW
+    from brainmigrate.rules import waived_by
+
+    line = line.rstrip("\r")
+    body, inside = split_trailer(line)
+    if inside is None:
+        at = len(line.rstrip())
+        return at, at, f" <!-- brainmigrate: ignore {code} -->"
+    allow = ALLOW.fullmatch(inside)
+    if allow is None:
+        return None
+    codes = ["BM101"] if allow.group("what") else allow.group("codes").replace(",", " ").split()
+    codes = [c.upper() for c in codes]
+    if waived_by(code, frozenset(codes)) is not None:
+        return None
+    start = len(body)
+    end = len(line.rstrip())
+    return start, end, f"<!-- brainmigrate: ignore {', '.join([*codes, code])} -->"

@@ -1,0 +1,501 @@
+"""``brainmigrate server``: a real LSP session over stdio with the command as a subprocess,
+driven by pygls' own client (``pygls.lsp.client.LanguageClient``), in a real git checkout;
+and ``notesview.check_text``, what it checks an unsaved buffer with.
+
+Every wait is on a message with a timeout, never a sleep.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+from pygls.lsp.client import LanguageClient
+from pygls.uris import from_fs_path
+
+from brainmigrate.read.run import ImportOptions
+from brainmigrate.serving import notesview
+from tests.trees import git, renamed, write
+
+REPO = Path(__file__).resolve().parent.parent
+#: Seconds any one message may take (the first check builds the checkout's index).
+WAIT = 60
+
+NOTES = (
+    "- keep.py is at src/keep.py:2 and src/gone.py is gone\n"
+    "- WidgetFactory makes widgets; see src/old.py\n"
+)
+
+
+def checkout(tmp_path: Path) -> Path:
+    """A git checkout whose src/old.py was renamed to src/new.py, with src/keep.py,
+    src/widget.py (declaring WidgetFactory) and notes/CLAUDE.md citing them."""
+    repo = renamed(tmp_path / "repo", "x = 1\n")
+    write(repo, {"src/keep.py": "a\nb\nc\n", "src/widget.py": "class WidgetFactory:\n    pass\n"})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "more")
+    write(repo, {"notes/CLAUDE.md": NOTES, "notes/other.txt": "src/gone.py\n"})
+    return repo
+
+
+class Session:
+    """A client talking to ``brainmigrate server`` started in ``cwd``; each publish of
+    diagnostics is queued."""
+
+    def __init__(self, cwd: Path, cache: Path, args: tuple[str, ...] = ()) -> None:
+        self.cwd, self.cache, self.args = cwd, cache, args
+        self.client = LanguageClient("brainmigrate-tests", "1")
+        self.published: asyncio.Queue = asyncio.Queue()
+        queue = self.published
+
+        @self.client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def published(params: types.PublishDiagnosticsParams) -> None:
+            queue.put_nowait(params)
+
+    async def start(self) -> None:
+        env = {**os.environ, "BRAINMIGRATE_CACHE_DIR": str(self.cache)}
+        cmd = [sys.executable, "-m", "brainmigrate", "server", *map(str, self.args)]
+        await self.client.start_io(*cmd, cwd=str(self.cwd), env=env)
+        params = types.InitializeParams(
+            capabilities=types.ClientCapabilities(),
+            root_uri=from_fs_path(str(self.cwd)),
+        )
+        self.init = await asyncio.wait_for(self.client.initialize_async(params), WAIT)
+        self.client.initialized(types.InitializedParams())
+
+    async def diagnostics(self, uri: str) -> types.PublishDiagnosticsParams:
+        """The next diagnostics published for ``uri``."""
+        while True:
+            got = await asyncio.wait_for(self.published.get(), WAIT)
+            if got.uri == uri:
+                return got
+
+    def open(self, path: Path, text: str | None = None) -> str:
+        uri = from_fs_path(str(path))
+        item = types.TextDocumentItem(
+            uri=uri, language_id="markdown", version=1, text=text or path.read_text()
+        )
+        self.client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=item))
+        return uri
+
+    def change(self, uri: str, version: int, text: str) -> None:
+        doc = types.VersionedTextDocumentIdentifier(uri=uri, version=version)
+        whole = types.TextDocumentContentChangeWholeDocument(text=text)
+        self.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(text_document=doc, content_changes=[whole])
+        )
+
+    async def stop(self) -> int:
+        await asyncio.wait_for(self.client.shutdown_async(None), WAIT)
+        self.client.exit(None)
+        server = self.client._server
+        code = await asyncio.wait_for(server.wait(), WAIT)
+        await asyncio.wait_for(self.client.stop(), WAIT)
+        return code
+
+
+def session(tmp_path: Path, body, config: str | None = None, up: bool = False, args=()) -> object:
+    """Run ``body(session)`` (a coroutine function) in a started session in the checkout
+    (holding ``.brainmigrate.toml`` ``config``; with ``up``, started in the folder above
+    it; ``args`` added to its command line), then shut it down; returns ``(what body
+    returned, the server's exit code)``."""
+
+    async def main():
+        repo = checkout(tmp_path)
+        if config is not None:
+            write(repo, {".brainmigrate.toml": config})
+        s = Session(repo.parent if up else repo, tmp_path / "cache", tuple(args))
+        s.repo = repo
+        await s.start()
+        try:
+            out = await body(s)
+        except BaseException:
+            s.client._server.kill()
+            raise
+        return out, await s.stop()
+
+    return asyncio.run(main())
+
+
+def spans(params: types.PublishDiagnosticsParams) -> list[tuple]:
+    return [
+        (
+            d.code,
+            d.severity,
+            d.range.start.line,
+            d.range.start.character,
+            d.range.end.line,
+            d.range.end.character,
+            d.message,
+        )  # fmt: skip
+        for d in params.diagnostics
+    ]
+
+
+def apply(text: str, edit: types.TextEdit) -> str:
+    """``text`` with the one-line ``edit`` made (ASCII: UTF-16 units are characters)."""
+    lines = text.split("\n")
+    r = edit.range
+    line = lines[r.start.line]
+    lines[r.start.line] = line[: r.start.character] + edit.new_text + line[r.end.character :]
+    return "\n".join(lines)
+
+
+GONE = "cites src/gone.py, which no root holds"
+OLD = "cites src/old.py, which no root holds (moved? src/new.py, by git-rename)"
+ERROR = types.DiagnosticSeverity.Error
+
+
+def test_diagnostics_on_open_and_on_change_then_exit_0(tmp_path):
+    """didOpen publishes check's findings of the buffer (codes, severities, messages,
+    0-based ranges to the end of the cited path); a didChange that fixes both citations
+    publishes none (after the debounce, waited for as the notification); a document that
+    is no notes file gets nothing; shutdown then exit ends the server with 0."""
+
+    async def body(s: Session):
+        notes = s.cwd / "notes" / "CLAUDE.md"
+        s.open(s.cwd / "notes" / "other.txt")  # no notes file: no diagnostics at all
+        uri = s.open(notes)
+        first = await s.diagnostics(uri)
+        fixed = NOTES.replace("src/gone.py", "src/keep.py").replace("src/old.py", "src/new.py")
+        s.change(uri, 2, fixed)
+        second = await s.diagnostics(uri)
+        return first, second, s.init.capabilities
+
+    (first, second, caps), code = session(tmp_path, body)
+    assert spans(first) == [
+        ("BM101", ERROR, 0, 34, 0, 45, GONE),
+        ("BM101", ERROR, 1, 35, 1, 45, OLD),
+    ]
+    assert first.version == 1
+    assert {d.source for d in first.diagnostics} == {"brainmigrate"}
+    assert spans(second) == [] and second.version == 2
+    assert caps.hover_provider and caps.definition_provider
+    assert caps.document_link_provider is not None and caps.code_action_provider is not None
+    assert code == 0
+
+
+def test_code_actions_fix_and_ignore(tmp_path):
+    """A fixable finding's quick fix is the edit --fix makes (src/old.py to src/new.py);
+    every finding has "Ignore CODE on this line", which appends the suppression; applying
+    both and sending the text clears the diagnostics."""
+
+    async def body(s: Session):
+        uri = s.open(s.cwd / "notes" / "CLAUDE.md")
+        await s.diagnostics(uri)
+        whole = types.Range(start=types.Position(0, 0), end=types.Position(1, 0))
+        params = types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=whole,
+            context=types.CodeActionContext(diagnostics=[]),
+        )
+        actions = await asyncio.wait_for(s.client.text_document_code_action_async(params), WAIT)
+        text = NOTES
+        chosen = [a for a in actions if a.title.startswith("Replace")]
+        chosen += [a for a in actions if a.title == "Ignore BM101 on this line"][:1]
+        for action in chosen:
+            (edit,) = action.edit.changes[uri]
+            text = apply(text, edit)
+        s.change(uri, 2, text)
+        after = await s.diagnostics(uri)
+        return [a.title for a in actions], text, after
+
+    (titles, text, after), code = session(tmp_path, body)
+    assert titles == [
+        "Ignore BM101 on this line",
+        "Replace src/old.py with src/new.py (git-rename)",
+        "Ignore BM101 on this line",
+    ]
+    assert text == (
+        "- keep.py is at src/keep.py:2 and src/gone.py is gone"
+        " <!-- brainmigrate: ignore BM101 -->\n"
+        "- WidgetFactory makes widgets; see src/new.py\n"
+    )
+    assert spans(after) == [] and code == 0
+
+
+def test_hover_definition_and_links(tmp_path):
+    """Hover says what a citation resolved to (an anchor's kind, path, lines, root; a
+    gone path's state and its "moved?"); definition leads to the cited file at its line
+    form's line and to the file declaring a CamelCase name at its declaration; document
+    links are the cited paths a root holds."""
+
+    async def body(s: Session):
+        uri = s.open(s.cwd / "notes" / "CLAUDE.md")
+        await s.diagnostics(uri)
+        doc = types.TextDocumentIdentifier(uri=uri)
+
+        async def ask(method, line, char):
+            params = dict(text_document=doc, position=types.Position(line, char))
+            if method == "hover":
+                return await s.client.text_document_hover_async(types.HoverParams(**params))
+            return await s.client.text_document_definition_async(types.DefinitionParams(**params))
+
+        hovers = [await ask("hover", *at) for at in [(0, 20), (0, 40), (1, 40), (1, 4), (0, 1)]]
+        defs = [await ask("definition", *at) for at in [(0, 20), (1, 4), (0, 40)]]
+        links = await s.client.text_document_document_link_async(
+            types.DocumentLinkParams(text_document=doc)
+        )
+        return hovers, defs, links
+
+    (hovers, defs, links), code = session(tmp_path, body)
+    root = str((tmp_path / "repo").resolve())
+    texts = [h.contents.value if h else None for h in hovers]
+    assert texts == [
+        f"**src/keep.py**: anchor, file `src/keep.py`, line 2\n\nroot `{root}`",
+        "**src/gone.py**: gone: no root holds it",
+        "**src/old.py**: gone: no root holds it\n\nmoved? `src/new.py` (git-rename)",
+        "**WidgetFactory**: anchor, declaration `WidgetFactory` in `src/widget.py`, lines"
+        f" 1-2\n\nroot `{root}`",
+        None,
+    ]
+    assert (hovers[0].range.start.character, hovers[0].range.end.character) == (16, 29)
+    keep, widget, gone = defs
+    assert keep.uri == from_fs_path(f"{root}/src/keep.py") and keep.range.start.line == 1
+    assert widget.uri == from_fs_path(f"{root}/src/widget.py") and widget.range.start.line == 0
+    assert gone is None
+    found = [(ln.range.start.line, ln.range.start.character, ln.target) for ln in links]
+    assert found == [
+        (0, 2, from_fs_path(f"{root}/src/keep.py")),
+        (0, 16, from_fs_path(f"{root}/src/keep.py")),
+    ]
+    assert code == 0
+
+
+def test_unreadable_configuration_is_one_diagnostic_at_0_0(tmp_path):
+    """A configuration that cannot be read is one error at 0:0 naming the file and the
+    fault; the server keeps running (and exits 0)."""
+
+    async def body(s: Session):
+        uri = s.open(s.cwd / "notes" / "CLAUDE.md")
+        return await s.diagnostics(uri)
+
+    got, code = session(tmp_path, body, config="roots = [\n")
+    (d,) = got.diagnostics
+    assert (d.range.start.line, d.range.start.character, d.severity) == (0, 0, ERROR)
+    assert d.message.startswith(".brainmigrate.toml: not valid TOML (") and code == 0
+
+
+def test_configuration_is_found_from_the_notes_file_up(tmp_path):
+    """Started in the folder above the checkout (which holds no configuration), the
+    server reads the checkout's configuration for its notes file, found from the file's
+    folder up: its ignore drops the two BM101s, the BM103 stays."""
+
+    async def body(s: Session):
+        uri = s.open(s.repo / "notes" / "CLAUDE.md", NOTES + "- and lib/none.py\n")
+        return await s.diagnostics(uri)
+
+    config = 'ignore = ["BM101"]\n'
+    got, code = session(tmp_path, body, config=config, up=True)
+    assert spans(got) == [
+        ("BM103", types.DiagnosticSeverity.Warning, 2, 6, 2, 17,
+         "cites lib/none.py, but nothing of it is in any root (no file citation?)"),
+    ]  # fmt: skip
+    assert code == 0
+
+
+def test_isolated_and_root_as_check_takes_them(tmp_path):
+    """``--isolated`` reads no configuration (its ignore of BM101 does not apply);
+    ``--root`` names the checkout cited paths are looked up in (one holding src/gone.py:
+    no BM101 for it, and src/old.py is gone without a rename there)."""
+    other = tmp_path / "other"
+    write(other, {"src/gone.py": "", "src/keep.py": "a\nb\n"})
+
+    async def body(s: Session):
+        uri = s.open(s.repo / "notes" / "CLAUDE.md")
+        return await s.diagnostics(uri)
+
+    config = 'ignore = ["BM101"]\n'
+    got, code = session(tmp_path, body, config=config, args=("--isolated", "--root", other))
+    assert [(d.code, d.range.start.line, d.message) for d in got.diagnostics] == [
+        ("BM101", 1, "cites src/old.py, which no root holds"),
+    ]
+    assert code == 0
+
+
+def test_config_and_isolated_exclude_each_other(tmp_path):
+    """One line on stderr, exit 2, nothing on stdout (no session is begun)."""
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, "-m", "brainmigrate", "server", "--config", "x.toml", "--isolated"],
+        capture_output=True, text=True, cwd=tmp_path, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith(
+        "brainmigrate: error: --config and --isolated exclude each other; give one; see '"
+    )
+    assert done.stderr.count("\n") == 1
+
+
+def test_check_text_reads_the_buffer_as_the_file(tmp_path, monkeypatch):
+    """``notesview.check_text`` checks unsaved text as the file it names: findings name that
+    file, a relative link resolves from its folder, and a fixable citation has its fix."""
+    repo = checkout(tmp_path)
+    monkeypatch.chdir(repo)
+    monkeypatch.setenv("BRAINMIGRATE_CACHE_DIR", str(tmp_path / "cache"))
+    text = "- see [k](../src/keep.py) and src/old.py\n"
+    result = notesview.check_text("notes/CLAUDE.md", text, ImportOptions(roots=(".",)))
+    (found,) = result.findings
+    assert (found.file, found.line, found.col, found.code) == ("notes/CLAUDE.md", 1, 31, "BM101")
+    fix = result.fix_of(found)
+    assert (fix.old, fix.new, fix.how) == ("src/old.py", "src/new.py", "git-rename")
+    assert (repo / "notes" / "CLAUDE.md").read_text() == NOTES  # the file is not read
+
+
+DOCS = REPO / "docs" / "editors.md"
+
+
+def _blocks(lang: str) -> list[str]:
+    return re.findall(rf"```{lang}\n(.*?)```", DOCS.read_text(encoding="utf-8"), re.S)
+
+
+def test_editor_snippets_parse_and_name_the_server():
+    """docs/editors.md: the Helix TOML parses and runs ``brainmigrate server``; the VS
+    Code settings JSON parses and does too; the Neovim snippet starts the same command."""
+    (helix,) = _blocks("toml")
+    data = tomllib.loads(helix)
+    server = data["language-server"]["brainmigrate"]
+    assert (server["command"], server["args"]) == ("brainmigrate", ["server"])
+    assert "brainmigrate" in data["language"][0]["language-servers"]
+    (vscode,) = _blocks("json")
+    settings = json.loads(vscode)
+    assert settings["glspc.server.command"] == "brainmigrate"
+    assert settings["glspc.server.commandArguments"] == ["server"]
+    (lua,) = _blocks("lua")
+    assert "cmd = { 'brainmigrate', 'server' }" in lua
+
+
+@pytest.mark.parametrize(
+    ("line", "code", "edit"),
+    [
+        ("- a src/x.py", "BM101", (12, 12, " <!-- brainmigrate: ignore BM101 -->")),
+        (
+            "- a src/x.py <!-- brainmigrate: ignore BM102 -->",
+            "BM101",
+            (13, 48, "<!-- brainmigrate: ignore BM102, BM101 -->"),
+        ),  # fmt: skip
+        (
+            "- a src/x.py <!-- brainmigrate: allow-gone -->",
+            "BM102",
+            (13, 46, "<!-- brainmigrate: ignore BM101, BM102 -->"),
+        ),  # fmt: skip
+        ("- a src/x.py <!-- brainmigrate: ignore BM1 -->", "BM101", None),
+        ("- a src/x.py <!-- 2024-01-02 -->", "BM101", None),
+    ],
+)
+def test_ignore_edit_adds_or_merges_one_suppression(line, code, edit):
+    """The "Ignore CODE on this line" edit: appended, merged into the line's suppression,
+    none when the line waives the code already or ends with another trailer."""
+    from brainmigrate.serving.notesview import ignore_edit
+
+    assert ignore_edit(line, code) == edit
+
+
+def test_changes_in_a_row_are_checked_once_after_the_last(tmp_path):
+    """Two changes sent together are debounced: the next diagnostics are those of the
+    second (version 3), the first is never published; a save of a cited file checks the
+    open buffer again (the file it cited as gone is there now); closing the buffer clears
+    its diagnostics and drops the pending check."""
+
+    async def body(s: Session):
+        uri = s.open(s.cwd / "notes" / "CLAUDE.md")
+        await s.diagnostics(uri)
+        s.change(uri, 2, "- see src/nowhere.py\n")
+        s.change(uri, 3, "- see src/gone.py\n")
+        debounced = await s.diagnostics(uri)
+        write(s.cwd, {"src/gone.py": "back = 1\n"})
+        doc = types.TextDocumentIdentifier(uri=from_fs_path(str(s.cwd / "src" / "gone.py")))
+        s.client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=doc))
+        saved = await s.diagnostics(uri)
+        s.change(uri, 4, "- see src/nowhere.py\n")
+        closing = types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri))
+        s.client.text_document_did_close(closing)  # before the debounce ends: never checked
+        closed = await s.diagnostics(uri)
+        return debounced, saved, closed
+
+    (debounced, saved, closed), code = session(tmp_path, body)
+    assert debounced.version == 3
+    assert spans(debounced) == [("BM101", ERROR, 0, 6, 0, 17, GONE)]
+    assert spans(saved) == [] and code == 0
+    assert spans(closed) == [] and closed.version is None
+
+
+def test_without_the_editor_extra_it_names_the_extra_to_install(tmp_path):
+    """``import pygls`` fails (a package of that name that raises as a missing one would):
+    one line naming the extra, exit 2."""
+    import subprocess
+
+    missing = "raise ModuleNotFoundError(\"No module named 'pygls'\", name='pygls')\n"
+    write(tmp_path, {"hide/pygls/__init__.py": missing})
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "hide")}
+    done = subprocess.run(
+        [sys.executable, "-m", "brainmigrate", "server"],
+        capture_output=True, text=True, env=env, cwd=tmp_path, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        "brainmigrate: error: pygls is not installed; install the extra with"
+        " pip install 'brainmigrate[editor]'\n"
+    )
+
+
+def test_positions_are_in_the_agreed_code_units():
+    """Columns go out and come in as the client's code units: UTF-16 by default (an
+    emoji is two), UTF-8 when that was agreed (four)."""
+    from pygls.workspace.position_codec import PositionCodec
+
+    from brainmigrate.serving.lsp import Buffer
+
+    text = "a\U0001f600 src/x.py\r\nnext"
+    utf16, utf8 = Buffer(text), Buffer(text, PositionCodec(types.PositionEncodingKind.Utf8))
+    r16, r8 = utf16.range(1, 4, 12), utf8.range(1, 4, 12)
+    assert (r16.start.character, r16.end.character) == (4, 12)
+    assert (r8.start.character, r8.end.character) == (6, 14)
+    assert utf16.column(types.Position(0, 4)) == 4 and utf8.column(types.Position(0, 6)) == 4
+    assert utf16.line(1) == "a\U0001f600 src/x.py" and utf16.line(3) == ""
+
+
+def test_a_fault_is_one_line_in_the_document_and_a_traceback_in_the_log(
+    tmp_path, monkeypatch, caplog
+):
+    """A fault while checking (here: the check raises) is one diagnostic at 0:0 saying
+    so, never an exception out of the server; the traceback goes to the log."""
+    from brainmigrate.serving import lsp
+    from brainmigrate.serving.notesview import Given
+
+    def broken(path, text, settings):
+        raise RuntimeError("the index went away")
+
+    monkeypatch.setattr(lsp, "analyse", broken)
+    monkeypatch.chdir(tmp_path)
+    server = lsp.make_server(Given(isolated=True, roots=(str(tmp_path),)))
+    with caplog.at_level("ERROR", logger="brainmigrate.server"):
+        view = server._analyse(str(tmp_path / "CLAUDE.md"), "- src/x.py\n")
+        other = server._analyse(str(tmp_path / "notes.txt"), "- src/x.py\n")
+    assert view.error == "brainmigrate server: internal error checking this file (see log)"
+    (d,) = lsp.diagnostics(view, lsp.Buffer("- src/x.py\n"))
+    assert (d.range.start.line, d.range.start.character, d.message) == (0, 0, view.error)
+    assert other is None  # no notes file: not checked at all
+    assert "RuntimeError: the index went away" in caplog.text
+
+
+def test_only_notes_files_check_reads_are_checked(tmp_path):
+    """A ``*.md``/``*.mdc`` file is a notes file unless an exclude glob (matched below
+    the workspace folder) leaves it out; any other file is none."""
+    from brainmigrate.config import Settings
+    from brainmigrate.serving.notesview import is_notes
+
+    settings = Settings(exclude=("drafts/*",))
+    base = str(tmp_path)
+    assert is_notes(f"{base}/notes/CLAUDE.md", settings, base)
+    assert is_notes(f"{base}/.cursor/rules/a.mdc", settings, base)
+    assert not is_notes(f"{base}/notes/drafts/a.md", settings, base)
+    assert not is_notes(f"{base}/src/app.py", settings, base)
