@@ -1,4 +1,5 @@
-"""The README documents every command and option, and its set-up commands stay true."""
+"""The README names every command, README.md or docs/*.md documents every option, the
+README's set-up commands stay true, and no relative link of README.md or docs/*.md is dead."""
 
 from __future__ import annotations
 
