@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import yaml
+from clirun import cli
 
 from brainmigrate import __version__
 from brainmigrate.cli import main
@@ -86,6 +87,23 @@ def test_the_walkthrough_runs_as_written(tmp_path):
         assert done.returncode == code, f"{command}\nexit {done.returncode}\n{printed}"
         for line in expected:
             assert shown_in(line, printed), f"{command}\nwants: {line}\nprinted:\n{printed}"
+
+
+def test_the_suppression_shown_waives_that_facts_findings(tmp_path):
+    """The ```markdown line is a samples/ notes line with a trailing comment; written in
+    place of it, ``check`` marks that fact's two findings ``[suppressed]``."""
+    (line,) = blocks("markdown")
+    fact, comment = line.split(" <!-- ", 1)
+    assert comment.startswith("brainmigrate: ignore ")
+    shutil.copytree(REPO / "samples", tmp_path / "samples")
+    (page,) = [p for p in (tmp_path / "samples/notes").glob("*.md") if fact in p.read_text()]
+    page.write_text(page.read_text().replace(fact + "\n", line + "\n"))
+    roots = ["--root", tmp_path / "samples/roots/app", "--root", tmp_path / "samples/roots/infra"]
+    done = cli("check", tmp_path / "samples/notes", *roots, "--isolated")
+    assert done.exit_code == 1
+    mine = [out for out in done.stdout.splitlines() if out.startswith(str(page))]
+    assert len(mine) == 2 and all(out.endswith("[suppressed]") for out in mine)
+    assert "2 failing at --fail-on error; 2 suppressed;" in done.stdout
 
 
 def test_the_cut_mark_keeps_order():
