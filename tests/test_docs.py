@@ -1,4 +1,5 @@
-"""The README documents every command and option, and its set-up commands stay true."""
+"""The README names every command, README.md or docs/*.md documents every option, the
+README's set-up commands stay true, and no relative link of README.md or docs/*.md is dead."""
 
 from __future__ import annotations
 
@@ -66,3 +67,51 @@ def test_the_agent_notes_example_is_what_check_prints(monkeypatch):
     )
     assert done.exit_code == 1
     assert done.output.splitlines() == expected
+
+
+def slugs(text: str) -> set[str]:
+    """The anchors a Markdown file has, as GitHub makes them: each heading outside code
+    fences lower-cased, stripped of punctuation but ``-`` and ``_``, spaces made ``-``,
+    a repeated one given ``-1``, ``-2`` …; and every ``<a id>``/``<a name>``."""
+    found: set[str] = set(re.findall(r"<a (?:id|name)=\"([^\"]+)\"", text))
+    seen: dict[str, int] = {}
+    for heading in re.findall(r"^#{1,6} +(.+?) *#* *$", outside_fences(text), re.M):
+        slug = re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")
+        count = seen.get(slug, 0)
+        seen[slug] = count + 1
+        found.add(f"{slug}-{count}" if count else slug)
+    return found
+
+
+def outside_fences(text: str) -> str:
+    """``text`` without its fenced code blocks."""
+    return re.sub(r"^(```|~~~).*?^\1[^\n]*$", "", text, flags=re.M | re.S)
+
+
+def outside_code(text: str) -> str:
+    """``text`` without its fenced code blocks and inline code spans."""
+    return re.sub(r"`[^`\n]*`", "", outside_fences(text))
+
+
+def test_slugs_are_githubs():
+    text = "# A `b` c\n## Fixing: `--fix`, `--diff`\n## A b c\n```\n# not a heading\n```\n"
+    assert slugs(text) == {"a-b-c", "fixing---fix---diff", "a-b-c-1"}
+
+
+MARKDOWN = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+
+
+@pytest.mark.parametrize("page", MARKDOWN, ids=lambda p: p.name)
+def test_every_relative_link_resolves(page):
+    """Every ``](#x)``, ``](file.md)`` and ``](file.md#x)`` link of README.md and docs/*.md
+    leads to a file that exists and, with ``#x``, to a heading or ``<a id>`` of it."""
+    text = outside_code(page.read_text(encoding="utf-8"))
+    for target in re.findall(r"\]\(([^)\s]+)\)", text):
+        if re.match(r"[a-z][a-z0-9+.-]*:", target):
+            continue  # https:, mailto: …
+        path, _, anchor = target.partition("#")
+        linked = (page.parent / path).resolve() if path else page
+        assert linked.exists(), f"{page.name}: {target}: no such file"
+        if anchor and linked.suffix == ".md":
+            have = slugs(linked.read_text(encoding="utf-8"))
+            assert anchor in have, f"{page.name}: {target}: no such heading"
