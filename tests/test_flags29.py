@@ -218,3 +218,73 @@ def test_index_says_a_one_word_name_never_anchors(tmp_path):
         "never",
         [],
     )
+
+
+# ---------------------------------------------------------------- -q on every command
+
+#: Each command's arguments on the ``gone`` store and notes (``serve`` is run apart), and
+#: what of its summary ``-q`` leaves out (stdout's first words; stderr must be empty).
+QUIET_RUNS = {
+    "import": (["notes", "--root", "repo", "--store", "quiet.db"], "Imported"),
+    "index": (["--root", "repo", "--cache-dir", "cache", "--name", "Merge"], "Indexed"),
+    "check": (["notes", "--root", "repo", "--fix"], "Fixed"),
+    "rule": (["BM101"], "Fixed"),
+    "export": (["--store", "know.db", "--to", "jsonl", "--output", "q.jsonl"], "exported"),
+    "search": (["merge", "--store", "know.db"], "no facts"),
+    "show": (["k1", "--store", "know.db"], "STALE:"),
+    "stale": (["--store", "know.db", "--dry-run"], "STALE:"),
+    "verify": (["k2", "--store", "know.db"], "verified"),
+    "put": (["--scope", "repo", "a fact put quietly", "--store", "know.db"], "put"),
+    "mcp": (["--store", "know.db"], "brainmigrate"),
+}
+
+
+def test_every_command_is_in_the_quiet_runs():
+    from brainmigrate.cli import COMMANDS
+
+    assert sorted(COMMANDS) == sorted([*QUIET_RUNS, "serve"])
+
+
+@pytest.mark.parametrize("name", sorted(QUIET_RUNS))
+def test_quiet_leaves_no_summary_line(gone, name):
+    args, summary = QUIET_RUNS[name]
+    loud = cli(name, *args)
+    quiet = cli(name, "-q", *args)
+    assert quiet.exit_code == loud.exit_code, quiet.output
+    assert quiet.stderr == ""
+    assert not [line for line in quiet.stdout.splitlines() if line.startswith(summary)]
+
+
+def test_quiet_import_and_index_keep_what_they_found(gone):
+    r = cli("import", "-q", "notes", "--root", "repo", "--store", "quiet.db")
+    assert (r.exit_code, r.stdout, r.stderr) == (
+        0,
+        "\nFacts citing gone files\n  notes/code.md:1: pkg/merge.py (k1)\n",
+        "",
+    )
+    (gone.parent / "repo" / "pkg" / "new.py").write_text("class MergeRule:\n    pass\n")
+    args = ("index", "-q", "--root", "repo", "--cache-dir", "cache", "--name", "MergeRule")
+    r = cli(*args)
+    assert (r.exit_code, r.stdout, r.stderr) == (
+        0,
+        "\nMergeRule: anchors to pkg/new.py\n  pkg/new.py:1-2 class (type)\n",
+        "",
+    )
+    assert cli("index", *args[2:]).stdout.startswith("Indexed ")
+
+
+def test_quiet_check_fix_says_nothing_but_the_findings_left(gone):
+    r = cli("check", "-q", "notes", "--root", "repo", "--fix")
+    assert (r.exit_code, r.stderr) == (1, "")
+    assert r.stdout == ("notes/code.md:1:27: BM101 error cites pkg/merge.py, which no root holds\n")
+
+
+def test_quiet_serve_says_only_where_it_serves(gone):
+    """The serve line stays (it says the address and the token file, ``--port 0`` too);
+    the line at its stop is a summary, left out."""
+    from test_serve import TOKEN, serving
+
+    (gone.parent / "token").write_text(TOKEN + "\n", encoding="utf-8")
+    with serving(gone, "-q") as served:
+        assert served.client.get("/know/k1").status_code == 200
+        assert served.stop() == (0, "")
