@@ -288,3 +288,62 @@ def test_quiet_serve_says_only_where_it_serves(gone):
     with serving(gone, "-q") as served:
         assert served.client.get("/know/k1").status_code == 200
         assert served.stop() == (0, "")
+
+
+# ------------------------------------------------------------------ stale --format junit
+
+
+def test_stale_junit_counts_a_fresh_fact_as_a_passing_case_with_the_runs_properties(gone):
+    (gone.parent / "repo" / "pkg" / "merge.py").write_text("def f():\n    pass\n")
+    r = cli("stale", "--store", gone, "--format", "junit", "--dry-run")
+    assert r.exit_code == 0, r.output
+    top = ET.fromstring(r.stdout)
+    assert (top.get("tests"), top.get("failures")) == ("1", "0")
+    (suite,) = top.iter("testsuite")
+    assert (suite.get("name"), suite.get("tests"), suite.get("failures")) == (
+        "notes/code.md",
+        "1",
+        "0",
+    )
+    props = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    assert props == {
+        "store": str(gone),
+        "dry-run": "true",
+        "checked": "1",
+        "stale": "0",
+        "unreachable": "0",
+    }
+    (case,) = top.iter("testcase")
+    assert case.attrib == {
+        "classname": "notes/code.md",
+        "name": "k1: the merge rule lives in pkg/merge.py TER-303",
+        "file": "notes/code.md",
+        "line": "1",
+    }
+    assert list(case) == []  # passed
+
+
+def test_stale_junit_has_a_case_per_fact_and_fails_only_the_stale_one(gone, tmp_path):
+    (tmp_path / "repo" / "pkg" / "merge.py").write_text("def f():\n    pass\n")
+    (tmp_path / "repo" / "pkg" / "keep.py").write_text("x = 1\n")
+    (tmp_path / "notes" / "keep.md").write_text("+ the keeper is pkg/keep.py TER-304\n")
+    r = cli("import", "notes", "--root", "repo", "--store", gone, "--verify")
+    assert r.exit_code == 0, r.output
+    (tmp_path / "repo" / "pkg" / "merge.py").unlink()
+    r = cli("stale", "--store", gone, "--format", "junit")
+    assert r.exit_code == 1
+    top = ET.fromstring(r.stdout)
+    assert (top.get("tests"), top.get("failures")) == ("2", "1")
+    cases = {c.get("name"): c for c in top.iter("testcase")}
+    assert sorted(cases) == [
+        "k1: the merge rule lives in pkg/merge.py TER-303",
+        "k3: the keeper is pkg/keep.py TER-304",
+    ]
+    assert cases["k1: the merge rule lives in pkg/merge.py TER-303"].find("failure").attrib == {
+        "message": MESSAGE,
+        "type": "BM501",
+    }
+    assert list(cases["k3: the keeper is pkg/keep.py TER-304"]) == []
+    props = {p.get("name"): p.get("value") for p in top.iter("property")}
+    assert (props["dry-run"], props["checked"], props["stale"]) == ("false", "2", "1")
+    assert "fail-on" not in props  # check's, not stale's

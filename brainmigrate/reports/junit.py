@@ -16,9 +16,12 @@ def _xml_invalid() -> re.Pattern[str]:
     return re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
-def _x(value) -> str:
+def xml_text(value) -> str:
     """Text XML 1.0 can hold (other characters become U+FFFD)."""
     return _xml_invalid().sub("\ufffd", str(value))
+
+
+_x = xml_text
 
 
 def _case_name(fact) -> str:
