@@ -347,3 +347,23 @@ def test_stale_junit_has_a_case_per_fact_and_fails_only_the_stale_one(gone, tmp_
     props = {p.get("name"): p.get("value") for p in top.iter("property")}
     assert (props["dry-run"], props["checked"], props["stale"]) == ("false", "2", "1")
     assert "fail-on" not in props  # check's, not stale's
+
+
+# -------------------------------------------------------------------------------- rule
+
+
+def test_rule_without_a_code_says_what_to_give_and_with_both_says_not_both():
+    r = cli("rule")
+    assert (r.exit_code, r.stdout, r.stderr) == (
+        2,
+        "",
+        "brainmigrate: error: give a code (brainmigrate rule BM101) or --all;"
+        " see 'brainmigrate rule --help'\n",
+    )
+    r = cli("rule", "--all", "BM101")
+    assert (r.exit_code, r.stdout, r.stderr) == (
+        2,
+        "",
+        "brainmigrate: error: give a code or --all, not both; leave out BM101 or --all;"
+        " see 'brainmigrate rule --help'\n",
+    )
