@@ -367,3 +367,16 @@ def test_rule_without_a_code_says_what_to_give_and_with_both_says_not_both():
         "brainmigrate: error: give a code or --all, not both; leave out BM101 or --all;"
         " see 'brainmigrate rule --help'\n",
     )
+
+
+@pytest.mark.parametrize("name", ["", "   ", "\t"])
+def test_index_refuses_an_empty_or_blank_name(tmp_path, name):
+    (tmp_path / "a.py").write_text("class PaymentGateway:\n    pass\n", encoding="utf-8")
+    args = ("index", "--root", tmp_path, "--cache-dir", tmp_path / "cache", "--no-progress")
+    r = cli(*args, "--name", "PaymentGateway", "--name", name)
+    assert (r.exit_code, r.stdout, r.stderr) == (
+        2,
+        "",
+        "brainmigrate: error: Invalid value for '--name': empty or blank; give a value or"
+        " leave the option out; see 'brainmigrate index --help'\n",
+    )

@@ -12,6 +12,7 @@ from brainmigrate.cli.options import (
     config_options,
     dry_run_option,
     format_option,
+    not_blank,
     notes_options,
     output_option,
     progress_option,
@@ -128,7 +129,13 @@ def _imported(result) -> str | None:
     "Folder for the index cache (env BRAINMIGRATE_CACHE_DIR, else config cache-dir; "
     "default ~/.cache/brainmigrate)."
 )
-@click.option("--name", "names", multiple=True, help="List where NAME is declared; repeatable.")
+@click.option(
+    "--name",
+    "names",
+    multiple=True,
+    callback=not_blank,
+    help="List where NAME is declared; repeatable.",
+)
 @format_option(["text", "json"], "Report format.")
 @output_option
 @progress_option
