@@ -380,3 +380,55 @@ def test_index_refuses_an_empty_or_blank_name(tmp_path, name):
         "brainmigrate: error: Invalid value for '--name': empty or blank; give a value or"
         " leave the option out; see 'brainmigrate index --help'\n",
     )
+
+
+# ----------------------------------------------------------------------- check --explain
+
+
+def _given(param) -> list[str]:
+    """A command-line use of ``param`` of ``check``: the flag, or the option with a value
+    it takes (its first choice), or a PATH."""
+    import click
+
+    if isinstance(param, click.Argument):
+        return ["notes"]
+    if param.is_flag:
+        return [param.opts[-1]]
+    choices = getattr(param.type, "choices", None)
+    return [param.opts[-1], str(list(choices)[0]) if choices else "x"]
+
+
+def test_explain_with_fix_is_refused_in_one_line_and_nothing_is_fixed(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "x.md").write_text("+ gone is pkg/old.py\n", encoding="utf-8")
+    r = cli("check", "--explain", "BM101", "--fix")
+    assert (r.exit_code, r.stdout, r.stderr) == (
+        2,
+        "",
+        "brainmigrate: error: --explain prints a code's documentation and reads or writes no"
+        " notes; leave out --fix, or --explain; see 'brainmigrate check --help'\n",
+    )
+    r = cli("check", "notes", "--explain", "BM101", "--diff", "--fix-only")
+    assert r.stderr == (
+        "brainmigrate: error: --explain prints a code's documentation and reads or writes no"
+        " notes; leave out --diff, --fix-only and PATHS, or --explain;"
+        " see 'brainmigrate check --help'\n"
+    )
+    # how it prints may still be chosen
+    r = cli("check", "--explain", "BM101", "-q", "--color", "never", "-v")
+    assert (r.exit_code, r.stdout) == (0, cli("rule", "BM101").stdout)
+
+
+def _check_params():
+    from brainmigrate.cli.check import EXPLAIN_WITH
+
+    return [p for p in main.commands["check"].params if p.name not in (*EXPLAIN_WITH, "help")]
+
+
+@pytest.mark.parametrize("param", _check_params(), ids=lambda p: p.name)
+def test_explain_is_refused_beside_every_option_that_reads_or_writes(param):
+    r = cli("check", "--explain", "BM101", *_given(param))
+    shown = "PATHS" if param.name == "paths" else param.opts[-1]
+    assert (r.exit_code, r.stdout) == (2, "")
+    assert f"; leave out {shown}, or --explain;" in r.stderr
