@@ -432,3 +432,53 @@ def test_explain_is_refused_beside_every_option_that_reads_or_writes(param):
     shown = "PATHS" if param.name == "paths" else param.opts[-1]
     assert (r.exit_code, r.stdout) == (2, "")
     assert f"; leave out {shown}, or --explain;" in r.stderr
+
+
+# ------------------------------------------------------- check FILE --fix through a symlink
+
+
+def test_fix_leaves_a_named_symlink_leading_out_of_its_folder_alone(tmp_path, monkeypatch):
+    """``check notes/link.md --fix`` where ``link.md`` leads to a file in another folder:
+    left alone as a walked symlink leading out of the PATHS is (said so, not marked
+    fixable); the target's bytes are unchanged."""
+    import shutil
+
+    from trees import committed, git
+
+    if shutil.which("git") is None:
+        pytest.skip("needs git")
+    project = tmp_path / "project"
+    repo = committed(project / "repo", {"src/old.py": "a = 1\n"})
+    git(repo, "mv", "src/old.py", "src/new.py")
+    git(repo, "commit", "-qm", "move")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    target = elsewhere / "other.md"
+    target.write_bytes(b"+ the parser lives in src/old.py (x)\n")
+    (project / "notes").mkdir()
+    (project / "notes" / "link.md").symlink_to(target)
+    monkeypatch.chdir(project)
+    args = ("check", "notes/link.md", "--root", "repo", "--isolated", "--no-progress")
+    r = cli(*args)
+    assert r.stdout.splitlines()[0] == (
+        "notes/link.md:1:23: BM101 error cites src/old.py, which no root holds;"
+        " moved? src/new.py (renamed in git history)"
+    )
+    assert "fixable" not in r.stderr
+    r = cli(*args, "--fix")
+    assert r.exit_code == 1
+    assert target.read_bytes() == b"+ the parser lives in src/old.py (x)\n"
+    assert (project / "notes" / "link.md").is_symlink()
+    assert r.stderr.splitlines() == [
+        "notes/link.md:1:23: left src/old.py: the file leads outside the paths given",
+        f"brainmigrate: note: notes/link.md: a symlink to {target}, outside the paths given;"
+        " left alone (replace the symlink by the file, or pass its target as a PATH)",
+        "Fixed 0 citations in 0 files; 1 left",
+    ]
+    # a symlink to a file of its own folder is written through, as a walked one is
+    (project / "notes" / "real.md").write_bytes(target.read_bytes())
+    (project / "notes" / "same.md").symlink_to("real.md")
+    r = cli("check", "notes/same.md", "--root", "repo", "--isolated", "--no-progress", "--fix")
+    assert (project / "notes" / "real.md").read_bytes() == (
+        b"+ the parser lives in src/new.py (x)\n"
+    )
