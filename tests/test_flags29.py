@@ -482,3 +482,25 @@ def test_fix_leaves_a_named_symlink_leading_out_of_its_folder_alone(tmp_path, mo
     assert (project / "notes" / "real.md").read_bytes() == (
         b"+ the parser lives in src/new.py (x)\n"
     )
+
+
+# ------------------------------------------------- an unknown scope, named as it was given
+
+
+UNKNOWN_SCOPE = "no fact of it in {}; give one of the store's scopes (area:code)"
+
+
+def test_an_unknown_scope_is_named_as_the_caller_gave_it(gone):
+    from test_mcp import calls, refused
+    from test_serve import TOKEN, serving
+
+    store = gone.parent / "know.db"
+    r = cli("search", "merge", "--scope", "nope", "--store", "know.db")
+    assert r.stderr == f"brainmigrate: error: --scope nope: {UNKNOWN_SCOPE.format('know.db')}\n"
+    (gone.parent / "token").write_text(TOKEN + "\n", encoding="utf-8")
+    with serving(store) as served:
+        answer = served.client.get("/know/search", params={"q": "merge", "scope": "nope"})
+        assert answer.status_code == 400
+        assert answer.json()["error"] == f"scope nope: {UNKNOWN_SCOPE.format(store)}"
+    (result,) = calls(gone.parent, ("know_search", {"query": "merge", "scope": "nope"}))
+    assert refused(result) == f"scope nope: {UNKNOWN_SCOPE.format(store)}"
