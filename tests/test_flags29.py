@@ -504,3 +504,30 @@ def test_an_unknown_scope_is_named_as_the_caller_gave_it(gone):
         assert answer.json()["error"] == f"scope nope: {UNKNOWN_SCOPE.format(store)}"
     (result,) = calls(gone.parent, ("know_search", {"query": "merge", "scope": "nope"}))
     assert refused(result) == f"scope nope: {UNKNOWN_SCOPE.format(store)}"
+
+
+# ---------------------------------------------------- MCP arguments of a wrong type
+
+
+def test_mcp_refuses_an_argument_of_a_wrong_type_in_one_line_naming_it(gone):
+    from test_mcp import calls, refused, text
+
+    results = calls(
+        gone.parent,
+        ("know_search", {"query": "merge", "limit": "x"}),
+        ("know_search", {"query": "merge", "limit": 2.5, "all": "maybe"}),
+        ("know_search", {"query": "merge", "kind": [1]}),
+        ("know_put", {"text": "a fact of the wrong scope", "scope": ["repo"]}),
+        ("know_show", {}),
+        ("know_search", {"query": "merge", "limit": 1}),
+    )
+    assert [refused(r) for r in results[:-1]] == [
+        "limit: expected an integer",
+        "limit: expected an integer; all: expected true or false",
+        "kind: expected text or a list of text",
+        "scope: expected text",
+        "id: missing; the tool needs it",
+    ]
+    # the server answers after them
+    assert not results[-1].is_error
+    assert text(results[-1]).startswith("k1 environment area:code")
