@@ -129,7 +129,6 @@ def findings(result: StaleResult) -> CheckResult:
         files[file] = None
         facts.append(CheckedFact(file, line or 0, fc.fact.scope, fc.fact.text))
         subject = fc.worst.path if fc.worst and fc.worst.path else fc.anchors[0].anchor.path
-        text = shorten(fc.fact.text, 100, strip=True)
         found.append(
             Finding(
                 code="BM501",
@@ -137,11 +136,11 @@ def findings(result: StaleResult) -> CheckResult:
                 file=file,
                 line=line,
                 col=None,
-                message=f"{fc.fact.key} STALE: {fc.reason}: {text}; {_advice(fc)}",
+                message=_message(fc),
                 subject=subject,
                 scope=fc.fact.scope,
                 fact_line=line,
-                fact_text=text,
+                fact_text=shorten(fc.fact.text, 100, strip=True),
                 fingerprint=finding_key("BM501", fc.fact.scope, fc.fact.text, subject),
             )
         )
@@ -168,7 +167,6 @@ def junit(result: StaleResult, store: str | None = None) -> str:
 
     from brainmigrate.reports.junit import xml_text as x
 
-    messages = {(f.file, f.line): f for f in findings(result).findings}
     top = ET.Element("testsuites", name="brainmigrate stale")
     by_file: dict[str, list[FactCheck]] = {}
     for fc in result.facts:
@@ -188,9 +186,7 @@ def junit(result: StaleResult, store: str | None = None) -> str:
             if fc.origin:
                 case.set("line", str(fc.origin[1]))
             if fc.stale:
-                found = messages.get(fc.origin) if fc.origin else None
-                said = found.full_message if found else f"{fc.fact.key} STALE: {fc.reason}"
-                message = f"BM501 {said}"
+                message = f"BM501 {_message(fc)}"
                 fail = ET.SubElement(case, "failure", message=x(message), type="BM501")
                 fail.text = x(_line(fc))
             elif fc.state == "unreachable":
@@ -229,6 +225,13 @@ FORMATTERS = {
     Format.JUNIT: junit,
     Format.GITLAB: _ci("gitlab"),
 }
+
+
+def _message(fc: FactCheck) -> str:
+    """A stale fact's finding message: ``k1 STALE: <reason>: <text, 100 characters>;
+    <what to do>``."""
+    text = shorten(fc.fact.text, 100, strip=True)
+    return f"{fc.fact.key} STALE: {fc.reason}: {text}; {_advice(fc)}"
 
 
 def _advice(fc) -> str:
