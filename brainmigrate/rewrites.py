@@ -31,7 +31,9 @@ class Given:
     """The PATHS of a run as they were when it started: the real path of each, and for the
     first ``KEPT_OPEN`` folders among them (a folder PATH, a file PATH's folder) a
     descriptor, so a PATH swapped for a symlink later still names the folder that was read.
-    Close it with ``close``."""
+    A file PATH that is a symlink leading out of the folder it is named in holds nothing
+    (the rule of a symlink met in a folder PATH: its target is written only when it lies
+    under a PATH). Close it with ``close``."""
 
     def __init__(self, paths: Sequence[str | os.PathLike] | None) -> None:
         self.folders: list[str] = []  # folder PATHS, real
@@ -40,6 +42,8 @@ class Given:
         for p in paths or ():
             real = os.path.realpath(p)
             folder = os.path.isdir(real)
+            if not folder and not under(real, os.path.realpath(os.path.dirname(p) or ".")):
+                continue  # a symlink leading out of its folder: left alone, as a walked one
             (self.folders.append if folder else self.files.add)(real)
             where = real if folder else os.path.dirname(real)
             if where not in self.fds and len(self.fds) < KEPT_OPEN:

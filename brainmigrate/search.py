@@ -113,6 +113,7 @@ def search(
     recheck: bool = True,
     cache_dir: str | os.PathLike | None = None,
     roots: Sequence[str | os.PathLike] = (),
+    scope_field: str = "--scope",
 ) -> list[Hit]:
     """The facts best matching ``query``, at most ``limit``: the facts of a task id the
     query names first, then BM25 order, then facts holding a number it names.
@@ -124,6 +125,8 @@ def search(
     their ``status``); without, the stored status is shown. ``roots``: the checkouts the
     anchors are read in instead of their recorded roots (``--root``). A query that is a
     fact id as a hit line starts (``k12``) has that fact first when the filters keep it.
+    ``scope_field``: how the caller took ``scopes``, named in ``UnknownScope``'s message
+    (the option ``--scope``; ``scope`` over HTTP and MCP).
     Raises ``stores.StoreError`` (no store, newer schema), ``stale.RootError`` (a ``roots``
     folder that does not exist), ``UnknownScope`` for ``scopes`` that match no stored
     fact's scope, and ``ValueError`` for a limit outside 1..30.
@@ -134,7 +137,7 @@ def search(
     with stores.reader(Path(store)) as store_reader:
         exact, areas = parse_scopes(scopes)
         if scopes:
-            _require_scopes(scopes, exact, areas, store, store_reader.scopes())
+            _require_scopes(scopes, exact, areas, store, store_reader.scopes(), scope_field)
         only = None
         if anchor is not None:
             only = store_reader.anchored_to(lambda a: anchor_matches(anchor, a))
@@ -170,7 +173,9 @@ def search(
     return [Hit(f, hit_line(f), extra.get(f.id, {})) for f in hits]
 
 
-def _require_scopes(scopes, exact, areas: bool, store, stored: Sequence[str]) -> None:
+def _require_scopes(
+    scopes, exact, areas: bool, store, stored: Sequence[str], field: str = "--scope"
+) -> None:
     """Raise ``UnknownScope`` for a scope of ``exact`` that no stored fact has, or a bare
     ``area`` in a store without ``area:*`` scopes: each one, as ``export`` refuses them (a
     typo beside a scope that exists would quietly narrow the hits)."""
@@ -182,7 +187,7 @@ def _require_scopes(scopes, exact, areas: bool, store, stored: Sequence[str]) ->
         return
     from brainmigrate.stale import _no_scope
 
-    raise UnknownScope(_no_scope(missing, store, stored, what="fact"))
+    raise UnknownScope(_no_scope(missing, store, stored, what="fact", field=field))
 
 
 def _id_first(reader, query: str, ids: list[int], filters, only, limit: int) -> list[int]:

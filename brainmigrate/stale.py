@@ -165,12 +165,13 @@ def _none_readable(result: StaleResult, roots: Sequence[str | os.PathLike]) -> s
     )
 
 
-def _no_scope(scopes, path, known, what: str = "anchored fact") -> str:
+def _no_scope(scopes, path, known, what: str = "anchored fact", field: str = "--scope") -> str:
     """The message for a ``--scope`` that names no ``what`` (an anchored fact; search: a
-    fact): the store's scopes ``known``."""
+    fact): the store's scopes ``known``; ``field`` names it as its caller took it (the
+    option ``--scope``, HTTP's query parameter or MCP's argument ``scope``)."""
     shown = ", ".join(list(known)[:20]) + (" …" if len(known) > 20 else "")
     return (
-        f"--scope {','.join(scopes)}: no {what} of it in {path}; give one of the"
+        f"{field} {','.join(scopes)}: no {what} of it in {path}; give one of the"
         f" store's scopes ({shown or 'none'})"
     )
 

@@ -83,15 +83,17 @@ def test_a_symlink_in_the_notes_folder_leading_outside_is_not_written(project):
     ]
 
 
-def test_a_symlink_given_as_a_path_or_its_target_given_is_written(project):
-    """The user sends ``--fix`` there: the link named as a PATH, or its target."""
+def test_a_symlink_given_as_a_path_is_left_alone_and_its_target_given_is_written(project):
+    """A symlink named as a PATH that leads out of its folder is left alone, as one met in
+    a folder PATH is (issue 29); the user sends ``--fix`` there by naming its target."""
     outside = project / "elsewhere"
     outside.mkdir()
     (outside / "a.md").write_bytes(OLD)
     (project / "notes/link.md").symlink_to("../elsewhere/a.md")
     r = cli("check", "notes/link.md", "--root", "repo", "--fix", "--isolated")
-    assert r.exit_code == 0, r.output
-    assert (outside / "a.md").read_bytes() == NEW
+    assert r.exit_code == 1, r.output
+    assert (outside / "a.md").read_bytes() == OLD
+    assert "outside the paths given; left alone" in r.stderr
     assert (project / "notes/link.md").is_symlink()
     (outside / "a.md").write_bytes(OLD)
     r = cli("check", "notes", "elsewhere", "--root", "repo", "--fix", "--isolated")

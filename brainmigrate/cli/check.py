@@ -192,9 +192,43 @@ def _explain(ctx: click.Context, _param, code: str | None) -> None:
     ctx.exit(0)
 
 
+#: The options ``--explain`` goes with: how it prints, not what it reads or writes.
+EXPLAIN_WITH = ("explain", "quiet", "verbose", "color")
+
+
+class ExplainOption(click.Option):
+    """``--explain``: refused, before anything is read, beside a PATH or any option but
+    ``EXPLAIN_WITH`` (``--fix``, ``--diff``, ``--add-ignore`` … act on files it would leave
+    alone; clap's ``conflicts_with`` for ruff's options): one usage error naming them."""
+
+    def handle_parse_result(self, ctx, opts, args):
+        if opts.get(self.name) is not None and not ctx.resilient_parsing:
+            by_name = {p.name: p for p in ctx.command.params}
+            given = [
+                name
+                for name, value in opts.items()
+                if name not in EXPLAIN_WITH
+                and name in by_name
+                and not by_name[name].value_is_missing(value)  # PATHS: none given
+            ]
+            if given:
+                shown = [
+                    "PATHS" if isinstance(by_name[n], click.Argument) else by_name[n].opts[-1]
+                    for n in given
+                ]
+                listed = ", ".join(shown[:-1]) + " and " if len(shown) > 1 else ""
+                raise click.UsageError(
+                    f"--explain prints a code's documentation and reads or writes no notes;"
+                    f" leave out {listed}{shown[-1]}, or --explain",
+                    ctx,
+                )
+        return super().handle_parse_result(ctx, opts, args)
+
+
 CHECK_OPTIONS.append(
     click.option(
         "--explain",
+        cls=ExplainOption,
         metavar="CODE",
         is_eager=True,
         expose_value=False,

@@ -12,6 +12,7 @@ from brainmigrate.cli.options import (
     config_options,
     dry_run_option,
     format_option,
+    not_blank,
     notes_options,
     output_option,
     progress_option,
@@ -106,7 +107,9 @@ def _selected(found, read: dict, names) -> list:
 
 
 def _report(result, fmt: str, output: str | None, cache_dir) -> None:
-    """Write the import's report as ``fmt`` to ``output`` (None or ``-``: stdout)."""
+    """Write the import's report as ``fmt`` to ``output`` (None or ``-``: stdout); under
+    ``-q`` the text report holds only what the import found (gone, outside, unresolved,
+    ambiguous …), not its counts."""
     from brainmigrate import reports
 
     said = functools.partial(_imported, result)  # for a report that cannot be written
@@ -114,6 +117,7 @@ def _report(result, fmt: str, output: str | None, cache_dir) -> None:
         emit(reports.json_chunks(result), output, changed=said)
     else:  # streamed: facts and entries are read back as they are written
         data = reports.report(result, fmt != "text", "stream")
+        data["quiet"] = voice().quiet  # text: -q leaves out the counts and the files
         hints = reports.gone_hints(result, cache_dir) if fmt == "html" else None
         emit(reports.render_chunks(data, fmt, hints), output, changed=said)
 
@@ -143,7 +147,13 @@ def _imported(result) -> str | None:
     "Folder for the index cache (env BRAINMIGRATE_CACHE_DIR, else config cache-dir; "
     "default ~/.cache/brainmigrate)."
 )
-@click.option("--name", "names", multiple=True, help="List where NAME is declared; repeatable.")
+@click.option(
+    "--name",
+    "names",
+    multiple=True,
+    callback=not_blank,
+    help="List where NAME is declared; repeatable.",
+)
 @format_option(["text", "json"], "Report format.")
 @output_option
 @progress_option
@@ -171,6 +181,8 @@ def index_cmd(root, config_file, isolated, cache_dir, names, fmt, output, no_pro
     summary = _build(idx, no_progress or voice().quiet)
     data = reports.index_report(summary, {n: idx.lookup(n) for n in names}, idx.link_target)
     _never_anchoring(data["names"])
+    if fmt != "json":
+        data["quiet"] = voice().quiet  # -q: the names asked for, not the build's counts
     emit(reports.render(data, "json" if fmt == "json" else "index"), output)
 
 

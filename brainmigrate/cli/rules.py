@@ -21,6 +21,8 @@ def rule_cmd(code: str | None, every: bool) -> None:
     to fix or suppress it. Exit 2 for a code that does not exist."""
     from brainmigrate import rules
 
-    if every == (code is not None):
-        raise click.UsageError("give a CODE (brainmigrate rule BM101) or --all, not both")
+    if every and code is not None:
+        raise click.UsageError(f"give a code or --all, not both; leave out {code} or --all")
+    if not every and code is None:
+        raise click.UsageError("give a code (brainmigrate rule BM101) or --all")
     click.echo(rules.all_rules() if every else rules.explain(rules.known_code(code)), nl=False)

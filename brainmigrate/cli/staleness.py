@@ -29,6 +29,9 @@ from brainmigrate.cli.runtime import (
     writable_output,
 )
 
+#: The formats that list every fact looked at, fresh ones too (``stale.stale(every=)``).
+EVERY = ("json", "junit")
+
 
 @click.command("stale")
 @store_option("SQLite fact store to read and record the states in.")
@@ -57,10 +60,10 @@ def stale_cmd(store, roots, scopes, kinds, dry_run, fmt, output, cache_dir):
     refuse_overwrites([("--output", output)], store)
     writable_output(output)
     result = stale.stale(
-        store, roots, scopes, kinds, dry_run=dry_run, cache_dir=cache_dir, every=fmt == "json"
+        store, roots, scopes, kinds, dry_run=dry_run, cache_dir=cache_dir, every=fmt in EVERY
     )
     emit(
-        report.render(result, fmt, quiet=voice().quiet),
+        report.render(result, fmt, quiet=voice().quiet, store=store),
         output,
         changed=lambda: _recorded(store, result),
     )

@@ -130,10 +130,13 @@ def summary(
     result: FixResult, *, diff: bool, quiet: bool = False, listed: bool = True
 ) -> list[str]:
     """Lines for stderr: each fix (when ``listed``) and each citation left (not when
-    ``quiet``), the file notes, then one count line; each ``shapes.one_line``."""
+    ``quiet``), the file notes, then one count line (not when ``quiet``); each
+    ``shapes.one_line``."""
     out = [one_line(describe(f)) for f in result.fixes] if listed and not quiet else []
     out += [] if quiet else [one_line(describe_left(left)) for left in result.left]
     out += [one_line(f"brainmigrate: note: {n}") for n in result.notes]
+    if quiet:  # -q: the findings left are the report (ruff's -q)
+        return out
     files = len({f.file for f in result.fixes})
     verb = "Would fix" if diff else "Fixed"
     out.append(

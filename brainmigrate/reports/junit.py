@@ -16,7 +16,7 @@ def _xml_invalid() -> re.Pattern[str]:
     return re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
-def _x(value) -> str:
+def xml_text(value) -> str:
     """Text XML 1.0 can hold (other characters become U+FFFD)."""
     return _xml_invalid().sub("\ufffd", str(value))
 
@@ -42,7 +42,7 @@ def junit(result: CheckResult) -> str:
     top = ET.Element("testsuites", name="brainmigrate check")
     all_tests = all_failures = 0
     for path in result.files:
-        suite = ET.SubElement(top, "testsuite", name=_x(path))
+        suite = ET.SubElement(top, "testsuite", name=xml_text(path))
         cases: list[tuple[str, int | None, list[Finding]]] = [
             (
                 f"line {fact.line}: {shorten(fact.text, 80, mark='')}",
@@ -64,8 +64,8 @@ def junit(result: CheckResult) -> str:
             ET.SubElement(props, "property", name=name, value=str(value))
         failures = 0
         for name, line, findings in cases:
-            case = ET.SubElement(suite, "testcase", classname=_x(path), name=_x(name))
-            case.set("file", _x(path))
+            case = ET.SubElement(suite, "testcase", classname=xml_text(path), name=xml_text(name))
+            case.set("file", xml_text(path))
             if line is not None:
                 case.set("line", str(line))
             failing = [f for f in findings if f.fails(result.fail_on)]
@@ -74,10 +74,12 @@ def junit(result: CheckResult) -> str:
                 fail = ET.SubElement(
                     case,
                     "failure",
-                    message=_x(f"{failing[0].code} {failing[0].full_message}"),
+                    message=xml_text(f"{failing[0].code} {failing[0].full_message}"),
                     type=failing[0].code,
                 )
-                fail.text = _x("\n".join(f"{f.where}: {f.code} {f.full_message}" for f in failing))
+                fail.text = xml_text(
+                    "\n".join(f"{f.where}: {f.code} {f.full_message}" for f in failing)
+                )
         suite.set("tests", str(len(cases)))
         suite.set("failures", str(failures))
         suite.set("errors", "0")

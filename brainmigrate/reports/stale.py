@@ -1,7 +1,7 @@
 """Reports of ``brainmigrate stale`` (docs/staleness.md, Formats).
 
-``text`` and ``json`` are its own; ``github``, ``sarif``, ``markdown``, ``junit`` and
-``gitlab`` are ``check``'s
+``text``, ``json`` and ``junit`` (a testcase per fact looked at) are its own;
+``github``, ``sarif``, ``markdown`` and ``gitlab`` are ``check``'s
 reporters (``reports.ci``) over one ``BM501`` finding per stale fact, placed at the notes
 line that fed the fact most recently (its origin), so a pull request that changes code shows which
 note to read again.
@@ -29,11 +29,14 @@ class Format(StrEnum):
     GITLAB = "gitlab"
 
 
-def render(result: StaleResult, fmt: str, quiet: bool = False) -> str:
+def render(result: StaleResult, fmt: str, quiet: bool = False, store: str | None = None) -> str:
     """The report of ``result`` in format ``fmt``; ``quiet`` (``-q``) leaves the counts out
-    of the text report. Raises ``ValueError`` for an unknown format."""
+    of the text report; ``store`` (the path given) is a property of the JUnit report.
+    Raises ``ValueError`` for an unknown format."""
     if quiet and Format(fmt) is Format.TEXT:
         return text(result, quiet=True)
+    if Format(fmt) is Format.JUNIT:
+        return junit(result, store)
     return FORMATTERS[Format(fmt)](result)
 
 
@@ -126,7 +129,6 @@ def findings(result: StaleResult) -> CheckResult:
         files[file] = None
         facts.append(CheckedFact(file, line or 0, fc.fact.scope, fc.fact.text))
         subject = fc.worst.path if fc.worst and fc.worst.path else fc.anchors[0].anchor.path
-        text = shorten(fc.fact.text, 100, strip=True)
         found.append(
             Finding(
                 code="BM501",
@@ -134,11 +136,11 @@ def findings(result: StaleResult) -> CheckResult:
                 file=file,
                 line=line,
                 col=None,
-                message=f"{fc.fact.key} STALE: {fc.reason}: {text}; {_advice(fc)}",
+                message=_message(fc),
                 subject=subject,
                 scope=fc.fact.scope,
                 fact_line=line,
-                fact_text=text,
+                fact_text=shorten(fc.fact.text, 100, strip=True),
                 fingerprint=finding_key("BM501", fc.fact.scope, fc.fact.text, subject),
             )
         )
@@ -153,18 +155,61 @@ def findings(result: StaleResult) -> CheckResult:
     )
 
 
-#: The name of ``stale --format junit``'s suite.
-_STALE_SUITE = '<testsuites name="brainmigrate stale"'
+def junit(result: StaleResult, store: str | None = None) -> str:
+    """``stale --format junit``: a testsuite per notes file that fed the facts (``(store)``
+    for a fact of none), a testcase per fact looked at (``k12: text``, at its notes line):
+    a ``failure`` (type ``BM501``, the message of ``findings``) for a stale one, ``skipped``
+    with the reason for an unreachable one, nothing for a fresh one, so a run where all is
+    well still counts its tests. Each suite's properties are the run's: ``store``,
+    ``dry-run`` and the counts ``checked``, ``stale``, ``unreachable`` (``summary``). Needs
+    every fact looked at in ``result.facts`` (``stale.stale(every=True)``)."""
+    import xml.etree.ElementTree as ET  # JUnit only
+
+    from brainmigrate.reports.junit import xml_text as x
+
+    top = ET.Element("testsuites", name="brainmigrate stale")
+    by_file: dict[str, list[FactCheck]] = {}
+    for fc in result.facts:
+        by_file.setdefault(fc.origin[0] if fc.origin else "(store)", []).append(fc)
+    run = [("store", store), ("dry-run", str(result.dry_run).lower())]
+    run += [(n, str(getattr(result, n))) for n in ("checked", "stale", "unreachable")]
+    for path, checks in by_file.items():
+        suite = ET.SubElement(top, "testsuite", name=x(path))
+        props = ET.SubElement(suite, "properties")
+        for name, value in run:
+            if value is not None:
+                ET.SubElement(props, "property", name=name, value=x(value))
+        for fc in checks:
+            name = f"{fc.fact.key}: {shorten(fc.fact.text, 80, mark='')}"
+            case = ET.SubElement(suite, "testcase", classname=x(path), name=x(name))
+            case.set("file", x(path))
+            if fc.origin:
+                case.set("line", str(fc.origin[1]))
+            if fc.stale:
+                message = f"BM501 {_message(fc)}"
+                fail = ET.SubElement(case, "failure", message=x(message), type="BM501")
+                fail.text = x(_line(fc))
+            elif fc.state == "unreachable":
+                reason = fc.anchors[0].reason if fc.anchors else "unreachable"
+                ET.SubElement(case, "skipped", message=x(f"unreachable: {reason}"))
+        stale_here = sum(fc.stale for fc in checks)
+        unreachable_here = sum(fc.state == "unreachable" for fc in checks)
+        for key, value in (("tests", len(checks)), ("failures", stale_here)):
+            suite.set(key, str(value))
+        suite.set("errors", "0")
+        suite.set("skipped", str(unreachable_here))
+    top.set("tests", str(len(result.facts)))
+    top.set("failures", str(result.stale))
+    top.set("errors", "0")
+    ET.indent(top)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(top, "unicode") + "\n"
 
 
 def _ci(name: str):
     from brainmigrate.reports import ci
 
     def render_ci(result: StaleResult) -> str:
-        out = ci.render(findings(result), name)
-        if name == "junit":  # the JUnit writer names its suite after check
-            out = out.replace('<testsuites name="brainmigrate check"', _STALE_SUITE, 1)
-        return out
+        return ci.render(findings(result), name)
 
     render_ci.__doc__ = f"``check``'s {name} reporter over the stale facts (``findings``)."
     return render_ci
@@ -177,9 +222,16 @@ FORMATTERS = {
     Format.GITHUB: _ci("github"),
     Format.SARIF: _ci("sarif"),
     Format.MARKDOWN: _ci("markdown"),
-    Format.JUNIT: _ci("junit"),
+    Format.JUNIT: junit,
     Format.GITLAB: _ci("gitlab"),
 }
+
+
+def _message(fc: FactCheck) -> str:
+    """A stale fact's finding message: ``k1 STALE: <reason>: <text, 100 characters>;
+    <what to do>``."""
+    text = shorten(fc.fact.text, 100, strip=True)
+    return f"{fc.fact.key} STALE: {fc.reason}: {text}; {_advice(fc)}"
 
 
 def _advice(fc) -> str:

@@ -43,7 +43,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from brainmigrate.cli.runtime import Failure, say
+from brainmigrate.cli.runtime import Failure, note, say
 from brainmigrate.serving.service import Service, ServiceError
 
 #: The header every request carries the token in (the seed's ``x-codeloupe-token``).
@@ -424,4 +424,4 @@ def run(
         sock.close()
         if made is not None:
             made.unlink(missing_ok=True)
-    say(f"brainmigrate: stopped serving {store}")
+    note(f"brainmigrate: stopped serving {store}")  # a summary: not under -q

@@ -21,8 +21,9 @@ from typing import Annotated, Any
 
 import anyio
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from brainmigrate.__main__ import _early
 from brainmigrate.serving.service import Service, ServiceError
@@ -252,11 +253,67 @@ TOOLS = {
 }
 
 
+class Server(MCPServer):
+    """``MCPServer`` whose refusal of a tool call's arguments (a wrong type, a required one
+    missing) is one line naming each field, as ``put``'s JSON refusals are
+    (``limit: expected an integer``; ``refused_arguments``), not pydantic's report."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context=None):
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(exc, UnexpectedToolError) or not isinstance(cause, ValidationError):
+                raise
+            schemas = {t.name: t.input_schema for t in await self.list_tools()}
+            return _text(refused_arguments(cause, schemas.get(name) or {}), error=True)
+
+
+def refused_arguments(exc: ValidationError, schema: dict) -> str:
+    """One line for the arguments pydantic refused (``exc``), a part per field in the
+    order refused: ``field: missing; the tool needs it`` or ``field: expected <what the
+    tool's input ``schema`` (JSON Schema) gives it>`` (``an integer``, ``text``, ``text
+    or a list of text``, ``true or false``), joined by ``; ``."""
+    properties = schema.get("properties", {})
+    said: dict[str, str] = {}
+    for error in exc.errors():
+        field = str(error["loc"][0]) if error["loc"] else "the arguments"
+        if error["type"] == "missing":
+            said[field] = "missing; the tool needs it"
+        else:
+            said.setdefault(field, f"expected {_expected(properties.get(field, {}))}")
+    return "; ".join(f"{field}: {what}" for field, what in said.items())
+
+
+#: What a JSON Schema type is, in words (``refused_arguments``).
+_WORDS = {
+    "integer": "an integer",
+    "number": "a number",
+    "string": "text",
+    "boolean": "true or false",
+    "object": "an object",
+}
+
+
+def _expected(schema: dict) -> str:
+    """The JSON Schema ``schema`` in words: ``text or a list of text`` for
+    ``anyOf: [string, array of string, null]`` (null is the default left out)."""
+    if "anyOf" in schema:
+        parts = [_expected(s) for s in schema["anyOf"] if s.get("type") != "null"]
+        return " or ".join(dict.fromkeys(parts)) or "another value"
+    kind = schema.get("type")
+    if kind == "array":
+        return (
+            f"a list of {_expected(schema.get('items', {})).removeprefix('an ').removeprefix('a ')}"
+        )
+    return _WORDS.get(kind, "another value")
+
+
 def server(service: Service) -> MCPServer:
     """The MCP server offering ``TOOLS`` over ``service``."""
     from brainmigrate import __version__
 
-    app = MCPServer(
+    app = Server(
         "brainmigrate", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING"
     )
     tools = Tools(service)

@@ -118,6 +118,7 @@ class Service:
                 anchor=anchor,
                 cache_dir=self.cache_dir,
                 roots=self.roots,
+                scope_field="scope",  # HTTP's query parameter, MCP's argument
             )
         )
         return {"hits": [h.to_dict() for h in hits]}
