@@ -21,7 +21,14 @@ from brainmigrate.cli.options import (
     notes_options,
     voice_options,
 )
-from brainmigrate.cli.reading import load_settings, notes_progress, read_options, stdin_notes
+from brainmigrate.cli.reading import (
+    file_rules,
+    load_settings,
+    notes_paths,
+    notes_progress,
+    read_options,
+    stdin_notes,
+)
 from brainmigrate.cli.runtime import (
     emit,
     guarded,
@@ -82,6 +89,8 @@ class CheckOptions(NamedTuple):
     show_fixes: bool
     fix_only: bool
     exit_non_zero_on_fix: bool
+    force_exclude: bool
+    respect_gitignore: bool | None
 
     @property
     def fixing(self) -> bool:
@@ -95,6 +104,18 @@ def _codes_option(name: str, help: str):
 
 #: ``check``'s own options, after the notes options, in the order ``--help`` lists them.
 CHECK_OPTIONS = [
+    click.option(
+        "--force-exclude",
+        is_flag=True,
+        help="Apply --exclude and --extend-exclude to files named as PATHS too (as "
+        "pre-commit passes them); without it they drop only files found in folders.",
+    ),
+    click.option(
+        "--respect-gitignore/--no-respect-gitignore",
+        default=None,
+        help="Leave git-ignored notes files of walked folders out (default; a file named "
+        "as a PATH is read all the same). Default: the config's respect-gitignore, else on.",
+    ),
     click.option(
         "--format",
         "formats",
@@ -218,7 +239,9 @@ def check_options(func):
 @guarded
 def check_cmd(**given) -> None:
     """Check notes for citations of files that no longer exist; read-only (unless
-    --fix), for CI.
+    --fix), for CI. PATHS are notes files, folders (their *.md files) or
+    quoted globs ("notes/**/*.md"); with no PATH, the notes files under the current
+    folder that the include globs name (brain notes folders, CLAUDE.md, AGENTS.md …).
 
     Exit 0: nothing fails; 1: findings at or above --fail-on; 2: could not run. Settings
     come from .brainmigrate.toml or [tool.brainmigrate] in pyproject.toml, found from the
@@ -226,7 +249,7 @@ def check_cmd(**given) -> None:
     """
     opts = CheckOptions(**given)
     _refuse_usage(opts)
-    targets, settings, selection = _configure(opts)
+    opts, targets, settings, selection = _configure(opts)
     result = _run(opts, settings, selection)
     _report(opts, targets, result)
 
@@ -255,8 +278,10 @@ def _refuse_usage(opts: CheckOptions) -> None:
 
 
 def _configure(opts: CheckOptions):
-    """``(targets, settings, selection)``: the reports to write (``ci.plan``: ``(format,
-    output or None)``), each output checked before any work; the configuration with the
+    """``(opts, targets, settings, selection)``: ``opts`` with the PATHS read
+    (``reading.notes_paths``: globs expanded, the current folder for none); the reports to
+    write (``ci.plan``: ``(format, output or None)``), each output checked before any work;
+    the configuration with the
     options in place; the finding codes selected. Says on stderr what ``--verbose`` asks
     for; raises ``click.UsageError`` or ``fsutil.OutputError``/``Clash`` (exit 2)."""
     from brainmigrate import rules
@@ -270,12 +295,15 @@ def _configure(opts: CheckOptions):
         writable_output(output)
     overrides = ("roots", "scope", "task_pattern", "plus_kind", "cache_dir", "fail_on")
     overrides += ("baseline", "exclude", "extend_exclude", "select", "extend_select", "ignore")
+    overrides += ("force_exclude", "respect_gitignore")
     settings = load_settings(
         opts.config_file,
         opts.isolated,
         quiet=opts.quiet,
         **{name: getattr(opts, name) for name in overrides},
     )
+    paths, settings = notes_paths(opts.paths, settings)
+    opts = opts._replace(paths=paths)
     selection = rules.Selection(settings.select, settings.extend_select, settings.ignore)
     if opts.verbose:
         say(f"brainmigrate: configuration: {settings.source or 'none'}")
@@ -288,9 +316,12 @@ def _configure(opts: CheckOptions):
         written.insert(0, ("--baseline", str(settings.baseline)))
     read_baseline = settings.baseline and not opts.update_baseline
     refuse_overwrites(
-        written, notes=opts.paths, baseline=str(settings.baseline) if read_baseline else None
+        written,
+        notes=opts.paths,
+        baseline=str(settings.baseline) if read_baseline else None,
+        rules=file_rules(settings),
     )
-    return targets, settings, selection
+    return opts, targets, settings, selection
 
 
 def _baseline_folder(opts: CheckOptions, settings) -> str | None:

@@ -19,7 +19,14 @@ from brainmigrate.cli.options import (
     store_option,
     voiced,
 )
-from brainmigrate.cli.reading import load_settings, notes_progress, read_options, stdin_notes
+from brainmigrate.cli.reading import (
+    file_rules,
+    load_settings,
+    notes_paths,
+    notes_progress,
+    read_options,
+    stdin_notes,
+)
 from brainmigrate.cli.runtime import (
     emit,
     guarded,
@@ -65,7 +72,8 @@ def import_cmd(
     output,
     **given,
 ):
-    """Import notes files (or folders of *.md) into the fact store.
+    """Import notes files (or folders of *.md) into the fact store; with no PATH, the
+    notes files under the current folder the include globs name.
 
     Settings come from .brainmigrate.toml or [tool.brainmigrate] in pyproject.toml, found
     from the current folder up; options given here override them.
@@ -73,16 +81,18 @@ def import_cmd(
     from brainmigrate import importer
     from brainmigrate.read.files import select_files
 
-    refuse_overwrites([("--output", output)], store, paths, store_written=not dry_run)
-    writable_output(output)
     quiet = voice().quiet
     s = load_settings(config_file, isolated, quiet, **given)
+    paths, s = notes_paths(paths, s)
+    written = [("--output", output)]
+    refuse_overwrites(written, store, paths, store_written=not dry_run, rules=file_rules(s))
+    writable_output(output)
     with (
         stdin_notes(paths, stdin_filename) as (paths, names),
         notes_progress(no_progress or quiet) as progress,
     ):
         options = read_options(s, parser, names, progress, notation)
-        paths, _ = select_files(paths, s.excludes, names)
+        paths, _ = select_files(paths, s.excludes, names, options.files)
         result = importer.import_notes(paths, options, store, dry_run, verify, sync)
     _report(result, fmt, output, s.cache_dir)
 

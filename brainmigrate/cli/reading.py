@@ -34,6 +34,20 @@ def load_settings(
     return settings
 
 
+def notes_paths(paths: tuple[str, ...], settings):
+    """``(paths, settings)`` a run reads: each quoted glob among ``paths`` expanded
+    (``files.arguments``); with no PATH at all the current folder, walked for the
+    ``include`` globs (default ``files.default_include()``: brain notes folders and the
+    Markdown notes of SPEC.md §Notation). Raises ``InputError`` for a glob matching none."""
+    from dataclasses import replace
+
+    from brainmigrate.read import files
+
+    if paths:
+        return files.arguments(paths), settings
+    return (".",), replace(settings, include=settings.include or files.default_include())
+
+
 def read_options(settings, parser: str, names, progress, notation: str | None = None):
     """The ``ImportOptions`` of the configured ``settings`` (``config.Settings`` with
     the command line's options in place), as import and check read notes; ``notation`` is
@@ -54,7 +68,15 @@ def read_options(settings, parser: str, names, progress, notation: str | None = 
         progress=progress,
         notation=notation,
         markdown=markdown,
+        files=file_rules(settings),
     )
+
+
+def file_rules(settings):
+    """The ``files.FileRules`` of the configured ``settings``."""
+    from brainmigrate.read.files import FileRules
+
+    return FileRules(settings.include, settings.force_exclude, settings.respect_gitignore)
 
 
 @contextlib.contextmanager
