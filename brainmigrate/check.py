@@ -107,6 +107,10 @@ class CheckedFacts:
         for f in self._facts.parsed():
             yield CheckedFact(f.file, f.line, f.scope, f.text)
 
+    def parsed(self) -> Iterator[ParsedFact]:
+        """The facts as read (``ParsedFact``: their lines too), read back once more."""
+        return self._facts.parsed()
+
 
 @dataclass(frozen=True, init=False, repr=False, eq=False)
 class CheckResult:

@@ -91,6 +91,7 @@ class CheckOptions(NamedTuple):
     exit_non_zero_on_fix: bool
     force_exclude: bool
     respect_gitignore: bool | None
+    add_ignore: bool
 
     @property
     def fixing(self) -> bool:
@@ -195,6 +196,12 @@ CHECK_OPTIONS = [
         is_flag=True,
         help="With --fix or --fix-only, exit 1 when a file was fixed, even if nothing is left.",
     ),
+    click.option(
+        "--add-ignore",
+        is_flag=True,
+        help="Write a '<!-- brainmigrate: ignore CODE -->' comment for each finding left, "
+        "so that the next check reports it as suppressed; then exit 0.",
+    ),
 ]
 
 
@@ -239,7 +246,7 @@ def check_options(func):
 @guarded
 def check_cmd(**given) -> None:
     """Check notes for citations of files that no longer exist; read-only (unless
-    --fix), for CI. PATHS are notes files, folders (their *.md files) or
+    --fix or --add-ignore), for CI. PATHS are notes files, folders (their *.md files) or
     quoted globs ("notes/**/*.md"); with no PATH, the notes files under the current
     folder that the include globs name (brain notes folders, CLAUDE.md, AGENTS.md …).
 
@@ -250,6 +257,8 @@ def check_cmd(**given) -> None:
     opts = CheckOptions(**given)
     _refuse_usage(opts)
     opts, targets, settings, selection = _configure(opts)
+    if opts.add_ignore:
+        _add_ignore(opts, settings, selection)
     result = _run(opts, settings, selection)
     _report(opts, targets, result)
 
@@ -265,6 +274,12 @@ def _refuse_usage(opts: CheckOptions) -> None:
     if opts.fixing and "-" in opts.paths:
         raise click.UsageError("--fix and --diff rewrite notes files, not standard input ('-')")
     reports = opts.formats or opts.outputs or opts.update_baseline or opts.statistics
+    if opts.add_ignore and (opts.fixing or reports or "-" in opts.paths):
+        raise click.UsageError(
+            "--add-ignore writes comments into notes files and reports nothing: leave out"
+            " --fix, --diff, --fix-only, --format, --output, --statistics, --update-baseline"
+            " and '-'"
+        )
     if opts.fix_only and reports:
         raise click.UsageError(
             "--fix-only reports nothing: leave out --format, --output, --statistics and"
@@ -344,6 +359,35 @@ def _baseline_folder(opts: CheckOptions, settings) -> str | None:
     if message is not None:
         raise BaselineError(message)
     return folder
+
+
+def _add_ignore(opts: CheckOptions, settings, selection) -> None:
+    """``--add-ignore``: write the suppressions of the findings left (``suppress``), say
+    on stderr what was added and what was left alone, and exit: 0, or 2 when a file that
+    needed a comment could not be written."""
+    from brainmigrate import suppress
+
+    with notes_progress(opts.no_progress or opts.quiet) as progress:
+        options = read_options(settings, opts.parser, {}, progress, opts.notation)
+        done = suppress.add_ignores(
+            opts.paths,
+            options,
+            settings.fail_on,
+            baseline=settings.baseline,
+            exclude=settings.excludes,
+            select=selection,
+        )
+    for note in done.notes:
+        say(f"brainmigrate: warning: {note}")
+    if not opts.quiet:
+        s, files = _plural(done.added, "suppression"), _plural(len(done.written), "file")
+        say(f"Added {s} to {files}")
+    settle()
+    sys.exit(EXIT_FAULT if done.left else EXIT_OK)
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
 def _run(opts: CheckOptions, settings, selection):
