@@ -207,3 +207,14 @@ def test_a_folder_of_git_ignored_notes_only_is_read_with_no_respect_gitignore(re
         " name the files to read them\n",
     )
     assert files_read("drafts", "--no-respect-gitignore") == ["drafts/a.md"]
+
+
+def test_no_path_reads_every_notes_file_the_hooks_take_and_nothing_else(tmp_path, monkeypatch):
+    """The default ``include`` is the hooks' ``files:`` pattern, but for a ``.clinerules``
+    file (the Markdown notes globs of SPEC.md name only the ``.clinerules/`` folder)."""
+    from test_action import NOT_NOTES, NOTES_FILES
+
+    notes = [p for p in NOTES_FILES if p != ".clinerules"]
+    write(tmp_path, {p: "+ see src/Gone.kt\n" for p in notes + NOT_NOTES})
+    monkeypatch.chdir(tmp_path)
+    assert files_read() == sorted(notes)

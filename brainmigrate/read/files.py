@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 import stat
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -242,18 +243,31 @@ def is_excluded(path: str, globs: Sequence[str]) -> bool:
     return False
 
 
+def _matcher(include: tuple[str, ...]):
+    """Whether a walked file's path is one the ``include`` globs match, as the ``markdown``
+    globs match (``MarkdownGlobs``: the path or a tail of it that starts at a folder). A
+    user's globs are matched with a time bound; the default ones, ours, by one ``re``
+    match a path (any tail: ``(?:.*/)?``)."""
+    from brainmigrate.read import markdown_notes
+
+    if include != default_include():
+        return markdown_notes.MarkdownGlobs(include)
+    globs = "|".join(f"(?:{markdown_notes.glob_regex(g)})" for g in include)
+    full = re.compile(f"(?:.*/)?(?:{globs})", re.DOTALL).fullmatch
+    return lambda path: full(path) is not None
+
+
 def _walk(folder: Path, include: tuple[str, ...] | None = None):
     """The files under ``folder``: those an ``include`` glob matches (by their path as
     shown), or with None every ``*.md`` and ``*.mdc`` one."""
-    if include is not None:
-        from brainmigrate.read.markdown_notes import MarkdownGlobs
-
-        matches = MarkdownGlobs(include)
+    matches = _matcher(include) if include is not None else None
     for dirpath, dirnames, filenames in os.walk(folder):
         dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
+        shown = Path(dirpath).as_posix() + "/"  # (as the file's Path shows it)
+        shown = "" if shown == "./" else shown
         for name in filenames:
-            if include is not None:
-                if matches(Path(dirpath, name).as_posix()):
+            if matches is not None:
+                if matches(shown + name):
                     yield Path(dirpath, name)
             # NOTES.MD too, as on macOS and Windows; Cursor's rules (SPEC.md §Notation)
             elif name.lower().endswith((".md", ".mdc")):
