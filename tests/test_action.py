@@ -224,8 +224,10 @@ def test_pre_commit_runs_the_hook_on_the_staged_notes_only(tmp_path):
 def test_pre_commit_check_all_hook_works_without_args(project):
     hook = hooks()["brainmigrate-check-all"]
     assert hook["pass_filenames"] is False
-    argv = shlex.split(hook["entry"])[1:] + hook["args"]
-    assert argv == ["check", "."]
+    argv = shlex.split(hook["entry"])[1:] + hook.get("args", [])
+    # no args: the include notes, not every *.md (a README quoting a path: issue 29)
+    assert argv == ["check"]
+    (project / "README.md").write_text("> the old loader was gone/Loader.kt\n")
     (project / ".venv/lib/site-packages/pkg").mkdir(parents=True)
     (project / ".venv/lib/site-packages/pkg/README.md").write_text("+ see gone/File.kt\n")
     (project / "repo/app/Old.kt").write_text("class Old\n")
