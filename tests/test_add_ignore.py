@@ -191,3 +191,20 @@ def test_add_ignore_writes_no_report_and_no_fix(project, extra):
         " --update-baseline and '-'; see 'brainmigrate check --help'\n"
     )
     assert (project / "notes/a.md").read_text() == "+ gone src/Gone.kt\n"
+
+
+def test_markdown_notes_table_rows_quotes_and_paragraphs_take_the_comment(project):
+    text = (
+        "| what | where |\n| --- | --- |\n| loader | src/Gone.kt |\n\n"
+        "> quoted src/Quote.kt\n\nA paragraph on\ntwo lines src/Para.kt\n"
+    )
+    write(project, {"AGENTS.md": text})
+    assert add("AGENTS.md").stderr == "Added 3 suppressions to 1 file\n"
+    assert (project / "AGENTS.md").read_text() == (
+        "| what | where |\n| --- | --- |\n"
+        "| loader | src/Gone.kt | <!-- brainmigrate: ignore BM101 -->\n\n"
+        "> quoted src/Quote.kt <!-- brainmigrate: ignore BM101 -->\n\n"
+        "A paragraph on <!-- brainmigrate: ignore BM101 -->\ntwo lines src/Para.kt\n"
+    )
+    assert {s for *_, s in findings("AGENTS.md")} == {True}
+    assert add("AGENTS.md").stderr == "Added 0 suppressions to 0 files\n"
