@@ -218,3 +218,12 @@ def test_no_path_reads_every_notes_file_the_hooks_take_and_nothing_else(tmp_path
     write(tmp_path, {p: "+ see src/Gone.kt\n" for p in notes + NOT_NOTES})
     monkeypatch.chdir(tmp_path)
     assert files_read() == sorted(notes)
+
+
+def test_an_include_glob_that_is_none_is_one_error_line(repo):
+    (repo / ".brainmigrate.toml").write_text('include = ["[z-a].md"]\n')
+    got = cli("check")
+    assert (got.exit_code, got.stdout) == (2, "")
+    assert got.stderr.startswith("brainmigrate: error: include: '[z-a].md' is no glob (")
+    assert got.stderr.endswith("; fix the glob in the configuration\n")
+    assert got.stderr.count("\n") == 1

@@ -246,12 +246,24 @@ def is_excluded(path: str, globs: Sequence[str]) -> bool:
 def _matcher(include: tuple[str, ...]):
     """Whether a walked file's path is one the ``include`` globs match, as the ``markdown``
     globs match (``MarkdownGlobs``: the path or a tail of it that starts at a folder). A
-    user's globs are matched with a time bound; the default ones, ours, by one ``re``
-    match a path (any tail: ``(?:.*/)?``)."""
+    user's globs are matched with a time bound (past it, ``InputError``); the default ones,
+    ours, by one ``re`` match a path (any tail: ``(?:.*/)?``). Raises ``InputError`` for a
+    glob that is none (``[z-a].md``)."""
     from brainmigrate.read import markdown_notes
 
     if include != default_include():
-        return markdown_notes.MarkdownGlobs(include)
+        try:
+            globs = markdown_notes.MarkdownGlobs(include)
+        except ValueError as exc:
+            raise InputError(f"include: {exc}; fix the glob in the configuration") from None
+
+        def matches(path: str) -> bool:
+            try:
+                return globs(path)
+            except markdown_notes.SlowGlob as exc:
+                raise InputError(str(exc).replace("markdown:", "include:", 1)) from None
+
+        return matches
     globs = "|".join(f"(?:{markdown_notes.glob_regex(g)})" for g in include)
     full = re.compile(f"(?:.*/)?(?:{globs})", re.DOTALL).fullmatch
     return lambda path: full(path) is not None
