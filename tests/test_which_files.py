@@ -227,3 +227,11 @@ def test_an_include_glob_that_is_none_is_one_error_line(repo):
     assert got.stderr.startswith("brainmigrate: error: include: '[z-a].md' is no glob (")
     assert got.stderr.endswith("; fix the glob in the configuration\n")
     assert got.stderr.count("\n") == 1
+
+
+def test_no_path_respects_the_excludes(repo):
+    (repo / ".brainmigrate.toml").write_text('exclude = ["ops-facts.md", "brain/*"]\n')
+    got = cli("check", "--format", "json")
+    data = json.loads(got.stdout)
+    assert data["files"] == [".cursorrules", "CLAUDE.md", "notes/docker.md"]
+    assert data["excluded"] == ["ops-facts.md", "team/brain/deploy.md"]
