@@ -113,6 +113,10 @@ class CheckedFacts:
         citation that anchored (``serving.notesview``)."""
         yield from self._facts
 
+    def parsed(self) -> Iterator[ParsedFact]:
+        """The facts as read (``ParsedFact``: their lines too), read back once more."""
+        return self._facts.parsed()
+
 
 @dataclass(frozen=True, init=False, repr=False, eq=False)
 class CheckResult:
@@ -268,7 +272,7 @@ def run_check(
         raise InputError(f"--fail-on {fail_on}: must be one of {', '.join(LEVELS)}")
     if update_baseline and baseline is None:
         raise InputError("--update-baseline needs a baseline file: add --baseline FILE")
-    paths, excluded = select_files(paths, exclude, options.names)
+    paths, excluded = select_files(paths, exclude, options.names, options.files)
     notes = importer.read_notes(paths, options)
     if options.progress is not None:
         options.progress("check", 0, len(notes.facts), sum(st.lines for st in notes.files))

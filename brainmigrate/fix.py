@@ -155,8 +155,8 @@ def _planned(findings, paths, options: ImportOptions, exclude, unsafe: bool):
     """``(plan_fixes of findings, the notes files by display name)``, as ``run_fix``
     plans them."""
     roots = importer.make_roots(options.roots)
-    kept, _ = select_files(paths, exclude, options.names)
-    files = dict(notes_files(kept, names=options.names))
+    kept, _ = select_files(paths, exclude, options.names, options.files)
+    files = dict(notes_files(kept, names=options.names, rules=options.files))
     hints = MoveHints(roots, options.cache_dir)
     cache = importer.cache_folder(options.cache_dir)
     return plan_fixes(findings, files, roots, hints, unsafe=unsafe, cache_dir=cache), files

@@ -99,7 +99,7 @@ def _read_notes(
 ) -> Notes:
     roots = make_roots(options.roots, store)
     odd: list[str] = []
-    files = notes_files(paths, odd, options.names)
+    files = notes_files(paths, odd, options.names, options.files)
     how = read_rules(options)
     resolver = Resolver(
         roots,

@@ -271,7 +271,10 @@ def test_notes_from_standard_input_take_the_stdin_filename(project):
     )
     got = run(main, ["check", "-", "--root", "repo"], input=text)
     assert got.stdout.splitlines()[0] == "-:1:8: BM101 error cites app/Old.kt, which no root holds"
+    # named on the command line, the notes are excluded only with --force-exclude (ruff's rule)
     got = run(main, [*args, "--exclude", "Draft.md"], input=text)
+    assert got.exit_code == 1
+    got = run(main, [*args, "--exclude", "Draft.md", "--force-exclude"], input=text)
     assert (got.exit_code, got.stdout.splitlines()[-2]) == (0, "Excluded: notes/Draft.md")
 
 

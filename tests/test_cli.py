@@ -266,9 +266,9 @@ def test_formats_list_is_exhaustive():
 @pytest.mark.parametrize(
     "args, message",
     [
-        (
-            ["import"],
-            "brainmigrate: error: Missing argument 'PATHS...'; see 'brainmigrate import --help'\n",
+        (  # (import without PATHS reads the current folder's notes: issue 29)
+            ["show"],
+            "brainmigrate: error: Missing argument 'FACT_ID'; see 'brainmigrate show --help'\n",
         ),
         (
             ["import", "x.md", "--zzzz"],

@@ -237,6 +237,7 @@ QUIET_RUNS = {
     "verify": (["k2", "--store", "know.db"], "verified"),
     "put": (["--scope", "repo", "a fact put quietly", "--store", "know.db"], None),
     "mcp": (["--store", "know.db"], None),
+    "server": (["--root", "repo"], None),
 }
 
 
@@ -424,7 +425,7 @@ def test_explain_with_fix_is_refused_in_one_line_and_nothing_is_fixed(tmp_path, 
 
 
 def _check_params():
-    from brainmigrate.cli.check import EXPLAIN_WITH
+    from brainmigrate.cli.check_options import EXPLAIN_WITH
 
     return [p for p in main.commands["check"].params if p.name not in (*EXPLAIN_WITH, "help")]
 

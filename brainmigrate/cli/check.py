@@ -13,15 +13,14 @@ from typing import NamedTuple
 
 import click
 
-from brainmigrate.cli.options import (
-    CHECK_FORMATS,
-    LEVELS,
-    PATH,
-    not_blank,
-    notes_options,
-    voice_options,
+from brainmigrate.cli.check_options import check_options
+from brainmigrate.cli.options import notes_options
+from brainmigrate.cli.reading import (
+    file_rules,
+    notes_progress,
+    read_options,
+    stdin_notes,
 )
-from brainmigrate.cli.reading import notes_progress, read_options, stdin_notes
 from brainmigrate.cli.runtime import (
     emit,
     guarded,
@@ -82,168 +81,14 @@ class CheckOptions(NamedTuple):
     show_fixes: bool
     fix_only: bool
     exit_non_zero_on_fix: bool
+    force_exclude: bool
+    respect_gitignore: bool | None
+    add_ignore: bool
 
     @property
     def fixing(self) -> bool:
         """``--fix``, ``--fix-only`` or ``--diff``: the run plans fixes (and loads ``fix``)."""
         return self.fix or self.diff or self.fix_only
-
-
-def _codes_option(name: str, help: str):
-    return click.option(name, callback=not_blank, multiple=True, metavar="CODES", help=help)
-
-
-#: ``check``'s own options, after the notes options, in the order ``--help`` lists them.
-CHECK_OPTIONS = [
-    click.option(
-        "--format",
-        "formats",
-        multiple=True,
-        type=click.Choice(CHECK_FORMATS),
-        help="Report format; repeat for several reports, each paired with the --output at "
-        "the same position. Default: text.",
-    ),
-    click.option(
-        "--output",
-        "outputs",
-        multiple=True,
-        type=PATH,
-        help="File for the report of the --format at the same position ('-': stdout). A "
-        "format without one goes to stdout; at most one may.",
-    ),
-    click.option(
-        "--fail-on",
-        type=click.Choice(LEVELS),
-        help="Lowest severity that fails the check (exit 1). Default: error, or the config's.",
-    ),
-    click.option(
-        "--baseline",
-        callback=not_blank,
-        type=PATH,
-        help="Baseline file: findings it holds do not fail; entries no longer found are listed.",
-    ),
-    click.option(
-        "--update-baseline",
-        is_flag=True,
-        help="Write the current findings to the --baseline file, then check against it.",
-    ),
-    click.option("--exit-zero", is_flag=True, help="Exit 0 even with failing findings."),
-    _codes_option(
-        "--select",
-        "Finding codes or prefixes to report (BM1, BM203), comma-separated or repeated; "
-        "replaces the config's select. Default: every code.",
-    ),
-    _codes_option("--extend-select", "Codes or prefixes to report in addition to select."),
-    _codes_option("--ignore", "Codes or prefixes not to report (a longer selected prefix wins)."),
-    click.option("--statistics", is_flag=True, help="Show a count per finding code."),
-    *voice_options(
-        quiet="Print the findings only, no counts or notes.",
-        verbose="Also say on stderr which configuration and roots.",
-    ),
-    click.option(
-        "--fix",
-        is_flag=True,
-        help="Rewrite gone citations whose new place is certain (a git rename, or the one "
-        "file of that name with unchanged content), then check again.",
-    ),
-    click.option(
-        "--unsafe-fixes",
-        is_flag=True,
-        help="With --fix or --diff, also apply the one file of the same name without the "
-        "content proof.",
-    ),
-    click.option(
-        "--diff",
-        is_flag=True,
-        help="Print a unified diff of what --fix would change (patch -p1 applies it); write "
-        "nothing. Exit 1 when there is something to fix.",
-    ),
-    click.option(
-        "--show-fixes",
-        is_flag=True,
-        help="List on stderr, per file, what --fix changed (without --fix: would change).",
-    ),
-    click.option(
-        "--fix-only",
-        is_flag=True,
-        help="Apply the fixes as --fix does and report nothing else; exit 0 unless a file "
-        "cannot be written.",
-    ),
-    click.option(
-        "--exit-non-zero-on-fix",
-        is_flag=True,
-        help="With --fix or --fix-only, exit 1 when a file was fixed, even if nothing is left.",
-    ),
-]
-
-
-def _explain(ctx: click.Context, _param, code: str | None) -> None:
-    """``--explain CODE``: print the code's documentation (``rules.explain``) and exit 0,
-    before the other options and PATHS are read; an unknown code is exit 2."""
-    if code is None or ctx.resilient_parsing:
-        return
-    from brainmigrate import rules
-    from brainmigrate.read.files import InputError
-
-    try:
-        click.echo(rules.explain(rules.known_code(code)), nl=False)
-    except InputError as exc:
-        raise click.BadParameter(str(exc), ctx, _param) from None
-    ctx.exit(0)
-
-
-#: The options ``--explain`` goes with: how it prints, not what it reads or writes.
-EXPLAIN_WITH = ("explain", "quiet", "verbose", "color")
-
-
-class ExplainOption(click.Option):
-    """``--explain``: refused, before anything is read, beside a PATH or any option but
-    ``EXPLAIN_WITH`` (``--fix``, ``--diff``, ``--add-ignore`` … act on files it would leave
-    alone; clap's ``conflicts_with`` for ruff's options): one usage error naming them."""
-
-    def handle_parse_result(self, ctx, opts, args):
-        if opts.get(self.name) is not None and not ctx.resilient_parsing:
-            by_name = {p.name: p for p in ctx.command.params}
-            given = [
-                name
-                for name, value in opts.items()
-                if name not in EXPLAIN_WITH
-                and name in by_name
-                and not by_name[name].value_is_missing(value)  # PATHS: none given
-            ]
-            if given:
-                shown = [
-                    "PATHS" if isinstance(by_name[n], click.Argument) else by_name[n].opts[-1]
-                    for n in given
-                ]
-                listed = ", ".join(shown[:-1]) + " and " if len(shown) > 1 else ""
-                raise click.UsageError(
-                    f"--explain prints a code's documentation and reads or writes no notes;"
-                    f" leave out {listed}{shown[-1]}, or --explain",
-                    ctx,
-                )
-        return super().handle_parse_result(ctx, opts, args)
-
-
-CHECK_OPTIONS.append(
-    click.option(
-        "--explain",
-        cls=ExplainOption,
-        metavar="CODE",
-        is_eager=True,
-        expose_value=False,
-        callback=_explain,
-        help="Print what the finding CODE finds and how to fix it (as brainmigrate rule), "
-        "then exit.",
-    )
-)
-
-
-def check_options(func):
-    """``check``'s own options (``CHECK_OPTIONS``)."""
-    for decorator in reversed(CHECK_OPTIONS):
-        func = decorator(func)
-    return func
 
 
 @click.command("check")
@@ -252,7 +97,9 @@ def check_options(func):
 @guarded
 def check_cmd(**given) -> None:
     """Check notes for citations of files that no longer exist; read-only (unless
-    --fix), for CI.
+    --fix or --add-ignore), for CI. PATHS are notes files, folders (their *.md files) or
+    quoted globs ("notes/**/*.md"); with no PATH, the notes files under the current
+    folder that the include globs name (brain notes folders, CLAUDE.md, AGENTS.md …).
 
     Exit 0: nothing fails; 1: findings at or above --fail-on; 2: could not run. Settings
     come from .brainmigrate.toml or [tool.brainmigrate] in pyproject.toml, the nearest at
@@ -260,7 +107,9 @@ def check_cmd(**given) -> None:
     """
     opts = CheckOptions(**given)
     _refuse_usage(opts)
-    targets, found = _configure(opts)
+    opts, targets, found = _configure(opts)
+    if opts.add_ignore:
+        _add_ignore(opts, found)
     result = _run_groups(opts, found)
     _report(opts, targets, result)
 
@@ -276,6 +125,12 @@ def _refuse_usage(opts: CheckOptions) -> None:
     if opts.fixing and "-" in opts.paths:
         raise click.UsageError("--fix and --diff rewrite notes files, not standard input ('-')")
     reports = opts.formats or opts.outputs or opts.update_baseline or opts.statistics
+    if opts.add_ignore and (opts.fixing or reports or "-" in opts.paths):
+        raise click.UsageError(
+            "--add-ignore writes comments into notes files and reports nothing: leave out"
+            " --fix, --diff, --fix-only, --format, --output, --statistics, --update-baseline"
+            " and '-'"
+        )
     if opts.fix_only and reports:
         raise click.UsageError(
             "--fix-only reports nothing: leave out --format, --output, --statistics and"
@@ -289,11 +144,12 @@ def _refuse_usage(opts: CheckOptions) -> None:
 
 
 def _configure(opts: CheckOptions):
-    """``(targets, groups)``: the reports to write (``ci.plan``: ``(format, output or
-    None)``), each output checked before any work; the PATHS grouped by the configuration
-    that applies to them (``configs.groups``, the options in place), each with the finding
-    codes it selects. Says on stderr what ``--verbose`` asks for; raises
-    ``click.UsageError``, ``Failure`` (groups with another fail-on or baseline) or
+    """``(opts, targets, groups)``: ``opts`` with the PATHS read (``reading.notes_paths``:
+    globs expanded, the current folder for none); the reports to write (``ci.plan``:
+    ``(format, output or None)``), each output checked before any work; the PATHS grouped
+    by the configuration that applies to them (``configs.groups``, the options in place),
+    each with the finding codes it selects. Says on stderr what ``--verbose`` asks for;
+    raises ``click.UsageError``, ``Failure`` (groups with another fail-on or baseline) or
     ``fsutil.OutputError``/``Clash`` (exit 2)."""
     from brainmigrate import rules
     from brainmigrate.cli import configs
@@ -307,10 +163,19 @@ def _configure(opts: CheckOptions):
         writable_output(output)
     overrides = ("roots", "scope", "task_pattern", "plus_kind", "cache_dir", "fail_on")
     overrides += ("baseline", "exclude", "extend_exclude", "select", "extend_select", "ignore")
+    overrides += ("force_exclude", "respect_gitignore")
     given = {name: getattr(opts, name) for name in overrides}
     given["stdin_filename"] = opts.stdin_filename
-    found = configs.groups(opts.paths, opts.config_file, opts.isolated, opts.quiet, **given)
-    configs.refuse_mixed(found, configs.CHECK_KEYS, "check them apart")
+    paths, found = configs.of_paths(
+        opts.paths,
+        configs.CHECK_KEYS,
+        "check them apart",
+        opts.config_file,
+        opts.isolated,
+        opts.quiet,
+        **given,
+    )
+    opts = opts._replace(paths=paths)
     out = []
     for group in found:
         s = group.settings
@@ -333,8 +198,9 @@ def _configure(opts: CheckOptions):
         notes=opts.paths,
         baseline=str(settings.baseline) if read_baseline else None,
         configs=[group.file for group in found if group.file],
+        rules=file_rules(settings),
     )
-    return targets, out
+    return opts, targets, out
 
 
 def _baseline_folder(opts: CheckOptions, group) -> str | None:
@@ -367,6 +233,41 @@ def _run_groups(opts: CheckOptions, found):
             for group, selection in found
         ]
     return (configs.join_fixes if opts.fixing else configs.join_checks)(results)
+
+
+def _add_ignore(opts: CheckOptions, found) -> None:
+    """``--add-ignore``: write the suppressions of the findings left in each group's
+    notes (``suppress``, with the group's settings), say on stderr what was added and what
+    was left alone, and exit: 0, or 2 when a file that needed a comment could not be
+    written."""
+    from brainmigrate import suppress
+
+    added, written, left = 0, set(), False
+    with notes_progress(opts.no_progress or opts.quiet) as progress:
+        for group, selection in found:
+            s = group.settings
+            options = read_options(s, opts.parser, {}, progress, opts.notation)
+            done = suppress.add_ignores(
+                group.paths,
+                options,
+                s.fail_on,
+                baseline=s.baseline,
+                exclude=s.excludes,
+                select=selection,
+                file_ignores=s.file_ignores,
+            )
+            for note in done.notes:
+                say(f"brainmigrate: warning: {note}")
+            added, left = added + done.added, left or bool(done.left)
+            written.update(done.written)
+    if not opts.quiet:
+        say(f"Added {_plural(added, 'suppression')} to {_plural(len(written), 'file')}")
+    settle()
+    sys.exit(EXIT_FAULT if left else EXIT_OK)
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
 def _run(opts: CheckOptions, group, selection, paths, names):

@@ -149,6 +149,24 @@ def _under(group: Group) -> str:
     return "./" if shown == "." else shown.rstrip("/") + "/"
 
 
+def of_paths(
+    paths: Sequence[str], keys: Sequence[tuple[str, str]], how: str, *args, **given
+) -> tuple[tuple[str, ...], list[Group]]:
+    """``(paths, groups)`` of a run over notes PATHS: the PATHS read
+    (``reading.notes_paths``: quoted globs expanded; none, the current folder), grouped by
+    ``groups(paths, *args, **given)``; with no PATH, each group walks the current folder
+    for its ``include`` globs (``reading.with_include``). Groups that differ in ``keys``
+    are refused (``refuse_mixed``, with ``how``). Raises what those raise."""
+    from brainmigrate.cli.reading import notes_paths, with_include
+
+    read = notes_paths(tuple(paths))
+    found = groups(read, *args, **given)
+    if not paths:
+        found = [g._replace(settings=with_include(g.settings)) for g in found]
+    refuse_mixed(found, keys, how)
+    return read, found
+
+
 def refuse_mixed(found: list[Group], keys: Sequence[tuple[str, str]], how: str) -> None:
     """Raise ``Failure`` when two groups differ in one of ``keys`` (``(field of
     Settings, option that makes them equal)``), naming both configuration files;

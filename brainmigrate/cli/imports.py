@@ -20,7 +20,13 @@ from brainmigrate.cli.options import (
     store_option,
     voiced,
 )
-from brainmigrate.cli.reading import load_settings, notes_progress, read_options, stdin_notes
+from brainmigrate.cli.reading import (
+    file_rules,
+    load_settings,
+    notes_progress,
+    read_options,
+    stdin_notes,
+)
 from brainmigrate.cli.runtime import (
     emit,
     guarded,
@@ -66,7 +72,8 @@ def import_cmd(
     output,
     **given,
 ):
-    """Import notes files (or folders of *.md) into the fact store.
+    """Import notes files (or folders of *.md) into the fact store; with no PATH, the
+    notes files under the current folder the include globs name.
 
     Settings come from .brainmigrate.toml or [tool.brainmigrate] in pyproject.toml, the
     nearest at or above each notes file; options given here override them.
@@ -74,13 +81,20 @@ def import_cmd(
     from brainmigrate import importer
     from brainmigrate.cli import configs
 
-    refuse_overwrites([("--output", output)], store, paths, store_written=not dry_run)
-    writable_output(output)
     quiet = voice().quiet
-    found = configs.groups(paths, config_file, isolated, quiet, True, stdin_filename, **given)
-    configs.refuse_mixed(found, configs.IMPORT_KEYS, "import them apart")
-    refuse_overwrites([("--output", output)], configs=[g.file for g in found if g.file])
+    keys, how = configs.IMPORT_KEYS, "import them apart"
+    args = (config_file, isolated, quiet, True, stdin_filename)
+    paths, found = configs.of_paths(paths, keys, how, *args, **given)
     s = found[0].settings
+    refuse_overwrites(
+        [("--output", output)],
+        store,
+        paths,
+        store_written=not dry_run,
+        configs=[g.file for g in found if g.file],
+        rules=file_rules(s),
+    )
+    writable_output(output)
     with (
         stdin_notes(paths, stdin_filename) as (read, names),
         notes_progress(no_progress or quiet) as progress,
@@ -99,9 +113,8 @@ def _selected(found, read: dict, names) -> list:
 
     out: list = []
     for group in found:
-        kept, _ = select_files(
-            [read.get(p, p) for p in group.paths], group.settings.excludes, names
-        )
+        paths = [read.get(p, p) for p in group.paths]
+        kept, _ = select_files(paths, group.settings.excludes, names, file_rules(group.settings))
         out += kept
     return out
 

@@ -214,7 +214,7 @@ def _exclude_option(name: str, help: str):
 
 #: The options of every command that reads notes, in the order ``--help`` lists them.
 NOTES_OPTIONS = [
-    click.argument("paths", nargs=-1, required=True, type=PATH),
+    click.argument("paths", nargs=-1, type=PATH),
     config_options,
     _exclude_option("--exclude", "Notes files to skip, replacing the config's exclude; repeat."),
     _exclude_option(

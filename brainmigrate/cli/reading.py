@@ -40,6 +40,26 @@ def load_settings(
     return settings
 
 
+def notes_paths(paths: tuple[str, ...]) -> tuple[str, ...]:
+    """The PATHS a run reads: each quoted glob among ``paths`` expanded
+    (``files.arguments``); with no PATH at all the current folder, walked for the
+    ``include`` globs (``with_include``). Raises ``InputError`` for a glob matching none."""
+    from brainmigrate.read import files
+
+    return files.arguments(paths) if paths else (".",)
+
+
+def with_include(settings):
+    """``settings`` of a run given no PATH: its ``include`` globs, default
+    ``files.default_include()`` (brain notes folders and the Markdown notes of SPEC.md
+    §Notation), name the notes files the current folder gives."""
+    from dataclasses import replace
+
+    from brainmigrate.read import files
+
+    return replace(settings, include=settings.include or files.default_include())
+
+
 def read_options(settings, parser: str, names, progress, notation: str | None = None):
     """The ``ImportOptions`` of the configured ``settings`` (``config.Settings`` with
     the command line's options in place), as import and check read notes; ``notation`` is
@@ -60,7 +80,15 @@ def read_options(settings, parser: str, names, progress, notation: str | None = 
         progress=progress,
         notation=notation,
         markdown=markdown,
+        files=file_rules(settings),
     )
+
+
+def file_rules(settings):
+    """The ``files.FileRules`` of the configured ``settings``."""
+    from brainmigrate.read.files import FileRules
+
+    return FileRules(settings.include, settings.force_exclude, settings.respect_gitignore)
 
 
 @contextlib.contextmanager

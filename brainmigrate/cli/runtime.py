@@ -280,6 +280,7 @@ def refuse_overwrites(
     store_written: bool = False,
     cache: str | os.PathLike | None = None,
     configs: Iterable[str] = (),
+    rules=None,
 ) -> None:
     """Refuse (``fsutil.Clash``, exit 2) before any work a run that would write one of its
     outputs over what it reads: its store, a notes file (also one of a folder it walks),
@@ -287,7 +288,8 @@ def refuse_overwrites(
     found for its notes) or declaration index ``cache`` file; or two of its outputs into
     one file. Files are compared by identity (device and inode, through symlinks).
     ``outputs`` are ``(option, path)`` pairs (None and ``-`` are stdout); an import's store
-    is written too (``store_written``), so it may not be a notes file either."""
+    is written too (``store_written``), so it may not be a notes file either. ``rules``
+    (``files.FileRules``) say which files a folder among ``notes`` gives."""
     from brainmigrate.config import SOURCES
     from brainmigrate.fsutil import refuse_clashes
     from brainmigrate.read.files import notes_files
@@ -310,7 +312,8 @@ def refuse_overwrites(
         read.append(("the declaration index cache", cache))
     notes = [p for p in notes if p != "-"]  # standard input is no file to write over
     if notes and (files or store_written):
-        read += [("the notes file", str(path)) for _, path in notes_files(notes)]
+        listed = notes_files(notes, rules=rules) if rules else notes_files(notes)
+        read += [("the notes file", str(path)) for _, path in listed]
     refuse_clashes(files, read)
     if store_written and store is not None:
         refuse_clashes([("--store", store)], [r for r in read if r[0] == "the notes file"])
