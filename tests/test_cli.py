@@ -657,7 +657,7 @@ def test_notes_from_standard_input_are_imported_into_a_store(tmp_path, monkeypat
         input="+ the deploy runs nightly\n",
     )  # fmt: skip
     assert r.exit_code == 0, r.output
-    assert r.stdout.startswith("Imported into k.db: 1 facts added, 0 updated")
+    assert r.stdout.startswith("Imported into k.db: 1 fact added, 0 updated")
     shown = CliRunner().invoke(main, ["show", "k1", "--store", "k.db", "--format", "json"])
     assert json.loads(shown.stdout)["scope"] == "area:ops"
 

@@ -47,7 +47,7 @@ def test_html_escapes_fact_text_and_is_self_contained(report):
 
 def test_html_holds_totals_charts_gone_merged_and_warnings(report):
     html = reports.render(report, "html")
-    assert '<div class="card bad"><b>1</b>facts citing gone files</div>' in html
+    assert '<div class="card bad"><b>1</b>fact citing gone files</div>' in html
     assert (
         "<td><code>hostile.md:3:49</code></td><td><code>src/gone.kt</code></td>"
         '<td class="hint"></td><td>k1</td>' in html
@@ -202,3 +202,19 @@ def test_html_renders_in_headless_chromium(report, tmp_path):
     colours = png_pixels(shot.read_bytes())
     assert len(colours) > 5  # text, cards and chart bars, not a blank page
     assert any(p[:3] == bytes.fromhex("e15759") for p in colours)  # a red "gone" bar
+
+
+def test_counts_of_one_read_in_the_singular_in_every_import_report(tmp_path, monkeypatch):
+    (tmp_path / "root/src").mkdir(parents=True)
+    (tmp_path / "root/src/App.kt").write_text("class App\n")
+    (tmp_path / "n.md").write_text("+ the loader lives in src/Gone.kt\n")
+    monkeypatch.chdir(tmp_path)
+    args = ["import", "n.md", "--root", "root", "--store", "k.db"]
+    text = CliRunner().invoke(cli.main, args).stdout
+    assert text.startswith("Imported into k.db: 1 fact added, 0 updated\n")
+    assert "  citing gone files: 1 fact (1 citation); outside every root: 0;" in text
+    html = CliRunner().invoke(cli.main, [*args, "--dry-run", "--format", "html"]).stdout
+    assert "<b>1</b>file</div>" in html and "<b>1</b>fact</div>" in html
+    assert "<b>1</b>fact citing gone files</div>" in html
+    assert "Lines: 1 fact line, 0 continuations, 0 blank" in html
+    assert "<b>0</b>warnings</div>" in html

@@ -104,14 +104,15 @@ def _imported(result) -> str | None:
     """What the import wrote to the store, in words (None: a dry run, or no commit), for
     a report that could not be written after it (``runtime.unwritten``)."""
     from brainmigrate import reports
+    from brainmigrate.reports.summaries import plural
     from brainmigrate.runstate import state
 
     if result.dry_run or state.committed is None:
         return None
     totals = reports.report(result, False, "none")["totals"]
     return (
-        f"the store {state.committed} was written (the whole import: {totals['added']} facts"
-        f" added, {totals['updated']} updated)"
+        f"the store {state.committed} was written (the whole import:"
+        f" {plural(totals['added'], 'fact')} added, {totals['updated']} updated)"
     )
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from brainmigrate.escapes import markdown
 from brainmigrate.model import KINDS, MARKERS, SKIP_REASONS
+from brainmigrate.reports.summaries import noun, plural
 from brainmigrate.shapes import one_line, report_fact, to_json
 
 if TYPE_CHECKING:  # jinja2 is imported when a template is first rendered (start-up)
@@ -241,6 +242,8 @@ def make_environment(loader, cache_dir=None) -> jinja2.Environment:
     )
     env.filters["count"] = lambda items: sum(1 for _ in items)  # length without a list
     env.filters["md"] = markdown
+    env.filters["plural"] = plural  # {{ n | plural("fact") }}: 1 fact, 2 facts
+    env.filters["noun"] = noun  # {{ n | noun("fact") }}: fact, facts
     return env
 
 
