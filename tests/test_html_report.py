@@ -70,7 +70,7 @@ def test_markdown_escapes_and_tables(report):
     assert "<script" not in md
     assert '&lt;script&gt;alert("x")&lt;/script&gt; &amp; friends live in src/gone.kt' in md
     assert "pipes \\| and \\*stars\\* and \\`ticks\\` stay text" in md
-    assert "| hostile.md:3 | src/gone.kt | k1 |" in md
+    assert "| hostile.md:3 | src/gone.kt |  | k1 |" in md  # no "moved?" hint: none given
     assert "| hostile.md:5 | k1 | 1.00 |" in md
     # every table row has as many cells as its header
     for block in md.split("\n\n"):
@@ -218,3 +218,22 @@ def test_counts_of_one_read_in_the_singular_in_every_import_report(tmp_path, mon
     assert "<b>1</b>fact citing gone files</div>" in html
     assert "Lines: 1 fact line, 0 continuations, 0 blank" in html
     assert "<b>0</b>warnings</div>" in html
+
+
+def test_text_and_markdown_reports_give_the_moved_hint_check_gives(tmp_path, monkeypatch):
+    (tmp_path / "root/lib").mkdir(parents=True)
+    (tmp_path / "root/lib/Moved.kt").write_text("class Moved\n")
+    (tmp_path / "n.md").write_text("+ the loader lives in src/Moved.kt\n+ x is in src/Nope.kt\n")
+    monkeypatch.chdir(tmp_path)
+    hint = "moved? lib/Moved.kt (the only file of that name)"
+    args = ["import", "n.md", "--root", "root", "--dry-run"]
+    text = CliRunner().invoke(cli.main, args).stdout
+    assert f"Facts citing gone files\n  n.md:1: src/Moved.kt (k1); {hint}\n\n" in text
+    assert "  n.md:2: src/Nope.kt (k2)\n" in text  # unresolved: no hint
+    md = CliRunner().invoke(cli.main, [*args, "--format", "markdown"]).stdout
+    assert (
+        "| where | path | moved? | fact |\n| --- | --- | --- | --- |\n"
+        f"| n.md:1 | src/Moved.kt | {hint} | k1 |\n" in md
+    )
+    checked = CliRunner().invoke(cli.main, ["check", "n.md", "--root", "root"]).stdout
+    assert f"src/Moved.kt, which no root holds; {hint}" in checked

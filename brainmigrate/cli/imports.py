@@ -95,9 +95,7 @@ def _report(result, fmt: str, output: str | None, cache_dir) -> None:
     if fmt == "json":
         emit(reports.json_chunks(result), output, changed=said)
     else:  # streamed: facts and entries are read back as they are written
-        data = reports.report(result, fmt != "text", "stream")
-        hints = reports.gone_hints(result, cache_dir) if fmt == "html" else None
-        emit(reports.render_chunks(data, fmt, hints), output, changed=said)
+        emit(reports.import_chunks(result, fmt, output, cache_dir), output, changed=said)
 
 
 def _imported(result) -> str | None:
