@@ -102,8 +102,8 @@ def _imported(result) -> str | None:
     """What the import wrote to the store, in words (None: a dry run, or no commit), for
     a report that could not be written after it (``runtime.unwritten``)."""
     from brainmigrate import reports
-    from brainmigrate.reports.summaries import plural
     from brainmigrate.runstate import state
+    from brainmigrate.shapes import plural
 
     if result.dry_run or state.committed is None:
         return None

@@ -35,7 +35,7 @@ from brainmigrate.read.facts import (
 )
 from brainmigrate.read.lines import Line
 from brainmigrate.read.notation import classifier, fold, split_trailer
-from brainmigrate.reports.summaries import plural
+from brainmigrate.shapes import plural
 
 #: What fills a brain line past the 2000-character cut (no space, letter or digit: it
 #: adds no word, number or task id, and the importer cuts it off again).

@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING
 
 from brainmigrate.escapes import markdown
 from brainmigrate.model import KINDS, MARKERS, SKIP_REASONS
-from brainmigrate.reports.summaries import noun, plural
-from brainmigrate.shapes import one_line, report_fact, to_json
+from brainmigrate.shapes import noun, one_line, plural, report_fact, to_json
 
 if TYPE_CHECKING:  # jinja2 is imported when a template is first rendered (start-up)
     import jinja2

@@ -25,9 +25,8 @@ from brainmigrate.reports.findings import (
     tags,
     verdict,
 )
-from brainmigrate.reports.summaries import plural
 from brainmigrate.rules import RULES, Finding
-from brainmigrate.shapes import one_line, to_json
+from brainmigrate.shapes import one_line, plural, to_json
 
 
 class Format(StrEnum):

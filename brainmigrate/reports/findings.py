@@ -14,9 +14,8 @@ from brainmigrate.check import CheckResult
 from brainmigrate.codes import LEVELS
 from brainmigrate.escapes import markdown
 from brainmigrate.reports import make_environment
-from brainmigrate.reports.summaries import plural
 from brainmigrate.rules import Finding
-from brainmigrate.shapes import safe_text, to_json
+from brainmigrate.shapes import plural, safe_text, to_json
 
 if TYPE_CHECKING:
     import jinja2

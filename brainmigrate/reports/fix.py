@@ -11,8 +11,7 @@ from pathlib import Path
 from brainmigrate.escapes import diff_name
 from brainmigrate.fix import FileEdit, Fix, FixResult, Left, split_lines
 from brainmigrate.fsutil import printable
-from brainmigrate.reports.summaries import plural
-from brainmigrate.shapes import one_line
+from brainmigrate.shapes import one_line, plural
 
 #: How each kind of fix was found, as its line says (``Fix.how``).
 HOW = {

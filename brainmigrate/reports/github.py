@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from brainmigrate.check import CheckResult
 from brainmigrate.escapes import github_data, github_property, one_line
 from brainmigrate.reports.findings import markdown_of, summary
-from brainmigrate.reports.summaries import plural
 from brainmigrate.rules import Finding
+from brainmigrate.shapes import plural
 
 #: GitHub shows at most this many annotations of each kind (error, warning, notice) per step.
 GITHUB_LIMIT = 10

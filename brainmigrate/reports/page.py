@@ -4,6 +4,7 @@ when it holds fingerprints (README "The report")."""
 
 from __future__ import annotations
 
+import functools
 import os
 import shlex
 from collections import Counter
@@ -18,21 +19,20 @@ def page(result, output: str | None, cache_dir=None) -> dict:
     ``output`` (None or ``-``: stdout, read from the current folder):
 
     ``version``, ``time`` (UTC, ISO 8601 to the second), ``command`` (``command_line``),
-    ``store``; ``links``: each notes file read (as the report names it) to a relative
-    ``href`` from the report's folder; ``stale`` (``stale_states``) and ``stale_note``
-    (why there are no states, else ``""``).
+    ``store``; ``href``: a function giving a notes file (as the report names it) its
+    relative URL from the report's folder (``href``); ``stale`` (``stale_states``) and
+    ``stale_note`` (why there are no states, else ``""``).
     """
     from brainmigrate import __version__
 
     folder = os.path.dirname(os.path.abspath(output)) if output not in (None, "-") else "."
-    links = {st.path: href(st.path, folder) for st in result.files}
     states, note = stale_states(result, cache_dir)
     return {
         "version": __version__,
         "time": now_utc(),
         "command": command_line(result.store),
         "store": result.store,
-        "links": links,
+        "href": functools.partial(href, folder=folder),
         "stale": states,
         "stale_note": note,
     }

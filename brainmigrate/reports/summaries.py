@@ -4,26 +4,7 @@ end, for the CLI to print where it says."""
 
 from __future__ import annotations
 
-from brainmigrate.shapes import one_line
-
-#: Nouns whose plural is not the noun and ``s``.
-_IRREGULAR = {"entry": "entries", "status": "statuses"}
-
-
-def noun(count: int, word: str) -> str:
-    """``word`` as it reads after ``count``: ``fact`` for 1, ``facts`` for 0 or more than 1
-    (``entry``/``entries``, ``status``/``statuses``); a word of several words takes the
-    plural on its last (``fact line``/``fact lines``)."""
-    if count == 1:
-        return word
-    head, _, last = word.rpartition(" ")
-    return head + (" " if head else "") + _IRREGULAR.get(last, last + "s")
-
-
-def plural(count: int, word: str) -> str:
-    """``count`` and ``word`` as they read together: ``1 fact``, ``2 facts``, ``0 facts``
-    (``noun``); the report templates' ``plural`` filter (``{{ n | plural("fact") }}``)."""
-    return f"{count} {noun(count, word)}"
+from brainmigrate.shapes import one_line, plural
 
 
 def export_summary(result, fmt: str, output: str) -> list[str]:
