@@ -11,6 +11,7 @@ from collections import Counter
 from pathlib import Path
 from urllib.parse import quote
 
+from brainmigrate.errors import BrainmigrateError
 from brainmigrate.fingerprints import STATES, UNREACHABLE, now_utc
 
 
@@ -99,17 +100,17 @@ def stale_states(result, cache_dir=None) -> tuple[dict | None, str]:
 
     if result.dry_run or not result.store or not os.path.exists(result.store):
         return None, "Dry run: no store was written, so no fingerprints to read again."
-    with stores.reader(Path(result.store)) as r:
-        fingerprinted = r.version() >= 2 and bool(r.anchored_files())
-    if not fingerprinted:
-        return None, (
-            "The store holds no fingerprints: run brainmigrate verify (or import --verify) "
-            "to record them, then the page shows which facts are stale."
-        )
     roots = [r.path for r in result.roots]
-    try:
+    try:  # the store was written already: a failure here costs the page its states only
+        with stores.reader(Path(result.store)) as r:
+            fingerprinted = r.version() >= 2 and bool(r.anchored_files())
+        if not fingerprinted:
+            return None, (
+                "The store holds no fingerprints: run brainmigrate verify (or import"
+                " --verify) to record them, then the page shows which facts are stale."
+            )
         checked = stale.stale(result.store, roots, dry_run=True, cache_dir=cache_dir)
-    except stale.RootError as exc:
+    except BrainmigrateError as exc:
         return None, f"Stale states not read: {exc}"
     counts = Counter({s: 0 for s in (*STATES, UNREACHABLE)})
     facts = {}
