@@ -20,6 +20,7 @@ from brainmigrate.fsutil import printable
 from brainmigrate.knowledge import RootKnowledge
 from brainmigrate.patterns import lazy
 from brainmigrate.roots import DRIVE, Reading, Root, is_absolute, normalize, readings_of
+from brainmigrate.shapes import plural
 
 __all__ = ["GONE", "UNRESOLVED", "PathResolver"]
 
@@ -416,7 +417,8 @@ class PathResolver:
         if lines is not None:
             count = k.line_count(nfc)
             if count is not None and lines[0] > count:
-                out.append(("BM204", f"line {lines[0]} is past the end of {shown} ({count} lines)"))
+                past = f"line {lines[0]} is past the end of {shown} ({plural(count, 'line')})"
+                out.append(("BM204", past))
         if markdown and fragment:
             fragment = unquote(fragment) if "%" in fragment else fragment
             anchors = k.heading_anchors(nfc) if fragment else None

@@ -1,7 +1,7 @@
 """The shapes a fact takes outside the store: the JSON objects ``show``, ``search --format
 json``, the JSON report and the jsonl export share (SPEC.md §Report, §Store), and the two
-ways text leaves the program safely (``to_json``, ``safe_text``), and cut short
-(``shorten``).
+ways text leaves the program safely (``to_json``, ``safe_text``), cut short
+(``shorten``), and a count with its noun (``plural``: ``1 fact``, ``2 facts``).
 
 Below search, reports and exports, so none of them imports another to shape a fact.
 """
@@ -109,3 +109,23 @@ def fact_dict(rec: FactRecord, extra: dict) -> dict:
         "updated": extra.get("updated"),
         "provenance": prov,
     }
+
+
+#: Nouns whose plural is not the noun and ``s``.
+_IRREGULAR = {"entry": "entries", "status": "statuses"}
+
+
+def noun(count: int, word: str) -> str:
+    """``word`` as it reads after ``count``: ``fact`` for 1, ``facts`` for 0 or more than 1
+    (``entry``/``entries``, ``status``/``statuses``); a word of several words takes the
+    plural on its last (``fact line``/``fact lines``)."""
+    if count == 1:
+        return word
+    head, _, last = word.rpartition(" ")
+    return head + (" " if head else "") + _IRREGULAR.get(last, last + "s")
+
+
+def plural(count: int, word: str) -> str:
+    """``count`` and ``word`` as they read together: ``1 fact``, ``2 facts``, ``0 facts``
+    (``noun``); the report templates' ``plural`` filter (``{{ n | plural("fact") }}``)."""
+    return f"{count} {noun(count, word)}"

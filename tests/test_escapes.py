@@ -296,7 +296,8 @@ def test_vanished_baseline_entries_are_escaped_in_markdown_and_text(project):
 def test_import_text_and_markdown_reports(project):
     r = cli("import", "notes", "--root", "repo", "--store", "k.db", "--isolated", "--dry-run")
     gone = [x for x in r.stdout.splitlines() if x.startswith("  notes/")]
-    assert gone[1:] == [f"  {SHOWN}:1: src/old.py (k1)", f"  {SHOWN}:1: x (k1)"]
+    moved = "moved? src/new.py (renamed in git history)"  # the hint check gives
+    assert gone[1:] == [f"  {SHOWN}:1: src/old.py (k1); {moved}", f"  {SHOWN}:1: x (k1)"]
     md = cli(
         *["import", "notes", "--root", "repo", "--store", "k.db", "--isolated"],
         "--dry-run",

@@ -407,7 +407,7 @@ def test_brain_kind_that_no_marker_gives_fails_and_plus_kind_fixes_it(tmp_path):
     assert result.exit_code == 1  # the others are written; the one left out is named
     assert result.stderr == (
         f"exported 2 facts to {out} as brain: 2 files, 2 written, 0 unchanged\n"
-        "  left out, brain cannot hold them as they are: 1 facts\n"
+        "  left out, brain cannot hold them as they are: 1 fact\n"
         "    k1 (area:docker) 'images are built once and promoted': a pattern has no marker"
         " of its own, and '+' gives environment in this file; export with --plus-kind"
         " pattern and import the result with --plus-kind pattern\n"
@@ -464,8 +464,8 @@ def test_brain_stale_superseded_and_comment_endings(tmp_path):
         "+ ends <!-- c --> <!-- 2026-01-02 03:04:05Z -->",
     ]
     assert result.notes == [
-        "1 stale facts are written as plain facts (brain notation has no stale status): k2",
-        "1 facts were cut at 2000 characters before their task id or SUPERSEDED: written"
+        "1 stale fact is written as plain facts (brain notation has no stale status): k2",
+        "1 fact was cut at 2000 characters before their task id or SUPERSEDED: written"
         " past the cut, where importing the export finds them (and warns BM302): k3",
     ]
     again = tmp_path / "again.db"
@@ -949,8 +949,8 @@ def test_control_characters_of_scopes_and_paths_reach_stderr_as_u_fffd(tmp_path,
     )
     assert r.exit_code == 0, r.output
     assert r.stderr == (
-        "exported 1 facts to o\ufffdx as brain: 1 files, 1 written, 0 unchanged\n"
-        "  note: 1 scopes cannot be told by their file name alone: area:a\ufffd]0;owned\ufffdb"
+        "exported 1 fact to o\ufffdx as brain: 1 file, 1 written, 0 unchanged\n"
+        "  note: 1 scope cannot be told by their file name alone: area:a\ufffd]0;owned\ufffdb"
         " in a-0-owned-b.md (imports as area:a-0-owned-b unless imported with --scope"
         " area:a\ufffd]0;owned\ufffdb)\n"
     )
@@ -1002,7 +1002,7 @@ def test_brain_export_of_facts_cut_at_2000_round_trips(tmp_path):
     r = run("export", "--store", str(first), "--to", "brain", "--output", str(out))
     assert (r.exit_code, r.stderr) == (
         0,
-        f"exported 4 facts to {out} as brain: 1 files, 1 written, 0 unchanged\n"
+        f"exported 4 facts to {out} as brain: 1 file, 1 written, 0 unchanged\n"
         "  note: 3 facts were cut at 2000 characters before their task id or SUPERSEDED:"
         " written past the cut, where importing the export finds them (and warns BM302):"
         " k1, k2, k3\n",
@@ -1048,7 +1048,7 @@ def test_a_fact_brain_cannot_hold_never_blocks_the_others(tmp_path):
     )
     assert r.exit_code == 1
     assert r.stderr == (
-        f"exported 1 facts to {out} as brain: 1 files, 1 written, 0 unchanged\n"
+        f"exported 1 fact to {out} as brain: 1 file, 1 written, 0 unchanged\n"
         "  left out, brain cannot hold them as they are: 2 facts\n"
         f"    k1 (area:x) '{_words(10, 'retry')}…': {fix}\n"
         f"    k2 (area:x) 'retries are idempotent': {fix}\n"

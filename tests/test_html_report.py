@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import re
-import shutil
-import struct
-import subprocess
-import zlib
+from datetime import UTC, datetime
 
 import pytest
 from click.testing import CliRunner
+from clirun import cli as run
+from stored import verified_checkout
 
-from brainmigrate import cli, importer, reports
+from brainmigrate import __version__, cli, importer, reports
 from brainmigrate.read.run import ImportOptions
 
 NOTES = """\
@@ -47,7 +46,7 @@ def test_html_escapes_fact_text_and_is_self_contained(report):
 
 def test_html_holds_totals_charts_gone_merged_and_warnings(report):
     html = reports.render(report, "html")
-    assert '<div class="card bad"><b>1</b>facts citing gone files</div>' in html
+    assert '<div class="card bad"><b>1</b>fact citing gone files</div>' in html
     assert (
         "<td><code>hostile.md:3:49</code></td><td><code>src/gone.kt</code></td>"
         '<td class="hint"></td><td>k1</td>' in html
@@ -70,7 +69,7 @@ def test_markdown_escapes_and_tables(report):
     assert "<script" not in md
     assert '&lt;script&gt;alert("x")&lt;/script&gt; &amp; friends live in src/gone.kt' in md
     assert "pipes \\| and \\*stars\\* and \\`ticks\\` stay text" in md
-    assert "| hostile.md:3 | src/gone.kt | k1 |" in md
+    assert "| hostile.md:3 | src/gone.kt |  | k1 |" in md  # no "moved?" hint: none given
     assert "| hostile.md:5 | k1 | 1.00 |" in md
     # every table row has as many cells as its header
     for block in md.split("\n\n"):
@@ -129,76 +128,151 @@ def test_html_merged_repeats_side_by_side_moved_hints_and_fact_lines(tmp_path, m
     )
 
 
-def browser() -> str | None:
-    for name in ("chromium", "chromium-browser", "google-chrome", "chrome"):
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
+def test_counts_of_one_read_in_the_singular_in_every_import_report(tmp_path, monkeypatch):
+    (tmp_path / "root/src").mkdir(parents=True)
+    (tmp_path / "root/src/App.kt").write_text("class App\n")
+    (tmp_path / "n.md").write_text("+ the loader lives in src/Gone.kt\n")
+    monkeypatch.chdir(tmp_path)
+    args = ["import", "n.md", "--root", "root", "--store", "k.db"]
+    text = CliRunner().invoke(cli.main, args).stdout
+    assert text.startswith("Imported into k.db: 1 fact added, 0 updated\n")
+    assert "  citing gone files: 1 fact (1 citation); outside every root: 0;" in text
+    html = CliRunner().invoke(cli.main, [*args, "--dry-run", "--format", "html"]).stdout
+    assert "<b>1</b>file</div>" in html and "<b>1</b>fact</div>" in html
+    assert "<b>1</b>fact citing gone files</div>" in html
+    assert "Lines: 1 fact line, 0 continuations, 0 blank" in html
+    assert "<b>0</b>warnings</div>" in html
 
 
-def png_pixels(data: bytes) -> set[bytes]:
-    """The distinct pixels of an 8-bit, non-interlaced RGB or RGBA PNG."""
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    pos, idat, header = 8, b"", None
-    while pos < len(data):
-        length, kind = struct.unpack(">I4s", data[pos : pos + 8])
-        body = data[pos + 8 : pos + 8 + length]
-        if kind == b"IHDR":
-            header = struct.unpack(">IIBBBBB", body)
-        elif kind == b"IDAT":
-            idat += body
-        pos += 12 + length
-    width, height, depth, color, _, _, interlace = header
-    assert depth == 8 and color in (2, 6) and interlace == 0
-    bpp = 3 if color == 2 else 4
-    raw = zlib.decompress(idat)
-    stride = width * bpp
-    prev = bytearray(stride)
-    seen: set[bytes] = set()
-    for y in range(height):
-        f = raw[y * (stride + 1)]
-        line = bytearray(raw[y * (stride + 1) + 1 : (y + 1) * (stride + 1)])
-        for i in range(stride):
-            a = line[i - bpp] if i >= bpp else 0
-            b = prev[i]
-            c = prev[i - bpp] if i >= bpp else 0
-            if f == 1:
-                line[i] = (line[i] + a) & 255
-            elif f == 2:
-                line[i] = (line[i] + b) & 255
-            elif f == 3:
-                line[i] = (line[i] + (a + b) // 2) & 255
-            elif f == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                pred = a if pa <= pb and pa <= pc else b if pb <= pc else c
-                line[i] = (line[i] + pred) & 255
-        seen.update(bytes(line[i : i + bpp]) for i in range(0, stride, bpp * 7))
-        prev = line
-    return seen
-
-
-@pytest.mark.skipif(browser() is None, reason="no headless Chromium installed")
-def test_html_renders_in_headless_chromium(report, tmp_path):
-    page = tmp_path / "audit.html"
-    page.write_text(reports.render(report, "html"), encoding="utf-8")
-    shot = tmp_path / "shot.png"
-    subprocess.run(
-        [
-            browser(),
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--hide-scrollbars",
-            "--window-size=800,600",
-            f"--screenshot={shot}",
-            page.as_uri(),
-        ],
-        check=True,
-        capture_output=True,
-        timeout=60,
+def test_text_and_markdown_reports_give_the_moved_hint_check_gives(tmp_path, monkeypatch):
+    (tmp_path / "root/lib").mkdir(parents=True)
+    (tmp_path / "root/lib/Moved.kt").write_text("class Moved\n")
+    (tmp_path / "n.md").write_text("+ the loader lives in src/Moved.kt\n+ x is in src/Nope.kt\n")
+    monkeypatch.chdir(tmp_path)
+    hint = "moved? lib/Moved.kt (the only file of that name)"
+    args = ["import", "n.md", "--root", "root", "--dry-run"]
+    text = CliRunner().invoke(cli.main, args).stdout
+    assert f"Facts citing gone files\n  n.md:1: src/Moved.kt (k1); {hint}\n\n" in text
+    assert "  n.md:2: src/Nope.kt (k2)\n" in text  # unresolved: no hint
+    md = CliRunner().invoke(cli.main, [*args, "--format", "markdown"]).stdout
+    assert (
+        "| where | path | moved? | fact |\n| --- | --- | --- | --- |\n"
+        f"| n.md:1 | src/Moved.kt | {hint} | k1 |\n" in md
     )
-    colours = png_pixels(shot.read_bytes())
-    assert len(colours) > 5  # text, cards and chart bars, not a blank page
-    assert any(p[:3] == bytes.fromhex("e15759") for p in colours)  # a red "gone" bar
+    checked = CliRunner().invoke(cli.main, ["check", "n.md", "--root", "root"]).stdout
+    assert f"src/Moved.kt, which no root holds; {hint}" in checked
+
+
+CODE = {
+    "src/app.py": "def parse():\n    return 1\n",
+    "src/b.py": "x = 1\n",
+    "app/Pay.kt": "class ChargeRequest {\n  val a = 1\n}\n",
+}
+FACTS = (
+    "+ parse lives in src/app.py:1-2\n"
+    "+ b is in src/b.py\n"
+    "+ charges go through ChargeRequest\n"
+    "+ the loader lives in src/Gone.kt\n"
+)
+
+
+def stale_page(tmp_path, monkeypatch, *args) -> str:
+    """The HTML report of notes imported again (``args`` added) into a store whose anchors
+    were fingerprinted (``import --verify``), after ``src/b.py`` changed."""
+    monkeypatch.chdir(tmp_path)
+    repo = verified_checkout(tmp_path, CODE, FACTS)
+    (repo / "src/b.py").write_text("x = 2\n")
+    (tmp_path / "out").mkdir()
+    out = ["--format", "html", "--output", "out/report.html"]
+    r = run("import", "notes/facts.md", "--root", "repo", *out, *args)
+    assert (r.exit_code, r.output) == (0, "")
+    return (tmp_path / "out/report.html").read_text(encoding="utf-8")
+
+
+def test_html_header_names_version_time_command_and_store(tmp_path, monkeypatch):
+    before = datetime.now(UTC).replace(microsecond=0)
+    html = stale_page(tmp_path, monkeypatch)
+    after = datetime.now(UTC)
+    assert f"<dt>brainmigrate</dt><dd>{__version__}</dd>" in html
+    when = re.search(r'<dt>run at</dt><dd><time datetime="([^"]+)">\1</time></dd>', html)
+    assert before <= datetime.strptime(when[1], "%Y-%m-%dT%H:%M:%S%z") <= after
+    # no --store given: the command line names the store it wrote
+    assert (
+        "<dt>command</dt><dd><code>brainmigrate import --root repo --format html"
+        " --output out/report.html --store know.db notes/facts.md</code></dd>" in html
+    )
+    assert "<dt>store</dt><dd><code>know.db</code></dd>" in html
+
+
+def test_html_command_line_is_shell_quoted(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "my notes.md").write_text("+ a fact\n")
+    r = run("import", "my notes.md", "--store", "a b.db", "--dry-run", "--format", "html")
+    assert (
+        "<code>brainmigrate import --store &#39;a b.db&#39; --dry-run --format html"
+        " &#39;my notes.md&#39;</code>" in r.stdout
+    )
+    assert "<dt>store</dt><dd><code>a b.db</code> (dry run: not written)</dd>" in r.stdout
+
+
+def test_html_facts_link_their_origin_and_list_their_anchors_and_stale_states(
+    tmp_path, monkeypatch
+):
+    html = stale_page(tmp_path, monkeypatch)
+    origin = '<td><a href="../notes/facts.md#L{0}"><code>notes/facts.md:{0}</code></a></td>'
+    rest = "<td>area:facts</td><td>environment</td><td>active</td>"
+    assert (
+        f'<tr><td>k1</td>{origin.format(1)}{rest}<td class="state-fresh">fresh</td>'
+        "<td>parse lives in src/app.py:1-2</td><td></td><td><code>file src/app.py:1-2</code>"
+        "</td></tr>" in html
+    )
+    assert (
+        f'<tr><td>k2</td>{origin.format(2)}{rest}<td class="stale">body changed: src/b.py'
+        "</td><td>b is in src/b.py</td><td></td><td><code>file src/b.py</code></td></tr>" in html
+    )
+    assert "<td><code>symbol app/Pay.kt#ChargeRequest:1-3</code></td></tr>" in html
+    assert f"<tr><td>k4</td>{origin.format(4)}{rest}<td></td>" in html  # no anchor
+    cards = re.search(r"<h2>Stale states</h2>\n(.*?)\n<h2>", html, re.S)[1]
+    assert re.findall(r'<div class="card( bad)?"><b>(\d+)</b>([a-z ]+)</div>', cards) == [
+        ("", "2", "fresh"),
+        ("", "0", "moved"),
+        (" bad", "1", "body changed"),
+        ("", "0", "signature changed"),
+        ("", "0", "declaration gone"),
+        ("", "0", "file gone"),
+        ("", "0", "unreachable"),
+    ]
+    assert "3 anchored facts of the store read again against the roots now" in cards
+
+
+def test_html_says_why_it_shows_no_stale_states(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src/a.py").write_text("a = 1\n")
+    (tmp_path / "n.md").write_text("+ a is in src/a.py\n")
+    args = ["import", "n.md", "--root", ".", "--format", "html"]
+    dry = run(*args, "--dry-run").stdout
+    assert (
+        '<h2>Stale states</h2>\n<p class="muted">Dry run: no store was written, so no'
+        " fingerprints to read again.</p>" in dry
+    )
+    assert "<th>stale state</th>" not in dry
+    plain = run(*args).stdout
+    assert '<p class="muted">The store holds no fingerprints: run brainmigrate verify' in plain
+    assert "<th>stale state</th>" not in plain
+
+
+def test_html_charts_scale_tables_scroll_and_a_dark_scheme_is_given(tmp_path, monkeypatch):
+    html = stale_page(tmp_path, monkeypatch)
+    assert not re.search(r'width="\d+"', html)  # no fixed width on a chart
+    svgs = re.findall(r"<svg [^>]*>", html)
+    assert len(svgs) == 2
+    assert all(' class="chart" ' in s and "viewBox=" in s and "width=" not in s for s in svgs)
+    assert "svg.chart { display: block; width: 100%; max-width: 760px; height: auto; }" in html
+    assert html.count('<div class="scroll"><table>') == html.count("<table>") == 4
+    assert ".scroll { max-width: 100%; overflow-x: auto; }" in html
+    assert "@media (prefers-color-scheme: dark) {" in html
+    assert '<meta name="color-scheme" content="light dark">' in html
+    # still one self-contained file: the links are relative, the only URL the SVG namespace
+    assert re.findall(r"https?://[^\s\"']+", html) == ["http://www.w3.org/2000/svg"] * 2
+    assert not re.search(r"<(link|img|iframe|object|script)\b|\bsrc=|@import|url\(", html)

@@ -241,7 +241,7 @@ def test_the_baseline_holds_a_merge_conflict_while_lines_above_move(project, mon
 @pytest.mark.parametrize(
     ("code", "message", "subject"),
     [
-        ("BM204", "line 12 is past the end of docs/My Notes.md (1 lines)", "docs/My Notes.md"),
+        ("BM204", "line 12 is past the end of docs/My Notes.md (1 line)", "docs/My Notes.md"),
         ("BM204", "line 7 is past the end of a.py (0 lines)", "a.py"),
         ("BM205", "no heading #setup-in-ci in docs/ci in depth.md", "docs/ci in depth.md"),
         ("BM205", "a heading is missing", ""),

@@ -544,7 +544,7 @@ def test_a_bare_name_with_a_line_past_the_end_or_a_missing_heading(monorepo):
     # src/shared.ts and apps/web/src/shared.ts: neither in a folder on the way up
     assert citations == [("ambiguous", "shared.ts", at(text, "shared"))]
     assert diags == [
-        ("BM204", "line 9 is past the end of apps/web/package.json (1 lines)", 3),
+        ("BM204", "line 9 is past the end of apps/web/package.json (1 line)", 3),
         ("BM205", "no heading #nope in docs/guide.md", at(text, "guide.md#nope")),
     ]
 

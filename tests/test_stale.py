@@ -399,7 +399,7 @@ def test_declaration_gone_and_verify_refuses_it(env):
     r = cli("verify", "k5", "k6", "--store", env.store)
     assert r.exit_code == 1
     assert r.stdout == (
-        "k6 verified: 1 anchors fingerprinted\n"
+        "k6 verified: 1 anchor fingerprinted\n"
         "k5 refused: declaration gone: app/PaymentGateway.kt#ChargeRequest\n"
     )
     after = table(env.store, "SELECT * FROM anchors ORDER BY rowid")
@@ -453,7 +453,7 @@ def test_an_unreachable_root_is_counted_and_leaves_the_status(env, how):
         "STALE: body changed: web/api.ts#ApiClient",
     )
     r = cli("verify", "k6", "--root", moved, "--store", env.store)
-    assert (r.exit_code, r.stdout) == (0, "k6 verified: 1 anchors fingerprinted\n")
+    assert (r.exit_code, r.stdout) == (0, "k6 verified: 1 anchor fingerprinted\n")
     assert env.states("--root", moved)["k6"] == ("fresh", None)
     assert table(env.store, "SELECT DISTINCT root FROM anchors") == [("repo",)]
 
@@ -579,7 +579,7 @@ def test_verify_takes_the_new_commit_and_the_fact_holds_again(env):
     assert env.stale().exit_code == 1
     assert env.status()["k6"] == ("stale", "body changed: web/api.ts#ApiClient")
     r = cli("verify", "k6", "--store", env.store)
-    assert (r.exit_code, r.stdout) == (0, "k6 verified: 1 anchors fingerprinted\n")
+    assert (r.exit_code, r.stdout) == (0, "k6 verified: 1 anchor fingerprinted\n")
     assert env.status()["k6"] == ("active", None)
     head = git(env.repo, "rev-parse", "HEAD")
     assert table(env.store, "SELECT verified_commit FROM anchors WHERE fact_id=6") == [(head,)]

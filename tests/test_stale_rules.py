@@ -521,7 +521,7 @@ def test_verify_fingerprints_the_lines_the_text_was_found_at(lines_tree):
     tree = lines_tree
     tree.edit("docs/guide.md", "1. `make up`", FILLER_MD + "1. `make up`")
     r = cli("verify", "k2", "--store", tree.store)
-    assert (r.exit_code, r.stdout) == (0, "k2 verified: 1 anchors fingerprinted\n")
+    assert (r.exit_code, r.stdout) == (0, "k2 verified: 1 anchor fingerprinted\n")
     assert _lines_of(tree)[1] == (2, 231, 233)
     tree.edit("docs/guide.md", "`make seed`", "`make seed-all`")
     assert tree.states()["k2"] == ("body changed", "STALE: body changed: docs/guide.md:231-233")

@@ -86,7 +86,7 @@ def test_a_deleted_fact_is_reported_then_retired_by_sync(tmp_path, monkeypatch):
     ]
     assert _dump(repo) == before  # a dry run writes nothing
     text = cli("import", "notes", "--root", ".", "--store", "know.db", "--sync", "--dry-run")
-    assert "  no longer in the notes: 1 facts (would be retired)\n" in text.output
+    assert "  no longer in the notes: 1 fact (would be retired)\n" in text.output
     assert "No longer in the notes (would be retired)\n  notes/pay.md:2: k2 the ledger" in (
         text.output
     )

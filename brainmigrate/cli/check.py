@@ -261,13 +261,11 @@ def _add_ignore(opts: CheckOptions, found) -> None:
             added, left = added + done.added, left or bool(done.left)
             written.update(done.written)
     if not opts.quiet:
-        say(f"Added {_plural(added, 'suppression')} to {_plural(len(written), 'file')}")
+        from brainmigrate.shapes import plural
+
+        say(f"Added {plural(added, 'suppression')} to {plural(len(written), 'file')}")
     settle()
     sys.exit(EXIT_FAULT if left else EXIT_OK)
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
 def _run(opts: CheckOptions, group, selection, paths, names):

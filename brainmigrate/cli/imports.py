@@ -129,10 +129,8 @@ def _report(result, fmt: str, output: str | None, cache_dir) -> None:
     if fmt == "json":
         emit(reports.json_chunks(result), output, changed=said)
     else:  # streamed: facts and entries are read back as they are written
-        data = reports.report(result, fmt != "text", "stream")
-        data["quiet"] = voice().quiet  # text: -q leaves out the counts and the files
-        hints = reports.gone_hints(result, cache_dir) if fmt == "html" else None
-        emit(reports.render_chunks(data, fmt, hints), output, changed=said)
+        quiet = voice().quiet  # text: -q leaves out the counts and the files
+        emit(reports.import_chunks(result, fmt, output, cache_dir, quiet), output, changed=said)
 
 
 def _imported(result) -> str | None:
@@ -140,13 +138,14 @@ def _imported(result) -> str | None:
     a report that could not be written after it (``runtime.unwritten``)."""
     from brainmigrate import reports
     from brainmigrate.runstate import state
+    from brainmigrate.shapes import plural
 
     if result.dry_run or state.committed is None:
         return None
     totals = reports.report(result, False, "none")["totals"]
     return (
-        f"the store {state.committed} was written (the whole import: {totals['added']} facts"
-        f" added, {totals['updated']} updated)"
+        f"the store {state.committed} was written (the whole import:"
+        f" {plural(totals['added'], 'fact')} added, {totals['updated']} updated)"
     )
 
 

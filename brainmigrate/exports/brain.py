@@ -35,6 +35,7 @@ from brainmigrate.read.facts import (
 )
 from brainmigrate.read.lines import Line
 from brainmigrate.read.notation import classifier, fold, split_trailer
+from brainmigrate.shapes import plural
 
 #: What fills a brain line past the 2000-character cut (no space, letter or digit: it
 #: adds no word, number or task id, and the importer cuts it off again).
@@ -119,7 +120,8 @@ def brain_files(
             files[name] = "\n".join(lines) + "\n"
     if problems and refused is None:
         raise ExportError(
-            f"{len(problems)} facts cannot be written in brain notation as they are; "
+            f"{plural(len(problems), 'fact')} cannot be written in brain notation as"
+            f" {'it is' if len(problems) == 1 else 'they are'}; "
             "nothing written:\n  " + "\n  ".join(_cap([refusal(p) for p in problems]))
         )
     if refused is not None:
@@ -137,18 +139,21 @@ def _notes(
     notes: list[str] = []
     if stale:
         notes.append(
-            f"{len(stale)} stale facts are written as plain facts (brain notation has no "
+            f"{plural(len(stale), 'stale fact')} {_are(stale)} written as plain facts"
+            " (brain notation has no "
             f"stale status): {', '.join(_cap(stale))}"
         )
     if past:
         notes.append(
-            f"{len(past)} facts were cut at {MAX_TEXT} characters before their task id or"
+            f"{plural(len(past), 'fact')} {'was' if len(past) == 1 else 'were'} cut at"
+            f" {MAX_TEXT} characters before their task id or"
             " SUPERSEDED: written past the cut, where importing the export finds them"
             f" (and warns BM302): {', '.join(_cap(past))}"
         )
     if merging:
         notes.append(
-            f"{len(merging)} facts are so alike that importing the export merges them: "
+            f"{plural(len(merging), 'fact')} {_are(merging)} so alike that importing the"
+            " export merges them: "
             f"{', '.join(_cap(merging))}"
         )
     renamed = [
@@ -159,10 +164,14 @@ def _notes(
     ]
     if renamed:
         notes.append(
-            f"{len(renamed)} scopes cannot be told by their file name alone: "
+            f"{plural(len(renamed), 'scope')} cannot be told by their file name alone: "
             + "; ".join(_cap(renamed))
         )
     return notes
+
+
+def _are(items: list) -> str:
+    return "is" if len(items) == 1 else "are"
 
 
 def brain_line(rec: FactRecord, plus: str, tasks: TaskIds) -> tuple[str, str, str | None]:

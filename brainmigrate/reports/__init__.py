@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from brainmigrate.escapes import markdown
 from brainmigrate.model import KINDS, MARKERS, SKIP_REASONS
-from brainmigrate.shapes import one_line, report_fact, to_json
+from brainmigrate.shapes import noun, one_line, plural, report_fact, to_json
 
 if TYPE_CHECKING:  # jinja2 is imported when a template is first rendered (start-up)
     import jinja2
@@ -241,6 +241,8 @@ def make_environment(loader, cache_dir=None) -> jinja2.Environment:
     )
     env.filters["count"] = lambda items: sum(1 for _ in items)  # length without a list
     env.filters["md"] = markdown
+    env.filters["plural"] = plural  # {{ n | plural("fact") }}: 1 fact, 2 facts
+    env.filters["noun"] = noun  # {{ n | noun("fact") }}: fact, facts
     return env
 
 
@@ -280,18 +282,39 @@ def render(data: dict, fmt: str) -> str:
     return "".join(render_chunks(data, fmt))
 
 
-def render_chunks(data: dict, fmt: str, hints: dict[str, str] | None = None) -> Iterator[str]:
+def render_chunks(
+    data: dict, fmt: str, hints: dict[str, str] | None = None, page: dict | None = None
+) -> Iterator[str]:
     """Render a report dict with the template ``fmt`` (not ``json``), as chunks made while
-    they are written; ``hints`` (``gone_hints``) gives the HTML page's gone paths their
-    "moved?" hint. Raises ``ValueError`` for an unknown format."""
+    they are written; ``hints`` (``gone_hints``) gives gone paths their "moved?" hint (in
+    the text, Markdown and HTML reports); ``page`` (``page.page``) the HTML page's header,
+    links to the notes files and stale states (without it the page says neither). Raises
+    ``ValueError`` for an unknown format."""
     from jinja2 import TemplateNotFound
 
     try:
         template = environment().get_template(f"{fmt}.j2")
     except TemplateNotFound:
         raise ValueError(f"unknown report format {fmt!r}") from None
-    view = {**_view(data), "hints": hints or {}} if fmt == "html" else None
-    return template.generate(r=data, v=view)
+    view = {**_view(data), "page": page} if fmt == "html" else None
+    return template.generate(r=data, v=view, hints=hints or {})
+
+
+def import_chunks(
+    result, fmt: str, output: str | None, cache_dir=None, quiet: bool = False
+) -> Iterator[str]:
+    """The report of an import (``merge.run.RunResult``) as ``fmt`` (not ``json``), streamed
+    (``report(…, "stream")``), with the "moved?" hints of its gone paths and, for ``html``,
+    the page's header, links and stale states (``page.page``) for a page written to
+    ``output`` (None or ``-``: stdout); ``quiet`` (``-q``) leaves the text report's counts
+    and files out."""
+    from brainmigrate.reports.page import page
+
+    data = report(result, fmt != "text", "stream")
+    data["quiet"] = quiet
+    hints = gone_hints(result, cache_dir)
+    extra = page(result, output, cache_dir) if fmt == "html" else None
+    return render_chunks(data, fmt, hints, extra)
 
 
 def gone_hints(result, cache_dir=None) -> dict[str, str]:

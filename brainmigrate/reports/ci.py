@@ -26,7 +26,7 @@ from brainmigrate.reports.findings import (
     verdict,
 )
 from brainmigrate.rules import RULES, Finding
-from brainmigrate.shapes import one_line, to_json
+from brainmigrate.shapes import one_line, plural, to_json
 
 
 class Format(StrEnum):
@@ -169,16 +169,13 @@ def text_chunks(result: CheckResult, *, color: bool = False, quiet: bool = False
     b = result.baseline
     if b and b.vanished:
         n = len(b.vanished)
-        out.append(
-            f"Baseline {_shown(b.path)}: {n} {'entry' if n == 1 else 'entries'}"
-            f" no longer {occurs(n)}\n"
-        )
+        out.append(f"Baseline {_shown(b.path)}: {plural(n, 'entry')} no longer {occurs(n)}\n")
         for e in b.vanished:
             where = f" {_shown(e.path)}" if e.path else ""
             times = f" (x{e.count})" if e.count > 1 else ""
             out.append(f"  {_shown(e.code)} {_shown(e.scope)}{where}: {_shown(e.text)}{times}\n")
     if b and b.updated:
-        out.append(f"Baseline {_shown(b.path)} written: {b.matched} findings\n")
+        out.append(f"Baseline {_shown(b.path)} written: {plural(b.matched, 'finding')}\n")
     if result.excluded:
         out.append(f"Excluded: {_shown(', '.join(result.excluded))}\n")
     verdict = c("FAILED", "error") if result.failing_count else c("OK", "ok")

@@ -15,7 +15,7 @@ from brainmigrate.codes import LEVELS
 from brainmigrate.escapes import markdown
 from brainmigrate.reports import make_environment
 from brainmigrate.rules import Finding
-from brainmigrate.shapes import safe_text, to_json
+from brainmigrate.shapes import plural, safe_text, to_json
 
 if TYPE_CHECKING:
     import jinja2
@@ -29,25 +29,21 @@ def summary(result: CheckResult) -> str:
     t = result.totals()
     sev = ", ".join(f"{t['by_severity'][lvl]} {lvl}" for lvl in LEVELS)
     parts = [
-        f"{_n(t['files'], 'file')}, {_n(t['fact_lines'], 'fact line')}:"
-        f" {_n(t['findings'], 'finding')} ({sev})",
+        f"{plural(t['files'], 'file')}, {plural(t['fact_lines'], 'fact line')}:"
+        f" {plural(t['findings'], 'finding')} ({sev})",
         f"{t['failing']} failing at --fail-on {result.fail_on}",
         f"{t['suppressed']} suppressed",
         f"{t['baselined']} in the baseline",
     ]
     if result.baseline and result.baseline.vanished:
         n = len(result.baseline.vanished)
-        parts.append(f"{n} baseline {'entry' if n == 1 else 'entries'} no longer {occurs(n)}")
+        parts.append(f"{plural(n, 'baseline entry')} no longer {occurs(n)}")
     return "; ".join(parts)
 
 
 def occurs(count: int) -> str:
     """``occurs`` for one, ``occur`` for more (vanished baseline entries)."""
     return "occurs" if count == 1 else "occur"
-
-
-def _n(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def tags(f: Finding) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 from brainmigrate.escapes import diff_name
 from brainmigrate.fix import FileEdit, Fix, FixResult, Left, split_lines
 from brainmigrate.fsutil import printable
-from brainmigrate.shapes import one_line
+from brainmigrate.shapes import one_line, plural
 
 #: How each kind of fix was found, as its line says (``Fix.how``).
 HOW = {
@@ -140,8 +140,8 @@ def summary(
     files = len({f.file for f in result.fixes})
     verb = "Would fix" if diff else "Fixed"
     out.append(
-        f"{verb} {len(result.fixes)} citation{'s' if len(result.fixes) != 1 else ''} in"
-        f" {files} file{'s' if files != 1 else ''}; {len(result.left)} left"
+        f"{verb} {plural(len(result.fixes), 'citation')} in {plural(files, 'file')};"
+        f" {len(result.left)} left"
     )
     return out
 
@@ -157,8 +157,7 @@ def listing(fixes: Sequence[Fix], *, done: bool) -> list[str]:
         by_file.setdefault(f.file, []).append(f)
     n, files = len(fixes), len(by_file)
     out = [
-        f"{'Fixed' if done else 'Would fix'} {n} citation{'s' if n != 1 else ''} in"
-        f" {files} file{'s' if files != 1 else ''}:"
+        f"{'Fixed' if done else 'Would fix'} {plural(n, 'citation')} in {plural(files, 'file')}:"
     ]
     for name, items in by_file.items():
         out.append(one_line(f"- {name}:"))

@@ -12,6 +12,7 @@ from brainmigrate.check import CheckResult
 from brainmigrate.escapes import github_data, github_property, one_line
 from brainmigrate.reports.findings import markdown_of, summary
 from brainmigrate.rules import Finding
+from brainmigrate.shapes import plural
 
 #: GitHub shows at most this many annotations of each kind (error, warning, notice) per step.
 GITHUB_LIMIT = 10
@@ -106,7 +107,8 @@ def github_chunks(result: CheckResult, token: str | None = None) -> Iterator[str
 
     def plain() -> Iterator[str]:
         if more:
-            yield f"{more} more findings (GitHub shows {GITHUB_LIMIT} annotations of each kind):"
+            shows = f"GitHub shows {GITHUB_LIMIT} annotations of each kind"
+            yield f"{plural(more, 'more finding')} ({shows}):"
             for f in _rest(result):
                 yield f"{_plain(f.where)}: {f.code} {_plain(f.full_message)}"
         yield f"brainmigrate {result.tool}: {summary(result)}"
@@ -134,7 +136,7 @@ def github_step_summary(result: CheckResult) -> str | None:
     return markdown_of(
         result,
         _rest(result),
-        title=f"brainmigrate {result.tool}: {more} more findings",
+        title=f"brainmigrate {result.tool}: {plural(more, 'more finding')}",
         note=f"GitHub shows {GITHUB_LIMIT} annotations of each kind per step; "
-        f"these {more} are not annotated.",
+        f"{'this one is' if more == 1 else f'these {more} are'} not annotated.",
     )

@@ -4,7 +4,7 @@ end, for the CLI to print where it says."""
 
 from __future__ import annotations
 
-from brainmigrate.shapes import one_line
+from brainmigrate.shapes import one_line, plural
 
 
 def export_summary(result, fmt: str, output: str) -> list[str]:
@@ -15,10 +15,10 @@ def export_summary(result, fmt: str, output: str) -> list[str]:
     from brainmigrate.exports import refusal
 
     lines: list[str] = []
-    files = f"{len(result.files)} files, " if fmt != "jsonl" else ""
+    files = f"{plural(len(result.files), 'file')}, " if fmt != "jsonl" else ""
     if result.text is None:
         lines.append(
-            f"exported {result.facts - len(result.left_out) - len(result.refused)} facts"
+            f"exported {plural(result.facts - len(result.left_out) - len(result.refused), 'fact')}"
             f" to {output} as {fmt}: "
             f"{files}{len(result.written)} written, "
             f"{len(result.files) - len(result.written)} unchanged"
@@ -31,15 +31,16 @@ def export_summary(result, fmt: str, output: str) -> list[str]:
         )
     lines += [f"  note: {note}" for note in result.notes]
     if result.others:
-        lines.append(f"  left alone: {len(result.others)} other files in {output}")
+        lines.append(f"  left alone: {plural(len(result.others), 'other file')} in {output}")
     if result.left_out:
-        lines.append(f"  left out by --fit: {len(result.left_out)} facts")
+        lines.append(f"  left out by --fit: {plural(len(result.left_out), 'fact')}")
         lines += [
             f"    {e['id']} {e['kind']} {e['scope']} {e['status']} ({e['bytes']} bytes)"
             for e in result.left_out
         ]
     if result.refused:
-        lines.append(f"  left out, {fmt} cannot hold them as they are: {len(result.refused)} facts")
+        refused = plural(len(result.refused), "fact")
+        lines.append(f"  left out, {fmt} cannot hold them as they are: {refused}")
         lines += [f"    {refusal(e)}" for e in result.refused]
     return lines
 
@@ -48,7 +49,7 @@ def verify_lines(result) -> list[str]:
     """Lines for stdout after ``verify`` (``stale.VerifyResult``): each fact verified with
     its count of anchors fingerprinted, then each fact refused with the reason."""
     lines = [
-        f"k{fid} verified: {len(anchors)} anchors fingerprinted"
+        f"k{fid} verified: {plural(len(anchors), 'anchor')} fingerprinted"
         for fid, anchors in result.verified.items()
     ]
     lines += [f"k{fid} refused: {reason}" for fid, reason in result.refused.items()]
