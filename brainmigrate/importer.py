@@ -189,7 +189,13 @@ def _no_fact_lines(stats, paths, diags) -> None:
     for st, path in zip(stats, paths, strict=True):
         if st.fact_lines or not st.lines or path.name == "MEMORY.md":
             continue
-        hint = looks_like(path) if st.notation in ("brain", "markdown") else ""
+        if st.notation in ("brain", "markdown"):
+            hint = looks_like(path)
+        else:
+            hint = (
+                f": the {st.notation} reader found no fact in it; fix the lines it warns"
+                " about, or pass --from with the reader the file needs"
+            )
         if hint or st.notation not in ("brain", "markdown"):
             diags.append(
                 diagnostic(
@@ -327,7 +333,9 @@ def _kept(ran: RunResult, reader: Reader | None) -> None:
     if reader is not None and reader.kept:
         from brainmigrate.sources import keep
 
-        ran.notes.warnings.extend(keep.apply(ran, reader.kept))
+        said = keep.apply(ran, reader.kept)
+        if said:  # after the read's warnings, which are a sorted spill (or merged ones)
+            ran.notes.warnings = Spill(itertools.chain(ran.notes.warnings, said))
 
 
 def _tidy(store_path: Path) -> None:
