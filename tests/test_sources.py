@@ -296,3 +296,18 @@ def test_the_registry_and_the_yaml_reader():
         "created": "2026-09-23",
         "at": "2026-09-23T10:00:00Z",
     }
+
+
+def test_every_report_format_names_the_reader_of_a_store_file(export_file, tmp_path):
+    store = tmp_path / "k.db"
+    text = cli("import", export_file, "--store", store, "--dry-run").stdout
+    assert f"Read by store readers (import --from)\n  {export_file}: jsonl\n" in text
+    md = cli("import", export_file, "--store", store, "--dry-run", "--format", "markdown")
+    (said,) = [ln for ln in md.stdout.splitlines() if ln.startswith("Read by store readers")]
+    assert said.startswith("Read by store readers (`import --from`): ")
+    assert said.endswith("facts.jsonl (jsonl)")  # the path as Markdown escapes it
+    page = cli("import", export_file, "--store", store, "--dry-run", "--format", "html").stdout
+    assert f"<code>{export_file}</code> (jsonl)</p>" in page
+    notes = tmp_path / "n.md"
+    notes.write_text("+ x\n", encoding="utf-8")
+    assert "store readers" not in cli("import", notes, "--store", store, "--dry-run").stdout
