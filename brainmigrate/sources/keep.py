@@ -77,6 +77,8 @@ def _renumbered(recs, entries, new_ids, stored_ids) -> tuple[dict[int, int], lis
     )
     if keepable:
         return {fid: kid for fid, kid in wanted.items() if fid != kid}, []
+    if all(rec.stored for rec in recs if rec.id in wanted):
+        return {}, []  # every entry repeats a stored fact: no new id to keep or not
     first = with_ids[0]
     why = (
         "the store holds facts already"
