@@ -151,7 +151,13 @@ def source_files(source: Source, path: Path) -> list[Path]:
 def load_all() -> dict[str, Source]:
     """``SOURCES`` with every source module of this package imported (each registers
     itself on import; a module not present is left out: its ``--from`` says "not
-    available")."""
+    available"). The modules are looked for once a run."""
+    _import_sources()
+    return SOURCES
+
+
+@functools.cache
+def _import_sources() -> None:
     import importlib
 
     for module in ("jsonl", "knowledge", "memory", "basic_memory", "mcp_memory"):
@@ -160,7 +166,6 @@ def load_all() -> dict[str, Source]:
         except ModuleNotFoundError as exc:
             if exc.name != f"{__name__}.{module}":
                 raise
-    return SOURCES
 
 
 def safe_yaml(text: str) -> object:

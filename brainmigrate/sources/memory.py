@@ -12,6 +12,7 @@ that names a topic file is the index, not a fact; its other bullets are facts sc
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -38,6 +39,17 @@ def _topics(index_text: str) -> list[str]:
     return [m.group("name") for m in _NAMES.finditer(index_text)]
 
 
+@functools.lru_cache(maxsize=64)
+def _index_names(index: Path) -> frozenset[str]:
+    """The topic files ``index`` names (empty when there is none), read once a run for
+    every file of its folder that detection asks about."""
+    try:
+        text = inputs.read_bounded(index, 1 << 20, "memory index").decode("utf-8", "replace")
+    except OSError:
+        return frozenset()
+    return frozenset(_topics(text))
+
+
 class MemorySource:
     """``--from memory``: ``MEMORY.md`` and the topic files it names."""
 
@@ -48,12 +60,7 @@ class MemorySource:
         """``MEMORY.md`` naming a topic file beside it, or a topic file such an index names."""
         if path.name == INDEX:
             return any((path.parent / n).is_file() for n in _topics(head))
-        index = path.parent / INDEX
-        try:
-            text = inputs.read_bounded(index, 1 << 20, "memory index").decode("utf-8", "replace")
-        except OSError:
-            return False
-        return path.name in _topics(text)
+        return path.name in _index_names(path.parent / INDEX)
 
     def files(self, folder: Path) -> list[Path]:
         """``MEMORY.md``, then the topic files it names in its order, then any other
