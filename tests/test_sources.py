@@ -311,3 +311,12 @@ def test_every_report_format_names_the_reader_of_a_store_file(export_file, tmp_p
     notes = tmp_path / "n.md"
     notes.write_text("+ x\n", encoding="utf-8")
     assert "store readers" not in cli("import", notes, "--store", store, "--dry-run").stdout
+
+
+def test_from_jsonl_reads_a_folder_of_exports(export_file, tmp_path):
+    (tmp_path / "notes.md").write_text("+ not read: --from jsonl reads *.jsonl\n", encoding="utf-8")
+    code, report, _ = imported("--from", "jsonl", tmp_path, "--store", tmp_path / "k.db")
+    assert code == 0
+    assert [(Path(f["path"]).name, f["notation"]) for f in report["files"]] == [
+        ("facts.jsonl", "jsonl")
+    ]

@@ -38,6 +38,10 @@ class JsonlSource:
                 return isinstance(first, dict) and all(k in first for k in NEEDED)
         return False
 
+    def files(self, folder: Path) -> list[Path]:
+        """A folder's ``*.jsonl`` files, sorted (``--from jsonl FOLDER``)."""
+        return sorted(p for p in folder.glob("*.jsonl") if p.is_file())
+
     def entries(self, path: Path, reading: Reading) -> Iterator[Entry | Skip]:
         """One ``Entry`` per line holding an exported fact, a ``Skip`` per line that holds
         none it can read (blank lines are neither). Raises ``InputError`` for a file that
