@@ -118,7 +118,11 @@ class Source(Protocol):
 
     A source that reads a folder (a memory folder, a knowledge folder, a Basic Memory
     vault) also has ``files(path) -> list[Path]``: the files under it it reads, in order
-    (``source_files`` falls back to ``[path]``).
+    (``source_files`` falls back to ``[path]``); it is used when ``--from`` names the
+    source, while without ``--from`` a folder is walked for ``*.md`` as a notes folder and
+    each file detected. Optional too: ``looks_like``, the words BM313 names such a file by
+    when it is read as notes (``"a jsonl export"``; default ``"a <name> file"``).
+    Detection asks the sources in the order they registered (``load_all``'s order).
     """
 
     name: str
