@@ -320,3 +320,40 @@ def test_from_jsonl_reads_a_folder_of_exports(export_file, tmp_path):
     assert [(Path(f["path"]).name, f["notation"]) for f in report["files"]] == [
         ("facts.jsonl", "jsonl")
     ]
+
+
+def test_an_entry_the_store_cannot_keep_is_skipped_with_why(tmp_path):
+    from brainmigrate.read.facts import TaskIds
+    from brainmigrate.sources.feed import read_store_file
+
+    class Lines:
+        """A source of one fact a line, ``kind|status|text`` (a stand-in for a reader
+        that passes on what its store holds unchecked)."""
+
+        name = "lines"
+
+        def detect(self, path, head):
+            return False
+
+        def entries(self, path, reading):
+            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                kind, status, text = line.split("|")
+                yield Entry(reading.file, n, 1, text, kind, "area:s", status=status)
+
+    path = tmp_path / "s.txt"
+    path.write_text("pattern|active|kept\nnote|active|x\nother|gone|y\nother|active| \n")
+    diags, kept = [], []
+    st = read_store_file(
+        Lines(), Reading("s.txt"), path, TaskIds(None), diags, lambda f, e: kept.append(f.text)
+    )
+    assert kept == ["kept"]
+    assert [(d.line, d.code, d.message) for d in diags] == [
+        (
+            2,
+            "BM312",
+            "kind 'note' is not one of decision, pattern, blocker, environment, other; skipped",
+        ),  # fmt: skip
+        (3, "BM312", "status 'gone' is not one of active, stale, superseded; skipped"),
+        (4, "BM312", "the fact's text is blank; skipped"),
+    ]
+    assert (st.lines, st.fact_lines, st.skipped, st.notation) == (4, 1, 3, "lines")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from brainmigrate import inputs
 from brainmigrate.codes import diagnostic
-from brainmigrate.model import Diagnostic, ParsedFact, Segment
+from brainmigrate.model import KINDS, STATUSES, Diagnostic, ParsedFact, Segment
 from brainmigrate.read.facts import MAX_TEXT, TaskIds, cut
 from brainmigrate.read.files import InputError, missing_or_unreadable
 from brainmigrate.read.notation import fold
@@ -82,6 +82,8 @@ def read_store_file(
     fact_lines: set[int] = set()
     scopes: Counter = Counter()
     for item in source.entries(path, reading):
+        if not isinstance(item, Skip):
+            item = _checked(item)
         if isinstance(item, Skip):
             diags.append(diagnostic(item.file, item.line, "BM312", item.reason, item.col))
             continue
@@ -97,6 +99,20 @@ def read_store_file(
     if not st.scope:
         st.scope = scopes.most_common(1)[0][0] if scopes else ""
     return st
+
+
+def _checked(entry: Entry) -> Entry | Skip:
+    """``entry``, or a ``Skip`` saying why the store cannot keep it (a source's kind or
+    status that is none of the model's, a text that is blank)."""
+    if entry.kind not in KINDS:
+        why = f"kind {entry.kind!r} is not one of {', '.join(KINDS)}"
+    elif entry.status not in STATUSES:
+        why = f"status {entry.status!r} is not one of {', '.join(STATUSES)}"
+    elif not fold(entry.text):
+        why = "the fact's text is blank"
+    else:
+        return entry
+    return Skip(entry.file, entry.line, entry.col, f"{why}; skipped")
 
 
 def spill_fact(
