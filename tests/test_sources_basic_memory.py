@@ -1,0 +1,186 @@
+"""Basic Memory notes read as facts (issue 30; docs/migrate.md "Basic Memory"): what each
+note line becomes, on the vault under ``tests/fixtures/sources/vault`` and notes written
+in ``tmp_path``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from brainmigrate.read.files import InputError
+from brainmigrate.sources import Entry, Reading, Skip, load_all
+from brainmigrate.sources.basic_memory import BasicMemory, permalink_of
+
+VAULT = Path(__file__).parent / "fixtures" / "sources" / "vault"
+PROSE = (
+    "no observation '- [category] text' or relation '- relation_type [[Target]]',"
+    " not read as a fact"
+)
+
+
+def read(source: BasicMemory, path: Path, scope: str | None = None) -> list[tuple]:
+    """Each item ``source`` yields for ``path`` as a tuple: an entry's line, col, kind,
+    scope, text, key and relates_to; a skip's line, col and reason."""
+    out = []
+    for item in source.entries(path, Reading(path.name, scope=scope)):
+        if isinstance(item, Skip):
+            assert item.file == path.name
+            out.append((item.line, item.col, item.reason))
+        else:
+            assert isinstance(item, Entry) and item.file == path.name
+            out.append(
+                (item.line, item.col, item.kind, item.scope, item.text, item.key, item.relates_to)
+            )
+    return out
+
+
+@pytest.fixture
+def vault() -> BasicMemory:
+    """The source with the fixture vault walked (its notes' permalinks learnt)."""
+    source = BasicMemory()
+    source.files(VAULT)
+    return source
+
+
+def test_registered_under_its_from_name():
+    assert isinstance(load_all()["basic-memory"], BasicMemory)
+
+
+def test_a_vault_is_its_md_files_sorted():
+    names = [p.relative_to(VAULT).as_posix() for p in BasicMemory().files(VAULT)]
+    assert names == [
+        "README.md",
+        "broken.md",
+        "storage layout.md",
+        "notes/tokenizer-notes.md",
+        "specs/search-design.md",
+    ]
+
+
+def test_observations_are_facts_relations_name_the_notes_they_link(vault):
+    assert read(vault, VAULT / "specs" / "search-design.md") == [
+        (10, 1, "prose (2 lines to line 11): " + PROSE),
+        (14, 1, "decision", "area:specs/search-design",
+         "Rank hits with BM25 over stemmed words #ranking (chosen over TF-IDF) #search #fts5",
+         "specs/search-design", ("storage-layout", "tokenizer-notes")),
+        (15, 1, "other", "area:specs/search-design",
+         "[idea] Highlight the matched stems in the terminal #search #fts5",
+         "specs/search-design", ("storage-layout", "tokenizer-notes")),
+        (16, 1, "other", "area:specs/search-design",
+         "[constraint] A query answers within 50 ms over 10000 facts #perf #search #fts5",
+         "specs/search-design", ("storage-layout", "tokenizer-notes")),
+    ]  # fmt: skip
+
+
+def test_crlf_note_without_permalink_gets_one_from_its_path_and_comma_tags(vault):
+    raw = (VAULT / "storage layout.md").read_bytes()
+    assert raw.count(b"\r\n") == raw.count(b"\n") == 9  # the fixture is CRLF throughout
+    assert read(vault, VAULT / "storage layout.md") == [
+        (7, 1, "environment", "area:storage-layout",
+         "The store is one SQLite database beside the notes #storage #sqlite",
+         "storage-layout", ("specs/search-design",)),
+        (8, 1, "pattern", "area:storage-layout",
+         "One transaction per import #atomicity #storage #sqlite",
+         "storage-layout", ("specs/search-design",)),
+    ]  # fmt: skip
+
+
+def test_unicode_task_boxes_broken_observations_and_code_blocks(vault):
+    assert read(vault, VAULT / "notes" / "tokenizer-notes.md") == [
+        (11, 1, "blocker", "area:tokenizer-notes",
+         "Café and cafe must share one stem ✓ #unicode #café",
+         "tokenizer-notes", ("specs/search-design",)),
+        (12, 1, "prose (3 lines to line 14): " + PROSE),
+        (19, 1, "other", "area:tokenizer-notes",
+         "[Naming] Stems are lower-cased before they are compared #unicode #café",
+         "tokenizer-notes", ("specs/search-design",)),
+    ]  # fmt: skip
+
+
+def test_front_matter_that_is_no_mapping_and_an_empty_observation_are_skips(vault):
+    assert read(vault, VAULT / "broken.md") == [
+        (1, 1, "front matter is no YAML mapping (a list)"),
+        (5, 1, "decision", "area:broken",
+         "Keep notes whose front matter is broken readable", "broken", ()),
+        (6, 1, "observation [decision] has no text"),
+    ]  # fmt: skip
+
+
+def test_a_note_of_prose_only_yields_one_skip(vault):
+    assert read(vault, VAULT / "README.md") == [(3, 1, "prose (1 line): " + PROSE)]
+
+
+def test_a_single_file_unwalked_links_by_the_targets_permalink(tmp_path):
+    note = tmp_path / "Deploy Notes.md"
+    note.write_text(
+        "---\ntitle: Deploy Notes\ntags: ops\n---\n"
+        "  * [Env] Deploys run from the build box #ci\n"
+        "- [decision] Blue-green deploys, see [[Rollback Plan|the plan]]\n"
+        "- follows [[Release Train]]\n",
+        encoding="utf-8",
+    )
+    assert read(BasicMemory(), note) == [
+        (5, 3, "environment", "area:deploy-notes", "Deploys run from the build box #ci #ops",
+         "deploy-notes", ("rollback-plan", "release-train")),
+        (6, 1, "decision", "area:deploy-notes",
+         "Blue-green deploys, see [[Rollback Plan|the plan]] #ops",
+         "deploy-notes", ("rollback-plan", "release-train")),
+    ]  # fmt: skip
+
+
+def test_scope_given_overrides_the_notes(tmp_path):
+    note = tmp_path / "n.md"
+    note.write_text("---\npermalink: x/y\n---\n- [pattern] Retry twice\n", encoding="utf-8")
+    assert read(BasicMemory(), note, scope="area:ops") == [
+        (4, 1, "pattern", "area:ops", "Retry twice", "x/y", ())
+    ]
+
+
+def test_front_matter_that_is_no_yaml_and_bytes_that_are_no_utf8(tmp_path):
+    note = tmp_path / "bad.md"
+    note.write_bytes(
+        b"---\ntitle: [unclosed\n---\n- [decision] Keep \xff going\n- [decision] Still read\n"
+    )
+    got = read(BasicMemory(), note)
+    assert got[0][:2] == (1, 1) and got[0][2].startswith("front matter is no YAML (")
+    assert got[1:] == [
+        (4, 19, "not UTF-8, the line is not read"),
+        (5, 1, "decision", "area:bad", "Still read", "bad", ()),
+    ]
+
+
+def test_a_missing_note_is_an_input_error(tmp_path):
+    with pytest.raises(InputError, match=r"^gone\.md:1:1: no such file or folder$"):
+        list(BasicMemory().entries(tmp_path / "gone.md", Reading("gone.md")))
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("---\npermalink: a\n---\nprose\n", True),
+        ("- [decision] one\n- [idea] two\n", True),
+        ("- [decision] only one\n", False),
+        ("- [x] done\n- [ ] to do\n- [link](https://x)\n", False),
+        ("# CLAUDE.md\n\n- keep imports sorted\n", False),
+    ],
+)
+def test_detect_a_note(tmp_path, text, found):
+    note = tmp_path / "n.md"
+    note.write_text(text, encoding="utf-8")
+    assert BasicMemory().detect(note, text) is found
+    assert BasicMemory().detect(tmp_path / "n.txt", text) is False
+
+
+def test_detect_a_vault_by_most_of_its_notes(tmp_path):
+    assert BasicMemory().detect(VAULT, "") is True  # 4 of its 5 notes
+    (tmp_path / "a.md").write_text("---\npermalink: a\n---\n", encoding="utf-8")
+    (tmp_path / "b.md").write_text("# plain\n", encoding="utf-8")
+    assert BasicMemory().detect(tmp_path, "") is False  # 1 of 2 is no majority
+    assert BasicMemory().detect(tmp_path / "b.md", "# plain\n") is False
+
+
+def test_permalink_of():
+    assert permalink_of("Search Design") == "search-design"
+    assert permalink_of("specs/API v2 (draft)") == "specs/api-v2-draft"
+    assert permalink_of("Zoë_Tanaka") == "zoë-tanaka"
