@@ -66,6 +66,16 @@ CODES: dict[str, Code] = {
         "A notes file holds an unresolved merge conflict.",
         "warning",
     ),
+    "BM312": Code(
+        "unreadable-entry",
+        "warning",
+        "A line of a store file (jsonl, knowledge, memory …) holds no fact it can read.",
+    ),
+    "BM313": Code(
+        "no-fact-lines",
+        "warning",
+        "A file read yields no fact line; it may be a store another reader reads.",
+    ),
     "BM401": Code(
         "unused-suppression",
         "info",
@@ -251,6 +261,21 @@ DOCS: dict[str, Doc] = {
         "Both sides are read as facts until it is resolved, so the store holds both.",
         "<<<<<<< HEAD",
         "Resolve the conflict and commit the result; it cannot be suppressed inline, " + _OFF,
+    ),
+    "BM312": Doc(
+        "A line of a store file (a jsonl export, a knowledge entry's front matter …) is no"
+        " JSON, or a field has the wrong type, or front matter is no YAML mapping.",
+        "The line is skipped and counted; the fact it held is not imported.",
+        '{"id": "k1", "scope": "area:x", "kind": "note", "text": "…"}',
+        "Fix the line in the store file (or export it again), " + _OFF,
+    ),
+    "BM313": Doc(
+        "A file read yields no fact line (every line is prose, or it is a store file read"
+        " as notes).",
+        "Nothing of it reaches the store, in silence unless said: an import of a jsonl"
+        " export read as brain notation gives 0 facts.",
+        '{"id": "k1", "scope": "area:x", "kind": "pattern", "text": "…"} (read as notes)',
+        "Pass --from with the reader the message names, or write facts in the file, " + _OFF,
     ),
     "BM401": Doc(
         "A <!-- brainmigrate: ignore ... --> or allow-gone comment waives none of its "

@@ -76,9 +76,14 @@ def read_notes(
     stems: Stems | None = None,
     store: str | os.PathLike | None = None,
     digests: bool = False,
+    reader: Reader | None = None,
 ) -> Notes:
     """Read every notes file: count every line, build facts, resolve what they name;
-    the anchors name their roots as ``store`` records them (``make_roots``).
+    the anchors name their roots as ``store`` records them (``make_roots``). With
+    ``reader`` (an import's), the store files among ``paths`` are read by their sources
+    (``sources.detect.plan``) into the same facts, after the notes files, and what their
+    entries keep is gathered in ``reader.kept``; without, every file is notes (``check``).
+    A file that gives no fact line is BM313, naming the reader that would read it.
 
     With ``stems``, each fact's stems are made (and kept with it) and counted in
     ``Notes.frequencies``, for the merge. ``digests``: the name lookups take the digests
@@ -87,7 +92,19 @@ def read_notes(
     ``spill.SpillError``.
     """
     with gc_paused():
-        return _read_notes(paths, options, stems, store, digests)
+        return _read_notes(paths, options, stems, store, digests, reader)
+
+
+class Reader:
+    """How an import picks the reader of each file: ``name`` is ``--from`` (None: each
+    file detected); ``kept`` is filled with what the store files' entries keep, by
+    ``(file, line)`` (``sources.feed.Kept``); ``type_map`` is the knowledge ``--type-map``
+    (``{kind: type}``), read back."""
+
+    def __init__(self, name: str | None = None, type_map: dict[str, str] | None = None) -> None:
+        self.name = name
+        self.type_map = type_map or {}
+        self.kept: dict = {}
 
 
 def _read_notes(
@@ -96,10 +113,16 @@ def _read_notes(
     stems: Stems | None,
     store,
     digests: bool,
+    reader: Reader | None = None,
 ) -> Notes:
     roots = make_roots(options.roots, store)
     odd: list[str] = []
-    files = notes_files(paths, odd, options.names)
+    if reader is None:
+        files, store_files = notes_files(paths, odd, options.names), []
+    else:
+        from brainmigrate.sources.detect import plan
+
+        files, store_files = plan(paths, reader.name, odd, options.names)
     how = read_rules(options)
     resolver = Resolver(
         roots,
@@ -123,6 +146,9 @@ def _read_notes(
         return None if res is NOTHING else res
 
     stats, facts, df = read_files(files, options, how, diags, resolve, stems)
+    if store_files:
+        stats += _read_stores(store_files, options, how, diags, resolve, stems, facts, df, reader)
+    _no_fact_lines(stats, [p for _, p in files] + [p for _, p, _ in store_files], diags)
     resolver.finish()
     _history_unavailable(resolver, diags)
     for file, line, res in crowded:
@@ -132,6 +158,53 @@ def _read_notes(
     warnings = diags.sorted()
     notes = ReadFacts(facts, resolver.complete, NOTHING)
     return Notes(stats, notes, warnings, roots, df, resolver.index)
+
+
+def _read_stores(store_files, options, how, diags, resolve, stems, facts, df, reader):
+    """The store files read by their sources into ``facts`` (``sources.feed``), each
+    entry's fact resolved as a notes fact is; returns their ``FileStats``."""
+    from brainmigrate.sources import Reading
+    from brainmigrate.sources.feed import read_store_file, spill_fact
+
+    out = []
+    for display, path, source in store_files:
+        folder = os.path.dirname(os.path.realpath(path))
+        reading = Reading(display, options.scope, reader.type_map, options.plus_kind)
+
+        def keep(fact, entry, folder=folder):
+            spill_fact(facts, fact, resolve(fact, folder, {}), stems, df)
+            reader.kept[(entry.file, entry.line)] = entry
+
+        out.append(read_store_file(source, reading, path, how.tasks, diags, keep))
+    return out
+
+
+def _no_fact_lines(stats, paths, diags) -> None:
+    """BM313 for each file read that gave no fact line and is a store file: read as notes
+    (a source recognises it), or read by its source and holding no entry. Nothing of it
+    reaches the store, and that is said, with the fix. (A notes file of prose alone is
+    no finding: an import that reads no fact at all exits 1, ``cli.imports``.)"""
+    from brainmigrate.sources.detect import looks_like
+
+    for st, path in zip(stats, paths, strict=True):
+        if st.fact_lines or not st.lines or path.name == "MEMORY.md":
+            continue
+        if st.notation in ("brain", "markdown"):
+            hint = looks_like(path)
+        else:
+            hint = (
+                f": the {st.notation} reader found no fact in it; fix the lines it warns"
+                " about, or pass --from with the reader the file needs"
+            )
+        if hint or st.notation not in ("brain", "markdown"):
+            diags.append(
+                diagnostic(
+                    st.path,
+                    None,
+                    "BM313",
+                    f"0 fact lines in {st.lines} lines of {st.path}{hint}",
+                )
+            )
 
 
 def _history_unavailable(resolver: Resolver, diags: list[Diagnostic]) -> None:
@@ -208,8 +281,11 @@ def import_notes(
     dry_run: bool = False,
     verify: bool = False,
     sync: bool = False,
+    reader: Reader | None = None,
 ) -> RunResult:
     """Import notes files into the store at ``store``; with ``dry_run`` write nothing.
+    ``reader``: which reader reads each file (``Reader``; default: each detected), and
+    what store entries keep, applied once merged (``sources.keep``).
     With ``verify``, the anchors of the facts the import writes are fingerprinted
     (``fingerprints.fingerprint_records``) in the same transaction. Every import finds the
     stored facts no longer in the notes it read (``RunResult.removed``); with ``sync`` it
@@ -227,7 +303,8 @@ def import_notes(
     if not dry_run:
         stores.check_writable(store_path)
     stems = Stems()
-    notes = read_notes(paths, options, stems, store_path, digests=verify)
+    reader = reader or Reader()
+    notes = read_notes(paths, options, stems, store_path, verify, reader)
     lines = sum(st.lines for st in notes.files)
     if options.progress is not None:
         options.progress("merge", 0, len(notes.facts), lines)
@@ -237,16 +314,28 @@ def import_notes(
             renamed = _follow(notes, stored, options.scope)
             _check_sync(sync, stored, notes, store_path)
             result = run.merge(notes, stored, stems, sync, _deleted(stored, paths))
+            _kept(result, reader)
             result.renamed = renamed
         if verify:
             _verify(result, options.cache_dir, store_base(store_path))
     else:
-        plan = _plan(notes, stems, options, lines, verify, sync, store_path, paths)
+        plan = _plan(notes, stems, options, lines, verify, sync, store_path, paths, reader)
         now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         result = stores.transact(store_path, plan, run.fts_words(stems), now, recorded)
         _tidy(store_path)
     result.store, result.dry_run = str(store_path), dry_run
     return result
+
+
+def _kept(ran: RunResult, reader: Reader | None) -> None:
+    """What the store files' entries keep, applied to the merged facts (``sources.keep``);
+    its warnings join the run's."""
+    if reader is not None and reader.kept:
+        from brainmigrate.sources import keep
+
+        said = keep.apply(ran, reader.kept)
+        if said:  # after the read's warnings, which are a sorted spill (or merged ones)
+            ran.notes.warnings = Spill(itertools.chain(ran.notes.warnings, said))
 
 
 def _tidy(store_path: Path) -> None:
@@ -316,6 +405,7 @@ def _plan(
     sync: bool = False,
     store: Path = Path("know.db"),
     paths: Sequence[str | os.PathLike] = (),
+    reader: Reader | None = None,
 ):
     """What an import runs under the store's write lock (``stores.transact``): a function
     of the store as it is then that merges against it and returns the records to write
@@ -327,6 +417,7 @@ def _plan(
         renamed = renames.follow(notes, stored, options.scope)
         _check_sync(sync, stored, notes, store)
         ran = run.merge(notes, stored, stems, sync, _deleted(stored, paths))
+        _kept(ran, reader)
         ran.renamed = renamed
         if options.progress is not None:
             options.progress("write", 0, len(notes.facts), lines)

@@ -21,14 +21,88 @@ from brainmigrate.cli.options import (
 )
 from brainmigrate.cli.reading import load_settings, notes_progress, read_options, stdin_notes
 from brainmigrate.cli.runtime import (
+    Failure,
     emit,
     guarded,
     refuse_overwrites,
+    say,
     verbose,
     voice,
     writable_output,
 )
 from brainmigrate.reports import FORMATS as REPORT_FORMATS
+
+
+class _Reading:
+    """``--from``, ``--type-map`` and ``--allow-empty``, as ``reader_options`` gives them."""
+
+    def __init__(self, source: str | None, type_map: tuple[str, ...], allow_empty: bool):
+        from brainmigrate.exports.knowledge import parse_type_map
+
+        self.source, self.allow_empty = source, allow_empty
+        self.type_map = parse_type_map(type_map)
+
+    def notation(self, notation: str | None) -> str | None:
+        """``--notation``, or what ``--from brain|markdown`` says; both, differing: refused."""
+        if self.source not in ("brain", "markdown"):
+            return notation
+        if notation is not None and notation != self.source:
+            raise Failure(
+                f"--from {self.source} and --notation {notation} disagree; pass one of them"
+            )
+        return self.source
+
+    def check_empty(self, result) -> None:
+        """Exit 1 when the import read no fact at all, unless ``--allow-empty``."""
+        if self.allow_empty or any(st.fact_lines for st in result.files):
+            return
+        say(
+            f"brainmigrate: {_files(len(result.files))} read, 0 fact lines: nothing imported"
+            " (see the BM313 warnings; pass --from with the store the files are, or"
+            " --allow-empty when none is expected)"
+        )
+        sys.exit(1)
+
+
+def _files(count: int) -> str:
+    return f"{count} file" if count == 1 else f"{count} files"
+
+
+def reader_options(func):
+    """``import``'s ``--from``, ``--type-map`` and ``--allow-empty``, given to the command
+    as one ``reading`` value (``_Reading``)."""
+    from brainmigrate.sources import READERS
+
+    @functools.wraps(func)
+    def wrapper(*args, source, type_map, allow_empty, **kwargs):
+        return func(*args, reading=_Reading(source, type_map, allow_empty), **kwargs)
+
+    for option in reversed(
+        [
+            click.option(
+                "--from",
+                "source",
+                type=click.Choice(READERS),
+                default=None,
+                help="Reader of every PATH: notes (brain, markdown) or a store; default:"
+                " each file detected.",
+            ),
+            click.option(
+                "--type-map",
+                "type_map",
+                multiple=True,
+                metavar="KIND=TYPE",
+                help="--from knowledge: the export's --type-map, read back; repeatable.",
+            ),
+            click.option(
+                "--allow-empty",
+                is_flag=True,
+                help="Exit 0 when the files read hold no fact (default: exit 1).",
+            ),
+        ]
+    ):
+        wrapper = option(wrapper)
+    return wrapper
 
 
 @click.command("import")
@@ -47,6 +121,7 @@ from brainmigrate.reports import FORMATS as REPORT_FORMATS
 )
 @format_option(REPORT_FORMATS, "Report format (html: one self-contained audit page).")
 @output_option
+@reader_options
 @voiced
 @guarded
 def import_cmd(
@@ -63,6 +138,7 @@ def import_cmd(
     sync,
     fmt,
     output,
+    reading,
     **given,
 ):
     """Import notes files (or folders of *.md) into the fact store.
@@ -81,10 +157,12 @@ def import_cmd(
         stdin_notes(paths, stdin_filename) as (paths, names),
         notes_progress(no_progress or quiet) as progress,
     ):
-        options = read_options(s, parser, names, progress, notation)
+        options = read_options(s, parser, names, progress, reading.notation(notation))
         paths, _ = select_files(paths, s.excludes, names)
-        result = importer.import_notes(paths, options, store, dry_run, verify, sync)
+        reader = importer.Reader(reading.source, reading.type_map)
+        result = importer.import_notes(paths, options, store, dry_run, verify, sync, reader)
     _report(result, fmt, output, s.cache_dir)
+    reading.check_empty(result)
 
 
 def _report(result, fmt: str, output: str | None, cache_dir) -> None:

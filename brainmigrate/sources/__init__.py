@@ -70,6 +70,10 @@ class Entry:
     related: tuple[int, ...] = ()
     key: str | None = None
     relates_to: tuple[str, ...] = ()
+    #: the fact's marker as the store keeps it (jsonl); None: the marker of its kind
+    marker: str | None = None
+    #: cited paths the store kept as gone (jsonl), besides those the import finds gone
+    gone: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

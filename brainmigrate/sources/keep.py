@@ -1,0 +1,156 @@
+"""What store entries keep, applied to the facts a merge made of them (issue 30, SPEC.md
+§Merge): the anchors the store kept (besides those found in the text), a status's reason,
+``supersedes`` and ``related`` mapped to the facts their ids and keys became, and, into an
+empty store, the ids themselves.
+
+``apply`` takes the merge's ``RunResult`` (a higher stage, so duck-typed here) and changes
+it in place, before the store is written.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+
+from brainmigrate.codes import diagnostic
+from brainmigrate.model import Diagnostic, FactRecord
+from brainmigrate.sources import Entry
+from brainmigrate.spill import Keyed
+
+#: The report entries that name a fact, and the key they name it by.
+_NAMING = (("merged", "into"), ("gone", "fact"), ("outside", "fact"), ("ambiguous", "fact"))
+_NAMING += (("unresolved", "fact"), ("ignored", "fact"))
+
+
+def apply(ran, kept: Mapping[tuple[str, int], Entry]) -> list[Diagnostic]:
+    """Apply ``kept`` (``(file, line)`` -> the entry read there) to ``ran``'s facts.
+
+    Ids are kept when the store held no fact before (the run's new ids start at 1), every
+    fact the run made came from an entry with an id, and those ids are distinct; else the
+    facts keep the ids the merge gave them and ``supersedes``/``related`` are mapped
+    through them. Returns the warnings: one for ids not kept, one per link to an id or key
+    no entry read holds (the link is left out, not lost in silence)."""
+    if not kept:
+        return []
+    stored_ids, new_ids = ran.changed
+    ids = list(itertools.chain(stored_ids, new_ids))
+    recs: list[FactRecord] = list(ran.facts.values_of(ids, len(ids)))
+    entries: dict[int, list[Entry]] = {}
+    for rec in recs:
+        for file, line, _ in rec.new_provenance:
+            entry = kept.get((file, line))
+            if entry is not None:
+                entries.setdefault(rec.id, []).append(entry)
+    renumber, warnings = _renumbered(recs, entries, new_ids, stored_ids)
+    by_id: dict[int, int] = {}
+    by_key: dict[str, int] = {}
+    for fid, got in entries.items():
+        for entry in got:
+            if entry.id is not None:
+                by_id.setdefault(entry.id, renumber.get(fid, fid))
+            if entry.key is not None:
+                by_key.setdefault(entry.key, renumber.get(fid, fid))
+    for rec in recs:
+        got = entries.get(rec.id)
+        if got:
+            warnings += _keep(rec, got, by_id, by_key)
+    if renumber:
+        _renumber(ran, recs, renumber)
+    else:
+        for rec in recs:
+            if rec.id in entries:
+                ran.facts.replace(rec.id, rec)
+    return warnings
+
+
+def _renumbered(recs, entries, new_ids, stored_ids) -> tuple[dict[int, int], list[Diagnostic]]:
+    """The ids to give the run's facts (merge id -> kept id), or ``{}`` with why not."""
+    with_ids = [e for got in entries.values() for e in got if e.id is not None]
+    if not with_ids:
+        return {}, []
+    wanted = {fid: got[0].id for fid, got in entries.items() if got[0].id is not None}
+    keepable = (
+        not stored_ids
+        and getattr(new_ids, "start", 1) == 1
+        and all(rec.id in wanted for rec in recs)
+        and len(set(wanted.values())) == len(wanted)
+    )
+    if keepable:
+        return {fid: kid for fid, kid in wanted.items() if fid != kid}, []
+    first = with_ids[0]
+    why = (
+        "the store holds facts already"
+        if stored_ids or getattr(new_ids, "start", 1) != 1
+        else "two entries merged into one fact, or a fact came from a line without an id"
+    )
+    return {}, [
+        diagnostic(
+            first.file,
+            None,
+            "BM312",
+            f"ids not kept ({why}): the facts get new ids, and supersedes and related are"
+            " mapped through them; import into an empty store to keep the ids",
+        )
+    ]
+
+
+def _keep(rec: FactRecord, got: list[Entry], by_id, by_key) -> list[Diagnostic]:
+    warnings = []
+    have = set(rec.anchors)
+    for entry in got:
+        for anchor in entry.anchors:
+            if anchor not in have:
+                have.add(anchor)
+                rec.anchors.append(anchor)
+        for path in entry.gone:
+            if path not in rec.gone:
+                rec.gone.append(path)
+        if entry.status_reason is not None and rec.status == entry.status:
+            rec.status_reason = entry.status_reason
+    last = got[-1]
+    links = {"supersedes": [], "related": []}
+    for what, values in (("supersedes", last.supersedes), ("related", last.related)):
+        for old in values:
+            if old in by_id:
+                links[what].append(by_id[old])
+            else:
+                warnings.append(_unlinked(last, what, f"k{old}"))
+    for key in last.relates_to:
+        if key in by_key:
+            links["related"].append(by_key[key])
+        else:
+            warnings.append(_unlinked(last, "related", key))
+    if last.supersedes or last.related or last.relates_to:
+        rec.supersedes = tuple(dict.fromkeys(links["supersedes"]))
+        rec.related = tuple(dict.fromkeys(links["related"]))
+    return warnings
+
+
+def _unlinked(entry: Entry, what: str, name: str) -> Diagnostic:
+    return diagnostic(
+        entry.file,
+        entry.line,
+        "BM312",
+        f"{what} {name}: no entry read holds it; the link is left out (import the file that"
+        " holds it in the same run)",
+        entry.col,
+    )
+
+
+def _renumber(ran, recs: list[FactRecord], renumber: dict[int, int]) -> None:
+    """Give ``ran``'s facts their kept ids, in the facts and every report entry."""
+    keyed = Keyed()
+    moved = {}
+    for rec in sorted(recs, key=lambda r: renumber.get(r.id, r.id)):
+        new = renumber.get(rec.id, rec.id)
+        moved[f"k{rec.id}"] = f"k{new}"
+        rec.id = new
+        keyed.add(new, rec)
+    ran.facts = keyed
+    ran.changed = ([], sorted(r.id for r in recs))
+    for name, key in _NAMING:
+        entries = getattr(ran, name)
+        again = type(entries)()
+        for item in entries:
+            again.append({**item, key: moved.get(item[key], item[key])})
+        setattr(ran, name, again)
