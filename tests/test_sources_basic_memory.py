@@ -4,15 +4,19 @@ in ``tmp_path``."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
+from clirun import cli
+from stored import rows
 
 from brainmigrate.read.files import InputError
 from brainmigrate.sources import Entry, Reading, Skip, load_all
 from brainmigrate.sources.basic_memory import BasicMemory, permalink_of
 
 VAULT = Path(__file__).parent / "fixtures" / "sources" / "vault"
+SQL = "SELECT id, scope, kind, text, related FROM facts ORDER BY id"
 PROSE = (
     "no observation '- [category] text' or relation '- relation_type [[Target]]',"
     " not read as a fact"
@@ -52,9 +56,9 @@ def test_a_vault_is_its_md_files_sorted():
     assert names == [
         "README.md",
         "broken.md",
-        "storage layout.md",
         "notes/tokenizer-notes.md",
         "specs/search-design.md",
+        "storage layout.md",
     ]
 
 
@@ -63,26 +67,26 @@ def test_observations_are_facts_relations_name_the_notes_they_link(vault):
         (10, 1, "prose (2 lines to line 11): " + PROSE),
         (14, 1, "decision", "area:specs/search-design",
          "Rank hits with BM25 over stemmed words #ranking (chosen over TF-IDF) #search #fts5",
-         "specs/search-design", ("storage-layout", "tokenizer-notes")),
+         "search-design", ("storage-layout", "tokenizer-notes")),
         (15, 1, "other", "area:specs/search-design",
          "[idea] Highlight the matched stems in the terminal #search #fts5",
-         "specs/search-design", ("storage-layout", "tokenizer-notes")),
+         "search-design", ("storage-layout", "tokenizer-notes")),
         (16, 1, "other", "area:specs/search-design",
          "[constraint] A query answers within 50 ms over 10000 facts #perf #search #fts5",
-         "specs/search-design", ("storage-layout", "tokenizer-notes")),
+         "search-design", ("storage-layout", "tokenizer-notes")),
     ]  # fmt: skip
 
 
-def test_crlf_note_without_permalink_gets_one_from_its_path_and_comma_tags(vault):
+def test_crlf_note_without_permalink_is_scoped_by_its_stem_tags_split_at_commas(vault):
     raw = (VAULT / "storage layout.md").read_bytes()
     assert raw.count(b"\r\n") == raw.count(b"\n") == 9  # the fixture is CRLF throughout
     assert read(vault, VAULT / "storage layout.md") == [
         (7, 1, "environment", "area:storage-layout",
          "The store is one SQLite database beside the notes #storage #sqlite",
-         "storage-layout", ("specs/search-design",)),
+         "storage-layout", ("search-design",)),
         (8, 1, "pattern", "area:storage-layout",
          "One transaction per import #atomicity #storage #sqlite",
-         "storage-layout", ("specs/search-design",)),
+         "storage-layout", ("search-design",)),
     ]  # fmt: skip
 
 
@@ -90,11 +94,11 @@ def test_unicode_task_boxes_broken_observations_and_code_blocks(vault):
     assert read(vault, VAULT / "notes" / "tokenizer-notes.md") == [
         (11, 1, "blocker", "area:tokenizer-notes",
          "Café and cafe must share one stem ✓ #unicode #café",
-         "tokenizer-notes", ("specs/search-design",)),
+         "tokenizer-notes", ("search-design",)),
         (12, 1, "prose (3 lines to line 14): " + PROSE),
         (19, 1, "other", "area:tokenizer-notes",
          "[Naming] Stems are lower-cased before they are compared #unicode #café",
-         "tokenizer-notes", ("specs/search-design",)),
+         "tokenizer-notes", ("search-design",)),
     ]  # fmt: skip
 
 
@@ -133,7 +137,7 @@ def test_scope_given_overrides_the_notes(tmp_path):
     note = tmp_path / "n.md"
     note.write_text("---\npermalink: x/y\n---\n- [pattern] Retry twice\n", encoding="utf-8")
     assert read(BasicMemory(), note, scope="area:ops") == [
-        (4, 1, "pattern", "area:ops", "Retry twice", "x/y", ())
+        (4, 1, "pattern", "area:ops", "Retry twice", "n", ())
     ]
 
 
@@ -163,6 +167,7 @@ def test_a_missing_note_is_an_input_error(tmp_path):
         ("- [decision] only one\n", False),
         ("- [x] done\n- [ ] to do\n- [link](https://x)\n", False),
         ("# CLAUDE.md\n\n- keep imports sorted\n", False),
+        ("```md\n- [decision] one\n- [idea] two\n```\n", False),  # an example, not a note
     ],
 )
 def test_detect_a_note(tmp_path, text, found):
@@ -184,3 +189,72 @@ def test_permalink_of():
     assert permalink_of("Search Design") == "search-design"
     assert permalink_of("specs/API v2 (draft)") == "specs/api-v2-draft"
     assert permalink_of("Zoë_Tanaka") == "zoë-tanaka"
+
+
+def test_a_link_by_a_custom_permalink_needs_the_vault_walked(tmp_path):
+    (tmp_path / "db.md").write_text(
+        "---\ntitle: Storage Layout\npermalink: arch/db\n---\n- [decision] One file\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "api.md").write_text("- [decision] REST\n- uses [[arch/db]]\n", encoding="utf-8")
+    walked = BasicMemory()
+    walked.files(tmp_path)
+    assert read(walked, tmp_path / "api.md")[0][-1] == ("storage-layout",)
+    assert read(BasicMemory(), tmp_path / "api.md")[0][-1] == ("db",)  # the target's own key
+
+
+#: The fixture vault's facts as the store keeps them: id, scope, kind, text, related.
+STORED = [
+    (1, "area:broken", "decision", "Keep notes whose front matter is broken readable", "[]"),
+    (2, "area:tokenizer-notes", "blocker", "Café and cafe must share one stem ✓ #unicode #café",
+     "[4]"),
+    (3, "area:tokenizer-notes", "other",
+     "[Naming] Stems are lower-cased before they are compared #unicode #café", "[4]"),
+    (4, "area:specs/search-design", "decision",
+     "Rank hits with BM25 over stemmed words #ranking (chosen over TF-IDF) #search #fts5",
+     "[7, 2]"),
+    (5, "area:specs/search-design", "other",
+     "[idea] Highlight the matched stems in the terminal #search #fts5", "[7, 2]"),
+    (6, "area:specs/search-design", "other",
+     "[constraint] A query answers within 50 ms over 10000 facts #perf #search #fts5", "[7, 2]"),
+    (7, "area:storage-layout", "environment",
+     "The store is one SQLite database beside the notes #storage #sqlite", "[4]"),
+    (8, "area:storage-layout", "pattern", "One transaction per import #atomicity #storage #sqlite",
+     "[4]"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("given", [("--from", "basic-memory"), ()], ids=["from", "detected"])
+def test_import_a_vault_then_search_and_show(tmp_path, monkeypatch, given):
+    """``import --from basic-memory VAULT`` and detection without ``--from`` make the same
+    store; search finds a front matter tag and a category kept in the text; show lists the
+    facts of the notes a relation names."""
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(VAULT, "vault")
+    r = cli("import", *given, "vault", "--store", "know.db")
+    assert r.exit_code == 0, r.output
+    assert rows(tmp_path / "know.db", SQL) == STORED
+    assert "  vault/broken.md:1:1: BM312 front matter is no YAML mapping (a list)\n" in r.output
+    assert (
+        "  vault/notes/tokenizer-notes.md:12:1: BM312 prose (3 lines to line 14): " + PROSE
+    ) in r.output
+    r = cli("search", "fts5", "--store", "know.db")
+    assert [line.split()[0] for line in r.stdout.splitlines()] == ["k5", "k6", "k4"]
+    r = cli("search", "idea", "--store", "know.db")
+    assert r.stdout.splitlines() == [
+        "k5 other area:specs/search-design  [idea] Highlight the matched stems in the terminal"
+        " #search #fts5"
+    ]
+    assert "\nrelated: k7, k2\n" in cli("show", "k6", "--store", "know.db").stdout
+
+
+def test_a_vault_imported_twice_adds_nothing(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(VAULT, "vault")
+    for _ in range(2):
+        r = cli("import", "--from", "basic-memory", "vault", "--store", "know.db")
+        assert r.exit_code == 0, r.output
+    assert r.output.startswith(
+        "Imported into know.db: nothing changed, every fact was already there\n"
+    )
+    assert rows(tmp_path / "know.db", SQL) == STORED

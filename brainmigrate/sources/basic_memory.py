@@ -5,18 +5,19 @@ A Basic Memory note is a Markdown file with YAML front matter (``title``, ``type
 ``- relation_type [[Target]] (context)``; a ``[[Target]]`` elsewhere links the note too.
 
 Each observation is one fact:
-- scope ``area:<permalink>`` (the front matter's, else one made from the file's path in
-  the vault as Basic Memory makes it: lower-cased, runs of other characters than letters,
-  digits and ``/`` made ``-``); ``--scope`` overrides it;
+- scope ``area:<permalink>``: the front matter's ``permalink``, else the file stem made a
+  permalink (``permalink_of``: lower-cased, runs of other characters than letters, digits
+  and ``/`` made ``-``); ``--scope`` overrides it. The same however the note is reached
+  (a vault walked, the file named, a folder detected file by file);
 - kind: the category when it names a kind (``KIND_OF``, case ignored); the text is then
   what follows the category; any other category stays in the text as ``[category] text``
   and the kind is ``other``;
 - text: the observation as written (``#tags`` and ``(context)`` kept, so search finds
   them), then each front matter tag the text lacks as `` #tag``;
-- key: the note's permalink; ``relates_to``: the permalinks of the notes its relations and
-  links name (found by permalink, title or file stem, case ignored, in the vault walked;
-  else the target made a permalink). The import makes them ``related`` where both ends
-  are facts.
+- key: the note's ``link_key``, its title's (else its file stem's) permalink's last part;
+  ``relates_to``: the keys of the notes its relations and ``[[links]]`` name (found by
+  permalink, title or file stem among the notes of a vault walked, else the target's own
+  ``link_key``). The import makes them ``related`` where both ends are facts.
 
 Headings, blank lines, code blocks and the front matter are structure, not facts. Other
 lines (prose, task items ``- [ ]``) are no facts either: each run of them is one ``Skip``
@@ -33,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from brainmigrate.model import KINDS
-from brainmigrate.read.files import SKIP_DIRS, InputError, missing_or_unreadable
+from brainmigrate.read.files import SKIP_DIRS, InputError, missing_or_unreadable, notes_files
 from brainmigrate.sources import Entry, Reading, Skip, register, safe_yaml
 
 #: Words that name a kind, as a Basic Memory category or an MCP ``entityType`` may spell
@@ -100,36 +101,33 @@ class _Note:
 
 class BasicMemory:
     """The ``basic-memory`` source: a vault folder (every ``.md`` file under it) or single
-    note files. ``files`` walks a vault and learns its notes' titles and permalinks, so
-    ``[[Target]]`` finds the note it names (``relates_to``)."""
+    note files. ``files`` walks a vault and learns its notes' names (permalink, title,
+    file stem), so a ``[[Target]]`` that names a note by any of them finds it."""
 
     name = "basic-memory"
 
     def __init__(self) -> None:
-        self._vaults: dict[Path, Path] = {}  # a file walked -> its vault folder
-        self._keys: dict[str, str] = {}  # permalink, title or stem (lower) -> permalink
+        self._keys: dict[str, str] = {}  # a note's name, lower-cased -> its key
 
     def files(self, path: Path) -> list[Path]:
-        """Every ``.md`` file under the vault ``path``, sorted (folders such as ``.git``
-        skipped, as notes folders are walked); learns each note's permalink."""
-        found = []
-        for dirpath, dirnames, filenames in os.walk(path):
-            dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
-            found += [Path(dirpath, n) for n in sorted(filenames) if n.lower().endswith(".md")]
+        """Every ``.md`` file under the vault ``path``, in the order notes folders are
+        walked (sorted, ``.git`` and git-ignored files left out); learns each note's names.
+        Raises ``InputError`` for a folder without notes."""
+        found = [f for _, f in notes_files([path]) if f.suffix.lower() == ".md"]
         for file in found:
-            self._vaults[file] = path
             head, _ = _front_matter(_head_lines(file))
             head = head if isinstance(head, dict) else {}
-            link = self._permalink(file, head)
-            names = (link, str(head.get("title") or ""), file.stem)
-            for name in names:
-                self._keys.setdefault(name.strip().lower(), link)
+            key = _key_of(file, head)
+            for name in (head.get("permalink"), head.get("title"), file.stem):
+                if isinstance(name, str) and name.strip():
+                    self._keys.setdefault(name.strip().lower(), key)
+                    self._keys.setdefault(link_key(name), key)
         return found
 
     def detect(self, path: Path, head: str) -> bool:
         """A note (``.md``) whose front matter has a ``permalink``, or that holds at least
-        two observations; a folder when more than half of its first ``DETECT_FILES``
-        ``.md`` files (sorted) are such notes."""
+        two observations (outside code blocks); a folder when more than half of its first
+        ``DETECT_FILES`` ``.md`` files (sorted) are such notes."""
         if path.is_dir():
             notes = []
             for dirpath, dirnames, filenames in os.walk(path):
@@ -150,32 +148,40 @@ class BasicMemory:
         if isinstance(head, str):  # front matter that is no mapping: why, as a skip
             skips.append(Skip(reading.file, 1, 1, head))
             head = {}
-        link = self._permalink(path, head)
+        key = _key_of(path, head)
         note = _read_body(lines, body_at, reading.file)
         tags = _tags(head.get("tags"))
-        scope = reading.scope or "area:" + link.replace(",", "-")
-        related = [self._target(t) for t in note.targets]
-        related = tuple(dict.fromkeys(t for t in related if t and t != link))
+        scope = reading.scope or "area:" + _permalink(path, head).replace(",", "-")
+        related = [self._keys.get(t.strip().lower()) or link_key(t) for t in note.targets]
+        related = tuple(dict.fromkeys(t for t in related if t and t != key))
         out: list[Entry | Skip] = [*skips, *note.skips]
         for line, col, kind, text in note.observations:
             known = {w.lower() for w in re.findall(r"#([\w-]+)", text)}
             text += "".join(f" #{t}" for t in tags if t.lower() not in known)
             out.append(
-                Entry(reading.file, line, col, text, kind, scope, key=link, relates_to=related)
+                Entry(reading.file, line, col, text, kind, scope, key=key, relates_to=related)
             )
         yield from sorted(out, key=lambda item: (item.line, item.col))
 
-    def _permalink(self, path: Path, head: dict) -> str:
-        given = head.get("permalink")
-        if isinstance(given, str) and permalink_of(given):
-            return given.strip().strip("/")
-        vault = self._vaults.get(path)
-        where = path.relative_to(vault).with_suffix("") if vault else Path(path.stem)
-        return permalink_of(where.as_posix()) or permalink_of(str(head.get("title") or ""))
 
-    def _target(self, target: str) -> str:
-        name = target.strip()
-        return self._keys.get(name.lower()) or permalink_of(name)
+def link_key(name: str) -> str:
+    """The key a note's title (or a ``[[Target]]``) links by: its permalink's last part
+    (``Search Design`` and ``specs/search-design`` -> ``search-design``)."""
+    return permalink_of(name).rpartition("/")[2]
+
+
+def _key_of(path: Path, head: dict) -> str:
+    """A note's key: its title's ``link_key``, else its file stem's."""
+    title = head.get("title")
+    return (isinstance(title, str) and link_key(title)) or link_key(path.stem) or "note"
+
+
+def _permalink(path: Path, head: dict) -> str:
+    """The front matter's ``permalink``, else the file stem made one."""
+    given = head.get("permalink")
+    if isinstance(given, str) and permalink_of(given):
+        return given.strip().strip("/")
+    return permalink_of(path.stem) or "note"
 
 
 def _is_note(head: str) -> bool:
@@ -183,7 +189,11 @@ def _is_note(head: str) -> bool:
     front, _ = _front_matter(lines)
     if isinstance(front, dict) and isinstance(front.get("permalink"), str):
         return True
-    return sum(_observation(line) is not None for line in lines) >= 2
+    seen, fenced = 0, False
+    for line in lines:
+        fenced ^= _FENCE.match(line) is not None
+        seen += not fenced and _observation(line) is not None
+    return seen >= 2
 
 
 def _observation(line: str) -> tuple[int, str, str] | None:

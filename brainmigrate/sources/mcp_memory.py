@@ -17,10 +17,10 @@ Each observation of an entity is one fact:
 - key: the entity's name, as written.
 
 A relation makes each fact of ``from`` related to the first fact of ``to`` (its
-``relates_to`` names ``to``; the import resolves it, and reports a ``to`` that has no
-fact); the ``relationType`` is not kept. A line that is no JSON, no object, of another
-``type`` or with a field of the wrong type, an entity without observations and a relation
-whose ``from`` has no fact are each one ``Skip`` (``file:line:col: reason``), counted.
+``relates_to`` names ``to``, which the import resolves); the ``relationType`` is not
+kept. A line that is no JSON, no object, of another ``type`` or with a field of the wrong
+type, an entity without observations and a relation whose ``from`` or ``to`` has no fact
+in the file are each one ``Skip`` (``file:line:col: reason``), counted.
 """
 
 from __future__ import annotations
@@ -167,14 +167,18 @@ def _column(text: str, value, at: int) -> tuple[int, int]:
 
 def _links(file, relations, facts: dict[str, list[Entry]], skips: list[Skip]) -> dict:
     """``{entity name: (names it relates to, in order)}`` from the relations; a ``Skip``
-    for a relation that cannot be read or whose ``from`` has no fact."""
+    for a relation that cannot be read or whose ``from`` or ``to`` has no fact in the
+    file."""
     links: dict[str, list[str]] = {}
     for number, data in relations:
         start, end = data.get("from"), data.get("to")
         if not isinstance(start, str) or not isinstance(end, str):
             skips.append(Skip(file, number, 1, "relation: 'from' and 'to' must be strings"))
-        elif start not in facts:
-            skips.append(Skip(file, number, 1, f"relation from {start!r}: that entity has no fact"))
+        elif start not in facts or end not in facts:
+            end_of, name = ("from", start) if start not in facts else ("to", end)
+            skips.append(
+                Skip(file, number, 1, f"relation {end_of} {name!r}: that entity has no fact")
+            )
         elif end != start and end not in links.setdefault(start, []):
             links[start].append(end)
     return {name: tuple(targets) for name, targets in links.items() if targets}
