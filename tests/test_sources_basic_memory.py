@@ -258,3 +258,18 @@ def test_a_vault_imported_twice_adds_nothing(tmp_path, monkeypatch):
         "Imported into know.db: nothing changed, every fact was already there\n"
     )
     assert rows(tmp_path / "know.db", SQL) == STORED
+
+
+def test_a_walk_links_only_within_its_own_vault(tmp_path):
+    for vault in ("one", "two"):
+        (tmp_path / vault).mkdir()
+    (tmp_path / "one" / "db.md").write_text(
+        "---\ntitle: Storage\npermalink: arch/db\n---\n- [decision] One file\n", encoding="utf-8"
+    )
+    (tmp_path / "two" / "api.md").write_text(
+        "- [idea] REST\n- uses [[arch/db]]\n", encoding="utf-8"
+    )
+    source = BasicMemory()
+    source.files(tmp_path / "one")
+    source.files(tmp_path / "two")  # arch/db is no note of this vault: its own key
+    assert read(source, tmp_path / "two" / "api.md")[0][-1] == ("db",)

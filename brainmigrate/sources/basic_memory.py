@@ -107,21 +107,25 @@ class BasicMemory:
     name = "basic-memory"
 
     def __init__(self) -> None:
-        self._keys: dict[str, str] = {}  # a note's name, lower-cased -> its key
+        # a file walked -> its vault's names (a note's name, lower-cased -> its key); each
+        # walk starts its vault afresh, so a long-lived process never links to an old one
+        self._names: dict[Path, dict[str, str]] = {}
 
     def files(self, path: Path) -> list[Path]:
         """Every ``.md`` file under the vault ``path``, in the order notes folders are
         walked (sorted, ``.git`` and git-ignored files left out); learns each note's names.
         Raises ``InputError`` for a folder without notes."""
         found = [f for _, f in notes_files([path]) if f.suffix.lower() == ".md"]
+        names: dict[str, str] = {}
         for file in found:
+            self._names[file] = names
             head, _ = _front_matter(_head_lines(file))
             head = head if isinstance(head, dict) else {}
             key = _key_of(file, head)
             for name in (head.get("permalink"), head.get("title"), file.stem):
                 if isinstance(name, str) and name.strip():
-                    self._keys.setdefault(name.strip().lower(), key)
-                    self._keys.setdefault(link_key(name), key)
+                    names.setdefault(name.strip().lower(), key)
+                    names.setdefault(link_key(name), key)
         return found
 
     def detect(self, path: Path, head: str) -> bool:
@@ -152,7 +156,8 @@ class BasicMemory:
         note = _read_body(lines, body_at, reading.file)
         tags = _tags(head.get("tags"))
         scope = reading.scope or "area:" + _permalink(path, head).replace(",", "-")
-        related = [self._keys.get(t.strip().lower()) or link_key(t) for t in note.targets]
+        names = self._names.get(path, {})
+        related = [names.get(t.strip().lower()) or link_key(t) for t in note.targets]
         related = tuple(dict.fromkeys(t for t in related if t and t != key))
         out: list[Entry | Skip] = [*skips, *note.skips]
         for line, col, kind, text in note.observations:
