@@ -357,3 +357,27 @@ def test_an_entry_the_store_cannot_keep_is_skipped_with_why(tmp_path):
         (4, "BM312", "the fact's text is blank; skipped"),
     ]
     assert (st.lines, st.fact_lines, st.skipped, st.notation) == (4, 1, 3, "lines")
+
+
+def test_a_file_named_twice_is_read_once(tmp_path, export_file):
+    """A folder and a file in it (or one file twice) are read once, as ``check`` reads
+    them: no fact merged with itself, no line counted twice; the same for a jsonl folder
+    beside a file of it under ``--from``."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("+ alpha fact\n+ beta fact\n", encoding="utf-8")
+    code, report, _ = imported(notes, notes / "a.md", "--isolated", "--dry-run")
+    assert code == 0
+    assert [f["path"] for f in report["files"]] == [(notes / "a.md").as_posix()]
+    totals = report["totals"]
+    assert (totals["files"], totals["fact_lines"], totals["facts"], totals["merged"]) == (
+        1,
+        2,
+        2,
+        0,
+    )
+    args = ("--from", "jsonl", tmp_path, export_file, "--isolated", "--dry-run")
+    code, report, _ = imported(*args, "--store", tmp_path / "k.db")
+    assert code == 0
+    assert [f["path"] for f in report["files"]] == [export_file.as_posix()]
+    assert (report["totals"]["facts"], report["totals"]["merged"]) == (3, 0)

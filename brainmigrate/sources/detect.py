@@ -71,12 +71,25 @@ def plan(
     source = chosen(reader)
     notes: list[tuple[str, Path]] = []
     stores: list[tuple[str, Path, Source]] = []
+    seen: set[str] = set()  # each file once, however many PATHS name it (notes_files' rule)
+
+    def first(path: Path) -> bool:
+        real = os.path.realpath(path)
+        if real in seen:
+            return False
+        seen.add(real)
+        return True
+
     for given in paths:
         p = Path(given)
         if source is not None and p.is_dir() and hasattr(source, "files"):
-            stores.extend((printable(f.as_posix()), f, source) for f in source_files(source, p))
+            stores.extend(
+                (printable(f.as_posix()), f, source) for f in source_files(source, p) if first(f)
+            )
             continue
         for display, path in notes_files([given], skipped, names, rules or DEFAULT_RULES):
+            if not first(path):
+                continue
             which = source if source is not None or reader is not None else detected(path)
             if which is None:
                 notes.append((display, path))
