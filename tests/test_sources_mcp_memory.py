@@ -157,3 +157,38 @@ def test_import_a_memory_file_then_search_and_show(tmp_path, monkeypatch, given)
     r = cli("search", "--scope", "area:flaky-upload", "upload", "--store", "know.db")
     assert r.stdout == "k4 blocker area:flaky-upload  Uploads over 2 GB time out in CI\n"
     assert "\nrelated: k3\n" in cli("show", "k4", "--store", "know.db").stdout
+
+
+def test_an_entity_line_of_several_observations_keeps_the_report_invariants(tmp_path):
+    """One entity line holds three facts: it counts once per fact in ``lines`` and
+    ``fact_lines``, so ``lines == fact_lines + continuations + blank + skipped`` and, into
+    an empty store, ``fact_lines == facts + merged`` hold (SPEC.md §Report), as the
+    shared ``report-invariants`` check says."""
+    import json
+    import subprocess
+    import sys
+
+    memory = tmp_path / "memory.jsonl"
+    memory.write_text(
+        '{"type":"entity","name":"Pool","entityType":"decision","observations":'
+        '["pool size is 8","pool timeout is 30s","pool retries twice"]}\n'
+        '{"type":"entity","name":"Db","entityType":"setup","observations":["db is postgres 16"]}\n'
+        '{"type":"relation","from":"Pool","to":"Db","relationType":"uses"}\n',
+        encoding="utf-8",
+    )
+    out = tmp_path / "report.json"
+    args = ("--from", "mcp-memory", memory, "--isolated", "--store", tmp_path / "k.db")
+    done = cli("import", *args, "--format", "json", "--output", out)
+    assert done.exit_code == 0, done.output
+    report = json.loads(out.read_text(encoding="utf-8"))
+    (f,) = report["files"]
+    counts = [f[k] for k in ("lines", "fact_lines", "continuations", "blank", "skipped")]
+    assert counts == [5, 4, 0, 0, 1]
+    t = report["totals"]
+    assert (t["fact_lines"], t["facts"], t["merged"]) == (4, 4, 0)
+    tool = Path(__file__).resolve().parents[2] / "shared" / "tools" / "report-invariants"
+    if tool.exists():  # the shared tools sit beside the checkout, in CI too
+        checked = subprocess.run(
+            [sys.executable, tool, out, "--fresh-store"], capture_output=True, text=True
+        )
+        assert checked.returncode == 0, checked.stdout + checked.stderr

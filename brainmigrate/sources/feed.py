@@ -72,14 +72,17 @@ def read_store_file(
     """Read ``path`` with ``source``: every line counted (SPEC.md §Report: a line an entry
     starts on is a fact line, a blank one blank, any other skipped as ``prose``), each
     entry's fact handed to ``keep`` with the entry, each ``Skip`` a BM312 warning in
-    ``diags``. Raises ``InputError``."""
+    ``diags``. A line holding several entries (an MCP memory entity's observations) counts
+    once per entry in ``lines`` and ``fact_lines``, so that both invariants of §Report
+    hold (``lines == fact_lines + continuations + blank + skipped``; into an empty store,
+    ``fact_lines == facts + merged``). Raises ``InputError``."""
     st = FileStats(reading.file, reading.scope or "", notation=source.name)
     try:
         text = inputs.read_whole(path).decode("utf-8", "replace")
     except OSError as exc:
         raise InputError(f"{reading.file}: {missing_or_unreadable(exc)}") from None
     lines = text.splitlines()
-    fact_lines: set[int] = set()
+    fact_lines: Counter = Counter()  # line -> entries on it
     scopes: Counter = Counter()
     for item in source.entries(path, reading):
         if not isinstance(item, Skip):
@@ -87,12 +90,12 @@ def read_store_file(
         if isinstance(item, Skip):
             diags.append(diagnostic(item.file, item.line, "BM312", item.reason, item.col))
             continue
-        fact_lines.add(item.line)
+        fact_lines[item.line] += 1
         scopes[item.scope] += 1
         keep(entry_fact(item, tasks), item)
-    st.lines = len(lines)
+    st.fact_lines = fact_lines.total()
+    st.lines = len(lines) + st.fact_lines - len(fact_lines)
     st.blank = sum(1 for n, ln in enumerate(lines, 1) if not ln.strip() and n not in fact_lines)
-    st.fact_lines = len(fact_lines)
     st.skipped = st.lines - st.fact_lines - st.blank
     if st.skipped:
         st.skipped_by_reason["prose"] = st.skipped
