@@ -381,3 +381,24 @@ def test_a_file_named_twice_is_read_once(tmp_path, export_file):
     assert code == 0
     assert [f["path"] for f in report["files"]] == [export_file.as_posix()]
     assert (report["totals"]["facts"], report["totals"]["merged"]) == (3, 0)
+
+
+def test_a_memory_index_bullet_citing_another_file_is_a_fact(tmp_path):
+    """In ``MEMORY.md`` only a bullet naming a topic file beside it is an index line; a
+    bullet that says "see docs/build.md" is a fact, not dropped in silence."""
+    mem = tmp_path / "mem"
+    mem.mkdir()
+    (mem / "MEMORY.md").write_text(
+        "- [Payments](payments.md)\n"
+        "- Build with make; see docs/build.md for the flags\n"
+        "- Deploys go out on Tuesdays\n",
+        encoding="utf-8",
+    )
+    (mem / "payments.md").write_text("# area:payments\n\n- Payments retry twice\n")
+    code, report, _ = imported("--from", "memory", mem, "--isolated", "--store", tmp_path / "k.db")
+    assert code == 0
+    assert sorted(f["text"] for f in report["facts"]) == [
+        "Build with make; see docs/build.md for the flags",
+        "Deploys go out on Tuesdays",
+        "Payments retry twice",
+    ]

@@ -80,6 +80,8 @@ class MemorySource:
         except OSError as exc:
             raise InputError(f"{reading.file}: {missing_or_unreadable(exc)}") from None
         is_index = path.name == INDEX
+        # an index bullet names a topic file beside it; any other bullet is a fact
+        topics = {n for n in _topics(text) if "/" not in n and (path.parent / n).is_file()}
         scope = reading.scope or ("area:memory" if is_index else scope_for(path))
         for number, line in enumerate(text.splitlines(), 1):
             if line.startswith("# ") and not is_index and not reading.scope:
@@ -87,15 +89,18 @@ class MemorySource:
                 if heading and " " not in heading:
                     scope = heading
                 continue
-            entry = _entry(reading, number, line, scope, is_index)
+            entry = _entry(reading, number, line, scope, topics if is_index else set())
             if entry is not None:
                 yield entry
 
 
-def _entry(reading: Reading, number: int, line: str, scope: str, is_index: bool) -> Entry | None:
+def _entry(reading: Reading, number: int, line: str, scope: str, topics: set) -> Entry | None:
+    """The fact a line states, or None: no bullet, or an index bullet naming one of the
+    ``topics`` beside it (``- [Payments](payments.md)``, the export's ``see payments.md``).
+    A bullet that names another file (``see docs/build.md``) is a fact."""
     stripped = line.lstrip()
     col = len(line) - len(stripped) + 1
-    if is_index and _NAMES.search(stripped):
+    if topics and any(m.group("name") in topics for m in _NAMES.finditer(stripped)):
         return None
     m = _TOPIC.fullmatch(stripped.rstrip())
     if m is not None:
