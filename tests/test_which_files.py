@@ -235,3 +235,23 @@ def test_no_path_respects_the_excludes(repo):
     data = json.loads(got.stdout)
     assert data["files"] == [".cursorrules", "CLAUDE.md", "notes/docker.md"]
     assert data["excluded"] == ["ops-facts.md", "team/brain/deploy.md"]
+
+
+def test_include_globs_match_below_the_configuration_not_the_path_as_typed(tmp_path):
+    """``notes/**/*.md`` holds for the notes below the configuration's folder only: a
+    checkout that lies in a folder named ``notes`` gives the same files whether it is
+    walked as ``.``, by its absolute path, or from a subfolder as ``../``."""
+    proj = tmp_path / "notes" / "proj"
+    write(proj, {"notes/n.md": "+ real cites a/b.py\n", "docs/readme.md": "+ readme c/d.py\n"})
+    write(proj, {".brainmigrate.toml": 'include = ["notes/**/*.md"]\n'})
+    import os
+
+    here = os.getcwd()
+    try:
+        os.chdir(proj)
+        assert files_read(".") == ["notes/n.md"]
+        assert files_read(str(proj)) == [f"{proj.as_posix()}/notes/n.md"]
+        os.chdir(proj / "docs")
+        assert files_read("../") == ["../notes/n.md"]
+    finally:
+        os.chdir(here)

@@ -88,7 +88,8 @@ def file_rules(settings):
     """The ``files.FileRules`` of the configured ``settings``."""
     from brainmigrate.read.files import FileRules
 
-    return FileRules(settings.include, settings.force_exclude, settings.respect_gitignore)
+    base = os.path.dirname(os.path.abspath(settings.source)) if settings.source else None
+    return FileRules(settings.include, settings.force_exclude, settings.respect_gitignore, base)
 
 
 @contextlib.contextmanager

@@ -70,11 +70,14 @@ class FileRules(NamedTuple):
     them: ``include`` the globs of the notes files a folder gives (None: every ``*.md`` and
     ``*.mdc`` file); ``force_exclude`` applies ``exclude`` to files named on the command
     line too; ``respect_gitignore`` leaves git-ignored files of walked folders out (a named
-    file is read even when git ignores it)."""
+    file is read even when git ignores it); ``base`` the folder the ``include`` globs are
+    relative to (the configuration's, as ruff's are its project root's; None: the walked
+    folder), never the path as typed, so ``/tmp/notes/proj`` and ``.`` give one answer."""
 
     include: tuple[str, ...] | None = None
     force_exclude: bool = False
     respect_gitignore: bool = True
+    base: str | None = None
 
 
 #: The rules of a run that sets none.
@@ -155,7 +158,7 @@ def _listed(
         walked = stat.S_ISDIR(mode)
         if walked:
             found, odd = [], []
-            for f in sorted(_walk(p, rules.include)):
+            for f in sorted(_walk(p, rules.include, rules.base)):
                 (found if f.is_file() else odd).append(f)
             if rules.respect_gitignore:
                 listed, found = found, _not_ignored(p, found)
@@ -269,14 +272,18 @@ def _matcher(include: tuple[str, ...]):
     return lambda path: full(path) is not None
 
 
-def _walk(folder: Path, include: tuple[str, ...] | None = None):
-    """The files under ``folder``: those an ``include`` glob matches (by their path as
-    shown), or with None every ``*.md`` and ``*.mdc`` one."""
+def _walk(folder: Path, include: tuple[str, ...] | None = None, base: str | None = None):
+    """The files under ``folder``: those an ``include`` glob matches (by their path below
+    ``base`` when they lie under it, else below ``folder``: ``FileRules.base``), or with
+    None every ``*.md`` and ``*.mdc`` one."""
     matches = _matcher(include) if include is not None else None
+    top = os.path.abspath(base if base is not None else folder)
+    inside = os.path.abspath(folder).startswith(top.rstrip(os.sep) + os.sep)
+    top = top if inside or os.path.abspath(folder) == top else os.path.abspath(folder)
     for dirpath, dirnames, filenames in os.walk(folder):
         dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
-        shown = Path(dirpath).as_posix() + "/"  # (as the file's Path shows it)
-        shown = "" if shown == "./" else shown
+        rel = os.path.relpath(os.path.abspath(dirpath), top).replace(os.sep, "/")
+        shown = "" if rel == "." else rel + "/"
         for name in filenames:
             if matches is not None:
                 if matches(shown + name):
