@@ -310,6 +310,11 @@ class RootKnowledge:
         h = self.history()
         return h is not None and (rel in h.paths or rel in h.folders)
 
+    def held_file(self, rel: str) -> bool:
+        """Whether the history held a file at ``rel`` (not only under it)."""
+        h = self.history()
+        return h is not None and rel in h.paths
+
     # --- its own tables ---------------------------------------------------------------
 
     def remotes(self) -> list[tuple[str, str, str]]:

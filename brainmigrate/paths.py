@@ -284,11 +284,14 @@ class PathResolver:
         return self._ignored((root, first, first), "folder") and self._ignored(reading, "maybe")
 
     def _ignored(self, reading: Reading, kind: str) -> bool:
+        """Whether git ignores the reading (SPEC.md §Anchors 1 "Git-ignored paths"): its
+        ignore rules match it and no root tracks it. A file the root's git history held
+        was tracked (added past its ignore rule: ``git add -f``), no runtime file: gone
+        when it is no more, never ignored."""
         root, rel = reading[0], reading[1]
         folder = kind == "folder"
-        if root is not None:
-            return self.knowledge[root.index].ignored(rel, folder)
-        return any(k.ignored(rel, folder) for k in self.knowledge)
+        ks = self.knowledge if root is None else [self.knowledge[root.index]]
+        return any(k.ignored(rel, folder) and (folder or not k.held_file(rel)) for k in ks)
 
     def _in_root(self, index: int, rel: str, kind: str, name: str, link: bool, gone: bool):
         """``rel`` read in root ``index`` only: found, outside, ignored, else gone (when

@@ -158,6 +158,23 @@ def test_a_notes_folder_ignored_past_its_own_file_does_not_hide_a_gone_path(tmp_
     assert citations == [gone, ("ignored", "notes/w/run.log", ignored)]
 
 
+def test_a_file_once_tracked_past_its_ignore_rule_is_gone_not_ignored(tmp_path):
+    """``git add -f config/app.yml`` under ``config/*.yml``, then ``git rm``: the history
+    held it, so it was a file of the repository, not a runtime file: gone (BM101), while a
+    never-tracked ``config/local.yml`` stays ignored."""
+    repo = tmp_path / "repo"
+    write(repo, {"src/x.py": "x", "config/app.yml": "a", ".gitignore": "config/*.yml\n"})
+    git(repo, "init", "-q")
+    commit_all(repo)
+    git(repo, "add", "-f", "config/app.yml")
+    git(repo, "commit", "-qm", "tracked past the rule")
+    git(repo, "rm", "-q", "config/app.yml")
+    git(repo, "commit", "-qm", "dropped")
+    text = "config/app.yml and config/local.yml"
+    _, citations, _ = scan([repo], text)
+    assert citations == [("gone", "config/app.yml", 3), ("ignored", "config/local.yml", 22)]
+
+
 # ------------------------------------------------------------------------------ readings
 
 
