@@ -5,8 +5,10 @@ of the new file (docs/check.md "Fixing moved paths").
 A line form right after a cited path (``:37``, ``:37-40``, with the dashes SPEC.md §Anchors
 allows) is read; the text of those lines as git last held the old path (in ``HEAD``, else
 just before the commit that removed it) is looked for in the file at its new place, line
-by line with whitespace runs folded; the window nearest the old lines wins. Other line
-forms (``#L37``, several ranges) and text found nowhere are left as written.
+by line with whitespace runs folded; the window nearest the old lines wins. GitHub's and
+GitLab's fragments (``#L37``, ``#L37-L40``, ``#L37-40``) are rewritten the same way, in
+their own style. Other line forms (columns ``#L12C3``, several ranges) and text found
+nowhere are left as written.
 """
 
 from __future__ import annotations
@@ -26,18 +28,29 @@ _LINE_FORM = re.compile(
 )
 
 
-def line_form(after: str) -> tuple[int, int, int, str | None] | None:
-    """``(length, first, last, dash)`` of the line form at the start of ``after`` (the text
-    right after a cited path), ``dash`` None for a single line; None when there is none
-    this module rewrites."""
+#: A fragment of one line or one range: ``#L37``, ``#L37-L40`` (GitHub), ``#L37-40``
+#: (GitLab); not one with columns (``#L12C3``).
+_FRAGMENT = re.compile(r"#L(\d{1,9})(?:-(L?)(\d{1,9}))?(?![\dC\-])")
+
+
+def line_form(after: str) -> tuple[int, int, int, str, str | None] | None:
+    """``(length, first, last, lead, dash)`` of the line form at the start of ``after``
+    (the text right after a cited path): ``lead`` what comes before the first line
+    (``:`` or ``#L``), ``dash`` what comes between the two (``-``, ``–``, ``-L``), None for
+    a single line; None when there is none this module rewrites."""
     m = _LINE_FORM.match(after)
-    if m is None:
-        return None
+    if m is not None:
+        lead, dash = ":", m.group(2)
+    else:
+        m = _FRAGMENT.match(after)
+        if m is None:
+            return None
+        lead, dash = "#L", None if m.group(3) is None else "-" + m.group(2)
     first = int(m.group(1))
     last = int(m.group(3)) if m.group(3) else first
     if first < 1 or last < first:
         return None
-    return m.end(), first, last, m.group(2)
+    return m.end(), first, last, lead, dash
 
 
 def held_last(root: Root, old: str) -> bytes | None:
@@ -78,7 +91,7 @@ def shifted(
     form = line_form(after_path)
     if form is None:
         return None
-    length, first, last, dash = form
+    length, first, last, lead, dash = form
     read = {} if read is None else read
     key = ("held", root.path, old)
     if key not in read:
@@ -99,7 +112,7 @@ def shifted(
     if found is None or found == (first, last):
         return None
     a, b = found
-    return length, f":{a}" if dash is None else f":{a}{dash}{b}"
+    return length, f"{lead}{a}" if dash is None else f"{lead}{a}{dash}{b}"
 
 
 def _lines(data: bytes) -> list[bytes]:

@@ -1,7 +1,7 @@
 """``check --fix`` of a cited path with lines whose file moved and changed (docs/check.md
 "Fixing moved paths"): the line form is rewritten to where the cited text stands in the
 file at its new place, so the note does not point at other code; text found nowhere, and
-line forms other than ``:N`` and ``:N-M``, are left as written. Found on requests' history:
+line forms other than ``:N``, ``:N-M`` and their ``#LN`` fragments, are left as written. Found on requests' history:
 ``src/requests/utils.py:37`` kept after the move became a blank line."""
 
 from __future__ import annotations
@@ -58,14 +58,30 @@ def test_lines_whose_text_is_gone_or_in_another_form_are_left_as_written(moved):
     git(repo, "commit", "-qam", "VALUE_2 changed")
     notes = (
         "+ VALUE_2 is 2, src/utils.py:2 TER-1\n"
-        "+ see [the values](src/utils.py#L5) TER-2\n"
+        "+ see [the values](src/utils.py#L5C3) TER-2\n"
         "+ several ranges, src/utils.py:1-2,5 TER-3\n"
     )
     assert fixed(moved, notes) == (
         0,
         "+ VALUE_2 is 2, src/requests/utils.py:2 TER-1\n"
-        "+ see [the values](src/requests/utils.py#L5) TER-2\n"
+        "+ see [the values](src/requests/utils.py#L5C3) TER-2\n"
         "+ several ranges, src/requests/utils.py:1-2,5 TER-3\n",
+    )
+
+
+def test_a_line_fragment_follows_its_text_in_its_own_style(moved):
+    """``#L5``, ``#L4-L6`` (GitHub) and ``#L4-6`` (GitLab) move with the text as ``:5``
+    does: left as written they pointed at other code, and the check passed."""
+    notes = (
+        "+ see [the value](src/utils.py#L5) TER-1\n"
+        "+ see [the values](src/utils.py#L4-L6) TER-2\n"
+        "+ see src/utils.py#L4-6 TER-3\n"
+    )
+    assert fixed(moved, notes) == (
+        0,
+        "+ see [the value](src/requests/utils.py#L8) TER-1\n"
+        "+ see [the values](src/requests/utils.py#L7-L9) TER-2\n"
+        "+ see src/requests/utils.py#L7-9 TER-3\n",
     )
 
 
