@@ -252,7 +252,7 @@ def _plan_file(display, path, found, resolver, hints, unsafe, out: FixResult) ->
         return
     lines = split_lines(before)
     by_line: dict[int, list[rules.Finding]] = {}
-    for f in found:
+    for f in line_edits.at_definitions(found, lines):
         by_line.setdefault(f.line, []).append(f)
     where = _Where(display, os.path.dirname(real), resolver, hints, unsafe, {})
     for number, on_line in by_line.items():

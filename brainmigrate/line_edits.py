@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import codecs
 from collections.abc import Iterable, Sequence
+from typing import NamedTuple
 
 from brainmigrate.folder_moves import folder_cited
 from brainmigrate.model import Segment
@@ -139,3 +140,39 @@ def edited(raw: bytes, edits: Iterable[tuple[int, int, bytes]]) -> bytes:
         return raw
     pieces.append(raw[at:])
     return b"".join(pieces)
+
+
+class Placed(NamedTuple):
+    """A finding's ``line``, ``col`` and ``subject`` as ``--fix`` plans it: where the cited
+    text is written."""
+
+    line: int
+    col: int
+    subject: str
+
+
+def at_definitions(found: Sequence, lines: Sequence[bytes]) -> list:
+    """``found`` (findings: ``line``, ``col``, ``subject``) with each whose line does not
+    hold its subject, a reference-style link (``[entry][r]``, SPEC.md §Anchors:
+    reported at the reference), placed where the target is written: at the first link
+    reference definition of the file whose target is the subject (``[r]: src/old.py``),
+    as a ``Placed``; any other finding as it is."""
+    from brainmigrate.read.references import link_definition
+
+    defs: dict[str, tuple[int, int]] | None = None
+    out = []
+    for f in found:
+        raw = lines[f.line - 1] if 0 < f.line <= len(lines) else b""
+        if f.subject.encode("utf-8", "surrogateescape") in raw:
+            out.append(f)
+            continue
+        if defs is None:
+            defs = {}
+            for number, line in enumerate(lines, 1):
+                text, _ = decode(content(line, number)[0])
+                target = link_definition(text)
+                if target is not None and target[1] not in defs and target[1] in text:
+                    defs[target[1]] = (number, text.index(target[1]) + 1)
+        at = defs.get(f.subject)
+        out.append(f if at is None else Placed(at[0], at[1], f.subject))
+    return out

@@ -480,3 +480,25 @@ def test_an_interrupt_after_a_file_was_fixed_names_it(repo, notes, monkeypatch):
     )
     assert notes.read_bytes() == notes_bytes(repo, FIXED)
     assert [p.name for p in notes.parent.iterdir()] == ["team.md"]  # no temporary file
+
+
+def test_a_reference_style_link_is_fixed_at_its_definition(tmp_path, monkeypatch):
+    """``[the entry][r]`` is reported at the reference (SPEC.md §Anchors) but its path is
+    written in ``[r]: src/old.py``: --fix rewrites the definition, where it said "the notes
+    file changed since it was read" and left a BM101 error."""
+    from trees import renamed
+
+    monkeypatch.chdir(tmp_path)
+    renamed(tmp_path / "repo", "x = 1\n")
+    notes = tmp_path / "repo" / "CLAUDE.md"
+    notes.write_text("# Rules\n\n- See [the entry][r] for the start.\n\n[r]: src/old.py\n")
+    monkeypatch.chdir(tmp_path / "repo")
+    done = cli("check", "CLAUDE.md", "--fix", "--isolated")
+    assert (done.exit_code, done.stderr) == (
+        0,
+        "CLAUDE.md:5:6: src/old.py -> src/new.py (renamed in git history)\n"
+        "Fixed 1 citation in 1 file; 0 left\n",
+    )
+    assert notes.read_text() == (
+        "# Rules\n\n- See [the entry][r] for the start.\n\n[r]: src/new.py\n"
+    )
