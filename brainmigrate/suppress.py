@@ -144,10 +144,12 @@ def _edit_file(display, path, facts, spans, out: Added) -> tuple[FileEdit | None
     for head, (codes, on) in sorted(facts.items()):
         last = min(spans.get((display, head), head), len(lines))
         free = [n for n in sorted(on | {head}) if n <= len(lines)]
+        free += [n for n in range(head, last + 1) if n not in free]  # then its other lines
         done = _waive(lines, range(head, last + 1), free, sorted(codes))
         if done is None:
             out.notes.append(
-                f"{display}:{head}: every line of the fact ends in another comment; add"
+                f"{display}:{head}: every line of the fact ends in another comment or a"
+                " hard line break; add"
                 f" '<!-- brainmigrate: ignore {', '.join(sorted(codes))} -->' by hand"
             )
         count += done or 0
@@ -160,7 +162,8 @@ def _waive(
 ) -> int | None:
     """Write ``codes`` into the fact of the lines ``span`` (1-based) of ``lines``, in
     place: into the fact's ``ignore`` comment, else as a new one on the first of the lines
-    ``free`` (its first line, then its findings' lines) that ends in no comment. How many
+    ``free`` (its first line, its findings' lines, then its other lines) that can take one
+    (``_takes_comment``). How many
     codes were added; None when no line can take them."""
     for number in span:
         text, lead, end = _parts(lines[number - 1], number)
@@ -174,14 +177,22 @@ def _waive(
         text = text[:cut] + "".join(f", {c}" for c in new) + text[cut:]
         lines[number - 1] = lead + text.encode("utf-8", "surrogateescape") + end
         return len(new)
-    free = next((n for n in free if split_trailer(_parts(lines[n - 1], n)[0])[1] is None), None)
+    free = next((n for n in free if _takes_comment(_parts(lines[n - 1], n)[0])), None)
     if free is None:
         return None
     text, lead, end = _parts(lines[free - 1], free)
-    space = "" if text[-1:].isspace() or not text else " "
-    text += f"{space}<!-- brainmigrate: ignore {', '.join(codes)} -->"
+    body = text.rstrip(" \t")  # before a hard line break's two spaces, which stay last
+    space = " " if body else ""
+    text = f"{body}{space}<!-- brainmigrate: ignore {', '.join(codes)} -->{text[len(body) :]}"
     lines[free - 1] = lead + text.encode("utf-8", "surrogateescape") + end
     return len(codes)
+
+
+def _takes_comment(text: str) -> bool:
+    """Whether a suppression can go at the end of a line without changing what it says:
+    it ends in no comment (a date trailer stays the trailer) and in no backslash (a
+    Markdown hard line break, lost behind a comment)."""
+    return split_trailer(text)[1] is None and not text.rstrip(" \t").endswith("\\")
 
 
 def _parts(raw: bytes, number: int) -> tuple[str, bytes, bytes]:

@@ -125,8 +125,8 @@ def test_a_fact_whose_lines_all_end_in_a_comment_is_named(project):
     got = add("notes")
     assert (got.exit_code, got.stderr) == (
         0,
-        "brainmigrate: warning: notes/a.md:1: every line of the fact ends in another comment;"
-        " add '<!-- brainmigrate: ignore BM101 -->' by hand\n"
+        "brainmigrate: warning: notes/a.md:1: every line of the fact ends in another comment"
+        " or a hard line break; add '<!-- brainmigrate: ignore BM101 -->' by hand\n"
         "Added 0 suppressions to 0 files\n",
     )
 
@@ -139,7 +139,8 @@ def test_only_the_comment_bytes_change_crlf_bom_and_bad_utf8_kept(project):
     assert (project / "notes/a.md").read_bytes() == (
         b"\xef\xbb\xbf+ gone src/Gone.kt <!-- brainmigrate: ignore BM101 -->\r\n"
         # the bad byte is a finding of its fact too (BM305), waived with it
-        b"+ bad \xff byte src/Old.kt  <!-- brainmigrate: ignore BM101, BM305 -->\r\n"
+        # two trailing spaces (a Markdown hard line break) stay last, after the comment
+        b"+ bad \xff byte src/Old.kt <!-- brainmigrate: ignore BM101, BM305 -->  \r\n"
         b"+ see src/Foo.kt"
     )
     assert {s for *_, s in findings("notes")} == {True}
@@ -208,3 +209,17 @@ def test_markdown_notes_table_rows_quotes_and_paragraphs_take_the_comment(projec
     )
     assert {s for *_, s in findings("AGENTS.md")} == {True}
     assert add("AGENTS.md").stderr == "Added 0 suppressions to 0 files\n"
+
+
+def test_a_hard_line_break_stays_a_hard_line_break(project):
+    """A comment behind a Markdown hard break (two trailing spaces, or a backslash) would
+    undo it: the spaces stay after the comment; a backslash line takes none, the next line
+    of the paragraph does."""
+    text = "A rule that cites src/Two.kt  \nand more\n\nA rule citing src/Back.kt\\\nsecond line\n"
+    write(project, {"AGENTS.md": text})
+    assert add("AGENTS.md").stderr == "Added 2 suppressions to 1 file\n"
+    assert (project / "AGENTS.md").read_text() == (
+        "A rule that cites src/Two.kt <!-- brainmigrate: ignore BM101 -->  \nand more\n\n"
+        "A rule citing src/Back.kt\\\nsecond line <!-- brainmigrate: ignore BM101 -->\n"
+    )
+    assert {s for *_, s in findings("AGENTS.md")} == {True}
