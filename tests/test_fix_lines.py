@@ -1,8 +1,9 @@
 """``check --fix`` of a cited path with lines whose file moved and changed (docs/check.md
 "Fixing moved paths"): the line form is rewritten to where the cited text stands in the
 file at its new place, so the note does not point at other code; text found nowhere, and
-line forms other than ``:N``, ``:N-M`` and their ``#LN`` fragments, are left as written. Found on requests' history:
-``src/requests/utils.py:37`` kept after the move became a blank line."""
+line forms other than ``:N``, ``:N-M`` and their ``#LN`` fragments, are left as written.
+Found on requests' history: ``src/requests/utils.py:37`` kept after the move became a
+blank line."""
 
 from __future__ import annotations
 
