@@ -472,7 +472,7 @@ def fingerprint_records(facts: Iterable[FactRecord], checkouts: Checkouts) -> se
 
     A fingerprint equal to the one an anchor holds (same place, lines and digests) leaves
     the anchor as it is, its ``commit`` and ``verified_at`` included: an ``import
-    --verify`` that finds nothing changed writes nothing (README "Keeping the store in
+    --verify`` that finds nothing changed writes nothing (docs/reference.md "Keeping the store in
     sync"). Returns the ids of the facts whose anchors or status changed."""
     facts = list(facts)
     changed: set[int] = set()

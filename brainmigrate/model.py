@@ -445,7 +445,7 @@ class FactRecord:
     over repeats. ``provenance`` lists ``(file, line, fingerprint)`` of every line that fed
     the fact; ``new_provenance`` those this run adds. ``stored`` says whether the store held
     the fact before this run; ``origin`` is ``(file, line)`` of the last line of this run
-    that fed it (README "The store": a fact's origin is the most recent line that fed it);
+    that fed it (docs/reference.md "The store": a fact's origin is the last line that fed it);
     ``refed`` is ``(file, line, fingerprint)`` when that line is a provenance row the store
     holds already that must be recorded again, last, to be the stored fact's origin (else
     None).

@@ -116,7 +116,7 @@ class Places:
 
         given = text.strip().replace("\\", "/")
         if given.startswith("~"):
-            given = os.path.expanduser(given)  # as a cited ~/x reads (README "Anchors")
+            given = os.path.expanduser(given)  # as a cited ~/x reads (docs/reference.md "Anchors")
         shown = printable(given)
         inside = escaped = False
         for root in roots:
@@ -201,7 +201,7 @@ class Places:
             index = self._index(root)
             found = index.declarations_of([name]).get(name, [])
             found = _chosen([d for d in found if in_container(d, container)])
-            # a file and a symbolic link to it are one file (README "Anchors")
+            # a file and a symbolic link to it are one file (docs/reference.md "Anchors")
             found = [d for d in found if index.link_target(d.path) is None] or found
             paths = sorted({d.path for d in found})
             if len(paths) > 1:

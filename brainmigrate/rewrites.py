@@ -1,5 +1,5 @@
 """Notes files ``check --fix`` rewrites, and only where it was sent (docs/check.md,
-"Fixing moved paths"; README "## The store").
+"Fixing moved paths"; docs/reference.md "## The store").
 
 ``Given`` holds a run's PATHS as they were at its start (a folder swapped for a symlink
 later still names the folder that was read); ``rewrite`` replaces one notes file through

@@ -362,7 +362,7 @@ def render_fact(fact: dict) -> str:
     out.append(f"marker: {fact['marker']}")
     for key in ("task", "run", "created", "imported", "updated"):
         out.append(f"{key}: {fact[key] if fact[key] is not None else '-'}")
-    origin = fact["origin"]  # the line that fed it most recently (README "The store")
+    origin = fact["origin"]  # the line that fed it most recently (docs/reference.md "The store")
     out.append(f"origin: {origin['file']}:{origin['line']}" if origin else "origin: -")
     for key in ("supersedes", "related"):
         if fact[key]:

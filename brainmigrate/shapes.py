@@ -87,7 +87,7 @@ def report_fact(rec: FactRecord, roots: dict[str, int], action: str) -> dict:
 def fact_dict(rec: FactRecord, extra: dict) -> dict:
     """A stored fact as a JSON-able dict (the shape ``show``, ``search --format json`` and
     the jsonl export use). ``origin`` is the last of ``extra["provenance"]`` (recorded
-    order): the line that fed the fact most recently (README "The store")."""
+    order): the line that fed the fact most recently (docs/reference.md "The store")."""
     prov = extra.get("provenance", [])
     return {
         **fact_fields(rec),

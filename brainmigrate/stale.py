@@ -45,7 +45,7 @@ class VerifyError(BrainmigrateError):
 @dataclass(slots=True)
 class FactCheck:
     """A fact read again: its anchors' checks and its origin, the notes line that fed it
-    most recently (``(file, line)``; README "The store").
+    most recently (``(file, line)``; docs/reference.md "The store").
 
     ``worst`` is the anchor check that gives the fact its state (the first of the worst),
     None when every anchor is unreachable; ``state`` the fact's state."""

@@ -1,4 +1,4 @@
-"""The one writer every file this package writes goes through (README "## The store",
+"""The one writer every file this package writes goes through (docs/reference.md "## The store",
 docs/check.md "Fixing moved paths").
 
 A target is resolved once (``fsutil.write_target``: a symlink the user typed is followed,

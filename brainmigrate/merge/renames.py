@@ -1,4 +1,4 @@
-"""A notes file renamed carries its facts with it (issue 24, "Sync"; README "Keeping the
+"""A notes file renamed carries its facts with it (issue 24, "Sync"; docs/reference.md "Keeping the
 store in sync"): before an import merges, each notes file it reads that never fed the store
 is matched with a file that fed the store and is gone from its path; the match's facts then
 follow the new name (provenance moves, ids stay, the scope follows the new file's).

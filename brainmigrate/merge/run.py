@@ -246,7 +246,7 @@ class _Run:
 
     def _provenance(self, rec: FactRecord, fact: ParsedFact, fp: str) -> None:
         """Record that ``fact`` (its line key ``fp``) fed ``rec``, which makes it the fact's
-        origin (README "The store": the most recent line that fed it). A line the store
+        origin (docs/reference.md "The store": the most recent line that fed it). A line the store
         holds already is recorded again, last (``refed``), only when another row would
         otherwise be the fact's last one: a new row of this run, or a stored row last."""
         where = (fact.file, fact.line)

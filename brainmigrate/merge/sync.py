@@ -1,5 +1,5 @@
 """The facts an import finds no longer in the notes, and what ``import --sync`` does with
-them (issue 24, "Sync"; README "## The store (`know.db`)").
+them (issue 24, "Sync"; docs/reference.md "## The store (`know.db`)").
 
 A stored fact all of whose provenance lies in the notes files this import read, and none
 of whose lines the import read again, is no longer in the notes. ``--sync`` retires it:

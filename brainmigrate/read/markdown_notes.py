@@ -15,7 +15,7 @@ notation, one ``Line`` per physical line, so facts, anchors and the merge read b
 
 A fact records the marker ``-`` (``model.MARKERS``; kind ``other``) unless a brain marker
 follows the list marker and the task box (``- ! flaky upload`` records ``!``, a blocker);
-``@`` and ``%`` are not special. Where SPEC.md is silent, this module decides (README,
+``@`` and ``%`` are not special. Where SPEC.md is silent, this module decides (docs/reference.md,
 "Markdown notes"):
 
 * headings, fences and HTML comments count at any indentation (a fence inside a list item

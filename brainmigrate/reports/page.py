@@ -1,6 +1,6 @@
 """What the HTML audit page shows beyond the report dict: the header (version, time,
 command line, store), a link per notes file, and the stale states of the store's facts
-when it holds fingerprints (README "The report")."""
+when it holds fingerprints (docs/reference.md "The report")."""
 
 from __future__ import annotations
 

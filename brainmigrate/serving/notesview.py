@@ -236,7 +236,7 @@ def _file_anchor(tok: Token, files: list[Anchor]) -> Anchor | None:
 
 
 def ignore_edit(line: str, code: str) -> tuple[int, int, str] | None:
-    """The edit that makes the notes ``line`` waive ``code`` (README, "check"): ``(start,
+    """The edit that makes the notes ``line`` waive ``code`` (docs/reference.md, "check"): ``(start,
     end, text)``, 0-based code-point columns of the line, ``end`` not included. A line
     without a trailer gets `` <!-- brainmigrate: ignore CODE -->``; one ending with such
     a suppression gets ``code`` added to it (``allow-gone`` is ``ignore BM101``); None

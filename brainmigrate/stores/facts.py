@@ -226,8 +226,8 @@ def ids_of(rows: Iterable[tuple]) -> list[int]:
 
 def origins(con: sqlite3.Connection, ids: Iterable[int] | None = None) -> dict[int, tuple]:
     """Fact id -> ``(file, line)`` of its origin: the provenance row recorded last, the
-    line that fed it most recently (README "The store"); of the facts ``ids`` (None: every
-    fact); each row it returns checked (``Inconsistent``)."""
+    line that fed it most recently (docs/reference.md "The store"); of the facts ``ids``
+    (None: every fact); each row it returns checked (``Inconsistent``)."""
     only, args = "", []
     if ids is not None:
         only, args = " WHERE fact_id IN (SELECT value FROM json_each(?))", [json.dumps(list(ids))]

@@ -179,7 +179,7 @@ class Stored:
 
     def latest(self, fid: int) -> tuple[str, int] | None:
         """``(file, line)`` of the provenance row the store recorded last for fact ``fid``
-        (its origin: README "The store"), or None when it holds none."""
+        (its origin: docs/reference.md "The store"), or None when it holds none."""
         if fid not in self._latest and self._con is not None:
             self._latest.update(self._last_rows([fid]))
         return self._latest.get(fid)

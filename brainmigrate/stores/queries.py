@@ -110,7 +110,7 @@ class Reader:
     def details(self, ids: Iterable[int] | None = None) -> dict[int, dict]:
         """What a ``snapshot`` leaves out, per fact id: ``imported``, ``updated`` (ISO UTC
         times) and ``provenance``, a list of ``{"file", "line", "imported"}`` in the order
-        it was recorded (the last one is the fact's origin: README "The store"). ``ids``
+        it was recorded (the last one is the fact's origin: docs/reference.md "The store"). ``ids``
         limits the answer to those facts, and the rows read (None: every fact)."""
         wanted = None if ids is None else [i for i in dict.fromkeys(ids) if 1 <= i <= MAX_ID]
         if wanted == []:
