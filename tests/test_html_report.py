@@ -242,7 +242,7 @@ def test_html_facts_link_their_origin_and_list_their_anchors_and_stale_states(
         ("", "0", "file gone"),
         ("", "0", "unreachable"),
     ]
-    assert "3 anchored facts of the store read again against the roots now" in cards
+    assert "3 anchored facts of the store read again now, each in the root recorded" in cards
 
 
 def test_html_says_why_it_shows_no_stale_states(tmp_path, monkeypatch):
@@ -276,3 +276,50 @@ def test_html_charts_scale_tables_scroll_and_a_dark_scheme_is_given(tmp_path, mo
     # still one self-contained file: the links are relative, the only URL the SVG namespace
     assert re.findall(r"https?://[^\s\"']+", html) == ["http://www.w3.org/2000/svg"] * 2
     assert not re.search(r"<(link|img|iframe|object|script)\b|\bsrc=|@import|url\(", html)
+
+
+def test_html_stale_states_are_read_in_the_recorded_roots_as_stale_dry_run_reads_them(
+    tmp_path, monkeypatch
+):
+    """Imported with --verify from two roots, the first moved away, then imported again
+    with the second root only: the page's states are those of ``stale --dry-run`` (the
+    moved root's anchors unreachable, not "file gone" in the root the import was given)."""
+    from trees import committed, write
+
+    monkeypatch.chdir(tmp_path)
+    committed(tmp_path / "app", {"src/Pay.kt": "class Pay\n", "src/Hook.kt": "class Hook\n"})
+    committed(tmp_path / "infra", {"deploy.yml": "a: 1\n"})
+    write(
+        tmp_path,
+        {
+            "notes/n.md": "+ payments live in src/Pay.kt\n+ hooks live in src/Hook.kt\n"
+            "+ the deploy is deploy.yml\n"
+        },
+    )
+    r = run("import", "notes", "--root", "app", "--root", "infra", "--verify")
+    assert r.exit_code == 0, r.output
+    (tmp_path / "app").rename(tmp_path / "app2")
+    r = run("import", "notes", "--root", "infra", "--format", "html", "--output", "r.html")
+    assert (r.exit_code, r.output) == (0, "")
+    dry = run("stale", "--dry-run")
+    assert (dry.exit_code, dry.stdout.splitlines()[-1]) == (
+        0,
+        "OK: checked 3, stale 0, unreachable 2 (dry run: nothing recorded)",
+    )
+    html = (tmp_path / "r.html").read_text(encoding="utf-8")
+    cards = re.search(r"<h2[^>]*>Stale states</h2>\n(.*?)\n<h2", html, re.S)[1]
+    assert re.findall(r'<div class="card( bad)?"><b>(\d+)</b>([a-z ]+)</div>', cards) == [
+        ("", "1", "fresh"),
+        ("", "0", "moved"),
+        ("", "0", "body changed"),
+        ("", "0", "signature changed"),
+        ("", "0", "declaration gone"),
+        ("", "0", "file gone"),
+        ("", "2", "unreachable"),
+    ]
+    assert "each in the root recorded with its anchors (as <code>brainmigrate stale" in cards
+    # each fact's state cell: unreachable with stale's reason (not marked stale), one fresh
+    unreachable = f"<td>unreachable: root cannot be read: {tmp_path / 'app'}</td>"
+    assert html.count(unreachable) == 2
+    assert html.count('<td class="state-fresh">fresh</td>') == 1
+    assert '<td class="stale">' not in html

@@ -93,14 +93,17 @@ def _option_words(p, value) -> list[str]:
 
 def stale_states(result, cache_dir=None) -> tuple[dict | None, str]:
     """The stale state of each anchored fact of the store an import wrote (SPEC.md
-    §Staleness; ``stale.stale`` as a dry run, recording nothing) as ``({"counts": {state:
-    facts}, "facts": {"k12": (state, reason)}}, "")``, or ``(None, why)`` for a dry run,
-    a store that holds no fingerprints, or one whose anchors no root can read."""
+    §Staleness) as ``({"counts": {state: facts}, "facts": {"k12": (state, reason)}}, "")``
+    (the reason of an unreachable fact is why its root cannot be read),
+    or ``(None, why)`` for a dry run, a store that holds no fingerprints, or one whose
+    anchors no root can read. Read exactly as ``brainmigrate stale --dry-run`` with no
+    ``--root`` reads them (``stale.stale``, recording nothing): each anchor in the root
+    recorded with it, not in the import's ``--root``s, so an anchor whose recorded root is
+    missing is ``unreachable``, never "file gone" because another root lacks the file."""
     from brainmigrate import stale, stores
 
     if result.dry_run or not result.store or not os.path.exists(result.store):
         return None, "Dry run: no store was written, so no fingerprints to read again."
-    roots = [r.path for r in result.roots]
     try:  # the store was written already: a failure here costs the page its states only
         with stores.reader(Path(result.store)) as r:
             fingerprinted = r.version() >= 2 and bool(r.anchored_files())
@@ -109,12 +112,15 @@ def stale_states(result, cache_dir=None) -> tuple[dict | None, str]:
                 "The store holds no fingerprints: run brainmigrate verify (or import"
                 " --verify) to record them, then the page shows which facts are stale."
             )
-        checked = stale.stale(result.store, roots, dry_run=True, cache_dir=cache_dir)
+        checked = stale.stale(result.store, (), dry_run=True, cache_dir=cache_dir)
     except BrainmigrateError as exc:
         return None, f"Stale states not read: {exc}"
     counts = Counter({s: 0 for s in (*STATES, UNREACHABLE)})
     facts = {}
     for fc in checked.facts:
         counts[fc.state] += 1
-        facts[fc.fact.key] = (fc.state, fc.reason or "")
+        why = fc.reason or ""
+        if fc.state == UNREACHABLE and fc.anchors:  # as stale's text report words it
+            why = fc.anchors[0].reason or ""
+        facts[fc.fact.key] = (fc.state, why)
     return {"counts": dict(counts), "facts": facts}, ""
