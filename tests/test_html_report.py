@@ -22,6 +22,15 @@ NOTES = """\
 """
 
 
+def code(path: str, tail: str = "") -> str:
+    """The page's markup of ``path`` (``file:line:col``, an anchor's path and its
+    ``#symbol:lines`` tail): one unbreakable span per part, a break opportunity after each
+    ``/``, so a long path wraps between its folders and never inside a name."""
+    parts = [f"<span>{p}</span>" for p in re.findall(r"[^/]*/|[^/]+$", path)]
+    parts += [f"<span>{tail}</span>"] if tail else []
+    return f'<code class="p">{"<wbr>".join(parts)}</code>'
+
+
 @pytest.fixture
 def report(tmp_path, monkeypatch) -> dict:
     root = tmp_path / "root"
@@ -37,7 +46,8 @@ def report(tmp_path, monkeypatch) -> dict:
 def test_html_escapes_fact_text_and_is_self_contained(report):
     html = reports.render(report, "html")
     assert "<script" not in html
-    assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; &amp; friends" in html
+    # a "/" in a fact's text is a break opportunity (<wbr>), as in a path
+    assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/<wbr>script&gt; &amp; friends" in html
     # no network: no external resources, no scripts; the only URL is the SVG namespace
     assert re.findall(r"https?://[^\s\"']+", html) == ["http://www.w3.org/2000/svg"] * 2
     assert not re.search(r"<(link|img|iframe|object)\b|\bsrc=|@import|url\(", html)
@@ -48,12 +58,15 @@ def test_html_holds_totals_charts_gone_merged_and_warnings(report):
     html = reports.render(report, "html")
     assert '<div class="card bad"><b>1</b>fact citing gone files</div>' in html
     assert (
-        "<td><code>hostile.md:3:49</code></td><td><code>src/gone.kt</code></td>"
-        '<td class="hint"></td><td>k1</td>' in html
+        f"<td>{code('hostile.md:3:49')}</td><td>{code('src/gone.kt')}</td>"
+        '<td class="hint"></td><td class="nw">k1</td>' in html
     )
-    said = "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; &amp; friends live in src/gone.kt"
+    said = (
+        "&lt;script&gt;alert(&#34;x&#34;)&lt;/<wbr>script&gt; &amp; friends live in"
+        " src/<wbr>gone.kt"
+    )
     assert (
-        '<td><code>hostile.md:5</code></td><td>k1</td><td class="side">'
+        f'<td>{code("hostile.md:5")}</td><td>k1</td><td class="side">'
         f'{said}</td><td class="side">{said}</td><td class="n">1.00</td>' in html
     )
     # bars: area:hostile has 1 decision and 1 environment fact, scaled to the largest scope
@@ -114,17 +127,18 @@ def test_html_merged_repeats_side_by_side_moved_hints_and_fact_lines(tmp_path, m
     args = ["import", "n.md", "--root", "root", "--dry-run", "--format", "html"]
     html = CliRunner().invoke(cli.main, args).stdout
     assert (
-        '<tr><td><code>n.md:2</code></td><td>k1</td><td class="side">The webhook handlers '
+        f'<tr><td>{code("n.md:2")}</td><td>k1</td><td class="side">The webhook handlers '
         'retried failed delivery three times TER-1</td><td class="side">the webhook handler '
         'retries failed deliveries three times TER-1</td><td class="n">1.00</td></tr>' in html
     )
     assert (
-        "<td><code>n.md:3:23</code></td><td><code>src/Moved.kt</code></td>"
+        f"<td>{code('n.md:3:23')}</td><td>{code('src/Moved.kt')}</td>"
         '<td class="hint">moved? lib/Moved.kt (the only file of that name)</td>' in html
     )
     assert '<th class="n">lines</th><th class="n">fact lines</th>' in html
     assert (
-        '<td><code>n.md</code></td><td>area:n</td><td class="n">3</td><td class="n">3</td>' in html
+        f'<td>{code("n.md")}</td><td class="nw">area:n</td>'
+        '<td class="n">3</td><td class="n">3</td>' in html
     )
 
 
@@ -219,19 +233,22 @@ def test_html_facts_link_their_origin_and_list_their_anchors_and_stale_states(
     tmp_path, monkeypatch
 ):
     html = stale_page(tmp_path, monkeypatch)
-    origin = '<td><a href="../notes/facts.md#L{0}"><code>notes/facts.md:{0}</code></a></td>'
-    rest = "<td>area:facts</td><td>environment</td><td>active</td>"
+    origin = '<td><a href="../notes/facts.md#L{}">{}</a></td>'.format
+    rest = '<td class="nw">area:facts</td><td class="nw">environment</td><td class="nw">active</td>'
     assert (
-        f'<tr><td>k1</td>{origin.format(1)}{rest}<td class="state-fresh">fresh</td>'
-        "<td>parse lives in src/app.py:1-2</td><td></td><td><code>file src/app.py:1-2</code>"
-        "</td></tr>" in html
+        f'<tr><td class="nw">k1</td>{origin(1, code("notes/facts.md:1"))}{rest}'
+        '<td class="state-fresh">fresh</td><td class="text">parse lives in src/<wbr>app.py:1-2'
+        f'</td><td class="nw"></td><td><code>file</code> {code("src/app.py:1-2")}</td></tr>' in html
     )
     assert (
-        f'<tr><td>k2</td>{origin.format(2)}{rest}<td class="stale">body changed: src/b.py'
-        "</td><td>b is in src/b.py</td><td></td><td><code>file src/b.py</code></td></tr>" in html
+        f'<tr><td class="nw">k2</td>{origin(2, code("notes/facts.md:2"))}{rest}'
+        '<td class="stale">body changed: src/<wbr>b.py</td><td class="text">b is in src/<wbr>b.py'
+        f'</td><td class="nw"></td><td><code>file</code> {code("src/b.py")}</td></tr>' in html
     )
-    assert "<td><code>symbol app/Pay.kt#ChargeRequest:1-3</code></td></tr>" in html
-    assert f"<tr><td>k4</td>{origin.format(4)}{rest}<td></td>" in html  # no anchor
+    anchor = code("app/Pay.kt", "#ChargeRequest:1-3")
+    assert f"<td><code>symbol</code> {anchor}</td></tr>" in html
+    no_anchor = f'<tr><td class="nw">k4</td>{origin(4, code("notes/facts.md:4"))}{rest}<td></td>'
+    assert no_anchor in html
     cards = re.search(r"<h2>Stale states</h2>\n(.*?)\n<h2>", html, re.S)[1]
     assert re.findall(r'<div class="card( bad)?"><b>(\d+)</b>([a-z ]+)</div>', cards) == [
         ("", "2", "fresh"),
@@ -319,7 +336,8 @@ def test_html_stale_states_are_read_in_the_recorded_roots_as_stale_dry_run_reads
     ]
     assert "each in the root recorded with its anchors (as <code>brainmigrate stale" in cards
     # each fact's state cell: unreachable with stale's reason (not marked stale), one fresh
-    unreachable = f"<td>unreachable: root cannot be read: {tmp_path / 'app'}</td>"
+    app = str(tmp_path / "app").replace("/", "/<wbr>")
+    unreachable = f"<td>unreachable: root cannot be read: {app}</td>"
     assert html.count(unreachable) == 2
     assert html.count('<td class="state-fresh">fresh</td>') == 1
     assert '<td class="stale">' not in html
