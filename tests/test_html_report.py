@@ -137,7 +137,7 @@ def test_html_merged_repeats_side_by_side_moved_hints_and_fact_lines(tmp_path, m
     )
     assert '<th class="n">lines</th><th class="n">fact lines</th>' in html
     assert (
-        f'<td>{code("n.md")}</td><td class="nw">area:n</td>'
+        f'<td><a href="n.md">{code("n.md")}</a></td><td class="nw">area:n</td>'
         '<td class="n">3</td><td class="n">3</td>' in html
     )
 
@@ -233,23 +233,27 @@ def test_html_facts_link_their_origin_and_list_their_anchors_and_stale_states(
     tmp_path, monkeypatch
 ):
     html = stale_page(tmp_path, monkeypatch)
-    origin = '<td><a href="../notes/facts.md#L{}">{}</a></td>'.format
+    # the origin links the notes file (a local file has no #L<n> line anchors)
+    origin = '<td><a href="../notes/facts.md">{}</a></td>'.format
     rest = '<td class="nw">area:facts</td><td class="nw">environment</td><td class="nw">active</td>'
     assert (
-        f'<tr><td class="nw">k1</td>{origin(1, code("notes/facts.md:1"))}{rest}'
+        f'<tr id="k1"><td class="nw">k1</td>{origin(code("notes/facts.md:1"))}{rest}'
         '<td class="state-fresh">fresh</td><td class="text">parse lives in src/<wbr>app.py:1-2'
         f'</td><td class="nw"></td><td><code>file</code> {code("src/app.py:1-2")}</td></tr>' in html
     )
     assert (
-        f'<tr><td class="nw">k2</td>{origin(2, code("notes/facts.md:2"))}{rest}'
+        f'<tr id="k2"><td class="nw">k2</td>{origin(code("notes/facts.md:2"))}{rest}'
         '<td class="stale">body changed: src/<wbr>b.py</td><td class="text">b is in src/<wbr>b.py'
         f'</td><td class="nw"></td><td><code>file</code> {code("src/b.py")}</td></tr>' in html
     )
     anchor = code("app/Pay.kt", "#ChargeRequest:1-3")
     assert f"<td><code>symbol</code> {anchor}</td></tr>" in html
-    no_anchor = f'<tr><td class="nw">k4</td>{origin(4, code("notes/facts.md:4"))}{rest}<td></td>'
+    no_anchor = (
+        f'<tr id="k4"><td class="nw">k4</td>{origin(code("notes/facts.md:4"))}{rest}<td></td>'
+    )
     assert no_anchor in html
-    cards = re.search(r"<h2>Stale states</h2>\n(.*?)\n<h2>", html, re.S)[1]
+    assert "#L" not in html
+    cards = re.search(r'<h2 id="stale">Stale states</h2>\n(.*?)\n<h2', html, re.S)[1]
     assert re.findall(r'<div class="card( bad)?"><b>(\d+)</b>([a-z ]+)</div>', cards) == [
         ("", "2", "fresh"),
         ("", "0", "moved"),
@@ -270,7 +274,7 @@ def test_html_says_why_it_shows_no_stale_states(tmp_path, monkeypatch):
     args = ["import", "n.md", "--root", ".", "--format", "html"]
     dry = run(*args, "--dry-run").stdout
     assert (
-        '<h2>Stale states</h2>\n<p class="muted">Dry run: no store was written, so no'
+        '<h2 id="stale">Stale states</h2>\n<p class="muted">Dry run: no store was written, so no'
         " fingerprints to read again.</p>" in dry
     )
     assert "<th>stale state</th>" not in dry
@@ -341,3 +345,40 @@ def test_html_stale_states_are_read_in_the_recorded_roots_as_stale_dry_run_reads
     assert html.count(unreachable) == 2
     assert html.count('<td class="state-fresh">fresh</td>') == 1
     assert '<td class="stale">' not in html
+
+
+def test_html_fact_rows_and_sections_have_ids_and_the_files_table_links_each_notes_file(
+    tmp_path, monkeypatch
+):
+    """``report.html#k2`` opens at fact k2's row, ``#stale`` at the stale states; the Files
+    table links each notes file; every link resolves from the page's folder to a file."""
+    html = stale_page(tmp_path, monkeypatch)
+    ids = re.findall(r'\bid="([^"]+)"', html)
+    assert len(ids) == len(set(ids))
+    assert re.findall(r'<tr id="(k\d+)"><td class="nw">\1</td>', html) == ["k1", "k2", "k3", "k4"]
+    assert re.findall(r'<h2 id="([a-z]+)">', html) == [
+        "scopes",
+        "roots",
+        "gone",
+        "merged",
+        "warnings",
+        "stale",
+        "files",
+        "facts",
+    ]
+    files = re.search(r'<h2 id="files">Files</h2>\n(.*?)\n<h2', html, re.S)[1]
+    assert f'<tr><td><a href="../notes/facts.md">{code("notes/facts.md")}</a></td>' in files
+    hrefs = re.findall(r'href="([^"]+)"', html)
+    assert len(hrefs) == 5  # the file's row and its four facts' origins
+    assert all((tmp_path / "out" / h).is_file() for h in hrefs)
+
+
+def test_html_links_no_notes_file_that_is_not_there(tmp_path, monkeypatch):
+    """Notes read from standard input are named ``-``, no file: the page names them and
+    links nothing."""
+    monkeypatch.chdir(tmp_path)
+    args = ["import", "-", "--dry-run", "--format", "html"]
+    html = CliRunner().invoke(cli.main, args, input="+ a fact\n").stdout
+    assert f'<tr><td>{code("-")}</td><td class="nw">area:stdin</td>' in html
+    assert f'<tr id="k1"><td class="nw">k1</td><td>{code("-:1")}</td>' in html
+    assert "<a " not in html

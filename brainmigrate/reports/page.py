@@ -21,7 +21,7 @@ def page(result, output: str | None, cache_dir=None) -> dict:
 
     ``version``, ``time`` (UTC, ISO 8601 to the second), ``command`` (``command_line``),
     ``store``; ``href``: a function giving a notes file (as the report names it) its
-    relative URL from the report's folder (``href``); ``stale`` (``stale_states``) and
+    relative URL from the report's folder, or None (``href``); ``stale`` (``stale_states``) and
     ``stale_note`` (why there are no states, else ``""``).
     """
     from brainmigrate import __version__
@@ -39,11 +39,15 @@ def page(result, output: str | None, cache_dir=None) -> dict:
     }
 
 
-def href(path: str, folder: str) -> str:
+def href(path: str, folder: str) -> str | None:
     """A relative URL from ``folder`` to the file at ``path`` (both as the run names them,
     relative to the current folder or absolute), ``/``-separated and percent-encoded; a
-    file on another drive gets a ``file:`` URL."""
+    file on another drive gets a ``file:`` URL; None when no file is there (notes read from
+    standard input), so the page links nothing. No ``#L<n>`` fragment: a browser showing a
+    local file has no line anchors, so the link opens the file and its text names the line."""
     target = os.path.abspath(path)
+    if not os.path.isfile(target):
+        return None
     try:
         rel = os.path.relpath(target, os.path.abspath(folder))
     except ValueError:  # another drive (Windows): no relative path
