@@ -382,3 +382,29 @@ def test_html_links_no_notes_file_that_is_not_there(tmp_path, monkeypatch):
     assert f'<tr><td>{code("-")}</td><td class="nw">area:stdin</td>' in html
     assert f'<tr id="k1"><td class="nw">k1</td><td>{code("-:1")}</td>' in html
     assert "<a " not in html
+
+
+def test_html_says_stale_s_error_when_no_recorded_root_can_be_read(tmp_path, monkeypatch):
+    """Every anchor's recorded root gone: ``stale --dry-run`` exits 2 with its message, and
+    the page shows that message in place of the states (the import itself succeeds)."""
+    from trees import write
+
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, {"app/src/Pay.kt": "class Pay\n", "infra/x.yml": "a: 1\n"})
+    write(tmp_path, {"n.md": "+ payments live in src/Pay.kt\n"})
+    assert run("import", "n.md", "--root", "app", "--verify").exit_code == 0
+    (tmp_path / "app").rename(tmp_path / "app2")
+    r = run("import", "n.md", "--root", "infra", "--format", "html", "--output", "r.html")
+    assert (r.exit_code, r.output) == (0, "")
+    said = (
+        "no anchor could be read in the roots recorded with them (app): 1 anchored fact"
+        " unreachable; check --root"
+    )
+    dry = run("stale", "--dry-run")
+    assert (dry.exit_code, dry.stderr) == (2, f"brainmigrate: error: {said}\n")
+    html = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert (
+        f'<h2 id="stale">Stale states</h2>\n<p class="muted">Stale states not read: {said}</p>'
+        in html
+    )
+    assert "<th>stale state</th>" not in html
