@@ -167,10 +167,13 @@ def test_the_markdown_report_lists_ignored_paths(project):
 
 def test_the_html_report_lists_ignored_paths(project):
     out = render(report(dry_run(project)), "html")
-    assert "<h2>Git-ignored paths (runtime or build files: neither anchor nor gone)</h2>" in out
+    heading = "Git-ignored paths (runtime or build files: neither anchor nor gone)"
+    assert f'<h2 id="ignored">{heading}</h2>' in out
+    # a path is one span per folder, a <wbr> after each "/" (it wraps only there)
     assert (
-        "<tr><td><code>notes/tools.md:3:21</code></td><td><code>tmp/pids/server.pid</code>"
-        "</td><td>k3</td></tr>"
+        '<tr><td><code class="p"><span>notes/</span><wbr><span>tools.md:3:21</span></code></td>'
+        '<td><code class="p"><span>tmp/</span><wbr><span>pids/</span><wbr><span>server.pid'
+        '</span></code></td><td class="nw">k3</td></tr>'
     ) in out
     assert "0 unresolved, 1 git-ignored, 0 ambiguous names." in out
 

@@ -15,6 +15,7 @@ Regenerate with ``pytest tests/test_golden.py --update-golden`` and review the d
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -78,6 +79,8 @@ def test_every_golden_case_renders_in_every_format(fmt, tmp_path, monkeypatch):
             [f"cases/{name}.md"], options, store=tmp_path / "none.db", dry_run=True
         )
         out = render(reports.report(result, with_facts=fmt != "text"), fmt)
+        if fmt == "html":  # a path is one span per folder there, a <wbr> after each "/"
+            out = re.sub(r"</?span>|<wbr>", "", out)
         for w in result.warnings:
             where = w.file + (f":{w.line}" if w.line else "") + (f":{w.col}" if w.col else "")
             assert where in out, (name, fmt, where)

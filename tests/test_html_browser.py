@@ -1,11 +1,13 @@
 """The HTML audit page as headless Chromium renders it, at 600 px and 1400 px wide: nothing
-runs past the window's right edge (measured in the page and seen in a screenshot), and the
-dark scheme keeps text readable. Skipped, with the reason, when no Chromium is installed
-(CI installs it)."""
+runs past the window's right edge (measured in the page and seen in a screenshot), the
+narrow columns (ids, kinds, statuses, where and origin paths) never break inside a word
+while a wide table scrolls in its box, and the dark scheme keeps text readable. Skipped,
+with the reason, when no Chromium is installed (CI installs it)."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import struct
@@ -55,7 +57,55 @@ const pair = (sel, prop) => {
   const e = document.querySelector(sel);
   return e ? [getComputedStyle(e)[prop], bg(e)] : null;
 };
+// the characters each line of e's text breaks after ("/" or " "), and its number of lines
+const lines = (e) => {
+  const walk = document.createTreeWalker(e, NodeFilter.SHOW_TEXT);
+  const r = document.createRange();
+  const after = [];
+  let top = null, prev = null, n = 0;
+  for (let t; (t = walk.nextNode()); ) {
+    for (let i = 0; i < t.length; i++) {
+      const ch = t.data[i];
+      r.setStart(t, i);
+      r.setEnd(t, i + 1);
+      const box = r.getClientRects()[0];
+      if (ch.trim() && box && box.width > 0) {
+        const y = Math.round(box.top);
+        if (top === null || y > top + 2) {
+          n += 1;
+          if (top !== null) after.push(prev);
+        }
+        top = y;
+      }
+      prev = ch;
+    }
+  }
+  return {n, after};
+};
+const column = (table, name) => {
+  const heads = [...table.rows[0].cells].map((c) => c.textContent);
+  const i = heads.indexOf(name);
+  return [...table.rows].slice(1).map((row) => row.cells[i]);
+};
+const tableOf = (title) => {
+  const h = [...document.querySelectorAll("h2")].find((e) => e.textContent === title);
+  return h && h.nextElementSibling.querySelector("table");
+};
+const facts = tableOf("Facts");
+const measure = (cells) => cells.map((c) => [c.textContent, lines(c)]);
 const out = {
+  cells: {
+    id: measure(column(facts, "id")),
+    kind: measure(column(facts, "kind")),
+    status: measure(column(facts, "status")),
+    task: measure(column(facts, "task")),
+    origin: measure(column(facts, "origin")),
+    where: measure(["Facts citing gone files", "Merged repeats", "Warnings"].flatMap(
+      (t) => (tableOf(t) ? column(tableOf(t), "where") : []))),
+  },
+  textWidth: Math.min(...column(facts, "text").map((c) => c.getBoundingClientRect().width)),
+  rem: parseFloat(getComputedStyle(d).fontSize),
+  box: [facts.parentElement.clientWidth, facts.parentElement.scrollWidth],
   inner: innerWidth,
   scroll: d.scrollWidth,
   right: Math.max(...[...document.querySelectorAll("body *")].filter(
@@ -79,8 +129,6 @@ document.body.append(pre);
 def page(tmp_path_factory) -> Path:
     """The audit page of real notes (long unbroken paths, a stale fact, gone citations)
     imported again into a fingerprinted store, written to ``out/report.html``."""
-    import os
-
     base = tmp_path_factory.mktemp("browser")
     here = os.getcwd()
     os.chdir(base)
@@ -95,6 +143,28 @@ def page(tmp_path_factory) -> Path:
     finally:
         os.chdir(here)
     return base / "out/report.html"
+
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+
+
+@pytest.fixture(scope="module")
+def samples_page(tmp_path_factory) -> Path:
+    """The audit page of the repository's samples (29 facts, four notes files, two roots),
+    imported with --verify and then again with ``--format html``."""
+    base = tmp_path_factory.mktemp("samples")
+    shutil.copytree(SAMPLES, base / "samples")
+    here = os.getcwd()
+    os.chdir(base)
+    try:
+        args = ["samples/notes", "--root", "samples/roots/app", "--root", "samples/roots/infra"]
+        args += ["--cache-dir", "cache"]
+        assert cli("import", *args, "--verify").exit_code == 0
+        r = cli("import", *args, "--format", "html", "--output", "r.html")
+        assert r.exit_code == 0, r.output
+    finally:
+        os.chdir(here)
+    return base / "r.html"
 
 
 def chromium(page: Path, width: int, *flags: str) -> subprocess.CompletedProcess:
@@ -197,6 +267,28 @@ def test_the_screenshot_right_edge_is_background_at(page, width, tmp_path):
     seen = {px for row in rows for px in row}
     assert bytes.fromhex("e15759") in seen  # the red "gone" bar is drawn
     assert bytes.fromhex("f28e2b") in seen  # and the environment facts' bar
+
+
+@pytest.mark.parametrize("width", [600, 1400])
+@pytest.mark.parametrize("which", ["page", "samples_page"])
+def test_narrow_columns_never_break_inside_a_word_at(which, width, request):
+    """Ids, kinds, statuses and task ids are one line each; where and origin paths break
+    only after a "/"; the fact text keeps at least 16rem and the table scrolls in its box
+    when it is wider than the window (the samples' at 600 px) instead of squeezing them."""
+    got = probed(request.getfixturevalue(which), width)
+    cells = got["cells"]
+    assert len(cells["id"]) == (4 if which == "page" else 29)
+    assert cells["id"][-1][0] == ("k4" if which == "page" else "k29")
+    for name in ("id", "kind", "status", "task"):
+        assert [c for c in cells[name] if c[1]["n"] > 1] == [], name
+    for name in ("origin", "where"):
+        assert cells[name], name
+        assert [c for c in cells[name] if set(c[1]["after"]) - {"/"}] == [], name
+    assert got["textWidth"] >= 16 * got["rem"]
+    box, wide = got["box"]
+    assert got["scroll"] <= width  # the page never scrolls sideways: the table's box does
+    if which == "samples_page":
+        assert (wide > box) == (width == 600)
 
 
 def test_dark_scheme_text_is_readable(page):

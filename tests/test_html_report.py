@@ -22,6 +22,15 @@ NOTES = """\
 """
 
 
+def code(path: str, tail: str = "") -> str:
+    """The page's markup of ``path`` (``file:line:col``, an anchor's path and its
+    ``#symbol:lines`` tail): one unbreakable span per part, a break opportunity after each
+    ``/``, so a long path wraps between its folders and never inside a name."""
+    parts = [f"<span>{p}</span>" for p in re.findall(r"[^/]*/|[^/]+$", path)]
+    parts += [f"<span>{tail}</span>"] if tail else []
+    return f'<code class="p">{"<wbr>".join(parts)}</code>'
+
+
 @pytest.fixture
 def report(tmp_path, monkeypatch) -> dict:
     root = tmp_path / "root"
@@ -37,7 +46,8 @@ def report(tmp_path, monkeypatch) -> dict:
 def test_html_escapes_fact_text_and_is_self_contained(report):
     html = reports.render(report, "html")
     assert "<script" not in html
-    assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; &amp; friends" in html
+    # a "/" in a fact's text is a break opportunity (<wbr>), as in a path
+    assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/<wbr>script&gt; &amp; friends" in html
     # no network: no external resources, no scripts; the only URL is the SVG namespace
     assert re.findall(r"https?://[^\s\"']+", html) == ["http://www.w3.org/2000/svg"] * 2
     assert not re.search(r"<(link|img|iframe|object)\b|\bsrc=|@import|url\(", html)
@@ -48,12 +58,15 @@ def test_html_holds_totals_charts_gone_merged_and_warnings(report):
     html = reports.render(report, "html")
     assert '<div class="card bad"><b>1</b>fact citing gone files</div>' in html
     assert (
-        "<td><code>hostile.md:3:49</code></td><td><code>src/gone.kt</code></td>"
-        '<td class="hint"></td><td>k1</td>' in html
+        f"<td>{code('hostile.md:3:49')}</td><td>{code('src/gone.kt')}</td>"
+        '<td class="hint"></td><td class="nw">k1</td>' in html
     )
-    said = "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; &amp; friends live in src/gone.kt"
+    said = (
+        "&lt;script&gt;alert(&#34;x&#34;)&lt;/<wbr>script&gt; &amp; friends live in"
+        " src/<wbr>gone.kt"
+    )
     assert (
-        '<td><code>hostile.md:5</code></td><td>k1</td><td class="side">'
+        f'<td>{code("hostile.md:5")}</td><td>k1</td><td class="side">'
         f'{said}</td><td class="side">{said}</td><td class="n">1.00</td>' in html
     )
     # bars: area:hostile has 1 decision and 1 environment fact, scaled to the largest scope
@@ -114,17 +127,18 @@ def test_html_merged_repeats_side_by_side_moved_hints_and_fact_lines(tmp_path, m
     args = ["import", "n.md", "--root", "root", "--dry-run", "--format", "html"]
     html = CliRunner().invoke(cli.main, args).stdout
     assert (
-        '<tr><td><code>n.md:2</code></td><td>k1</td><td class="side">The webhook handlers '
+        f'<tr><td>{code("n.md:2")}</td><td>k1</td><td class="side">The webhook handlers '
         'retried failed delivery three times TER-1</td><td class="side">the webhook handler '
         'retries failed deliveries three times TER-1</td><td class="n">1.00</td></tr>' in html
     )
     assert (
-        "<td><code>n.md:3:23</code></td><td><code>src/Moved.kt</code></td>"
+        f"<td>{code('n.md:3:23')}</td><td>{code('src/Moved.kt')}</td>"
         '<td class="hint">moved? lib/Moved.kt (the only file of that name)</td>' in html
     )
     assert '<th class="n">lines</th><th class="n">fact lines</th>' in html
     assert (
-        '<td><code>n.md</code></td><td>area:n</td><td class="n">3</td><td class="n">3</td>' in html
+        f'<td><a href="n.md">{code("n.md")}</a></td><td class="nw">area:n</td>'
+        '<td class="n">3</td><td class="n">3</td>' in html
     )
 
 
@@ -219,20 +233,27 @@ def test_html_facts_link_their_origin_and_list_their_anchors_and_stale_states(
     tmp_path, monkeypatch
 ):
     html = stale_page(tmp_path, monkeypatch)
-    origin = '<td><a href="../notes/facts.md#L{0}"><code>notes/facts.md:{0}</code></a></td>'
-    rest = "<td>area:facts</td><td>environment</td><td>active</td>"
+    # the origin links the notes file (a local file has no #L<n> line anchors)
+    origin = '<td><a href="../notes/facts.md">{}</a></td>'.format
+    rest = '<td class="nw">area:facts</td><td class="nw">environment</td><td class="nw">active</td>'
     assert (
-        f'<tr><td>k1</td>{origin.format(1)}{rest}<td class="state-fresh">fresh</td>'
-        "<td>parse lives in src/app.py:1-2</td><td></td><td><code>file src/app.py:1-2</code>"
-        "</td></tr>" in html
+        f'<tr id="k1"><td class="nw">k1</td>{origin(code("notes/facts.md:1"))}{rest}'
+        '<td class="state-fresh">fresh</td><td class="text">parse lives in src/<wbr>app.py:1-2'
+        f'</td><td class="nw"></td><td><code>file</code> {code("src/app.py:1-2")}</td></tr>' in html
     )
     assert (
-        f'<tr><td>k2</td>{origin.format(2)}{rest}<td class="stale">body changed: src/b.py'
-        "</td><td>b is in src/b.py</td><td></td><td><code>file src/b.py</code></td></tr>" in html
+        f'<tr id="k2"><td class="nw">k2</td>{origin(code("notes/facts.md:2"))}{rest}'
+        '<td class="stale">body changed: src/<wbr>b.py</td><td class="text">b is in src/<wbr>b.py'
+        f'</td><td class="nw"></td><td><code>file</code> {code("src/b.py")}</td></tr>' in html
     )
-    assert "<td><code>symbol app/Pay.kt#ChargeRequest:1-3</code></td></tr>" in html
-    assert f"<tr><td>k4</td>{origin.format(4)}{rest}<td></td>" in html  # no anchor
-    cards = re.search(r"<h2>Stale states</h2>\n(.*?)\n<h2>", html, re.S)[1]
+    anchor = code("app/Pay.kt", "#ChargeRequest:1-3")
+    assert f"<td><code>symbol</code> {anchor}</td></tr>" in html
+    no_anchor = (
+        f'<tr id="k4"><td class="nw">k4</td>{origin(code("notes/facts.md:4"))}{rest}<td></td>'
+    )
+    assert no_anchor in html
+    assert "#L" not in html
+    cards = re.search(r'<h2 id="stale">Stale states</h2>\n(.*?)\n<h2', html, re.S)[1]
     assert re.findall(r'<div class="card( bad)?"><b>(\d+)</b>([a-z ]+)</div>', cards) == [
         ("", "2", "fresh"),
         ("", "0", "moved"),
@@ -242,7 +263,7 @@ def test_html_facts_link_their_origin_and_list_their_anchors_and_stale_states(
         ("", "0", "file gone"),
         ("", "0", "unreachable"),
     ]
-    assert "3 anchored facts of the store read again against the roots now" in cards
+    assert "3 anchored facts of the store read again now, each in the root recorded" in cards
 
 
 def test_html_says_why_it_shows_no_stale_states(tmp_path, monkeypatch):
@@ -253,7 +274,7 @@ def test_html_says_why_it_shows_no_stale_states(tmp_path, monkeypatch):
     args = ["import", "n.md", "--root", ".", "--format", "html"]
     dry = run(*args, "--dry-run").stdout
     assert (
-        '<h2>Stale states</h2>\n<p class="muted">Dry run: no store was written, so no'
+        '<h2 id="stale">Stale states</h2>\n<p class="muted">Dry run: no store was written, so no'
         " fingerprints to read again.</p>" in dry
     )
     assert "<th>stale state</th>" not in dry
@@ -276,3 +297,114 @@ def test_html_charts_scale_tables_scroll_and_a_dark_scheme_is_given(tmp_path, mo
     # still one self-contained file: the links are relative, the only URL the SVG namespace
     assert re.findall(r"https?://[^\s\"']+", html) == ["http://www.w3.org/2000/svg"] * 2
     assert not re.search(r"<(link|img|iframe|object|script)\b|\bsrc=|@import|url\(", html)
+
+
+def test_html_stale_states_are_read_in_the_recorded_roots_as_stale_dry_run_reads_them(
+    tmp_path, monkeypatch
+):
+    """Imported with --verify from two roots, the first moved away, then imported again
+    with the second root only: the page's states are those of ``stale --dry-run`` (the
+    moved root's anchors unreachable, not "file gone" in the root the import was given)."""
+    from trees import committed, write
+
+    monkeypatch.chdir(tmp_path)
+    committed(tmp_path / "app", {"src/Pay.kt": "class Pay\n", "src/Hook.kt": "class Hook\n"})
+    committed(tmp_path / "infra", {"deploy.yml": "a: 1\n"})
+    write(
+        tmp_path,
+        {
+            "notes/n.md": "+ payments live in src/Pay.kt\n+ hooks live in src/Hook.kt\n"
+            "+ the deploy is deploy.yml\n"
+        },
+    )
+    r = run("import", "notes", "--root", "app", "--root", "infra", "--verify")
+    assert r.exit_code == 0, r.output
+    (tmp_path / "app").rename(tmp_path / "app2")
+    r = run("import", "notes", "--root", "infra", "--format", "html", "--output", "r.html")
+    assert (r.exit_code, r.output) == (0, "")
+    dry = run("stale", "--dry-run")
+    assert (dry.exit_code, dry.stdout.splitlines()[-1]) == (
+        0,
+        "OK: checked 3, stale 0, unreachable 2 (dry run: nothing recorded)",
+    )
+    html = (tmp_path / "r.html").read_text(encoding="utf-8")
+    cards = re.search(r"<h2[^>]*>Stale states</h2>\n(.*?)\n<h2", html, re.S)[1]
+    assert re.findall(r'<div class="card( bad)?"><b>(\d+)</b>([a-z ]+)</div>', cards) == [
+        ("", "1", "fresh"),
+        ("", "0", "moved"),
+        ("", "0", "body changed"),
+        ("", "0", "signature changed"),
+        ("", "0", "declaration gone"),
+        ("", "0", "file gone"),
+        ("", "2", "unreachable"),
+    ]
+    assert "each in the root recorded with its anchors (as <code>brainmigrate stale" in cards
+    # each fact's state cell: unreachable with stale's reason (not marked stale), one fresh
+    app = str(tmp_path / "app").replace("/", "/<wbr>")
+    unreachable = f"<td>unreachable: root cannot be read: {app}</td>"
+    assert html.count(unreachable) == 2
+    assert html.count('<td class="state-fresh">fresh</td>') == 1
+    assert '<td class="stale">' not in html
+
+
+def test_html_fact_rows_and_sections_have_ids_and_the_files_table_links_each_notes_file(
+    tmp_path, monkeypatch
+):
+    """``report.html#k2`` opens at fact k2's row, ``#stale`` at the stale states; the Files
+    table links each notes file; every link resolves from the page's folder to a file."""
+    html = stale_page(tmp_path, monkeypatch)
+    ids = re.findall(r'\bid="([^"]+)"', html)
+    assert len(ids) == len(set(ids))
+    assert re.findall(r'<tr id="(k\d+)"><td class="nw">\1</td>', html) == ["k1", "k2", "k3", "k4"]
+    assert re.findall(r'<h2 id="([a-z]+)">', html) == [
+        "scopes",
+        "roots",
+        "gone",
+        "merged",
+        "warnings",
+        "stale",
+        "files",
+        "facts",
+    ]
+    files = re.search(r'<h2 id="files">Files</h2>\n(.*?)\n<h2', html, re.S)[1]
+    assert f'<tr><td><a href="../notes/facts.md">{code("notes/facts.md")}</a></td>' in files
+    hrefs = re.findall(r'href="([^"]+)"', html)
+    assert len(hrefs) == 5  # the file's row and its four facts' origins
+    assert all((tmp_path / "out" / h).is_file() for h in hrefs)
+
+
+def test_html_links_no_notes_file_that_is_not_there(tmp_path, monkeypatch):
+    """Notes read from standard input are named ``-``, no file: the page names them and
+    links nothing."""
+    monkeypatch.chdir(tmp_path)
+    args = ["import", "-", "--dry-run", "--format", "html"]
+    html = CliRunner().invoke(cli.main, args, input="+ a fact\n").stdout
+    assert f'<tr><td>{code("-")}</td><td class="nw">area:stdin</td>' in html
+    assert f'<tr id="k1"><td class="nw">k1</td><td>{code("-:1")}</td>' in html
+    assert "<a " not in html
+
+
+def test_html_says_stale_s_error_when_no_recorded_root_can_be_read(tmp_path, monkeypatch):
+    """Every anchor's recorded root gone: ``stale --dry-run`` exits 2 with its message, and
+    the page shows that message in place of the states (the import itself succeeds)."""
+    from trees import write
+
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, {"app/src/Pay.kt": "class Pay\n", "infra/x.yml": "a: 1\n"})
+    write(tmp_path, {"n.md": "+ payments live in src/Pay.kt\n"})
+    assert run("import", "n.md", "--root", "app", "--verify").exit_code == 0
+    (tmp_path / "app").rename(tmp_path / "app2")
+    r = run("import", "n.md", "--root", "infra", "--format", "html", "--output", "r.html")
+    assert (r.exit_code, r.output) == (0, "")
+    said = (
+        "no anchor could be read in the roots recorded with them (app): 1 anchored fact"
+        " unreachable; check --root"
+    )
+    dry = run("stale", "--dry-run")
+    assert (dry.exit_code, dry.stderr) == (2, f"brainmigrate: error: {said}\n")
+    html = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert (
+        f'<h2 id="stale">Stale states</h2>\n<p class="muted">Stale states not read: {said}</p>'
+        in html
+    )
+    assert "<th>stale state</th>" not in html

@@ -21,7 +21,7 @@ def page(result, output: str | None, cache_dir=None) -> dict:
 
     ``version``, ``time`` (UTC, ISO 8601 to the second), ``command`` (``command_line``),
     ``store``; ``href``: a function giving a notes file (as the report names it) its
-    relative URL from the report's folder (``href``); ``stale`` (``stale_states``) and
+    relative URL from the report's folder, or None (``href``); ``stale`` (``stale_states``) and
     ``stale_note`` (why there are no states, else ``""``).
     """
     from brainmigrate import __version__
@@ -39,11 +39,15 @@ def page(result, output: str | None, cache_dir=None) -> dict:
     }
 
 
-def href(path: str, folder: str) -> str:
+def href(path: str, folder: str) -> str | None:
     """A relative URL from ``folder`` to the file at ``path`` (both as the run names them,
     relative to the current folder or absolute), ``/``-separated and percent-encoded; a
-    file on another drive gets a ``file:`` URL."""
+    file on another drive gets a ``file:`` URL; None when no file is there (notes read from
+    standard input), so the page links nothing. No ``#L<n>`` fragment: a browser showing a
+    local file has no line anchors, so the link opens the file and its text names the line."""
     target = os.path.abspath(path)
+    if not os.path.isfile(target):
+        return None
     try:
         rel = os.path.relpath(target, os.path.abspath(folder))
     except ValueError:  # another drive (Windows): no relative path
@@ -93,14 +97,17 @@ def _option_words(p, value) -> list[str]:
 
 def stale_states(result, cache_dir=None) -> tuple[dict | None, str]:
     """The stale state of each anchored fact of the store an import wrote (SPEC.md
-    §Staleness; ``stale.stale`` as a dry run, recording nothing) as ``({"counts": {state:
-    facts}, "facts": {"k12": (state, reason)}}, "")``, or ``(None, why)`` for a dry run,
-    a store that holds no fingerprints, or one whose anchors no root can read."""
+    §Staleness) as ``({"counts": {state: facts}, "facts": {"k12": (state, reason)}}, "")``
+    (the reason of an unreachable fact is why its root cannot be read),
+    or ``(None, why)`` for a dry run, a store that holds no fingerprints, or one whose
+    anchors no root can read. Read exactly as ``brainmigrate stale --dry-run`` with no
+    ``--root`` reads them (``stale.stale``, recording nothing): each anchor in the root
+    recorded with it, not in the import's ``--root``s, so an anchor whose recorded root is
+    missing is ``unreachable``, never "file gone" because another root lacks the file."""
     from brainmigrate import stale, stores
 
     if result.dry_run or not result.store or not os.path.exists(result.store):
         return None, "Dry run: no store was written, so no fingerprints to read again."
-    roots = [r.path for r in result.roots]
     try:  # the store was written already: a failure here costs the page its states only
         with stores.reader(Path(result.store)) as r:
             fingerprinted = r.version() >= 2 and bool(r.anchored_files())
@@ -109,12 +116,15 @@ def stale_states(result, cache_dir=None) -> tuple[dict | None, str]:
                 "The store holds no fingerprints: run brainmigrate verify (or import"
                 " --verify) to record them, then the page shows which facts are stale."
             )
-        checked = stale.stale(result.store, roots, dry_run=True, cache_dir=cache_dir)
+        checked = stale.stale(result.store, (), dry_run=True, cache_dir=cache_dir)
     except BrainmigrateError as exc:
         return None, f"Stale states not read: {exc}"
     counts = Counter({s: 0 for s in (*STATES, UNREACHABLE)})
     facts = {}
     for fc in checked.facts:
         counts[fc.state] += 1
-        facts[fc.fact.key] = (fc.state, fc.reason or "")
+        why = fc.reason or ""
+        if fc.state == UNREACHABLE and fc.anchors:  # as stale's text report words it
+            why = fc.anchors[0].reason or ""
+        facts[fc.fact.key] = (fc.state, why)
     return {"counts": dict(counts), "facts": facts}, ""
