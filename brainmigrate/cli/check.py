@@ -246,7 +246,7 @@ def _add_ignore(opts: CheckOptions, found) -> None:
     with notes_progress(opts.no_progress or opts.quiet) as progress:
         for group, selection in found:
             s = group.settings
-            options = read_options(s, opts.parser, {}, progress, opts.notation)
+            options = read_options(s, opts.parser, {}, progress, opts.notation, group.skip)
             done = suppress.add_ignores(
                 group.paths,
                 options,
@@ -276,7 +276,7 @@ def _run(opts: CheckOptions, group, selection, paths, names):
     settings = group.settings
     within = _baseline_folder(opts, group)
     with notes_progress(opts.no_progress or opts.quiet) as progress:
-        options = read_options(settings, opts.parser, names, progress, opts.notation)
+        options = read_options(settings, opts.parser, names, progress, opts.notation, group.skip)
         kwargs = {
             "baseline": settings.baseline,
             "update_baseline": opts.update_baseline,

@@ -1,0 +1,180 @@
+"""Which configuration and which files, on a walk (docs/check.md, "Configuration" and
+"Which files are read"): a folder holding a nearer configuration stays a walk, each
+configuration's files read with its own rules; globs match the path below the folder of
+the configuration that holds them, never the path as typed."""
+
+from __future__ import annotations
+
+import json
+
+from clirun import cli
+from trees import committed, git, renamed, write
+
+SUMMARY = (
+    "{}: {} files, {} fact lines: {} findings ({} error, {} warning, 0 info); {} failing at"
+    " --fail-on error; 0 suppressed; 0 in the baseline"
+)
+
+
+def _svc(repo) -> None:
+    """A nested configuration ``svc/`` with its own notes (its roots: its folder)."""
+    write(repo, {"svc/.brainmigrate.toml": 'roots = ["."]\n', "svc/notes/s.md": "+ ok\n"})
+
+
+# ------------------------------------------------------------ a nested configuration
+
+
+def test_root_files_keep_the_current_folders_rules_beside_a_nested_configuration(
+    tmp_path, monkeypatch
+):
+    committed(tmp_path, {"src/x.py": "x\n", ".cursorrules": "- Use `src/handler.py`.\n"})
+    _svc(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    r = cli("check", "--format", "json")
+    assert r.exit_code == 1
+    report = json.loads(r.stdout)
+    assert [(f["file"], f["code"]) for f in report["findings"]] == [(".cursorrules", "BM101")]
+    assert sorted(report["files"]) == [".cursorrules", "svc/notes/s.md"]
+
+
+def test_a_root_notes_folder_does_not_hide_cursorrules_beside_a_nested_configuration(
+    tmp_path, monkeypatch
+):
+    committed(tmp_path, {"src/x.py": "x\n", ".cursorrules": "- Use `src/handler.py`.\n"})
+    write(tmp_path, {"notes/ok.md": "+ ok\n"})
+    _svc(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    r = cli("check")
+    assert r.exit_code == 1
+    assert r.stdout.splitlines() == [
+        ".cursorrules:1:8: BM101 error cites src/handler.py, which no root holds",
+        SUMMARY.format("FAILED", 3, 3, 1, 1, 0, 1).replace("1 findings", "1 finding"),
+    ]
+
+
+def test_no_path_with_a_nested_configuration_reads_only_what_include_names(tmp_path, monkeypatch):
+    note = "> Note: since v2 the entry point is no longer src/old.py.\n"
+    renamed(tmp_path, "def main(): pass\n")
+    write(tmp_path, {"README.md": note, "notes/a.md": "+ ok\n"})
+    _svc(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    checked = cli("check", "--format", "json")
+    fixed = cli("check", "--fix")
+    assert sorted(json.loads(checked.stdout)["files"]) == ["notes/a.md", "svc/notes/s.md"]
+    assert fixed.exit_code == 0
+    assert (tmp_path / "README.md").read_text(encoding="utf-8") == note
+
+
+def _sub_tree(tmp_path) -> None:
+    write(
+        tmp_path,
+        {
+            "src/x.py": "x\n",
+            "notes/a.md": "+ uses docs/gone.md\n",
+            "sub/notes/b.md": "+ also cites src/gone.py\n",
+            "sub/notes/skip.md": "+ skip cites x/y.py\n",
+            "docs/readme.md": "# Readme\n\n+ old cites lib/nothere.py\n",
+            "pyproject.toml": "[tool.brainmigrate]\n",
+            "sub/.brainmigrate.toml": 'exclude = ["notes/skip.md"]\n',
+        },
+    )
+    git(tmp_path, "init", "-q")
+
+
+def test_a_nested_configurations_exclude_applies_to_its_walked_files(tmp_path, monkeypatch):
+    _sub_tree(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    whole = cli("check")
+    monkeypatch.chdir(tmp_path / "sub")
+    inside = cli("check")
+    assert whole.stdout.splitlines() == [
+        "notes/a.md:1:8: BM101 error cites docs/gone.md, which no root holds",
+        "sub/notes/b.md:1:14: BM103 warning cites src/gone.py, but nothing of it is in any"
+        " root (no file citation?)",
+        "Excluded: sub/notes/skip.md",
+        SUMMARY.format("FAILED", 2, 2, 2, 1, 1, 1),
+    ]
+    assert inside.stdout.splitlines()[1:] == [
+        "Excluded: notes/skip.md",
+        SUMMARY.format("OK", 1, 1, 1, 0, 1, 0)
+        .replace("1 files", "1 file")
+        .replace("1 fact lines", "1 fact line")
+        .replace("1 findings", "1 finding"),
+    ]
+
+
+def test_the_root_configurations_exclude_holds_beside_a_nested_configuration(tmp_path, monkeypatch):
+    committed(tmp_path, {"src/x.py": "x\n"})
+    write(
+        tmp_path,
+        {
+            "pyproject.toml": '[tool.brainmigrate]\nexclude = ["notes/drafts/*"]\n',
+            "notes/a.md": "+ fine\n",
+            "notes/drafts/b.md": "+ cites src/gone.py\n",
+        },
+    )
+    _svc(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    walked, named = cli("check"), cli("check", "notes", "svc/notes")
+    assert walked.stdout == named.stdout
+    assert walked.exit_code == named.exit_code == 0
+    assert walked.stdout.splitlines()[0] == "Excluded: notes/drafts/b.md"
+
+
+# ------------------------------------------------- globs relative to their configuration
+
+
+def _build(tmp_path, toml: str):
+    repo = tmp_path / "x" / "build"
+    committed(repo, {"src/x.py": "x\n", "notes/a.md": "+ cites src/gone.py\n"})
+    write(repo, {"pyproject.toml": "[tool.brainmigrate]\n" + toml})
+    return repo
+
+
+def test_exclude_never_matches_a_folder_above_the_configuration(tmp_path, monkeypatch):
+    repo = _build(tmp_path, 'exclude = ["build/*"]\n')
+    monkeypatch.chdir(repo)
+    runs = [
+        cli("check", "notes"),
+        cli("check", repo / "notes"),
+        cli("check", f"{repo}/notes/**/*.md", "--force-exclude"),
+    ]
+    monkeypatch.chdir(tmp_path / "x")
+    runs.append(cli("check", "build/notes"))
+    assert [r.exit_code for r in runs] == [1, 1, 1, 1]
+    assert ["Excluded" in r.stdout for r in runs] == [False] * 4
+
+
+def test_exclude_matches_below_the_configuration_whatever_the_path_typed(tmp_path, monkeypatch):
+    repo = _build(tmp_path, 'exclude = ["notes/*"]\n')
+    monkeypatch.chdir(tmp_path)
+    r = cli("check", f"{repo}/notes/a.md", "--force-exclude")
+    assert r.stdout.splitlines()[0] == f"Excluded: {repo}/notes/a.md"
+
+
+def test_per_file_ignores_never_match_a_folder_above_the_configuration(tmp_path, monkeypatch):
+    _build(tmp_path, 'per-file-ignores = { "x/*" = ["BM101"] }\n')
+    monkeypatch.chdir(tmp_path)
+    r = cli("check", "x/build/notes")
+    assert (r.exit_code, r.stdout.splitlines()[0]) == (
+        1,
+        "x/build/notes/a.md:1:9: BM101 error cites src/gone.py, which no root holds",
+    )
+
+
+def test_per_file_ignores_match_below_the_configuration_from_a_subfolder(tmp_path, monkeypatch):
+    committed(tmp_path, {"app/src/x.py": "x\n"})
+    write(
+        tmp_path,
+        {
+            "app/.brainmigrate.toml": 'roots = ["."]\n'
+            'per-file-ignores = { "notes/archive/*.md" = ["BM101"] }\n',
+            "app/notes/archive/a.md": "+ cites src/gone.py\n",
+        },
+    )
+    monkeypatch.chdir(tmp_path / "app")
+    above = cli("check", "notes/archive/a.md")
+    monkeypatch.chdir(tmp_path / "app" / "notes")
+    below = cli("check", "archive/a.md")
+    assert (above.exit_code, below.exit_code) == (0, 0)
+    assert "BM101" not in above.stdout + below.stdout
