@@ -178,3 +178,34 @@ def test_per_file_ignores_match_below_the_configuration_from_a_subfolder(tmp_pat
     below = cli("check", "archive/a.md")
     assert (above.exit_code, below.exit_code) == (0, 0)
     assert "BM101" not in above.stdout + below.stdout
+
+
+# -------------------------------------------------- import lists each group's own files
+
+
+def _two_groups(tmp_path) -> None:
+    write(
+        tmp_path,
+        {
+            "a/.brainmigrate.toml": 'include = ["notes/**/*.md"]\n',
+            "b/.brainmigrate.toml": "exclude = []\n",
+            "a/notes/n.md": "+ a fact\n",
+            "a/README.md": "+ a readme fact\n",
+            "b/docs/d.md": "+ b fact\n",
+        },
+    )
+    git(tmp_path, "init", "-q")
+
+
+def _imported(stdout: str) -> list[str]:
+    return [line.split(" (")[0].strip() for line in stdout.split("\nFiles\n")[1].splitlines()]
+
+
+def test_import_lists_each_groups_files_with_its_own_include(tmp_path, monkeypatch):
+    _two_groups(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    ab = cli("import", "--root", ".", "--store", "x.db", "--dry-run", "a", "b")
+    ba = cli("import", "--root", ".", "--store", "x.db", "--dry-run", "b", "a")
+    assert (ab.exit_code, ba.exit_code) == (0, 0)
+    assert _imported(ab.stdout) == ["a/notes/n.md", "b/docs/d.md"]
+    assert _imported(ba.stdout) == ["b/docs/d.md", "a/notes/n.md"]
