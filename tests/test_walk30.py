@@ -209,3 +209,53 @@ def test_import_lists_each_groups_files_with_its_own_include(tmp_path, monkeypat
     assert (ab.exit_code, ba.exit_code) == (0, 0)
     assert _imported(ab.stdout) == ["a/notes/n.md", "b/docs/d.md"]
     assert _imported(ba.stdout) == ["b/docs/d.md", "a/notes/n.md"]
+
+
+# --------------------------------------- the hooks' files: regex and the default include
+
+#: Paths on both sides of each rule: nested rule folders, tails, look-alikes.
+HOOK_PROBES = [
+    "CLAUDE.md",
+    "a/b/AGENTS.md",
+    "XCLAUDE.md",
+    ".cursorrules",
+    "sub/.windsurfrules",
+    ".cursor/rules/a.mdc",
+    "pkg/.cursor/rules/a.mdc",
+    ".cursor/rules/sub/b.mdc",
+    ".cursor/rules/a.md",
+    ".clinerules/db.md",
+    ".clinerules/x/y.md",
+    ".github/copilot-instructions.md",
+    ".github/instructions/a.md",
+    ".github/instructions/sub/a.md",
+    "app/.github/instructions/a.md",
+    "notes/a.md",
+    "notes/x/y/z.mdc",
+    "a/notes/b.md",
+    "notes.md",
+    "notesy/a.md",
+    "knowledge/k.md",
+    "memory/m.txt",
+    "facts.md",
+    "x/ops-facts.md",
+    "facts.mdx",
+    "README.md",
+]
+
+
+def test_the_hooks_files_regex_takes_what_check_with_no_path_walks():
+    """One rule: the ``brainmigrate-check`` hook's ``files:`` takes a staged path exactly
+    when the default ``include`` takes it on a walk (but for the ``.clinerules`` file,
+    which the Markdown notes globs of SPEC.md do not name)."""
+    import re
+    from pathlib import Path
+
+    import yaml
+
+    from brainmigrate.read.files import _matcher, default_include
+
+    hooks = yaml.safe_load((Path(__file__).parent.parent / ".pre-commit-hooks.yaml").read_text())
+    files = re.compile({h["id"]: h for h in hooks}["brainmigrate-check"]["files"])
+    walked = _matcher(default_include())
+    assert [p for p in HOOK_PROBES if bool(files.search(p)) != walked(p)] == []
