@@ -259,3 +259,62 @@ def test_the_hooks_files_regex_takes_what_check_with_no_path_walks():
     files = re.compile({h["id"]: h for h in hooks}["brainmigrate-check"]["files"])
     walked = _matcher(default_include())
     assert [p for p in HOOK_PROBES if bool(files.search(p)) != walked(p)] == []
+
+
+# ------------------------------------------------------------ a baseline per configuration
+
+
+def _baselined(tmp_path, svc_toml: str) -> None:
+    committed(tmp_path, {"src/x.py": "x\n", "svc/src/y.py": "y\n"})
+    write(
+        tmp_path,
+        {
+            "pyproject.toml": '[tool.brainmigrate]\nbaseline = "base.json"\n',
+            "notes/a.md": "+ cites src/gone.py\n",
+            "svc/notes/s.md": "+ cites src/gone2.py\n",
+            "svc/.brainmigrate.toml": svc_toml,
+        },
+    )
+
+
+def test_a_nested_configuration_naming_no_baseline_meets_none(tmp_path, monkeypatch):
+    _baselined(tmp_path, 'roots = ["."]\n')
+    monkeypatch.chdir(tmp_path)
+    updated = cli("check", "--update-baseline")
+    again = cli("check")
+    assert (updated.exit_code, again.exit_code) == (1, 1)
+    assert again.stdout.splitlines() == [
+        "notes/a.md:1:9: BM101 error cites src/gone.py, which no root holds [baseline]",
+        "svc/notes/s.md:1:9: BM101 error cites src/gone2.py, which no root holds",
+        SUMMARY.format("FAILED", 2, 2, 2, 2, 0, 1).replace(
+            "0 in the baseline", "1 in the baseline"
+        ),
+    ]
+    assert not (tmp_path / "svc" / "base.json").exists()
+
+
+def test_each_configuration_meets_its_own_baseline_in_one_report(tmp_path, monkeypatch):
+    _baselined(tmp_path, 'roots = ["."]\nbaseline = "sb.json"\n')
+    monkeypatch.chdir(tmp_path)
+    updated = cli("check", "--update-baseline")
+    assert (updated.exit_code, updated.stdout.splitlines()[-2]) == (
+        0,
+        "Baseline base.json, svc/sb.json written: 2 findings",
+    )
+    stored = [
+        json.loads((tmp_path / p).read_text())["entries"] for p in ("base.json", "svc/sb.json")
+    ]
+    assert [[e["text"] for e in entries] for entries in stored] == [
+        ["cites src/gone.py"],
+        ["cites src/gone2.py"],
+    ]
+    (tmp_path / "svc/notes/s.md").write_text("+ cites src/gone2.py\n+ cites src/gone3.py\n")
+    again = cli("check")
+    assert again.exit_code == 1
+    assert again.stdout.splitlines()[1:] == [
+        "svc/notes/s.md:1:9: BM101 error cites src/gone2.py, which no root holds [baseline]",
+        "svc/notes/s.md:2:9: BM101 error cites src/gone3.py, which no root holds",
+        SUMMARY.format("FAILED", 2, 3, 3, 3, 0, 1).replace(
+            "0 in the baseline", "2 in the baseline"
+        ),
+    ]

@@ -148,8 +148,9 @@ def _configure(opts: CheckOptions):
     globs expanded, the current folder for none); the reports to write (``ci.plan``:
     ``(format, output or None)``), each output checked before any work; the PATHS grouped
     by the configuration that applies to them (``configs.groups``, the options in place),
-    each with the finding codes it selects. Says on stderr what ``--verbose`` asks for;
-    raises ``click.UsageError``, ``Failure`` (groups with another fail-on or baseline) or
+    each with the finding codes it selects; each group's findings meet its own baseline
+    (a group that names none, none). Says on stderr what ``--verbose`` asks for;
+    raises ``click.UsageError``, ``Failure`` (groups with another fail-on) or
     ``fsutil.OutputError``/``Clash`` (exit 2)."""
     from brainmigrate import rules
     from brainmigrate.cli import configs
@@ -186,21 +187,37 @@ def _configure(opts: CheckOptions):
             say(f"brainmigrate: roots: {', '.join(s.roots or ('.',))}")
             say(f"brainmigrate: codes: {', '.join(selection.codes()) or 'none'}")
         out.append((group, selection))
-    settings = found[0].settings
-    if opts.update_baseline and not settings.baseline:
+    baselines = list(dict.fromkeys(str(g.settings.baseline) for g in found if g.settings.baseline))
+    if opts.update_baseline and not baselines:
         raise click.UsageError("--update-baseline needs a baseline file: add --baseline FILE")
     written = [(f"--format {fmt.value} --output", output) for fmt, output in targets]
     if opts.update_baseline:
-        written.insert(0, ("--baseline", str(settings.baseline)))
-    read_baseline = settings.baseline and not opts.update_baseline
+        written[:0] = [("--baseline", b) for b in _distinct(baselines)]
+    read_baselines = [] if opts.update_baseline else baselines
     refuse_overwrites(
         written,
         notes=opts.paths,
-        baseline=str(settings.baseline) if read_baseline else None,
+        baseline=read_baselines[0] if read_baselines else None,
         configs=[group.file for group in found if group.file],
-        rules=file_rules(settings),
+        rules=file_rules(found[0].settings, found[0].skip),
     )
+    if read_baselines[1:]:
+        from brainmigrate.fsutil import refuse_clashes
+
+        files = [(option, path) for option, path in written if path not in (None, "-")]
+        refuse_clashes(files, [("the baseline", b) for b in read_baselines[1:]])
     return opts, targets, out
+
+
+def _distinct(paths: list[str]) -> list[str]:
+    """``paths`` with each file once (two spellings of one file written once)."""
+    seen, out = set(), []
+    for p in paths:
+        real = os.path.realpath(p)
+        if real not in seen:
+            seen.add(real)
+            out.append(p)
+    return out
 
 
 def _baseline_folder(opts: CheckOptions, group) -> str | None:
@@ -279,7 +296,7 @@ def _run(opts: CheckOptions, group, selection, paths, names):
         options = read_options(settings, opts.parser, names, progress, opts.notation, group.skip)
         kwargs = {
             "baseline": settings.baseline,
-            "update_baseline": opts.update_baseline,
+            "update_baseline": opts.update_baseline and bool(settings.baseline),
             "exclude": settings.excludes,
             "select": selection,
             "baseline_folder": within,

@@ -246,8 +246,9 @@ IMPORT_KEYS = (
     ("cache_dir", "--cache-dir"),
 )
 
-#: What one check report is made with; groups differing in one are refused.
-CHECK_KEYS = (("fail_on", "--fail-on"), ("baseline", "--baseline"))
+#: What one check report is made with; groups differing in one are refused. Each group
+#: meets its own baseline (``join_checks``).
+CHECK_KEYS = (("fail_on", "--fail-on"),)
 
 
 class JoinedFacts(CheckedFacts):
@@ -268,10 +269,11 @@ class JoinedFacts(CheckedFacts):
 
 
 def join_checks(results: Sequence[CheckResult]) -> CheckResult:
-    """One ``CheckResult`` of the checks of several groups (their ``fail_on`` and baseline
-    file are one, ``refuse_mixed``): files, facts and findings one group after the other
-    (each group's findings in their own order), the baseline's counts added up. One
-    result is returned as it is."""
+    """One ``CheckResult`` of the checks of several groups (their ``fail_on`` is one,
+    ``refuse_mixed``): files, facts and findings one group after the other (each group's
+    findings in their own order, met with its own baseline), the baselines' counts added
+    up under their paths (each once, joined by ``", "``). One result is returned as it
+    is."""
     if len(results) == 1:
         return results[0]
     from brainmigrate.rules import Findings
@@ -285,6 +287,8 @@ def join_checks(results: Sequence[CheckResult]) -> CheckResult:
     if statuses:
         status = replace(
             statuses[0],
+            path=", ".join(dict.fromkeys(s.path for s in statuses)),
+            updated=any(s.updated for s in statuses),
             matched=sum(s.matched for s in statuses),
             vanished=tuple(chain.from_iterable(s.vanished for s in statuses)),
         )
