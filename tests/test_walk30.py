@@ -318,3 +318,76 @@ def test_each_configuration_meets_its_own_baseline_in_one_report(tmp_path, monke
             "0 in the baseline", "2 in the baseline"
         ),
     ]
+
+
+# ------------------------------------------------------------------- small faults (6)
+
+
+def test_no_force_exclude_overrides_the_configurations_force_exclude(tmp_path, monkeypatch):
+    committed(tmp_path, {"src/x.py": "x\n", "notes/a.md": "+ cites src/gone.py\n"})
+    write(tmp_path, {".brainmigrate.toml": 'force-exclude = true\nexclude = ["notes/a.md"]\n'})
+    monkeypatch.chdir(tmp_path)
+    forced, unforced = cli("check", "notes/a.md"), cli("check", "notes/a.md", "--no-force-exclude")
+    assert (forced.exit_code, forced.stdout.splitlines()[0]) == (0, "Excluded: notes/a.md")
+    assert (unforced.exit_code, unforced.stdout.splitlines()[0]) == (
+        1,
+        "notes/a.md:1:9: BM101 error cites src/gone.py, which no root holds",
+    )
+
+
+def test_extend_naming_a_folder_says_it_is_one(tmp_path, monkeypatch):
+    write(tmp_path, {".brainmigrate.toml": 'extend = "shared"\n', "notes/a.md": "+ ok\n"})
+    (tmp_path / "shared").mkdir()
+    monkeypatch.chdir(tmp_path)
+    r = cli("check", "notes")
+    assert (r.exit_code, r.stderr) == (
+        2,
+        "brainmigrate: error: .brainmigrate.toml: key 'extend': shared: is a folder; name a"
+        " configuration file in it (shared/.brainmigrate.toml or shared/pyproject.toml)\n",
+    )
+
+
+def test_per_file_ignores_refuse_a_code_that_matches_none_as_ignore_does(tmp_path, monkeypatch):
+    write(tmp_path, {"notes/a.md": "+ ok\n"})
+    monkeypatch.chdir(tmp_path)
+    said = {}
+    for code in ("BM999", "bm101"):
+        (tmp_path / ".brainmigrate.toml").write_text(f'ignore = ["{code}"]\n')
+        ignored = cli("check", "notes")
+        (tmp_path / ".brainmigrate.toml").write_text(
+            f'per-file-ignores = {{ "notes/*" = ["{code}"] }}\n'
+        )
+        per_file = cli("check", "notes")
+        said[code] = (ignored.exit_code, per_file.exit_code, per_file.stderr)
+    assert said == {
+        "BM999": (
+            2,
+            2,
+            "brainmigrate: error: .brainmigrate.toml: key 'per-file-ignores': 'BM999' matches"
+            " no finding code; give one of BM101, BM102, BM103, BM104, BM105, BM201, BM202,"
+            " BM203, BM204, BM205, BM301, BM302, BM303, BM304, BM305, BM306, BM307, BM308,"
+            " BM309, BM310, BM311, BM312, BM313, BM401, BM501\n",
+        ),
+        "bm101": (
+            2,
+            2,
+            "brainmigrate: error: .brainmigrate.toml: key 'per-file-ignores': 'bm101' is not a"
+            " finding code or prefix (BM101, BM1, BM)\n",
+        ),
+    }
+
+
+def test_fix_with_show_fixes_says_the_count_once(tmp_path, monkeypatch):
+    renamed(tmp_path, "def main(): pass\n")
+    write(tmp_path, {"notes/a.md": "+ see src/old.py\n"})
+    monkeypatch.chdir(tmp_path)
+    r = cli("check", "--fix", "--show-fixes")
+    assert (r.exit_code, r.stderr.splitlines()) == (
+        0,
+        [
+            "Fixed 1 citation in 1 file:",
+            "- notes/a.md:",
+            "    1:7: src/old.py -> src/new.py (renamed in git history)",
+            "0 citations left",
+        ],
+    )

@@ -81,7 +81,7 @@ class CheckOptions(NamedTuple):
     show_fixes: bool
     fix_only: bool
     exit_non_zero_on_fix: bool
-    force_exclude: bool
+    force_exclude: bool | None
     respect_gitignore: bool | None
     add_ignore: bool
 
@@ -361,7 +361,8 @@ def _report(opts: CheckOptions, targets, result) -> None:
 
 
 def _fix_summary(opts: CheckOptions, result) -> bool:
-    """Say on stderr what a fix did (``--show-fixes``: per file); with ``--diff``, print
+    """Say on stderr what a fix did (``--show-fixes``: per file, under one count line,
+    then what is left); with ``--diff``, print
     the diff and exit (1 when there is something to fix), with ``--fix-only`` exit (2
     when a file could not be written, 1 with ``--exit-non-zero-on-fix`` when one was).
     True when a file was written."""
@@ -371,7 +372,12 @@ def _fix_summary(opts: CheckOptions, result) -> bool:
         for line in fix_report.listing(result.fixes, done=not opts.diff):
             say(line)
     listed = not (opts.quiet or opts.show_fixes)
-    for line in fix_report.summary(result, diff=opts.diff, quiet=opts.quiet, listed=listed):
+    lines = fix_report.summary(result, diff=opts.diff, quiet=opts.quiet, listed=listed)
+    if opts.show_fixes and result.fixes and not opts.quiet:  # the listing said the count
+        from brainmigrate.shapes import plural
+
+        lines[-1] = f"{plural(len(result.left), 'citation')} left"
+    for line in lines:
         say(line)
     if opts.diff:
         sys.stdout.buffer.write(fix_report.unified_diff(result.edits))

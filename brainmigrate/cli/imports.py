@@ -164,10 +164,9 @@ def import_cmd(
         stdin_notes(paths, stdin_filename) as (read, names),
         notes_progress(no_progress or quiet) as progress,
     ):
-        skip = found[0].skip if len(found) == 1 else ()
-        options = read_options(s, parser, names, progress, reading.notation(notation), skip)
-        listed = reading.source is None and len(found) > 1
-        read = _selected(found, dict(zip(paths, read, strict=True)), names, listed)
+        options = read_options(s, parser, names, progress, reading.notation(notation))
+        named = dict(zip(paths, read, strict=True))
+        options, read = _selected(found, named, options, reading.source)
         reader = importer.Reader(reading.source, reading.type_map)
         result = importer.import_notes(read, options, store, dry_run, verify, sync, reader)
     _report(result, fmt, output, s.cache_dir)
@@ -195,21 +194,28 @@ def _configured(paths, store, dry_run, output, config_file, isolated, stdin_file
     return paths, found
 
 
-def _selected(found, read: dict, names, listed: bool) -> list:
-    """The notes files of every group (``configs.groups``) without those its own
-    ``exclude`` globs leave out; ``read`` maps a PATH to the file it is read from (``-``:
-    standard input's copy). With ``listed`` (several groups, one read), each group's
-    folders are listed with its own file rules (``include``, ``respect-gitignore``,
-    ``Group.skip``), as ``check`` walks them, and their files given as named."""
+def _selected(found, read: dict, options, source):
+    """``(options, files)``: the notes files of every group (``configs.groups``) without
+    those its own ``exclude`` globs leave out; ``read`` maps a PATH to the file it is read
+    from (``-``: standard input's copy). One group: its folders walked by the import with
+    its file rules (``Group.skip`` in ``options.files``). Several (one read): each group's
+    folders listed with its own file rules (``include``, ``respect-gitignore``, ``skip``),
+    as ``check`` walks them, their files given as named (but for ``--from`` a source,
+    whose folders the source walks)."""
+    from dataclasses import replace
+
     from brainmigrate.read.files import notes_files, select_files
 
+    listed, names = len(found) > 1 and source is None, options.names
+    if len(found) == 1:
+        options = replace(options, files=options.files._replace(skip=found[0].skip))
     out: list = []
     for group in found:
         paths = [read.get(p, p) for p in group.paths]
         rules = file_rules(group.settings, group.skip)
         kept, _ = select_files(paths, group.settings.excludes, names, rules)
         out += [f for _, f in notes_files(kept, names=names, rules=rules)] if listed else kept
-    return out
+    return options, out
 
 
 def _report(result, fmt: str, output: str | None, cache_dir) -> None:
