@@ -391,3 +391,32 @@ def test_fix_with_show_fixes_says_the_count_once(tmp_path, monkeypatch):
             "0 citations left",
         ],
     )
+
+
+# ------------------------------------------------- the editor server's notes files (7)
+
+
+def test_the_editor_server_takes_the_notes_files_check_reads(tmp_path):
+    from brainmigrate import config
+    from brainmigrate.serving.notesview import is_notes
+
+    write(tmp_path, {"app/.brainmigrate.toml": 'exclude = ["notes/drafts/*"]\n'})
+    app = tmp_path / "app"
+    settings = config.load(app)
+    taken = {
+        rel: is_notes(str(app / rel), settings, str(tmp_path))
+        for rel in (".cursorrules", ".windsurfrules", "notes/a.md", "notes/drafts/b.md", "x.py")
+    }
+    assert taken == {
+        ".cursorrules": True,
+        ".windsurfrules": True,
+        "notes/a.md": True,
+        "notes/drafts/b.md": False,
+        "x.py": False,
+    }
+    (app / ".brainmigrate.toml").write_text('include = ["rules/*.txt"]\n')
+    settings = config.load(app)
+    assert [is_notes(str(app / rel), settings, None) for rel in ("rules/a.txt", "b.txt")] == [
+        True,
+        False,
+    ]

@@ -265,6 +265,13 @@ def is_excluded(path: str, globs: Sequence[str]) -> bool:
     return False
 
 
+def walk_matcher(include: tuple[str, ...] | None):
+    """Whether a path (POSIX, relative to the configuration's folder) is one a walk with
+    no PATH reads: the ``include`` globs, default ``default_include()`` (``_matcher``).
+    Raises ``InputError`` as ``_matcher``."""
+    return _matcher(tuple(include) if include else default_include())
+
+
 def _matcher(include: tuple[str, ...]):
     """Whether a walked file's path is one the ``include`` globs match, as the ``markdown``
     globs match (``MarkdownGlobs``: the path or a tail of it that starts at a folder). A
