@@ -420,3 +420,16 @@ def test_the_editor_server_takes_the_notes_files_check_reads(tmp_path):
         True,
         False,
     ]
+
+
+def test_no_report_is_written_over_a_nested_configurations_notes(tmp_path, monkeypatch):
+    committed(tmp_path, {"src/x.py": "x\n", ".cursorrules": "- Use `src/x.py`.\n"})
+    _svc(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    r = cli("check", "--format", "json", "--output", "svc/notes/s.md")
+    assert (r.exit_code, r.stderr) == (
+        2,
+        "brainmigrate: error: --format json --output svc/notes/s.md would be written over the"
+        " notes file svc/notes/s.md, which this command reads; pass --output another path\n",
+    )
+    assert (tmp_path / "svc/notes/s.md").read_text() == "+ ok\n"

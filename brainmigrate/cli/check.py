@@ -16,7 +16,6 @@ import click
 from brainmigrate.cli.check_options import check_options
 from brainmigrate.cli.options import notes_options
 from brainmigrate.cli.reading import (
-    file_rules,
     notes_progress,
     read_options,
     stdin_notes,
@@ -194,12 +193,14 @@ def _configure(opts: CheckOptions):
     if opts.update_baseline:
         written[:0] = [("--baseline", b) for b in _distinct(baselines)]
     read_baselines = [] if opts.update_baseline else baselines
+    outputs = any(path not in (None, "-") for _, path in written)
+    notes, rules = configs.written_over(found) if outputs else (opts.paths, None)
     refuse_overwrites(
         written,
-        notes=opts.paths,
+        notes=notes,
         baseline=read_baselines[0] if read_baselines else None,
         configs=[group.file for group in found if group.file],
-        rules=file_rules(found[0].settings, found[0].skip),
+        rules=rules,
     )
     if read_baselines[1:]:
         from brainmigrate.fsutil import refuse_clashes

@@ -189,6 +189,24 @@ def _inside(path: str, folder: str) -> bool:
     return os.path.abspath(path).startswith(os.path.abspath(folder).rstrip(os.sep) + os.sep)
 
 
+def written_over(found: list[Group]) -> tuple[list[str], object]:
+    """``(notes, rules)`` for ``runtime.refuse_overwrites``: one group's PATHS and file
+    rules as they are; several groups' notes files, each listed with its own rules
+    (``Group.skip`` too), and no rules (each file named). Raises ``InputError`` as
+    ``files.notes_files``."""
+    from brainmigrate.cli.reading import file_rules
+    from brainmigrate.read.files import notes_files
+
+    if len(found) == 1:
+        return list(found[0].paths), file_rules(found[0].settings, found[0].skip)
+    listed = []
+    for group in found:
+        named = [p for p in group.paths if p != "-"]
+        rules = file_rules(group.settings, group.skip)
+        listed += [os.fspath(f) for _, f in notes_files(named, rules=rules)] if named else []
+    return listed, None
+
+
 def _shown(path) -> str:
     try:
         return os.path.relpath(path)

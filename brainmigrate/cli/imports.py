@@ -182,13 +182,14 @@ def _configured(paths, store, dry_run, output, config_file, isolated, stdin_file
     keys, how = configs.IMPORT_KEYS, "import them apart"
     args = (config_file, isolated, voice().quiet, True, stdin_filename)
     paths, found = configs.of_paths(paths, keys, how, *args, **given)
+    notes, rules = configs.written_over(found)
     refuse_overwrites(
         [("--output", output)],
         store,
-        paths,
+        notes,
         store_written=not dry_run,
         configs=[g.file for g in found if g.file],
-        rules=file_rules(found[0].settings),
+        rules=rules,
     )
     writable_output(output)
     return paths, found
