@@ -433,3 +433,31 @@ def test_no_report_is_written_over_a_nested_configurations_notes(tmp_path, monke
         " notes file svc/notes/s.md, which this command reads; pass --output another path\n",
     )
     assert (tmp_path / "svc/notes/s.md").read_text() == "+ ok\n"
+
+
+def test_exclude_typed_on_the_command_line_is_from_the_current_folder(tmp_path, monkeypatch):
+    """``--exclude`` globs are typed from the current folder, the configuration's globs
+    from its own: both name the same file below a nested configuration."""
+    write(
+        tmp_path,
+        {
+            "app/.brainmigrate.toml": 'roots = ["."]\n',
+            "app/notes/a.md": "+ a\n",
+            "app/notes/drafts/b.md": "+ b\n",
+        },
+    )
+    git(tmp_path, "init", "-q")
+    monkeypatch.chdir(tmp_path)
+    runs = [
+        cli("check", "app/notes", "--exclude", "app/notes/drafts/*"),
+        cli("check", "app/notes", "--extend-exclude", f"{tmp_path}/app/notes/drafts/b.md"),
+        cli(
+            "check",
+            "app/notes",
+            "--config",
+            "app/.brainmigrate.toml",
+            "--exclude",
+            "app/notes/drafts/*",
+        ),
+    ]
+    assert [r.stdout.splitlines()[0] for r in runs] == ["Excluded: app/notes/drafts/b.md"] * 3

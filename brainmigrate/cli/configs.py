@@ -70,9 +70,10 @@ def groups(
     from brainmigrate.cli.reading import with_include
 
     if config_file or isolated:
+        folder = os.path.dirname(os.path.abspath(config_file)) if config_file else None
+        given = _anchored(given, folder)
         s = load_settings(config_file, isolated, quiet, roots_said=roots_said, **given)
         s = with_include(s) if walk_include else s
-        folder = os.path.dirname(os.path.abspath(config_file)) if config_file else None
         return [Group(s, tuple(paths), config_file, folder)]
     finder = _Finder(config, stdin_filename)
     keyed: dict[Path | None, list[str]] = {}
@@ -88,7 +89,9 @@ def groups(
     out = []
     for key, members in keyed.items():
         folder = None if key is None else os.fspath(key.parent)
-        s = load_settings(None, False, quiet, roots_said=False, folder=folder, **given)
+        s = load_settings(
+            None, False, quiet, roots_said=False, folder=folder, **_anchored(given, folder)
+        )
         s = with_include(s) if walk_include else s
         if key is not None and key != finder.home and not s.roots:
             s = replace(s, roots=(_shown(folder),), roots_from=None)
@@ -97,6 +100,32 @@ def groups(
         shown = None if key is None else _shown(key)
         out.append(Group(s, tuple(members), shown, folder, tuple(dict.fromkeys(skips[key]))))
     return _walked(out, split, keyed) if split else out
+
+
+def _anchored(given: dict, folder: str | None) -> dict:
+    """``given`` with the ``--exclude``/``--extend-exclude`` globs (typed from the current
+    folder) made relative to ``folder``, the configuration's, whose globs are matched below
+    it (``files.relative``): ``app/notes/drafts/*`` is ``notes/drafts/*`` for
+    ``app/.brainmigrate.toml``; a glob that does not start inside ``folder`` stays."""
+    if folder is None:
+        return given
+    prefix = _shown(folder).replace(os.sep, "/")
+    top = os.path.abspath(folder).replace(os.sep, "/").rstrip("/") + "/"
+    if prefix == "." or prefix.startswith("../"):
+        return given
+
+    def rebased(glob: str) -> str:
+        bare = glob.removeprefix("./")
+        for start in (prefix + "/", top):
+            if bare.startswith(start) and len(bare) > len(start):
+                return bare[len(start) :]
+        return glob
+
+    out = dict(given)
+    for name in ("exclude", "extend_exclude"):
+        if out.get(name):
+            out[name] = tuple(rebased(g) for g in out[name])
+    return out
 
 
 def _walked(found: list[Group], split: set, keyed: dict) -> list[Group]:
