@@ -461,3 +461,13 @@ def test_exclude_typed_on_the_command_line_is_from_the_current_folder(tmp_path, 
         ),
     ]
     assert [r.stdout.splitlines()[0] for r in runs] == ["Excluded: app/notes/drafts/b.md"] * 3
+
+
+def test_a_bad_include_glob_of_a_nested_configuration_is_one_error_line(tmp_path, monkeypatch):
+    committed(tmp_path, {"src/x.py": "x\n", "notes/a.md": "+ ok\n"})
+    write(tmp_path, {"svc/.brainmigrate.toml": 'include = ["[z-a].md"]\n', "svc/s.md": "+ s\n"})
+    monkeypatch.chdir(tmp_path)
+    r = cli("check")
+    assert (r.exit_code, r.stdout) == (2, "")
+    assert r.stderr.startswith("brainmigrate: error: include: '[z-a].md' is no glob (")
+    assert r.stderr.count("\n") == 1

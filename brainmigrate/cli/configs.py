@@ -142,8 +142,10 @@ def _walked(found: list[Group], split: set, keyed: dict) -> list[Group]:
             if (key, part) in split:
                 try:
                     notes_files([part], rules=rules)
-                except InputError:
-                    continue
+                except InputError as exc:
+                    if str(exc).startswith(f"{part}: "):  # none there (a bad glob is raised)
+                        continue
+                    raise
             kept.append(part)
         if kept:
             out.append(group._replace(paths=tuple(kept)))
