@@ -43,9 +43,11 @@ followed in turn, a cycle is a ``ConfigError`` naming the files; an ``extend-*``
 to the extended file's. ``markdown`` names the notes files read as Markdown notes (SPEC.md
 §Notation, Markdown notes; default ``markdown_notes.DEFAULT_GLOBS``: ``CLAUDE.md``,
 ``AGENTS.md``, ``**/.cursor/rules/*.mdc`` …; ``[]`` reads every file as brain notation);
-``--notation markdown|brain`` reads every file one way instead. A ``per-file-ignores``
-glob matches a notes file as an ``exclude`` glob does (``read.files.is_excluded``); the
-findings it leaves out are not reported, as with ``ignore``. Options given on the
+``--notation markdown|brain`` reads every file one way instead. ``exclude``, ``include``
+and ``per-file-ignores`` globs match a notes file's path below the folder of the file
+(``read.files.relative``, as ruff's project root), never the path as typed; a
+``per-file-ignores`` glob matches as an ``exclude`` glob does (``read.files.is_excluded``),
+its codes checked as ``ignore``'s, and the findings it leaves out are not reported. Options given on the
 command line override the file. An unknown key or a bad value is a ``ConfigError`` naming
 the file and the key (the CLI exits 2).
 """
