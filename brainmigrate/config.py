@@ -47,8 +47,8 @@ to the extended file's. ``markdown`` names the notes files read as Markdown note
 and ``per-file-ignores`` globs match a notes file's path below the folder of the file
 (``read.files.relative``, as ruff's project root), never the path as typed; a
 ``per-file-ignores`` glob matches as an ``exclude`` glob does (``read.files.is_excluded``),
-its codes checked as ``ignore``'s, and the findings it leaves out are not reported. Options given on the
-command line override the file. An unknown key or a bad value is a ``ConfigError`` naming
+its codes checked as ``ignore``'s, and the findings it leaves out are not reported.
+Options given on the command line override the file. An unknown key or a bad value is a ``ConfigError`` naming
 the file and the key (the CLI exits 2).
 """
 

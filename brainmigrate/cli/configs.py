@@ -110,13 +110,13 @@ def _anchored(given: dict, folder: str | None) -> dict:
     if folder is None:
         return given
     prefix = _shown(folder).replace(os.sep, "/")
-    top = os.path.abspath(folder).replace(os.sep, "/").rstrip("/") + "/"
-    if prefix == "." or prefix.startswith("../"):
-        return given
+    starts = [os.path.abspath(folder).replace(os.sep, "/").rstrip("/") + "/"]
+    if prefix != "." and not prefix.startswith("../"):  # (typed from inside: as it is)
+        starts.append(prefix + "/")
 
     def rebased(glob: str) -> str:
         bare = glob.removeprefix("./")
-        for start in (prefix + "/", top):
+        for start in starts:
             if bare.startswith(start) and len(bare) > len(start):
                 return bare[len(start) :]
         return glob
