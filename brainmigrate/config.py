@@ -48,8 +48,8 @@ and ``per-file-ignores`` globs match a notes file's path below the folder of the
 (``read.files.relative``, as ruff's project root), never the path as typed; a
 ``per-file-ignores`` glob matches as an ``exclude`` glob does (``read.files.is_excluded``),
 its codes checked as ``ignore``'s, and the findings it leaves out are not reported.
-Options given on the command line override the file. An unknown key or a bad value is a ``ConfigError`` naming
-the file and the key (the CLI exits 2).
+Options given on the command line override the file. An unknown key or a bad value is a
+``ConfigError`` naming the file and the key (the CLI exits 2).
 """
 
 from __future__ import annotations
