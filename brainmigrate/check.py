@@ -280,7 +280,7 @@ def run_check(
     if file_ignores or (
         select is not None and not all(map(select.enabled, findings.tally().by_code()))
     ):
-        kept = Findings(_reported(findings, select, file_ignores))
+        kept = Findings(_reported(findings, select, file_ignores, options.files.base))
         findings.close()
         findings = kept
     facts = CheckedFacts(notes.facts)
@@ -292,11 +292,13 @@ def run_check(
 
 
 def _reported(
-    findings: Findings, select: Selection | None, file_ignores: Sequence
+    findings: Findings, select: Selection | None, file_ignores: Sequence, base=None
 ) -> Iterator[Finding]:
     """The ``findings`` that ``select`` reports and no ``file_ignores`` pair of their file
-    leaves out (the pairs that match a file are found once per file)."""
-    from brainmigrate.read.files import is_excluded
+    leaves out (the pairs that match a file are found once per file), a glob matched
+    against the file's path below ``base``, the configuration's folder (None: the current
+    folder; ``files.relative``), as ruff matches its ``per-file-ignores``."""
+    from brainmigrate.read.files import is_excluded, relative
 
     matched: dict[str, tuple[str, ...]] = {}
     for f in findings:
@@ -305,7 +307,10 @@ def _reported(
         name = f.file or ""
         if name not in matched:
             matched[name] = tuple(
-                c for glob, codes in file_ignores if is_excluded(name, [glob]) for c in codes
+                c
+                for glob, codes in file_ignores
+                if is_excluded(relative(name, base), [glob])
+                for c in codes
             )
         if not any(f.code.startswith(c) for c in matched[name]):
             yield f

@@ -43,11 +43,13 @@ followed in turn, a cycle is a ``ConfigError`` naming the files; an ``extend-*``
 to the extended file's. ``markdown`` names the notes files read as Markdown notes (SPEC.md
 §Notation, Markdown notes; default ``markdown_notes.DEFAULT_GLOBS``: ``CLAUDE.md``,
 ``AGENTS.md``, ``**/.cursor/rules/*.mdc`` …; ``[]`` reads every file as brain notation);
-``--notation markdown|brain`` reads every file one way instead. A ``per-file-ignores``
-glob matches a notes file as an ``exclude`` glob does (``read.files.is_excluded``); the
-findings it leaves out are not reported, as with ``ignore``. Options given on the
-command line override the file. An unknown key or a bad value is a ``ConfigError`` naming
-the file and the key (the CLI exits 2).
+``--notation markdown|brain`` reads every file one way instead. ``exclude``, ``include``
+and ``per-file-ignores`` globs match a notes file's path below the folder of the file
+(``read.files.relative``, as ruff's project root), never the path as typed; a
+``per-file-ignores`` glob matches as an ``exclude`` glob does (``read.files.is_excluded``),
+its codes checked as ``ignore``'s, and the findings it leaves out are not reported.
+Options given on the command line override the file. An unknown key or a bad value is a
+``ConfigError`` naming the file and the key (the CLI exits 2).
 """
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ from pathlib import Path
 from reprlib import recursive_repr
 
 from brainmigrate import inputs
-from brainmigrate.codes import LEVELS
+from brainmigrate.codes import CODES, LEVELS
 from brainmigrate.configfiles import SOURCES, ConfigError, _parse, _shown, find
 from brainmigrate.model import KINDS
 from brainmigrate.patterns import lazy
@@ -239,7 +241,7 @@ class Settings:
         select: Iterable[str] = (),
         extend_select: Iterable[str] = (),
         ignore: Iterable[str] = (),
-        force_exclude: bool = False,
+        force_exclude: bool | None = None,
         respect_gitignore: bool | None = None,
     ) -> Settings:
         """These settings with every option given on the command line (not empty) in place.
@@ -258,13 +260,14 @@ class Settings:
             "cache_dir": cache_dir,
             "exclude": tuple(exclude),
             "select": _codes(split_list(select), "--select"),
-            "force_exclude": force_exclude,
         }
         out = replace(self, **{k: v for k, v in given.items() if v})
         if given["roots"]:
             out = replace(out, roots_from=None)
         if respect_gitignore is not None:
             out = replace(out, respect_gitignore=respect_gitignore)
+        if force_exclude is not None:  # --force-exclude/--no-force-exclude
+            out = replace(out, force_exclude=force_exclude)
         return replace(
             out,
             extend_exclude=out.extend_exclude + tuple(extend_exclude),
@@ -393,6 +396,11 @@ def _extended(data: dict, where: str, base: Path, chain: tuple[Path, ...]) -> di
     if target in chain or target.resolve() in {c.resolve() for c in chain}:
         cycle = " -> ".join(_shown(p) for p in (*chain, target))
         raise ConfigError(f"{where}: key 'extend': a cycle ({cycle}); remove one extend")
+    if target.is_dir():
+        raise ConfigError(
+            f"{where}: key 'extend': {value}: is a folder; name a configuration file in it"
+            f" ({_shown(target / '.brainmigrate.toml')} or {_shown(target / 'pyproject.toml')})"
+        )
     if not target.is_file():
         raise ConfigError(
             f"{where}: key 'extend': {value}: no such file (a path there is relative to the"
@@ -530,6 +538,12 @@ def _file_ignores(value, key: str, where: str) -> tuple[tuple[str, tuple[str, ..
         if not glob.strip():
             raise ConfigError(f"{where}: key {key!r}: a blank glob; name the notes files")
         codes = _codes(_strings(codes, f"{key}.{glob}", where), f"{where}: key {key!r}")
+        for code in codes:  # as ``ignore``'s codes (``rules.Selection``)
+            if not any(known.startswith(code) for known in CODES):
+                raise ConfigError(
+                    f"{where}: key {key!r}: {code!r} matches no finding code; give one of"
+                    f" {', '.join(CODES)}"
+                )
         out.append((glob, codes))
     return tuple(out)
 

@@ -16,7 +16,6 @@ import click
 from brainmigrate.cli.check_options import check_options
 from brainmigrate.cli.options import notes_options
 from brainmigrate.cli.reading import (
-    file_rules,
     notes_progress,
     read_options,
     stdin_notes,
@@ -81,7 +80,7 @@ class CheckOptions(NamedTuple):
     show_fixes: bool
     fix_only: bool
     exit_non_zero_on_fix: bool
-    force_exclude: bool
+    force_exclude: bool | None
     respect_gitignore: bool | None
     add_ignore: bool
 
@@ -148,8 +147,9 @@ def _configure(opts: CheckOptions):
     globs expanded, the current folder for none); the reports to write (``ci.plan``:
     ``(format, output or None)``), each output checked before any work; the PATHS grouped
     by the configuration that applies to them (``configs.groups``, the options in place),
-    each with the finding codes it selects. Says on stderr what ``--verbose`` asks for;
-    raises ``click.UsageError``, ``Failure`` (groups with another fail-on or baseline) or
+    each with the finding codes it selects; each group's findings meet its own baseline
+    (a group that names none, none). Says on stderr what ``--verbose`` asks for;
+    raises ``click.UsageError``, ``Failure`` (groups with another fail-on) or
     ``fsutil.OutputError``/``Clash`` (exit 2)."""
     from brainmigrate import rules
     from brainmigrate.cli import configs
@@ -186,21 +186,39 @@ def _configure(opts: CheckOptions):
             say(f"brainmigrate: roots: {', '.join(s.roots or ('.',))}")
             say(f"brainmigrate: codes: {', '.join(selection.codes()) or 'none'}")
         out.append((group, selection))
-    settings = found[0].settings
-    if opts.update_baseline and not settings.baseline:
+    baselines = list(dict.fromkeys(str(g.settings.baseline) for g in found if g.settings.baseline))
+    if opts.update_baseline and not baselines:
         raise click.UsageError("--update-baseline needs a baseline file: add --baseline FILE")
     written = [(f"--format {fmt.value} --output", output) for fmt, output in targets]
     if opts.update_baseline:
-        written.insert(0, ("--baseline", str(settings.baseline)))
-    read_baseline = settings.baseline and not opts.update_baseline
+        written[:0] = [("--baseline", b) for b in _distinct(baselines)]
+    read_baselines = [] if opts.update_baseline else baselines
+    outputs = any(path not in (None, "-") for _, path in written)
+    notes, rules = configs.written_over(found) if outputs else (opts.paths, None)
     refuse_overwrites(
         written,
-        notes=opts.paths,
-        baseline=str(settings.baseline) if read_baseline else None,
+        notes=notes,
+        baseline=read_baselines[0] if read_baselines else None,
         configs=[group.file for group in found if group.file],
-        rules=file_rules(settings),
+        rules=rules,
     )
+    if read_baselines[1:]:
+        from brainmigrate.fsutil import refuse_clashes
+
+        files = [(option, path) for option, path in written if path not in (None, "-")]
+        refuse_clashes(files, [("the baseline", b) for b in read_baselines[1:]])
     return opts, targets, out
+
+
+def _distinct(paths: list[str]) -> list[str]:
+    """``paths`` with each file once (two spellings of one file written once)."""
+    seen, out = set(), []
+    for p in paths:
+        real = os.path.realpath(p)
+        if real not in seen:
+            seen.add(real)
+            out.append(p)
+    return out
 
 
 def _baseline_folder(opts: CheckOptions, group) -> str | None:
@@ -246,7 +264,7 @@ def _add_ignore(opts: CheckOptions, found) -> None:
     with notes_progress(opts.no_progress or opts.quiet) as progress:
         for group, selection in found:
             s = group.settings
-            options = read_options(s, opts.parser, {}, progress, opts.notation)
+            options = read_options(s, opts.parser, {}, progress, opts.notation, group.skip)
             done = suppress.add_ignores(
                 group.paths,
                 options,
@@ -276,10 +294,10 @@ def _run(opts: CheckOptions, group, selection, paths, names):
     settings = group.settings
     within = _baseline_folder(opts, group)
     with notes_progress(opts.no_progress or opts.quiet) as progress:
-        options = read_options(settings, opts.parser, names, progress, opts.notation)
+        options = read_options(settings, opts.parser, names, progress, opts.notation, group.skip)
         kwargs = {
             "baseline": settings.baseline,
-            "update_baseline": opts.update_baseline,
+            "update_baseline": opts.update_baseline and bool(settings.baseline),
             "exclude": settings.excludes,
             "select": selection,
             "baseline_folder": within,
@@ -344,7 +362,8 @@ def _report(opts: CheckOptions, targets, result) -> None:
 
 
 def _fix_summary(opts: CheckOptions, result) -> bool:
-    """Say on stderr what a fix did (``--show-fixes``: per file); with ``--diff``, print
+    """Say on stderr what a fix did (``--show-fixes``: per file, under one count line,
+    then what is left); with ``--diff``, print
     the diff and exit (1 when there is something to fix), with ``--fix-only`` exit (2
     when a file could not be written, 1 with ``--exit-non-zero-on-fix`` when one was).
     True when a file was written."""
@@ -354,7 +373,12 @@ def _fix_summary(opts: CheckOptions, result) -> bool:
         for line in fix_report.listing(result.fixes, done=not opts.diff):
             say(line)
     listed = not (opts.quiet or opts.show_fixes)
-    for line in fix_report.summary(result, diff=opts.diff, quiet=opts.quiet, listed=listed):
+    lines = fix_report.summary(result, diff=opts.diff, quiet=opts.quiet, listed=listed)
+    if opts.show_fixes and result.fixes and not opts.quiet:  # the listing said the count
+        from brainmigrate.shapes import plural
+
+        lines[-1] = f"{plural(len(result.left), 'citation')} left"
+    for line in lines:
         say(line)
     if opts.diff:
         sys.stdout.buffer.write(fix_report.unified_diff(result.edits))

@@ -22,10 +22,11 @@ def _codes_option(name: str, help: str):
 #: ``check``'s own options, after the notes options, in the order ``--help`` lists them.
 CHECK_OPTIONS = [
     click.option(
-        "--force-exclude",
-        is_flag=True,
+        "--force-exclude/--no-force-exclude",
+        default=None,
         help="Apply --exclude and --extend-exclude to files named as PATHS too (as "
-        "pre-commit passes them); without it they drop only files found in folders.",
+        "pre-commit passes them); without it they drop only files found in folders. "
+        "Default: the config's force-exclude, else off.",
     ),
     click.option(
         "--respect-gitignore/--no-respect-gitignore",

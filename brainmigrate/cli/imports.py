@@ -165,7 +165,8 @@ def import_cmd(
         notes_progress(no_progress or quiet) as progress,
     ):
         options = read_options(s, parser, names, progress, reading.notation(notation))
-        read = _selected(found, dict(zip(paths, read, strict=True)), names)
+        named = dict(zip(paths, read, strict=True))
+        options, read = _selected(found, named, options, reading.source)
         reader = importer.Reader(reading.source, reading.type_map)
         result = importer.import_notes(read, options, store, dry_run, verify, sync, reader)
     _report(result, fmt, output, s.cache_dir)
@@ -181,30 +182,41 @@ def _configured(paths, store, dry_run, output, config_file, isolated, stdin_file
     keys, how = configs.IMPORT_KEYS, "import them apart"
     args = (config_file, isolated, voice().quiet, True, stdin_filename)
     paths, found = configs.of_paths(paths, keys, how, *args, **given)
+    notes, rules = configs.written_over(found)
     refuse_overwrites(
         [("--output", output)],
         store,
-        paths,
+        notes,
         store_written=not dry_run,
         configs=[g.file for g in found if g.file],
-        rules=file_rules(found[0].settings),
+        rules=rules,
     )
     writable_output(output)
     return paths, found
 
 
-def _selected(found, read: dict, names) -> list:
-    """The notes files of every group (``configs.groups``) without those its own
-    ``exclude`` globs leave out; ``read`` maps a PATH to the file it is read from (``-``:
-    standard input's copy)."""
-    from brainmigrate.read.files import select_files
+def _selected(found, read: dict, options, source):
+    """``(options, files)``: the notes files of every group (``configs.groups``) without
+    those its own ``exclude`` globs leave out; ``read`` maps a PATH to the file it is read
+    from (``-``: standard input's copy). One group: its folders walked by the import with
+    its file rules (``Group.skip`` in ``options.files``). Several (one read): each group's
+    folders listed with its own file rules (``include``, ``respect-gitignore``, ``skip``),
+    as ``check`` walks them, their files given as named (but for ``--from`` a source,
+    whose folders the source walks)."""
+    from dataclasses import replace
 
+    from brainmigrate.read.files import notes_files, select_files
+
+    listed, names = len(found) > 1 and source is None, options.names
+    if len(found) == 1:
+        options = replace(options, files=options.files._replace(skip=found[0].skip))
     out: list = []
     for group in found:
         paths = [read.get(p, p) for p in group.paths]
-        kept, _ = select_files(paths, group.settings.excludes, names, file_rules(group.settings))
-        out += kept
-    return out
+        rules = file_rules(group.settings, group.skip)
+        kept, _ = select_files(paths, group.settings.excludes, names, rules)
+        out += [f for _, f in notes_files(kept, names=names, rules=rules)] if listed else kept
+    return options, out
 
 
 def _report(result, fmt: str, output: str | None, cache_dir) -> None:

@@ -60,10 +60,11 @@ def with_include(settings):
     return replace(settings, include=settings.include or files.default_include())
 
 
-def read_options(settings, parser: str, names, progress, notation: str | None = None):
+def read_options(settings, parser: str, names, progress, notation: str | None = None, skip=()):
     """The ``ImportOptions`` of the configured ``settings`` (``config.Settings`` with
     the command line's options in place), as import and check read notes; ``notation`` is
-    ``--notation`` (None: by the settings' ``markdown`` globs)."""
+    ``--notation`` (None: by the settings' ``markdown`` globs); ``skip`` the folders its
+    walks leave out (``configs.Group.skip``)."""
     from brainmigrate.read import markdown_notes
     from brainmigrate.read.run import ImportOptions
 
@@ -80,16 +81,18 @@ def read_options(settings, parser: str, names, progress, notation: str | None = 
         progress=progress,
         notation=notation,
         markdown=markdown,
-        files=file_rules(settings),
+        files=file_rules(settings, skip),
     )
 
 
-def file_rules(settings):
-    """The ``files.FileRules`` of the configured ``settings``."""
+def file_rules(settings, skip=()):
+    """The ``files.FileRules`` of the configured ``settings``: its globs relative to the
+    configuration's folder; ``skip`` the absolute folders a walk leaves out."""
     from brainmigrate.read.files import FileRules
 
     base = os.path.dirname(os.path.abspath(settings.source)) if settings.source else None
-    return FileRules(settings.include, settings.force_exclude, settings.respect_gitignore, base)
+    rules = FileRules(settings.include, settings.force_exclude, settings.respect_gitignore, base)
+    return rules._replace(skip=tuple(skip))
 
 
 @contextlib.contextmanager

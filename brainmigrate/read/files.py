@@ -72,12 +72,15 @@ class FileRules(NamedTuple):
     line too; ``respect_gitignore`` leaves git-ignored files of walked folders out (a named
     file is read even when git ignores it); ``base`` the folder the ``include`` globs are
     relative to (the configuration's, as ruff's are its project root's; None: the walked
-    folder), never the path as typed, so ``/tmp/notes/proj`` and ``.`` give one answer."""
+    folder), never the path as typed, so ``/tmp/notes/proj`` and ``.`` give one answer,
+    and the folder ``exclude`` globs are matched below (``relative``); ``skip`` the
+    absolute folders a walk leaves out (those another, nearer configuration reads)."""
 
     include: tuple[str, ...] | None = None
     force_exclude: bool = False
     respect_gitignore: bool = True
     base: str | None = None
+    skip: tuple[str, ...] = ()
 
 
 #: The rules of a run that sets none.
@@ -158,7 +161,7 @@ def _listed(
         walked = stat.S_ISDIR(mode)
         if walked:
             found, odd = [], []
-            for f in sorted(_walk(p, rules.include, rules.base)):
+            for f in sorted(_walk(p, rules.include, rules.base, rules.skip)):
                 (found if f.is_file() else odd).append(f)
             if rules.respect_gitignore:
                 listed, found = found, _not_ignored(p, found)
@@ -215,18 +218,34 @@ def select_files(
     """The notes files ``paths`` name without those an ``exclude`` glob matches
     (``is_excluded``), and the display names of those left out. As ruff's, the globs
     leave out a file named on the command line (not found by walking a folder) only with
-    ``rules.force_exclude``. With no globs, ``paths`` unchanged. Raises ``InputError`` as
-    ``notes_files``."""
+    ``rules.force_exclude``. A glob matches the file's path below ``rules.base``
+    (``relative``), as ruff matches its own, never the path as typed. With no globs,
+    ``paths`` unchanged. Raises ``InputError`` as ``notes_files``."""
     if not exclude:
         return list(paths), []
     kept: list[str | os.PathLike] = []
     excluded: list[str] = []
     for display, path, walked in _listed(paths, None, names, rules):
-        if (walked or rules.force_exclude) and is_excluded(display, exclude):
+        where = (names or {}).get(os.fspath(path)) or os.fspath(path)
+        if (walked or rules.force_exclude) and is_excluded(relative(where, rules.base), exclude):
             excluded.append(display)
         else:
             kept.append(path)
     return kept, excluded
+
+
+def relative(path: str | os.PathLike, base: str | None) -> str:
+    """``path`` (as typed, from the current folder) as the ``exclude``, ``include`` and
+    ``per-file-ignores`` globs see it: POSIX, relative to ``base``, the folder of the
+    configuration that holds them (None: the current folder), as ruff has its project
+    root; so ``/repo/notes/a.md``, ``notes/a.md`` and ``../repo/notes/a.md`` are one path
+    and a folder above ``base`` is never matched. A path on another drive stays absolute."""
+    top = os.path.abspath(base) if base is not None else os.getcwd()
+    try:
+        rel = os.path.relpath(os.path.abspath(path), top)
+    except ValueError:  # another drive
+        rel = os.path.abspath(path)
+    return rel.replace(os.sep, "/")
 
 
 def is_excluded(path: str, globs: Sequence[str]) -> bool:
@@ -244,6 +263,13 @@ def is_excluded(path: str, globs: Sequence[str]) -> bool:
         elif any(fnmatch.fnmatchcase(t, glob) for t in tails):
             return True
     return False
+
+
+def walk_matcher(include: tuple[str, ...] | None):
+    """Whether a path (POSIX, relative to the configuration's folder) is one a walk with
+    no PATH reads: the ``include`` globs, default ``default_include()`` (``_matcher``).
+    Raises ``InputError`` as ``_matcher``."""
+    return _matcher(tuple(include) if include else default_include())
 
 
 def _matcher(include: tuple[str, ...]):
@@ -272,16 +298,24 @@ def _matcher(include: tuple[str, ...]):
     return lambda path: full(path) is not None
 
 
-def _walk(folder: Path, include: tuple[str, ...] | None = None, base: str | None = None):
+def _walk(
+    folder: Path,
+    include: tuple[str, ...] | None = None,
+    base: str | None = None,
+    skip: tuple[str, ...] = (),
+):
     """The files under ``folder``: those an ``include`` glob matches (by their path below
     ``base`` when they lie under it, else below ``folder``: ``FileRules.base``), or with
-    None every ``*.md`` and ``*.mdc`` one."""
+    None every ``*.md`` and ``*.mdc`` one; the folders of ``skip`` (absolute) not walked."""
     matches = _matcher(include) if include is not None else None
     top = os.path.abspath(base if base is not None else folder)
     inside = os.path.abspath(folder).startswith(top.rstrip(os.sep) + os.sep)
     top = top if inside or os.path.abspath(folder) == top else os.path.abspath(folder)
     for dirpath, dirnames, filenames in os.walk(folder):
         dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
+        if skip:
+            here = os.path.abspath(dirpath)
+            dirnames[:] = [d for d in dirnames if os.path.join(here, d) not in skip]
         rel = os.path.relpath(os.path.abspath(dirpath), top).replace(os.sep, "/")
         shown = "" if rel == "." else rel + "/"
         for name in filenames:

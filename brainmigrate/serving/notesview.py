@@ -157,13 +157,26 @@ def settings_for(path: str, given: Given, workspace: str | None):
 
 
 def is_notes(path: str, settings, workspace: str | None) -> bool:
-    """True when ``check`` reads ``path`` as a notes file: a ``*.md`` or ``*.mdc`` file
-    that no ``exclude`` glob (matched against the path below the workspace) leaves out."""
+    """True when ``check`` reads ``path`` (absolute) as a notes file: one the walk's
+    ``include`` globs take (``files.walk_matcher``: the settings' ``include``, default
+    ``files.default_include()``: ``.cursorrules``, ``.windsurfrules`` …) or a ``*.md`` or
+    ``*.mdc`` file, that no ``exclude`` glob leaves out; both matched against the path
+    below the configuration's folder (else the workspace's, else the current one), as
+    ``check`` matches them (``files.relative``). A bad ``include`` glob takes none."""
+    from brainmigrate.read.files import InputError, relative, walk_matcher
+
+    if settings.source:
+        base = os.path.dirname(os.path.abspath(settings.source))
+    else:
+        base = workspace or os.getcwd()
+    shown = relative(path, base)
     if not path.lower().endswith(NOTES_SUFFIXES):
-        return False
-    base = workspace or os.getcwd()
-    shown = os.path.relpath(path, base) if path.startswith(base + os.sep) else path
-    return not is_excluded(shown.replace(os.sep, "/"), settings.excludes)
+        try:
+            if not walk_matcher(settings.include)(shown):
+                return False
+        except InputError:
+            return False
+    return not is_excluded(shown, settings.excludes)
 
 
 def analyse(path: str, text: str, settings) -> View:
