@@ -76,10 +76,21 @@ def test_import_without_paths_reads_the_include_notes_too(repo):
     ]
 
 
-def test_no_include_file_under_the_current_folder_is_one_error_line(tmp_path, monkeypatch):
+def test_no_include_file_under_the_current_folder_passes_check_and_fails_import(
+    tmp_path, monkeypatch
+):
+    """``check`` with no PATH (the check-all hook) in a checkout that keeps no notes has
+    nothing to flag: one warning, exit 0 (it exited 2 on every commit); ``import`` with
+    no PATH reads nothing, one error line."""
     write(tmp_path, {"README.md": "> src/Nope.kt\n"})
     monkeypatch.chdir(tmp_path)
     got = cli("check")
+    assert (got.exit_code, got.stdout, got.stderr) == (
+        0,
+        "",
+        "brainmigrate: warning: no notes files under the current folder; nothing checked\n",
+    )
+    got = cli("import", "--dry-run")
     assert (got.exit_code, got.stdout) == (2, "")
     assert got.stderr == (
         "brainmigrate: error: .: no notes files the include globs match in this folder;"

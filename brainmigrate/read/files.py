@@ -43,6 +43,10 @@ class InputError(BrainmigrateError):
     """A notes path or a root is missing or unreadable, or holds no notes; or a bad option."""
 
 
+class NoNotes(InputError):
+    """A walked folder gives no notes file (``check`` given no PATH says so and passes)."""
+
+
 #: How to fix a notes path that names no notes.
 NOTES_FIX = "pass notes files, or folders that hold *.md notes files"
 
@@ -178,7 +182,7 @@ def _listed(
                     f" ({printable(odd[0].name)} is not a regular file); {NOTES_FIX}"
                 )
             if not found:
-                raise InputError(f"{given}: no {what} in this folder; {NOTES_FIX}")
+                raise NoNotes(f"{given}: no {what} in this folder; {NOTES_FIX}")
         elif stat.S_ISREG(mode):
             found = [p]
         else:
