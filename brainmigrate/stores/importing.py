@@ -12,7 +12,8 @@ import contextlib
 import json
 import os
 import sqlite3
-from collections.abc import Callable, Iterable
+from array import array
+from collections.abc import Callable, Iterable, Sequence
 from operator import attrgetter
 from pathlib import Path
 from typing import TypeVar
@@ -27,7 +28,8 @@ from brainmigrate.stores.connection import (
     folder_lock,
     translated,
 )
-from brainmigrate.stores.errors import StoreError
+from brainmigrate.stores.errors import Inconsistent, StoreError
+from brainmigrate.stores.facts import read_facts
 from brainmigrate.stores.merging import Stored
 from brainmigrate.stores.rows import COLUMNS
 from brainmigrate.stores.schema import (
@@ -81,7 +83,8 @@ def transact(
                 upgrade(con, path, roots)
                 record_roots(con, roots)
                 records, value = plan(Stored(con, path))
-                _write(con, records, words, now)
+                written = _write(con, records, words, now)
+                read_back(con, written, path)
                 if new:  # built once over the rows written, not row by row (same transaction)
                     create_indexes(con)
                 with signals_held():  # the commit and saying so, with no interrupt between them
@@ -159,8 +162,28 @@ def _join(values: Iterable[str]) -> str:
     return " ".join(sorted(values))
 
 
-def _write(con: sqlite3.Connection, facts: Iterable[FactRecord], words, now: str) -> None:
-    """Write ``facts``: new ones inserted, changed stored ones updated, provenance added.
+#: Facts read back at a time by ``read_back`` (the ids are bound as SQL parameters).
+READ_BACK_BATCH = 500
+
+
+def read_back(con: sqlite3.Connection, ids: Sequence[int], path: Path) -> None:
+    """Read the facts of ``ids`` back inside the open transaction, every row checked as
+    any later read checks it (``facts.read_facts``: the facts, anchors and gone citations
+    rows, the links): the last guard that an import never commits a row the store's
+    reader refuses (SPEC.md §Store). Raises ``StoreError`` (the caller rolls back)."""
+    try:
+        for start in range(0, len(ids), READ_BACK_BATCH):
+            read_facts(con, list(ids[start : start + READ_BACK_BATCH]))
+    except Inconsistent as exc:
+        raise StoreError(
+            f"{path}: the import made a row the store cannot read back ({exc}); nothing was"
+            " written (the store is as it was): fix that value in the input"
+        ) from None
+
+
+def _write(con: sqlite3.Connection, facts: Iterable[FactRecord], words, now: str) -> array:
+    """Write ``facts``: new ones inserted, changed stored ones updated, provenance added;
+    returns the ids of the facts whose rows were written.
 
     Rows are collected a batch of facts at a time and written one ``executemany`` a table,
     in the order the facts come (so each table's rows keep the order one statement a row
@@ -173,6 +196,7 @@ def _write(con: sqlite3.Connection, facts: Iterable[FactRecord], words, now: str
     rows[_INSERT_PROVENANCE] = []
     rows[_REFEED_PROVENANCE] = []  # after the new rows: the origin is the last row
     held = 0
+    written = array("q")
 
     def flush() -> None:
         for sql, batch in rows.items():
@@ -198,6 +222,8 @@ def _write(con: sqlite3.Connection, facts: Iterable[FactRecord], words, now: str
             con.execute(_UPDATE_FACT, (*values, now, rec.id))
             con.execute("DELETE FROM facts_fts WHERE rowid=?", (rec.id,))
             _forget(con, rec)
+        if changed or any(a.fingerprinted for a in rec.anchors):
+            written.append(rec.id)
         if changed:
             rows[_INSERT_FTS].append((rec.id, words(rec)))
             rows[_INSERT_ANCHOR].extend(
@@ -228,6 +254,7 @@ def _write(con: sqlite3.Connection, facts: Iterable[FactRecord], words, now: str
             flush()
             held = 0
     flush()
+    return written
 
 
 def _forget(con: sqlite3.Connection, rec: FactRecord) -> None:
