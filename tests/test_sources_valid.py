@@ -296,3 +296,19 @@ def test_a_put_task_round_trips_through_every_export(tmp_path):
             ("ledger rows keep the key", "TER-1", "TER-1")
         ]
         readable(into)
+
+
+def test_nul_is_replaced_for_every_reader(tmp_path):
+    """The rule is the framework's: an MCP memory observation's ``\\u0000`` too."""
+    memory = tmp_path / "memory.jsonl"
+    entity = {"type": "entity", "name": "Ledger", "entityType": "component"}
+    memory.write_text(json.dumps({**entity, "observations": ["rows\u0000 keep"]}) + "\n")
+    store = tmp_path / "m.db"
+    code, report, _ = imported("--from", "mcp-memory", memory, "--store", store)
+    assert code == 0
+    assert [w[3:] for w in warnings(report)] == [
+        ("BM306", "NUL characters in the text replaced with U+FFFD")
+    ]
+    assert rows(store, "SELECT text FROM facts") == [("rows\ufffd keep",)]
+    readable(store)
+    assert all(b"\x00" not in p.read_bytes() for p in tmp_path.rglob("*.md"))
