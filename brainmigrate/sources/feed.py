@@ -161,8 +161,8 @@ def _checked(entry: Entry) -> tuple[Entry | Skip, list[tuple[str, str]]]:
     changes: dict = {}
     if entry.created is not None and entry.created != (created := store_time(entry.created)):
         changes["created"] = created
-    if entry.task is not None:
-        changes["task"] = " ".join(entry.task.split()) or None
+    if entry.task is not None and entry.task != (task := " ".join(entry.task.split()) or None):
+        changes["task"] = task
     stored = [_stored_anchor(a) for a in entry.anchors]
     said += [("BM312", a) for a in stored if isinstance(a, str)]
     if any(a is not b for a, b in zip(stored, entry.anchors, strict=True)):
@@ -176,7 +176,8 @@ def _checked(entry: Entry) -> tuple[Entry | Skip, list[tuple[str, str]]]:
         if not all(map(id_ok, ids)):
             changes[what] = tuple(filter(id_ok, ids))
             said.append(("BM312", f"{what}: an id past the largest a store keeps; left out"))
-    texts = {k: getattr(entry, k) for k in _TEXTS if getattr(entry, k) is not None}
+    texts = {k: changes.get(k, getattr(entry, k)) for k in _TEXTS}  # as normalised
+    texts = {k: v for k, v in texts.items() if v is not None}
     nul = [k for k, v in texts.items() if "\x00" in v]
     if nul:
         changes.update({k: texts[k].replace("\x00", "\ufffd") for k in nul})
