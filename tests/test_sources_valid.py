@@ -67,7 +67,7 @@ def test_a_verified_store_exported_to_jsonl_imports_into_a_store_holding_facts(
         ({"created": "2024-05-01T10:00:00+02:00"}, "created", "2024-05-01T08:00:00Z"),
         ({"created": "2024-05-01T10:00:00"}, "created", "2024-05-01T10:00:00Z"),
         ({"task": "TER-1"}, "task || '|' || tasks", "TER-1|TER-1"),
-        ({"task": " TER-1  TER-2"}, "task || '|' || tasks", "TER-1 TER-2|TER-1 TER-2"),
+        ({"task": " TER-1 "}, "task || '|' || tasks", "TER-1|TER-1"),
     ],
 )
 def test_a_value_with_one_stored_form_is_given_it(tmp_path, fields, column, stored):
