@@ -101,10 +101,18 @@ class Reader:
     ``(file, line)`` (``sources.feed.Kept``); ``type_map`` is the knowledge ``--type-map``
     (``{kind: type}``), read back."""
 
-    def __init__(self, name: str | None = None, type_map: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        name: str | None = None,
+        type_map: dict[str, str] | None = None,
+        refuse_empty: bool = False,
+    ) -> None:
         self.name = name
         self.type_map = type_map or {}
         self.kept: dict = {}
+        #: an import that reads no fact line fails (``import`` without ``--allow-empty``):
+        #: it then writes nothing, not even a new empty store (``import_notes``)
+        self.refuse_empty = refuse_empty
 
 
 def _read_notes(
@@ -285,7 +293,9 @@ def import_notes(
 ) -> RunResult:
     """Import notes files into the store at ``store``; with ``dry_run`` write nothing.
     ``reader``: which reader reads each file (``Reader``; default: each detected), and
-    what store entries keep, applied once merged (``sources.keep``).
+    what store entries keep, applied once merged (``sources.keep``); with its
+    ``refuse_empty``, an import that reads no fact line runs as a dry run: a run that
+    fails writes nothing (the caller exits 1).
     With ``verify``, the anchors of the facts the import writes are fingerprinted
     (``fingerprints.fingerprint_records``) in the same transaction. Every import finds the
     stored facts no longer in the notes it read (``RunResult.removed``); with ``sync`` it
@@ -305,6 +315,8 @@ def import_notes(
     stems = Stems()
     reader = reader or Reader()
     notes = read_notes(paths, options, stems, store_path, verify, reader)
+    if reader.refuse_empty and not any(st.fact_lines for st in notes.files):
+        dry_run = True
     lines = sum(st.lines for st in notes.files)
     if options.progress is not None:
         options.progress("merge", 0, len(notes.facts), lines)

@@ -151,7 +151,12 @@ def test_importing_a_brain_export_into_its_store_says_what_it_adds(tmp_path):
     )
     (tmp_path / "empty").mkdir()
     (tmp_path / "empty" / "prose.md").write_text("just prose\n", encoding="utf-8")
-    text = cli("import", tmp_path / "empty", *ROOTS, "--store", tmp_path / "new.db")
+    # a run that reads no fact fails and writes nothing, so it says nothing was imported
+    failed = cli("import", tmp_path / "empty", *ROOTS, "--store", tmp_path / "new.db")
+    assert (failed.exit_code, failed.stdout) == (1, "")
+    assert not (tmp_path / "new.db").exists()
+    args = ("--store", tmp_path / "new.db", "--allow-empty")
+    text = cli("import", tmp_path / "empty", *ROOTS, *args)
     assert text.stdout.splitlines()[0] == (
         f"Imported into {tmp_path / 'new.db'}: the notes hold no fact; nothing to add"
     )

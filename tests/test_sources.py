@@ -67,6 +67,7 @@ def export_file(tmp_path: Path) -> Path:
             9,
             "the ledger is written in the charge transaction TER-41",
             run="ter-41",
+            created="2026-09-21T08:00:00Z",
             supersedes=["k3"],
             related=["k7"],
             status="stale",
@@ -91,7 +92,17 @@ def test_a_jsonl_export_is_detected_and_keeps_ids_into_an_empty_store(export_fil
     ) == [
         (3, "=", "superseded", "removed from notes", None, None, "TER-40", "[]", "[]"),
         (7, "=", "active", None, "2026-09-20T10:00:00Z", None, None, "[]", "[]"),
-        (9, "=", "stale", "anchor changed", None, "ter-41", "TER-41", "[3]", "[7]"),
+        (
+            9,
+            "=",
+            "stale",
+            "anchor changed",
+            "2026-09-21T08:00:00Z",
+            "ter-41",
+            "TER-41",
+            "[3]",
+            "[7]",
+        ),
     ]
 
 
@@ -176,9 +187,11 @@ def test_a_store_file_read_as_notes_says_which_reader_reads_it(export_file, tmp_
         )
     ]
     assert done.stderr == (
-        "brainmigrate: 1 file read, 0 fact lines: nothing imported (see the BM313 warnings;"
-        " pass --from with the store the files are, or --allow-empty when none is expected)\n"
+        f"brainmigrate: 0 facts in 1 file: {export_file}: 3 lines, no fact line; nothing"
+        " imported, nothing written (see the BM313 warnings; pass --from with the store the"
+        " files are, or --allow-empty when none is expected)\n"
     )
+    assert not store.exists()
     allowed = cli("import", "--from", "brain", export_file, "--store", store, "--allow-empty")
     assert allowed.exit_code == 0
     check = cli("check", export_file, "--isolated")
@@ -193,8 +206,12 @@ def test_a_notes_file_of_prose_alone_exits_1_without_a_finding(tmp_path):
     notes.write_text("Just some words.\nNo facts here.\n", encoding="utf-8")
     code, report, err = imported(notes, "--store", tmp_path / "k.db")
     assert (code, report["warnings"], report["files"][0]["notation"]) == (1, [], "brain")
-    assert "0 fact lines: nothing imported" in err
-    assert not (tmp_path / "k.db").exists() or rows(tmp_path / "k.db", "SELECT * FROM facts") == []
+    assert err == (
+        f"brainmigrate: 0 facts in 1 file: {notes}: 2 lines, no fact line; nothing imported,"
+        " nothing written (pass --from with the store the files are, or --allow-empty when"
+        " none is expected)\n"
+    )
+    assert not (tmp_path / "k.db").exists()
 
 
 def test_notes_beside_a_store_file_are_read_as_notes(export_file, tmp_path):
@@ -258,7 +275,7 @@ def test_a_knowledge_entry_of_another_tool_maps_its_type_back(tmp_path):
             "ledger rows keep the idempotency key, see src/Ledger.kt",
             "TER-9",
             "ter-9",
-            "2026-09-20",
+            "2026-09-20T00:00:00Z",
         )
     ]
 

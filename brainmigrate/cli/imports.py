@@ -59,16 +59,37 @@ class _Reading:
             )
         return self.source
 
+    def failed(self, result) -> bool:
+        """Whether the import read no fact at all and that fails it (no
+        ``--allow-empty``): it then ran as a dry run (``importer.Reader.refuse_empty``)."""
+        return not self.allow_empty and not any(st.fact_lines for st in result.files)
+
     def check_empty(self, result) -> None:
-        """Exit 1 when the import read no fact at all, unless ``--allow-empty``."""
-        if self.allow_empty or any(st.fact_lines for st in result.files):
+        """Exit 1 when the import read no fact at all, unless ``--allow-empty``, naming
+        what was read: ``0 facts in 1 file: empty.jsonl is empty``; the BM313 warnings
+        are pointed to only when there are some."""
+        if not self.failed(result):
             return
+        files = result.files
+        said = ", ".join(_why_no_fact(st) for st in files[:3])
+        more = f", and {len(files) - 3} more" if len(files) > 3 else ""
+        warned = any(d.code == "BM313" for d in result.notes.warnings)
         say(
-            f"brainmigrate: {_files(len(result.files))} read, 0 fact lines: nothing imported"
-            " (see the BM313 warnings; pass --from with the store the files are, or"
-            " --allow-empty when none is expected)"
+            f"brainmigrate: 0 facts in {_files(len(files))}: {said}{more}; nothing imported,"
+            f" nothing written ({'see the BM313 warnings; ' if warned else ''}pass --from with"
+            " the store the files are, or --allow-empty when none is expected)"
         )
         sys.exit(1)
+
+
+def _why_no_fact(st) -> str:
+    """Why one file read gave no fact line, in a few words."""
+    from brainmigrate.fsutil import printable
+
+    name = printable(st.path)
+    if not st.lines:
+        return f"{name} is empty"
+    return f"{name}: {st.lines} {'line' if st.lines == 1 else 'lines'}, no fact line"
 
 
 def _files(count: int) -> str:
@@ -167,9 +188,9 @@ def import_cmd(
         options = read_options(s, parser, names, progress, reading.notation(notation))
         named = dict(zip(paths, read, strict=True))
         options, read = _selected(found, named, options, reading.source)
-        reader = importer.Reader(reading.source, reading.type_map)
+        reader = importer.Reader(reading.source, reading.type_map, not reading.allow_empty)
         result = importer.import_notes(read, options, store, dry_run, verify, sync, reader)
-    _report(result, fmt, output, s.cache_dir)
+    _report(result, fmt, output, s.cache_dir, reading.failed(result))
     reading.check_empty(result)
 
 
@@ -219,17 +240,18 @@ def _selected(found, read: dict, options, source):
     return options, out
 
 
-def _report(result, fmt: str, output: str | None, cache_dir) -> None:
+def _report(result, fmt: str, output: str | None, cache_dir, failed: bool = False) -> None:
     """Write the import's report as ``fmt`` to ``output`` (None or ``-``: stdout); under
     ``-q`` the text report holds only what the import found (gone, outside, unresolved,
-    ambiguous …), not its counts."""
+    ambiguous …), not its counts; so does the text report of a ``failed`` import (no
+    fact read: nothing was written, and no count says it was)."""
     from brainmigrate import reports
 
     said = functools.partial(_imported, result)  # for a report that cannot be written
     if fmt == "json":
         emit(reports.json_chunks(result), output, changed=said)
     else:  # streamed: facts and entries are read back as they are written
-        quiet = voice().quiet  # text: -q leaves out the counts and the files
+        quiet = voice().quiet or failed  # text: -q leaves out the counts and the files
         emit(reports.import_chunks(result, fmt, output, cache_dir, quiet), output, changed=said)
 
 

@@ -37,6 +37,10 @@ from brainmigrate.read.lines import Line
 from brainmigrate.read.notation import classifier, fold, split_trailer
 from brainmigrate.shapes import plural
 
+#: The shortest text taken for one the importer cut at 2000 characters (a cut leaves
+#: less only before a word of over 1000 characters): a shorter text whose task or
+#: SUPERSEDED it does not show was stored whole without them (``put --task``).
+MAY_BE_CUT = MAX_TEXT // 2
 #: What fills a brain line past the 2000-character cut (no space, letter or digit: it
 #: adds no word, number or task id, and the importer cuts it off again).
 PAST_THE_CUT = "…"
@@ -72,7 +76,8 @@ def brain_files(
     the trailer ``<!-- YYYY-MM-DD HH:MM:SSZ run -->``; a text ending in an HTML comment
     without one gets an empty trailer, so the comment stays text. A superseded fact whose
     text does not hold the word gets ``SUPERSEDED``, and a fact whose text does not show
-    its task ``(TASK)``, past the 2000-character cut (noted; see ``brain_line``).
+    its task ``(TASK)``: past the 2000-character cut for a text the importer cut, else in
+    the text (both noted; see ``brain_line``).
     Every line is read back with the importer's rules; a fact that would not
     come back the same is left out, and the others are written: ``refused`` gets
     ``{"id", "scope", "text", "why"}`` for it (``text`` at most ``QUOTE_AT_MOST``
@@ -89,7 +94,7 @@ def brain_files(
     classify = classifier()
     stemmer = Stems()
     problems: list[dict] = []
-    stale, past, merging = [], [], []
+    stale, past, shown, merging = [], [], [], []
     files: dict[str, str] = {}
     for scope in sorted(by_scope, key=lambda s: stems[s]):
         name = f"{stems[scope]}.md"
@@ -108,8 +113,10 @@ def brain_files(
             lines.append(line)
             if rec.status == "stale":
                 stale.append(rec.key)
-            if text != fold(rec.text):
+            if len(text) > MAX_TEXT:
                 past.append(rec.key)
+            elif text != fold(rec.text):
+                shown.append(rec.key)
             st = stemmer(text)
             key = Key(scope, numbers(text), frozenset(tasks.all(text)))
             hit = index.best(key, st)
@@ -126,16 +133,31 @@ def brain_files(
         )
     if refused is not None:
         refused.extend(problems)
-    notes.extend(_notes(stale, past, merging, stems))
+    notes.extend(_notes(stale, past, merging, stems, shown))
     return files
 
 
+def _shown_note(shown: list[str]) -> str:
+    """The note for facts whose task or ``SUPERSEDED`` is written into their text (a text
+    the importer did not cut, that does not show them: ``put --task``)."""
+    return (
+        f"{plural(len(shown), 'fact')} {_are(shown)} written with the task id or SUPERSEDED"
+        " their text does not show in it (brain notation reads both from the text, so"
+        f" importing the export keeps them in the text): {', '.join(_cap(shown))}"
+    )
+
+
 def _notes(
-    stale: list[str], past: list[str], merging: list[str], stems: dict[str, str]
+    stale: list[str],
+    past: list[str],
+    merging: list[str],
+    stems: dict[str, str],
+    shown: list[str] = (),
 ) -> list[str]:
     """What brain notation cannot carry of the facts written: ``stale`` ids, ids of facts
-    whose task or ``SUPERSEDED`` stands past the cut (``past``), the merges importing the
-    export would make (``merging``), scopes their file name (``stems``) does not tell."""
+    whose task or ``SUPERSEDED`` stands past the cut (``past``) or in the text (``shown``),
+    the merges importing the export would make (``merging``), scopes their file name
+    (``stems``) does not tell."""
     notes: list[str] = []
     if stale:
         notes.append(
@@ -150,6 +172,8 @@ def _notes(
             " SUPERSEDED: written past the cut, where importing the export finds them"
             f" (and warns BM302): {', '.join(_cap(past))}"
         )
+    if shown:
+        notes.append(_shown_note(shown))
     if merging:
         notes.append(
             f"{plural(len(merging), 'fact')} {_are(merging)} so alike that importing the"
@@ -205,10 +229,13 @@ def brain_line(rec: FactRecord, plus: str, tasks: TaskIds) -> tuple[str, str, st
     if rec.task and not tasks.all(text):
         extra.append(f"({rec.task})")
     if extra:
-        # past the cut, as one word (and "…" up to the cut), so the importer finds it in
-        # the whole text and keeps the text as it is stored
+        # as one word after the text; for a text the importer cut, past the cut (and "…"
+        # up to it), so the importer finds it in the whole text and keeps the text as it
+        # is stored; a shorter text (``put --task``, a store's task) shows it in the text
+        cut_one = len(text) > MAY_BE_CUT
         text = f"{text} {''.join(extra)}"
-        text += PAST_THE_CUT * max(0, MAX_TEXT + 1 - len(text))
+        if cut_one:
+            text += PAST_THE_CUT * max(0, MAX_TEXT + 1 - len(text))
     trailer = ""
     if rec.created:
         m = _CREATED.fullmatch(rec.created)

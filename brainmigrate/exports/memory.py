@@ -18,6 +18,7 @@ from brainmigrate.exports.common import (
 from brainmigrate.exports.files import scope_stems
 from brainmigrate.model import KINDS, FactRecord
 from brainmigrate.read.notation import fold
+from brainmigrate.shapes import plural
 
 _KIND_RANK = {"blocker": 0, "decision": 1}
 
@@ -130,4 +131,24 @@ def memory_files(facts: Sequence[FactRecord], options: ExportOptions, result: Ex
             "--scope, --kind or --status active"
         )
     result.left_out = left
+    _note_tasks(kept, result)
     return files
+
+
+def _note_tasks(kept: dict[str, list[FactRecord]], result: ExportResult) -> None:
+    """The note naming the facts written whose task is lost (their text does not name
+    it; a topic line holds the text alone): said, never lost in silence."""
+    untold = [r.key for recs in kept.values() for r in recs if not _shows_task(r)]
+    if untold:
+        result.notes.append(
+            f"{plural(len(untold), 'fact')} {'loses its' if len(untold) == 1 else 'lose their'}"
+            " task id: a memory topic line holds the text alone, which does not name it"
+            f" (export --to jsonl or knowledge to keep it): {', '.join(_cap(untold))}"
+        )
+
+
+def _shows_task(rec: FactRecord) -> bool:
+    """Whether ``rec``'s task (``put --task``, or a store's) is read back from its text:
+    no task, or every word of it in the text."""
+    text = fold(rec.text)
+    return not rec.task or all(t in text for t in rec.task.split(" "))

@@ -74,6 +74,9 @@ class Entry:
     marker: str | None = None
     #: cited paths the store kept as gone (jsonl), besides those the import finds gone
     gone: tuple[str, ...] = ()
+    #: the file states ``status`` (a jsonl line's ``"status"``): it and its reason win over
+    #: a stored fact's, as a notes line's ``x`` marker does; else ``status`` is a default
+    status_stated: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,19 +6,31 @@ reason) is kept by the line it came from, for the import to apply once merged (Â
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from brainmigrate import inputs
 from brainmigrate.codes import diagnostic
-from brainmigrate.model import KINDS, STATUSES, Diagnostic, ParsedFact, Segment
+from brainmigrate.model import KINDS, MARKERS, STATUSES, Anchor, Diagnostic, ParsedFact, Segment
 from brainmigrate.read.facts import MAX_TEXT, TaskIds, cut
 from brainmigrate.read.files import InputError, missing_or_unreadable
 from brainmigrate.read.notation import fold
 from brainmigrate.read.run import FileStats
+from brainmigrate.shapes import shorten
 from brainmigrate.sources import Entry, Reading, Skip, Source
 from brainmigrate.spill import Spill
+from brainmigrate.values import (
+    DIGEST_VERSIONS,
+    id_ok,
+    line_ok,
+    run_ok,
+    scope_ok,
+    store_time,
+    symbol_ok,
+    time_ok,
+)
 
 #: The marker a fact of each kind is stored with when its store keeps none (the marker
 #: that reads as the kind in brain notation; ``-`` for other, SPEC.md Â§Notation).
@@ -36,12 +48,15 @@ Kept = dict[tuple[str, int], Entry]
 
 def entry_fact(entry: Entry, tasks: TaskIds) -> ParsedFact:
     """The ``ParsedFact`` an entry states: its one line of text folded (and cut to the
-    stored length), its task ids read as a notes fact's are, its marker the stored one or
-    its kind's."""
+    stored length), its task ids read as a notes fact's are (with the words of the task
+    the store kept, a fact ``put --task`` wrote whose text names none), its marker the
+    stored one or its kind's."""
     full = fold(entry.text)
     text = cut(full) if len(full) > MAX_TEXT else full
     found = tasks.all(full)
     task = entry.task if entry.task is not None else (found[0] if found else None)
+    if entry.task is not None:  # the store keeps a fact's task among its task ids
+        found = [*found, *(t for t in entry.task.split(" ") if t not in found)]
     return ParsedFact(
         entry.file,
         entry.line,
@@ -78,21 +93,29 @@ def read_store_file(
     ``fact_lines == facts + merged``). Raises ``InputError``."""
     st = FileStats(reading.file, reading.scope or "", notation=source.name)
     try:
-        text = inputs.read_whole(path).decode("utf-8", "replace")
+        raw = inputs.read_whole(path)
     except OSError as exc:
         raise InputError(f"{reading.file}: {missing_or_unreadable(exc)}") from None
+    text = raw.decode("utf-8", "replace")
     lines = text.splitlines()
+    _bad_bytes(raw, reading.file, diags)
     fact_lines: Counter = Counter()  # line -> entries on it
     scopes: Counter = Counter()
     for item in source.entries(path, reading):
         if not isinstance(item, Skip):
-            item = _checked(item)
+            item, said = _checked(item)
+            for code, message in said:
+                diags.append(diagnostic(item.file, item.line, code, message, item.col))
         if isinstance(item, Skip):
             diags.append(diagnostic(item.file, item.line, "BM312", item.reason, item.col))
             continue
         fact_lines[item.line] += 1
         scopes[item.scope] += 1
-        keep(entry_fact(item, tasks), item)
+        fact = entry_fact(item, tasks)
+        if len(fact.full_text) > MAX_TEXT:
+            cut_to = f"text cut to {len(fact.text)} of {len(fact.full_text)} characters"
+            diags.append(diagnostic(item.file, item.line, "BM302", cut_to, item.col))
+        keep(fact, item)
     st.fact_lines = fact_lines.total()
     st.lines = len(lines) + st.fact_lines - len(fact_lines)
     st.blank = sum(1 for n, ln in enumerate(lines, 1) if not ln.strip() and n not in fact_lines)
@@ -104,18 +127,111 @@ def read_store_file(
     return st
 
 
-def _checked(entry: Entry) -> Entry | Skip:
-    """``entry``, or a ``Skip`` saying why the store cannot keep it (a source's kind or
-    status that is none of the model's, a text that is blank)."""
+def _bad_bytes(raw: bytes, file: str, diags: list[Diagnostic]) -> None:
+    """BM305 for each line of ``raw`` holding bytes that are not UTF-8, which every source
+    reads as U+FFFD: said as a notes file's are (``read.lines``), never silent."""
+    try:
+        raw.decode("utf-8")
+        return
+    except UnicodeDecodeError:
+        pass
+    for number, line in enumerate(raw.decode("utf-8", "surrogateescape").splitlines(), 1):
+        bad = next((i for i, c in enumerate(line) if "\udc80" <= c <= "\udcff"), None)
+        if bad is not None:
+            message = "invalid UTF-8 bytes replaced with U+FFFD"
+            diags.append(diagnostic(file, number, "BM305", message, bad + 1))
+
+
+def _checked(entry: Entry) -> tuple[Entry | Skip, list[tuple[str, str]]]:
+    """``entry`` as the store can keep it, or a ``Skip`` saying why it cannot; with the
+    ``(code, message)`` warnings of what was changed or left out to keep it.
+
+    Every value an entry carries into the store passes the rules the store's reader
+    refuses a row by (``values``), before the merge: a value with one right form is
+    given it (a date or a time with an offset: the store's UTC time; lines written
+    backwards: in order; a task: its words single-spaced); an anchor that cannot be
+    stored is left out (BM312), a fingerprint that is not whole (no ``digest_version``:
+    a jsonl export keeps none) is dropped, so the anchor is verified again; an id past
+    ``values.MAX_ID`` is not kept (BM312); NUL characters become U+FFFD (BM306), as in
+    notes. Any other value the store cannot read back skips the entry (BM312)."""
+    said: list[tuple[str, str]] = []
+    why = _refused(entry)
+    if why is not None:
+        return Skip(entry.file, entry.line, entry.col, f"{why}; skipped"), said
+    changes: dict = {}
+    if entry.created is not None and entry.created != (created := store_time(entry.created)):
+        changes["created"] = created
+    if entry.task is not None and entry.task != (task := " ".join(entry.task.split()) or None):
+        changes["task"] = task
+    stored = [_stored_anchor(a) for a in entry.anchors]
+    said += [("BM312", a) for a in stored if isinstance(a, str)]
+    if any(a is not b for a, b in zip(stored, entry.anchors, strict=True)):
+        # anchors are equal by their key alone: what changed is told by identity
+        changes["anchors"] = tuple(a for a in stored if not isinstance(a, str))
+    if entry.id is not None and not id_ok(entry.id):
+        changes["id"] = None
+        said.append(("BM312", f"id k{entry.id} is past the largest a store keeps; not kept"))
+    for what in ("supersedes", "related"):
+        ids = getattr(entry, what)
+        if not all(map(id_ok, ids)):
+            changes[what] = tuple(filter(id_ok, ids))
+            said.append(("BM312", f"{what}: an id past the largest a store keeps; left out"))
+    texts = {k: changes.get(k, getattr(entry, k)) for k in _TEXTS}  # as normalised
+    texts = {k: v for k, v in texts.items() if v is not None}
+    nul = [k for k, v in texts.items() if "\x00" in v]
+    if nul:
+        changes.update({k: texts[k].replace("\x00", "\ufffd") for k in nul})
+        said.append(("BM306", f"NUL characters in the {', '.join(nul)} replaced with U+FFFD"))
+    return (dataclasses.replace(entry, **changes) if changes else entry), said
+
+
+#: The text fields of an ``Entry`` that reach the store.
+_TEXTS = ("text", "scope", "task", "run", "status_reason")
+
+
+def _refused(entry: Entry) -> str | None:
+    """Why the store cannot keep ``entry`` at all (None: it can, once normalised)."""
     if entry.kind not in KINDS:
-        why = f"kind {entry.kind!r} is not one of {', '.join(KINDS)}"
-    elif entry.status not in STATUSES:
-        why = f"status {entry.status!r} is not one of {', '.join(STATUSES)}"
-    elif not fold(entry.text):
-        why = "the fact's text is blank"
-    else:
-        return entry
-    return Skip(entry.file, entry.line, entry.col, f"{why}; skipped")
+        return f"kind {entry.kind!r} is not one of {', '.join(KINDS)}"
+    if entry.status not in STATUSES:
+        return f"status {entry.status!r} is not one of {', '.join(STATUSES)}"
+    if entry.marker is not None and entry.marker not in MARKERS:
+        return f"marker {entry.marker!r} is not one of {' '.join(MARKERS)}"
+    if not fold(entry.text):
+        return "the fact's text is blank"
+    if not scope_ok(entry.scope):
+        return f"scope {entry.scope!r} is blank"
+    created = entry.created
+    if created is not None and (created := store_time(created)) is None:
+        return (
+            f"created {shorten(entry.created, 40)!r} is no ISO date or time (2024-05-01T10:00:00Z)"
+        )
+    if not run_ok(entry.run, created):
+        if created is None:
+            return f"run {shorten(entry.run, 40)!r} is given without created (a stamp gives both)"
+        return f"run {shorten(entry.run, 40)!r} is not one word"
+    return None
+
+
+def _stored_anchor(anchor: Anchor) -> Anchor | str:
+    """``anchor`` as the store keeps it, or why it cannot (a ``str``)."""
+    name = f"anchor {shorten(anchor.path, 60)!r}"
+    lines = anchor.lines
+    if lines is not None and not all(map(line_ok, lines)):
+        return f"{name}: lines {list(lines)} are not line numbers; anchor left out"
+    if not symbol_ok(anchor.kind, anchor.symbol):
+        if anchor.kind == "symbol":
+            return f"{name}: a symbol anchor names no symbol; anchor left out"
+        return f"{name}: a {anchor.kind} anchor names symbol {anchor.symbol!r}; anchor left out"
+    if not anchor.path or not anchor.root:
+        return f"{name}: no path or no root; anchor left out"
+    whole = anchor.digest_version in DIGEST_VERSIONS and time_ok(anchor.verified_at)
+    if lines is not None and lines[0] > lines[1] or anchor.fingerprinted and not whole:
+        lines = (min(lines), max(lines)) if lines else None
+        if whole:
+            return dataclasses.replace(anchor, lines=lines)
+        return Anchor(anchor.kind, anchor.root, anchor.path, anchor.symbol, lines, anchor.how)
+    return anchor
 
 
 def spill_fact(

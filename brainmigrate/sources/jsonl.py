@@ -98,6 +98,7 @@ def _fact(reading: Reading, number: int, col: int, data) -> Entry:
         related=tuple(_id(i, "related") for i in _field(data, "related", list, [])),
         marker=marker,
         gone=tuple(_strings(_field(data, "gone", list, []), "gone")),
+        status_stated="status" in data,
     )
 
 

@@ -1,5 +1,7 @@
 """What store entries keep, applied to the facts a merge made of them (issue 30, SPEC.md
-§Merge): the anchors the store kept (besides those found in the text), a status's reason,
+§Merge): the anchors the store kept (besides those found in the text), a status the file
+states and its reason (they win over the stored ones, as a notes line's ``x`` marker does;
+a fact the run made keeps the file's reason or none, never one the merge made up),
 ``supersedes`` and ``related`` mapped to the facts their ids and keys became, and, into an
 empty store, the ids themselves.
 
@@ -33,12 +35,14 @@ def apply(ran, kept: Mapping[tuple[str, int], Entry]) -> list[Diagnostic]:
     if not kept:
         return []
     stored_ids, new_ids = ran.changed
-    ids = list(itertools.chain(stored_ids, new_ids))
+    again = _already_imported(ran, kept, stored_ids)
+    ids = list(itertools.chain(stored_ids, again, new_ids))
     recs: list[FactRecord] = list(ran.facts.values_of(ids, len(ids)))
     entries: dict[int, list[Entry]] = {}
     for rec in recs:
-        for file, line, _ in rec.new_provenance:
-            entry = kept.get((file, line))
+        lines = [(f, n) for f, n, _ in rec.new_provenance] or [rec.origin] * (rec.id in again)
+        for where in lines:
+            entry = kept.get(where)
             if entry is not None:
                 entries.setdefault(rec.id, []).append(entry)
     renumber, warnings = _renumbered(recs, entries, new_ids, stored_ids)
@@ -60,7 +64,20 @@ def apply(ran, kept: Mapping[tuple[str, int], Entry]) -> list[Diagnostic]:
         for rec in recs:
             if rec.id in entries:
                 ran.facts.replace(rec.id, rec)
+        now = [rec.id for rec in recs if rec.id in again and rec.state() != rec.snapshot]
+        if now:  # a stated status changed a fact its lines fed before: it is written
+            ran.changed = (sorted({*stored_ids, *now}), new_ids)
     return warnings
+
+
+def _already_imported(ran, kept: Mapping[tuple[str, int], Entry], stored_ids) -> set[int]:
+    """The stored facts lines already imported fed (not among ``stored_ids``, the ones
+    the run may have changed), when an entry states a status: a status the file states
+    wins over the stored one, also on a line imported before (SPEC.md §Merge, as a notes
+    line's ``x`` marker does)."""
+    if not any(entry.status_stated for entry in kept.values()):
+        return set()
+    return set(ran.fed).difference(stored_ids)
 
 
 def _renumbered(recs, entries, new_ids, stored_ids) -> tuple[dict[int, int], list[Diagnostic]]:
@@ -107,8 +124,10 @@ def _keep(rec: FactRecord, got: list[Entry], by_id, by_key) -> list[Diagnostic]:
         for path in entry.gone:
             if path not in rec.gone:
                 rec.gone.append(path)
-        if entry.status_reason is not None and rec.status == entry.status:
-            rec.status_reason = entry.status_reason
+        if entry.status_stated:  # the file states it: it wins, as an ``x`` marker does
+            rec.status, rec.status_reason = entry.status, entry.status_reason
+        elif rec.status == entry.status and (entry.status_reason is not None or not rec.stored):
+            rec.status_reason = entry.status_reason  # the file's reason, or none: not one made up
     last = got[-1]
     links = {"supersedes": [], "related": []}
     for what, values in (("supersedes", last.supersedes), ("related", last.related)):

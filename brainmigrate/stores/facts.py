@@ -107,11 +107,11 @@ def read_facts(con: sqlite3.Connection, ids: list[int] | None = None) -> dict[in
         if rec is None:
             raise missing(fid, "citations")
         rec.gone.append(checked_text(p, at, "path"))
-    _check_links(con, out, every=ids is None)
+    check_links(con, out, every=ids is None)
     return out
 
 
-def _check_links(con: sqlite3.Connection, facts: dict[int, FactRecord], every: bool) -> None:
+def check_links(con: sqlite3.Connection, facts: dict[int, FactRecord], every: bool) -> None:
     """Raise ``Inconsistent`` for the first of ``facts`` (by id) whose ``supersedes`` or
     ``related`` names a fact the store does not hold (SPEC.md §Store: they are fact ids);
     ``every``: ``facts`` is the whole store. Reads nothing when no fact has a link (the

@@ -27,9 +27,10 @@ from brainmigrate.stores.connection import (
     folder_lock,
     translated,
 )
-from brainmigrate.stores.errors import StoreError
+from brainmigrate.stores.errors import Inconsistent, StoreError
+from brainmigrate.stores.facts import check_links
 from brainmigrate.stores.merging import Stored
-from brainmigrate.stores.rows import COLUMNS
+from brainmigrate.stores.rows import COLUMNS, anchor_row, checked_text, fact_ok, fact_row
 from brainmigrate.stores.schema import (
     check_schema,
     create,
@@ -81,7 +82,7 @@ def transact(
                 upgrade(con, path, roots)
                 record_roots(con, roots)
                 records, value = plan(Stored(con, path))
-                _write(con, records, words, now)
+                _write_checked(con, records, words, now, path)
                 if new:  # built once over the rows written, not row by row (same transaction)
                     create_indexes(con)
                 with signals_held():  # the commit and saying so, with no interrupt between them
@@ -159,8 +160,60 @@ def _join(values: Iterable[str]) -> str:
     return " ".join(sorted(values))
 
 
+def _write_checked(
+    con: sqlite3.Connection, facts: Iterable[FactRecord], words, now: str, path: Path
+) -> None:
+    """``_write``, every row it writes checked first by the store's own reader: the last
+    guard that an import never commits a row a later read refuses (SPEC.md §Store).
+    Raises ``StoreError`` for such a row (the caller rolls the transaction back)."""
+    try:
+        _write(con, facts, words, now)
+    except Inconsistent as exc:
+        raise StoreError(
+            f"{path}: the import made a row the store cannot read back ({exc}); nothing was"
+            " written (the store is as it was): fix that value in the input"
+        ) from None
+
+
+def _checked(rec: FactRecord, values: tuple, changed: bool, linked: dict) -> None:
+    """Check the rows ``_write`` writes of ``rec`` (its facts row ``values`` when
+    ``changed``, its anchors rows as written, fingerprints included, its gone paths)
+    with the store's readers (``rows.fact_ok``/``fact_row``, ``rows.anchor_row``), which raise
+    ``Inconsistent``; a fact with links goes in ``linked``, for ``facts.check_links``
+    once its rows are written. The values are checked as they are bound: what SQLite
+    stores of a ``str`` or an ``int`` is that value, so the row reads back the same."""
+    if changed:
+        row = (rec.id, *values)
+        if not fact_ok(row):  # the reader's fast check; else its own, naming what is wrong
+            fact_row(row)
+        for p in rec.gone:
+            checked_text(p, f"a citations row of k{rec.id}", "path")
+        if rec.supersedes or rec.related:
+            linked[rec.id] = rec
+    for a in rec.anchors:
+        if changed or a.fingerprinted:
+            anchor_row((*_anchor_values(rec.id, a), *_fingerprint_values(a)))
+
+
+def _anchor_values(fid: int, a) -> tuple:
+    """The anchors row ``_INSERT_ANCHOR`` writes of anchor ``a`` of fact ``fid``."""
+    first, last = a.lines if a.lines else (None, None)
+    return (fid, a.kind, a.root, a.path, a.symbol or "", first, last, a.how)
+
+
+def _fingerprint_values(a) -> tuple:
+    """The fingerprint columns ``status.set_fingerprint`` writes of ``a``, in the order
+    ``rows.anchor_row`` reads them (all NULL for an anchor not fingerprinted)."""
+    if not a.fingerprinted:
+        return (None,) * 10
+    target = a.target or (None, None, None)
+    return (a.signature_digest, a.body_digest, *target, a.commit, a.verified_at,
+            a.content_hash, a.sketch, a.digest_version)  # fmt: skip
+
+
 def _write(con: sqlite3.Connection, facts: Iterable[FactRecord], words, now: str) -> None:
-    """Write ``facts``: new ones inserted, changed stored ones updated, provenance added.
+    """Write ``facts``: new ones inserted, changed stored ones updated, provenance added,
+    each row checked first (``_checked``; raises ``Inconsistent``).
 
     Rows are collected a batch of facts at a time and written one ``executemany`` a table,
     in the order the facts come (so each table's rows keep the order one statement a row
@@ -173,6 +226,7 @@ def _write(con: sqlite3.Connection, facts: Iterable[FactRecord], words, now: str
     rows[_INSERT_PROVENANCE] = []
     rows[_REFEED_PROVENANCE] = []  # after the new rows: the origin is the last row
     held = 0
+    linked: dict[int, FactRecord] = {}
 
     def flush() -> None:
         for sql, batch in rows.items():
@@ -189,11 +243,11 @@ def _write(con: sqlite3.Connection, facts: Iterable[FactRecord], words, now: str
             _join(rec.numbers),
             _join(rec.tasks),
         )
-        changed = not rec.stored
+        changed = not rec.stored or rec.state() != rec.snapshot
+        _checked(rec, values, changed, linked)
         if not rec.stored:
             rows[_INSERT_FACT].append((*values, rec.id, now, now))
-        elif rec.state() != rec.snapshot:
-            changed = True
+        elif changed:
             flush()
             con.execute(_UPDATE_FACT, (*values, now, rec.id))
             con.execute("DELETE FROM facts_fts WHERE rowid=?", (rec.id,))
@@ -228,6 +282,8 @@ def _write(con: sqlite3.Connection, facts: Iterable[FactRecord], words, now: str
             flush()
             held = 0
     flush()
+    if linked:
+        check_links(con, linked, every=False)
 
 
 def _forget(con: sqlite3.Connection, rec: FactRecord) -> None:

@@ -12,7 +12,6 @@ what is wrong.
 from __future__ import annotations
 
 import json
-import re
 
 from brainmigrate.model import (
     ANCHOR_KINDS,
@@ -26,10 +25,18 @@ from brainmigrate.model import (
 )
 from brainmigrate.shapes import shorten
 from brainmigrate.stores.errors import Inconsistent
+from brainmigrate.values import DIGEST_VERSIONS as DIGEST_VERSIONS  # the store's modules
+from brainmigrate.values import MAX_ID as MAX_ID  # read both from here
+from brainmigrate.values import (
+    id_ok,
+    line_ok,
+    run_ok,
+    scope_ok,
+    symbol_ok,
+    task_ok,
+    time_ok,
+)
 
-#: The largest id SQLite keeps (a signed 64-bit integer).
-MAX_ID = 2**63 - 1
-_CREATED = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")
 #: What ``str.strip()`` strips (the characters ``str.isspace`` holds): SQL's ``trim(x, ?)``
 #: with these finds a blank text as Python does.
 BLANKS = (
@@ -60,7 +67,7 @@ def _bad(where: str, column: str, value, wanted: str) -> Inconsistent:
 def checked_id(value, where: str, column: str = "id") -> int:
     """``value`` when it is a fact id (an integer 1..``MAX_ID``), else ``Inconsistent``
     naming ``where`` (the row) and ``column``."""
-    if type(value) is not int or not 1 <= value <= MAX_ID:
+    if not id_ok(value):
         raise _bad(where, column, value, "a fact id of 1 or more")
     return value
 
@@ -77,7 +84,7 @@ def checked_text(value, where: str, column: str, null: bool = False) -> str | No
 def checked_scope(value, where: str) -> str:
     """A fact's scope: text that is not blank (an import's ``--scope`` or ``area:NAME``,
     SPEC.md §Notation, Scope)."""
-    if type(value) is not str or not value.strip():
+    if not scope_ok(value):
         checked_text(value, where, "scope")
         raise _bad(where, "scope", value, "a scope (text that is not blank)")
     return value
@@ -86,7 +93,7 @@ def checked_scope(value, where: str) -> str:
 def checked_time(value, where: str, column: str) -> str:
     """A time the store records (``imported``, ``updated``): ISO UTC to the second, as an
     import writes it (SPEC.md §Store)."""
-    if type(value) is not str or not _CREATED.fullmatch(value):
+    if not time_ok(value):
         checked_text(value, where, column)
         raise _bad(where, column, value, "a time like 2026-09-23T13:16:09Z")
     return value
@@ -103,7 +110,7 @@ def checked_line(value, where: str, column: str, null: bool = True) -> int | Non
     ``Inconsistent``."""
     if value is None and null:
         return None
-    if type(value) is not int or not 0 <= value <= MAX_ID:
+    if not line_ok(value):
         raise _bad(where, column, value, "a line number" + (" or NULL" if null else ""))
     return value
 
@@ -208,15 +215,9 @@ def fact_ok(row: tuple) -> bool:
         and supersedes == "[]"
         and related == "[]"
         and (reason is None or type(reason) is str)
-        and (created is None or type(created) is str and _CREATED.fullmatch(created))
-        and (run is None or type(run) is str and created is not None and run.split() == [run])
-        and (
-            task is None
-            and not tasks
-            or type(task) is str
-            and tasks
-            and set(task.split(" ")) <= set(tasks.split(" "))
-        )
+        and (created is None or time_ok(created))
+        and run_ok(run, created)
+        and task_ok(task, _set(tasks))
         and text.strip()
     )
 
@@ -255,7 +256,7 @@ def _checked_fact_row(row: tuple) -> FactRecord:
     if not text.strip():
         raise _bad(at, "text", text, "a fact's text")
     created = checked_text(row[7], at, "created", null=True)
-    if created is not None and not _CREATED.fullmatch(created):
+    if created is not None and not time_ok(created):
         raise _bad(at, "created", created, "a time like 2026-09-23T13:16:09Z")
     run = checked_text(row[6], at, "run", null=True)
     if run is not None and run.split() != [run]:
@@ -264,7 +265,7 @@ def _checked_fact_row(row: tuple) -> FactRecord:
         raise Inconsistent(f"{at}: run is set but created is NULL (a stamp gives both)")
     tasks = _set(checked_text(row[14], at, "tasks"))
     task = checked_text(row[5], at, "task", null=True)
-    if (task is None) != (not tasks) or task is not None and not set(task.split(" ")) <= tasks:
+    if not task_ok(task, tasks):
         wanted = "one of the task ids of column tasks" if tasks else "NULL (column tasks is empty)"
         raise _bad(at, "task", task, wanted)
     stems = checked_text(row[12], at, "stems")
@@ -308,8 +309,6 @@ FINGERPRINT_COLUMNS = (
     "content_hash",
 )
 SKETCH_COLUMNS = ("sketch", "digest_version")
-#: The forms of digest a fingerprint's ``digest_version`` names (``schema``).
-DIGEST_VERSIONS = (1, 2)
 
 
 def anchor_row(row: tuple) -> tuple[int, Anchor]:
@@ -333,7 +332,7 @@ def anchor_row(row: tuple) -> tuple[int, Anchor]:
         raise _bad(at, "line_first", first, f"a line number up to line_last ({last})")
     kind = _choice(kind, at, "kind", ANCHOR_KINDS)
     name = checked_text(symbol, at, "symbol", null=True) or None
-    if (kind == "symbol") != (name is not None):
+    if not symbol_ok(kind, name):
         wanted = "a declaration's name (kind is symbol)" if name is None else f"'' (kind is {kind})"
         raise _bad(at, "symbol", symbol, wanted)
     base = (
