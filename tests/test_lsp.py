@@ -149,7 +149,7 @@ def apply(text: str, edit: types.TextEdit) -> str:
 
 
 GONE = "cites src/gone.py, which no root holds"
-OLD = "cites src/old.py, which no root holds (moved? src/new.py, by git-rename)"
+OLD = "cites src/old.py, which no root holds; moved? src/new.py (renamed in git history)"
 ERROR = types.DiagnosticSeverity.Error
 
 

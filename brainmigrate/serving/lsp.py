@@ -25,11 +25,22 @@ import traceback
 from concurrent.futures import ThreadPoolExecutor
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidRequest
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.json_rpc import RPCRequest
 
 from brainmigrate import __version__
 from brainmigrate.errors import BrainmigrateError
-from brainmigrate.serving.notesview import Given, View, analyse, ignore_edit, is_notes, settings_for
+from brainmigrate.serving.notesview import (
+    Given,
+    View,
+    analyse,
+    ignore_edit,
+    is_notes,
+    settings_for,
+    unused_edit,
+)
 
 #: Seconds after the last change before a changed buffer is checked again.
 DEBOUNCE = 0.3
@@ -84,12 +95,32 @@ class Buffer:
         return len(text) + 1
 
 
+class Protocol(LanguageServerProtocol):
+    """pygls' protocol, but a request after ``shutdown`` is answered with the error
+    InvalidRequest, as the protocol says (pygls drops it, and the client waits forever)."""
+
+    def handle_message(self, message) -> None:
+        if self._shutdown and isinstance(message, RPCRequest):
+            error = JsonRpcInvalidRequest("the server was shut down; only exit is accepted")
+            self._send_response(message.id, None, error.to_response_error())
+            return
+        super().handle_message(message)
+
+
 class NotesServer(LanguageServer):
     """The server: the command line's ``Given``, the last ``View`` of each open notes
-    buffer by its (version, text), and the pending debounced checks."""
+    buffer by its (version, text), and the pending debounced checks. Documents are synced
+    whole (``TextDocumentSyncKind.Full``): an incremental change is placed by lines the
+    client and pygls split differently (pygls also splits at U+2028, U+000C, U+0085, the
+    protocol only at ``\n``, ``\r\n``, ``\r``), so the server's copy would drift."""
 
     def __init__(self, given: Given) -> None:
-        super().__init__("brainmigrate", __version__)
+        super().__init__(
+            "brainmigrate",
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Full,
+            protocol_cls=Protocol,
+        )
         self.given = given
         self.views: dict[str, tuple[tuple, View | None]] = {}
         self.pending: dict[str, asyncio.Task] = {}
@@ -118,10 +149,7 @@ class NotesServer(LanguageServer):
         if not path:
             return None
         path = os.path.abspath(path)
-        try:
-            workspace = self.workspace.root_path
-        except RuntimeError:  # not initialized: no workspace folder
-            workspace = None
+        workspace = self.folder_of(path)
         try:
             settings = settings_for(path, self.given, workspace)
             if not is_notes(path, settings, workspace):
@@ -132,6 +160,19 @@ class NotesServer(LanguageServer):
         except Exception:  # noqa: BLE001 - logged, shown as one line, never a crash
             self.fault(f"checking {path} failed")
             return View(error="brainmigrate server: internal error checking this file (see log)")
+
+    def folder_of(self, path: str) -> str | None:
+        """The workspace folder holding ``path`` (absolute; the innermost of several), else
+        the workspace's root folder, else None (not initialized, or no folder)."""
+        from pygls.uris import to_fs_path
+
+        try:
+            folders = [to_fs_path(f.uri) for f in self.workspace.folders.values()]
+            root = self.workspace.root_path
+        except RuntimeError:  # not initialized: no workspace folder
+            return None
+        holding = [f for f in folders if f and path.startswith(os.path.join(f, ""))]
+        return max(holding, key=len) if holding else root
 
     def fault(self, what: str) -> None:
         """Log the current exception to stderr and the client's log."""
@@ -170,10 +211,13 @@ class NotesServer(LanguageServer):
 
 def diagnostic_of(view: View, f, lines: Buffer) -> types.Diagnostic:
     """The LSP diagnostic of finding ``f``: its line and column, to the end of what it is
-    about (else the end of its line; a finding of no line is at 0:0)."""
-    message = f.message
-    if f.hint is not None:
-        message += f" (moved? {f.hint.path}, by {f.hint.how})"
+    about (else the end of its line; a finding of no line is at 0:0). The message is the
+    one ``check`` prints (``Finding.full_message``: with its "moved?" hint); one the
+    baseline holds is Information, tagged `` [baseline]`` as ``check`` tags it."""
+    message = f.full_message
+    severity = SEVERITY.get(f.severity, types.DiagnosticSeverity.Information)
+    if f.baselined:
+        message, severity = f"{message} [baseline]", types.DiagnosticSeverity.Information
     if not f.line:
         where = types.Range(start=types.Position(0, 0), end=types.Position(0, 0))
     else:
@@ -184,7 +228,7 @@ def diagnostic_of(view: View, f, lines: Buffer) -> types.Diagnostic:
     return lsp_diagnostic(
         range=where,
         message=message,
-        severity=SEVERITY.get(f.severity, types.DiagnosticSeverity.Information),
+        severity=severity,
         code=f.code,
         source="brainmigrate",
     )
@@ -208,24 +252,67 @@ def diagnostics(view: View, lines: Buffer) -> list[types.Diagnostic]:
 
 def code_actions(view: View, uri: str, lines: Buffer, first: int, last: int) -> list:
     """The quick fixes of the findings on 0-based lines ``first`` to ``last``: the edit
-    ``--fix`` makes of a fixable one, and for each on a fact's line "Ignore CODE on this
-    line" (``notesview.ignore_edit``)."""
-    out: list[types.CodeAction] = []
+    ``--fix`` makes of a fixable one; for an unused suppression (BM401) "Remove the unused
+    suppression"; and per line "Ignore CODE on this line" once per code of the findings on
+    a fact's line, with one "Ignore CODE, CODE on this line" more when there are several
+    (``notesview.ignore_edit``, ``notesview.unused_edit``)."""
+    fixes: dict[int, list[types.CodeAction]] = {}
+    waivable: dict[int, dict[str, list]] = {}
     for f in view.findings:
         if not f.line or not first <= f.line - 1 <= last:
             continue
         diag = diagnostic_of(view, f, lines)
+        made = fixes.setdefault(f.line, [])
         fix = view.fixes.get((f.line, f.col))
         if fix is not None:
             edit = types.TextEdit(range=lines.range(fix.line, fix.col, fix.col + len(fix.old)),
                                   new_text=fix.new)  # fmt: skip
-            out.append(_action(f"Replace {fix.old} with {fix.new} ({fix.how})", uri, edit, diag))
-        text = lines.line(f.line)
-        waive = ignore_edit(text, f.code) if f.fact_line is not None else None
-        if waive is not None:
-            start, end, new = waive
-            edit = types.TextEdit(range=lines.range(f.line, start + 1, end + 1), new_text=new)
-            out.append(_action(f"Ignore {f.code} on this line", uri, edit, diag, preferred=False))
+            made.append(_action(f"Replace {fix.old} with {fix.new} ({fix.how})", uri, edit, diag))
+        if f.code == "BM401":
+            made.extend(_unused_action(f, uri, lines, diag))
+        elif f.fact_line is not None:
+            waivable.setdefault(f.line, {}).setdefault(f.code, []).append(diag)
+    out: list[types.CodeAction] = []
+    for line, made in sorted(fixes.items()):
+        out += made + _ignore_actions(line, waivable.get(line, {}), uri, lines)
+    return out
+
+
+def _unused_action(f, uri: str, lines: Buffer, diag) -> list[types.CodeAction]:
+    """ "Remove the unused suppression" of BM401 ``f``: on the fact's line or, for a fact
+    of several lines, the first of them whose trailer holds it."""
+    number = f.line
+    while True:
+        text = lines.line(number)
+        cut = unused_edit(text, f.subject)
+        if cut is not None:
+            start, end, new = cut
+            edit = types.TextEdit(range=lines.range(number, start + 1, end + 1), new_text=new)
+            title = f"Remove the unused suppression '{f.subject}'"
+            return [_action(title, uri, edit, diag)]
+        number += 1
+        if number > len(lines.lines) or not lines.line(number).strip():
+            return []
+        if lines.line(number).lstrip().startswith(("- ", "+ ", "* ")):
+            return []
+
+
+def _ignore_actions(line: int, codes: dict, uri: str, lines: Buffer) -> list:
+    """ "Ignore CODE on this line" once per code of ``codes`` (code: its diagnostics), and
+    one "Ignore CODE, CODE on this line" of them all when there are several."""
+    text, out = lines.line(line), []
+    groups = [[code] for code in codes]
+    if len(codes) > 1:
+        groups.append(list(codes))
+    for group in groups:
+        waive = ignore_edit(text, group)
+        if waive is None:
+            continue
+        start, end, new = waive
+        edit = types.TextEdit(range=lines.range(line, start + 1, end + 1), new_text=new)
+        diags = [d for code in group for d in codes[code]]
+        title = f"Ignore {', '.join(group)} on this line"
+        out.append(_action(title, uri, edit, diags, preferred=False))
     return out
 
 
@@ -233,7 +320,7 @@ def _action(title, uri, edit, diag, preferred: bool = True) -> types.CodeAction:
     return types.CodeAction(
         title=title,
         kind=types.CodeActionKind.QuickFix,
-        diagnostics=[diag],
+        diagnostics=diag if isinstance(diag, list) else [diag],
         is_preferred=preferred,
         edit=types.WorkspaceEdit(changes={uri: [edit]}),
     )
@@ -408,8 +495,26 @@ async def _spot(ls: NotesServer, uri: str, position: types.Position):
     return None if spot is None else (spot, lines)
 
 
+class OneLine(logging.Filter):
+    """A record logged with its exception (pygls logs a message that is no JSON-RPC with
+    its traceback) is one line: the message and the exception's text."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info:
+            exc = record.exc_info[1]
+            record.msg, record.args = f"{record.getMessage()}: {exc}", ()
+            record.exc_info = record.exc_text = None
+        return True
+
+
 def run(given: Given) -> None:
-    """Serve over stdin and stdout until the client says exit (exit 0 after shutdown, as
-    the protocol says; 1 without). Faults are logged to stderr."""
+    """Serve over stdin and stdout until the client says exit, then exit 0 after
+    ``shutdown``, 1 without (or when standard input ends first), as the protocol says.
+    Faults are logged to stderr; a message from the client that cannot be read is one
+    line there."""
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(name)s: %(message)s")
-    make_server(given).start_io()
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(OneLine())
+    server = make_server(given)
+    server.start_io()
+    sys.exit(0 if server.protocol._shutdown else 1)
