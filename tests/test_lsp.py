@@ -49,8 +49,10 @@ class Session:
     """A client talking to ``brainmigrate server`` started in ``cwd``; each publish of
     diagnostics is queued."""
 
-    def __init__(self, cwd: Path, cache: Path, args: tuple[str, ...] = ()) -> None:
-        self.cwd, self.cache, self.args = cwd, cache, args
+    def __init__(
+        self, cwd: Path, cache: Path, args: tuple[str, ...] = (), folders: tuple = ()
+    ) -> None:
+        self.cwd, self.cache, self.args, self.folders = cwd, cache, args, folders
         self.client = LanguageClient("brainmigrate-tests", "1")
         self.published: asyncio.Queue = asyncio.Queue()
         queue = self.published
@@ -66,6 +68,10 @@ class Session:
         params = types.InitializeParams(
             capabilities=types.ClientCapabilities(),
             root_uri=from_fs_path(str(self.cwd)),
+            workspace_folders=[
+                types.WorkspaceFolder(uri=from_fs_path(str(f)), name=f.name) for f in self.folders
+            ]
+            or None,
         )
         self.init = await asyncio.wait_for(self.client.initialize_async(params), WAIT)
         self.client.initialized(types.InitializedParams())
@@ -101,16 +107,20 @@ class Session:
         return code
 
 
-def session(tmp_path: Path, body, config: str | None = None, up: bool = False, args=()) -> object:
+def session(
+    tmp_path: Path, body, config: str | None = None, up: bool = False, args=(), prepare=None
+) -> object:
     """Run ``body(session)`` (a coroutine function) in a started session in the checkout
-    (holding ``.brainmigrate.toml`` ``config``; with ``up``, started in the folder above
-    it; ``args`` added to its command line), then shut it down; returns ``(what body
-    returned, the server's exit code)``."""
+    (holding ``.brainmigrate.toml`` ``config``, then ``prepare(checkout)`` called; with
+    ``up``, started in the folder above it; ``args`` added to its command line), then shut
+    it down; returns ``(what body returned, the server's exit code)``."""
 
     async def main():
         repo = checkout(tmp_path)
         if config is not None:
             write(repo, {".brainmigrate.toml": config})
+        if prepare is not None:
+            prepare(repo)
         s = Session(repo.parent if up else repo, tmp_path / "cache", tuple(args))
         s.repo = repo
         await s.start()
@@ -251,7 +261,7 @@ def test_hover_definition_and_links(tmp_path):
     assert texts == [
         f"**src/keep.py**: anchor, file `src/keep.py`, line 2\n\nroot `{root}`",
         "**src/gone.py**: gone: no root holds it",
-        "**src/old.py**: gone: no root holds it\n\nmoved? `src/new.py` (git-rename)",
+        "**src/old.py**: gone: no root holds it\n\nmoved? `src/new.py` (renamed in git history)",
         "**WidgetFactory**: anchor, declaration `WidgetFactory` in `src/widget.py`, lines"
         f" 1-2\n\nroot `{root}`",
         None,
@@ -499,3 +509,177 @@ def test_only_notes_files_check_reads_are_checked(tmp_path):
     assert is_notes(f"{base}/.cursor/rules/a.mdc", settings, base)
     assert not is_notes(f"{base}/notes/drafts/a.md", settings, base)
     assert not is_notes(f"{base}/src/app.py", settings, base)
+
+
+def test_documents_are_synced_whole_so_odd_line_breaks_stay_in_place(tmp_path):
+    """The server asks for whole documents (``TextDocumentSyncKind.Full``): a line holding
+    U+2028, U+000C or U+0085 is one line for the protocol (only ``\\n``, ``\\r\\n``, ``\\r``
+    end one), and the findings after it stay on the lines the editor numbers (incremental
+    sync placed changes by pygls' own line split, which also breaks at those)."""
+    odd = "- a\u2028b src/gone.py\n- c\x0cd src/gone.py\n- e\x85f src/gone.py\n"
+
+    async def body(s: Session):
+        uri = s.open(s.cwd / "notes" / "CLAUDE.md", odd)
+        first = await s.diagnostics(uri)
+        s.change(uri, 2, odd + "- g src/gone.py\n")
+        return first, await s.diagnostics(uri), s.init.capabilities.text_document_sync
+
+    (first, second, sync), code = session(tmp_path, body)
+    assert sync.change == types.TextDocumentSyncKind.Full
+    want = [("BM101", ERROR, n, 6, n, 17, GONE) for n in range(3)]
+    assert spans(first) == want
+    assert spans(second) == [*want, ("BM101", ERROR, 3, 4, 3, 15, GONE)] and code == 0
+
+
+def _baseline(repo: Path) -> None:
+    """The checkout's baseline bl.json, written by ``check --update-baseline`` of its
+    notes as they are (its two BM101s)."""
+    import subprocess
+
+    subprocess.run(
+        [sys.executable, "-m", "brainmigrate", "check", "notes/CLAUDE.md", "--root", ".",
+         "--baseline", "bl.json", "--update-baseline", "-q"],
+        cwd=repo, capture_output=True, check=False,
+    )  # fmt: skip
+    assert (repo / "bl.json").is_file()
+
+
+def test_the_buffer_is_checked_with_check_s_baseline_and_per_file_ignores(tmp_path):
+    """The server runs the check ``check`` runs: the configured baseline's findings are
+    Information, tagged ``[baseline]`` as ``check`` tags them, a new one stays an error;
+    a ``per-file-ignores`` glob is matched against the notes file's own path (not the
+    temporary copy the buffer is checked from), leaving its BM101 out for that file only."""
+
+    async def body(s: Session):
+        uri = s.open(s.cwd / "notes" / "CLAUDE.md", NOTES + "- new src/also-gone.py\n")
+        other = s.open(s.cwd / "notes" / "AGENTS.md", "- lib/none.py and src/gone.py\n")
+        return await s.diagnostics(uri), await s.diagnostics(other)
+
+    config = 'baseline = "bl.json"\nper-file-ignores = { "notes/AGENTS.md" = ["BM101"] }\n'
+    (notes, other), code = session(tmp_path, body, config=config, prepare=_baseline)
+    info = types.DiagnosticSeverity.Information
+    assert spans(notes) == [
+        ("BM101", info, 0, 34, 0, 45, GONE + " [baseline]"),
+        ("BM101", info, 1, 35, 1, 45, OLD + " [baseline]"),
+        ("BM101", ERROR, 2, 6, 2, 22, "cites src/also-gone.py, which no root holds"),
+    ]
+    assert [d.code for d in other.diagnostics] == ["BM103"] and code == 0
+
+
+def test_each_workspace_folder_is_the_root_of_its_own_notes(tmp_path):
+    """In a workspace of two folders, a notes file of the second is checked against the
+    second (its default root is the folder that holds it), not the first the server was
+    started in: lib/b.py is there, lib/none.py is gone."""
+    second = tmp_path / "B"
+    write(second, {"lib/b.py": "b = 1\n"})
+
+    async def main():
+        repo = checkout(tmp_path)
+        s = Session(repo, tmp_path / "cache", folders=(repo, second))
+        await s.start()
+        uri = s.open(second / "notes" / "CLAUDE.md", "- uses lib/b.py and lib/none.py\n")
+        got = await s.diagnostics(uri)
+        return got, await s.stop()
+
+    got, code = asyncio.run(main())
+    assert [(d.code, d.message) for d in got.diagnostics] == [
+        ("BM101", "cites lib/none.py, which no root holds"),
+    ]
+    assert code == 0
+
+
+def _actions(s: Session, uri: str, first: int, last: int):
+    params = types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        range=types.Range(start=types.Position(first, 0), end=types.Position(last, 0)),
+        context=types.CodeActionContext(diagnostics=[]),
+    )
+    return asyncio.wait_for(s.client.text_document_code_action_async(params), WAIT)
+
+
+def test_an_unused_suppression_is_removed_and_ignores_come_once_per_code(tmp_path):
+    """A BM401 (an unused suppression) has "Remove the unused suppression", never "Ignore
+    BM401" (which made another BM401); removing it clears the line. Three BM101s and a
+    BM103 on one line give one "Ignore BM101", one "Ignore BM103", and one merged
+    "Ignore BM101, BM103" that waives them all."""
+    text = (
+        "- uses src/keep.py <!-- brainmigrate: ignore BM103 -->\n"
+        "- src/g1.py and src/g2.py and src/g3.py and lib/none.py\n"
+    )
+
+    async def body(s: Session):
+        uri = s.open(s.cwd / "notes" / "CLAUDE.md", text)
+        await s.diagnostics(uri)
+        actions = await _actions(s, uri, 0, 1)
+        fixed = text
+        for a in actions:
+            if a.title.startswith(("Remove", "Ignore BM101, BM103")):
+                (edit,) = a.edit.changes[uri]
+                fixed = apply(fixed, edit)
+        s.change(uri, 2, fixed)
+        return [a.title for a in actions], fixed, await s.diagnostics(uri)
+
+    (titles, fixed, after), code = session(tmp_path, body)
+    assert titles == [
+        "Remove the unused suppression 'ignore BM103'",
+        "Ignore BM101 on this line",
+        "Ignore BM103 on this line",
+        "Ignore BM101, BM103 on this line",
+    ]
+    assert fixed == (
+        "- uses src/keep.py\n"
+        "- src/g1.py and src/g2.py and src/g3.py and lib/none.py"
+        " <!-- brainmigrate: ignore BM101, BM103 -->\n"
+    )
+    assert spans(after) == [] and code == 0
+
+
+@pytest.mark.parametrize(
+    ("line", "subject", "edit"),
+    [
+        ("- a <!-- brainmigrate: ignore BM103 -->", "ignore BM103", (3, 39, "")),
+        ("- a <!-- brainmigrate: ignore BM101, BM103 -->", "ignore BM103",
+         (4, 46, "<!-- brainmigrate: ignore BM101 -->")),
+        ("- a <!-- brainmigrate: allow-gone -->", "allow-gone", (3, 37, "")),
+        ("- a <!-- 2026-01-01 -->", "ignore BM103", None),
+    ],
+)  # fmt: skip
+def test_unused_edit_takes_the_code_or_the_comment_out(line, subject, edit):
+    assert notesview.unused_edit(line, subject) == edit
+
+
+def test_exit_without_shutdown_a_request_after_it_and_bad_json(tmp_path):
+    """As the protocol says: a request after shutdown is answered with InvalidRequest
+    (not left unanswered); exit after shutdown is 0, exit without it 1. A message that
+    is no JSON is one line on stderr, no traceback, and the server goes on."""
+    from pygls.exceptions import JsonRpcException
+
+    async def main():
+        repo = checkout(tmp_path)
+        s = Session(repo, tmp_path / "cache")
+        await s.start()
+        server = s.client._server
+        server.stdin.write(b"Content-Length: 5\r\n\r\n{bad}")
+        uri = s.open(repo / "notes" / "CLAUDE.md")
+        await s.diagnostics(uri)
+        await asyncio.wait_for(s.client.shutdown_async(None), WAIT)
+        hover = types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(0, 20)
+        )
+        with pytest.raises(JsonRpcException) as refused:
+            await asyncio.wait_for(s.client.text_document_hover_async(hover), WAIT)
+        s.client.exit(None)
+        code = await asyncio.wait_for(server.wait(), WAIT)
+        err = (await server.stderr.read()).decode()
+        await asyncio.wait_for(s.client.stop(), WAIT)
+        t = Session(repo, tmp_path / "cache")
+        await t.start()
+        t.client.exit(None)
+        unshut = await asyncio.wait_for(t.client._server.wait(), WAIT)
+        await asyncio.wait_for(t.client.stop(), WAIT)
+        return refused.value.code, code, err, unshut
+
+    refused, code, err, unshut = asyncio.run(main())
+    assert (refused, code, unshut) == (-32600, 0, 1)
+    assert "Traceback" not in err and err.count("\n") == 1
+    assert err.startswith("pygls") and "Unable to handle message" in err

@@ -32,6 +32,7 @@ from pygls.protocol.json_rpc import RPCRequest
 
 from brainmigrate import __version__
 from brainmigrate.errors import BrainmigrateError
+from brainmigrate.rules import HINT_HOW
 from brainmigrate.serving.notesview import (
     Given,
     View,
@@ -350,7 +351,7 @@ def hover_text(spot) -> str:
     }.get(spot.state, spot.state)
     text = f"**{spot.text}**: {said}"
     if spot.hint is not None:
-        text += f"\n\nmoved? `{spot.hint.path}` ({spot.hint.how})"
+        text += f"\n\nmoved? `{spot.hint.path}` ({HINT_HOW[spot.hint.how]})"
     return text
 
 
