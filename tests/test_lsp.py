@@ -77,11 +77,21 @@ class Session:
         self.client.initialized(types.InitializedParams())
 
     async def diagnostics(self, uri: str) -> types.PublishDiagnosticsParams:
-        """The next diagnostics published for ``uri``."""
+        """The next diagnostics published for ``uri`` (those of other documents dropped)."""
         while True:
             got = await asyncio.wait_for(self.published.get(), WAIT)
             if got.uri == uri:
                 return got
+
+    async def each(self, *uris: str) -> list[types.PublishDiagnosticsParams]:
+        """The next diagnostics published for each of ``uris``, in the order of ``uris``
+        (buffers are checked side by side: they may come in any order)."""
+        got: dict[str, types.PublishDiagnosticsParams] = {}
+        while len(got) < len(uris):
+            one = await asyncio.wait_for(self.published.get(), WAIT)
+            if one.uri in uris:
+                got.setdefault(one.uri, one)
+        return [got[u] for u in uris]
 
     def open(self, path: Path, text: str | None = None) -> str:
         uri = from_fs_path(str(path))
@@ -553,7 +563,7 @@ def test_the_buffer_is_checked_with_check_s_baseline_and_per_file_ignores(tmp_pa
     async def body(s: Session):
         uri = s.open(s.cwd / "notes" / "CLAUDE.md", NOTES + "- new src/also-gone.py\n")
         other = s.open(s.cwd / "notes" / "AGENTS.md", "- lib/none.py and src/gone.py\n")
-        return await s.diagnostics(uri), await s.diagnostics(other)
+        return await s.each(uri, other)
 
     config = 'baseline = "bl.json"\nper-file-ignores = { "notes/AGENTS.md" = ["BM101"] }\n'
     (notes, other), code = session(tmp_path, body, config=config, prepare=_baseline)
@@ -683,3 +693,24 @@ def test_exit_without_shutdown_a_request_after_it_and_bad_json(tmp_path):
     assert (refused, code, unshut) == (-32600, 0, 1)
     assert "Traceback" not in err and err.count("\n") == 1
     assert err.startswith("pygls") and "Unable to handle message" in err
+
+
+def test_a_big_buffer_s_check_holds_up_no_other_buffer(tmp_path):
+    """While a buffer of 20,000 lines is being checked, a small buffer opened after it is
+    checked and published first (its check runs beside the big one, not after it); both
+    are published, the big one with its 20,000 findings."""
+    big = "".join(f"- fact {i} cites src/gone{i % 50}.py and src/keep.py\n" for i in range(20000))
+
+    async def body(s: Session):
+        warm = s.open(s.cwd / "notes" / "CLAUDE.md")  # the checkout's index is built once
+        await s.diagnostics(warm)
+        large = s.open(s.cwd / "notes" / "big" / "CLAUDE.md", big)
+        small = s.open(s.cwd / "notes" / "small" / "CLAUDE.md", "- src/gone.py\n")
+        order = []
+        while len(order) < 2:
+            got = await asyncio.wait_for(s.published.get(), WAIT)
+            order.append((got.uri, len(got.diagnostics)))
+        return order, large, small
+
+    (order, large, small), code = session(tmp_path, body)
+    assert order == [(small, 1), (large, 20000)] and code == 0

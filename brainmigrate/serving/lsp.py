@@ -45,6 +45,8 @@ from brainmigrate.serving.notesview import (
 
 #: Seconds after the last change before a changed buffer is checked again.
 DEBOUNCE = 0.3
+#: Buffers checked at the same time (each in a thread of its own).
+CHECKERS = 4
 #: LSP severities by finding severity.
 SEVERITY = {
     "error": types.DiagnosticSeverity.Error,
@@ -125,8 +127,9 @@ class NotesServer(LanguageServer):
         self.given = given
         self.views: dict[str, tuple[tuple, View | None]] = {}
         self.pending: dict[str, asyncio.Task] = {}
-        # one check at a time, off the protocol's loop
-        self.checker = ThreadPoolExecutor(1, thread_name_prefix="brainmigrate-check")
+        self.running: dict[str, tuple[tuple, asyncio.Future]] = {}
+        # off the protocol's loop, several buffers at a time
+        self.checker = ThreadPoolExecutor(CHECKERS, thread_name_prefix="brainmigrate-check")
 
     def lines(self, uri: str) -> Buffer:
         """The buffer ``uri`` as it is now."""
@@ -135,16 +138,25 @@ class NotesServer(LanguageServer):
 
     async def view(self, uri: str) -> View | None:
         """The ``View`` of the buffer ``uri`` as it is now (None: no notes file), made
-        in the checker thread when the text changed since the last one."""
+        in a checker thread when the text changed since the last one: one check per
+        (version, text), awaited by every request that asks while it runs; a big
+        buffer's check holds up no other buffer's."""
         doc = self.workspace.get_text_document(uri)
         key = (doc.version, doc.source)
         held = self.views.get(uri)
         if held is not None and held[0] == key:
             return held[1]
-        loop = asyncio.get_running_loop()
-        made = await loop.run_in_executor(self.checker, self._analyse, doc.path, doc.source)
-        self.views[uri] = (key, made)
-        return made
+        running = self.running.get(uri)
+        if running is None or running[0] != key:
+            loop = asyncio.get_running_loop()
+            made = loop.run_in_executor(self.checker, self._analyse, doc.path, doc.source)
+            running = self.running[uri] = (key, made)
+        # shielded: a cancelled publish leaves the check to the others waiting on it
+        view = await asyncio.shield(running[1])
+        if self.running.get(uri) is running:
+            del self.running[uri]
+            self.views[uri] = (key, view)
+        return view
 
     def _analyse(self, path: str | None, text: str) -> View | None:
         if not path:
@@ -403,6 +415,7 @@ def _buffer_features(server: NotesServer) -> None:
     async def did_save(ls: NotesServer, params: types.DidSaveTextDocumentParams):
         # a saved file may be what another buffer cites: every open buffer is read again
         ls.views.clear()
+        ls.running.clear()
         for uri in list(ls.workspace.text_documents):
             ls.schedule(uri, 0)
 
