@@ -714,3 +714,53 @@ def test_a_big_buffer_s_check_holds_up_no_other_buffer(tmp_path):
 
     (order, large, small), code = session(tmp_path, body)
     assert order == [(small, 1), (large, 20000)] and code == 0
+
+
+def _spaced(repo: Path) -> None:
+    write(repo, {"src/dir with space/f#1.py": "x = 1\n"})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "a folder with spaces")
+
+
+def test_a_line_past_the_end_and_a_backticked_path_with_spaces(tmp_path):
+    """``src/keep.py:99`` (a file of 3 lines) is hovered in check's BM204 state, not as an
+    anchor at line 99, and its definition is the file's top; a backticked path with
+    spaces that anchors (``src/dir with space/f#1.py``) has its hover, definition and
+    link over the whole path, as the resolver read it."""
+    text = "- see src/keep.py:99 and `src/dir with space/f#1.py` here\n"
+
+    async def body(s: Session):
+        uri = s.open(s.cwd / "notes" / "CLAUDE.md", text)
+        found = await s.diagnostics(uri)
+        doc = types.TextDocumentIdentifier(uri=uri)
+        out = []
+        for char in (10, 35):
+            at = dict(text_document=doc, position=types.Position(0, char))
+            hover = await s.client.text_document_hover_async(types.HoverParams(**at))
+            where = await s.client.text_document_definition_async(types.DefinitionParams(**at))
+            out.append((hover, where))
+        links = await s.client.text_document_document_link_async(
+            types.DocumentLinkParams(text_document=doc)
+        )
+        return found, out, links
+
+    (found, [(past, top), (spaced, there)], links), code = session(tmp_path, body, prepare=_spaced)
+    root = str((tmp_path / "repo").resolve())
+    assert [(d.code, d.message) for d in found.diagnostics] == [
+        ("BM204", "line 99 is past the end of src/keep.py (3 lines)"),
+    ]
+    assert past.contents.value == (
+        f"**src/keep.py:99**: line 99 is past the end of src/keep.py (3 lines)\n\n"
+        f"file `src/keep.py`, root `{root}`"
+    )
+    assert (top.uri, top.range.start.line) == (from_fs_path(f"{root}/src/keep.py"), 0)
+    assert spaced.contents.value == (
+        f"**src/dir with space/f#1.py**: anchor, file `src/dir with space/f#1.py`\n\nroot `{root}`"
+    )
+    assert (spaced.range.start.character, spaced.range.end.character) == (26, 51)
+    assert there.uri == from_fs_path(f"{root}/src/dir with space/f#1.py")
+    assert [(k.range.start.character, k.range.end.character, k.target) for k in links] == [
+        (6, 20, from_fs_path(f"{root}/src/keep.py")),
+        (26, 51, from_fs_path(f"{root}/src/dir with space/f#1.py")),
+    ]
+    assert code == 0

@@ -342,6 +342,8 @@ def _action(title, uri, edit, diag, preferred: bool = True) -> types.CodeAction:
 def hover_text(spot) -> str:
     """The hover of a citation (Markdown): what it resolved to or its state."""
     a = spot.anchor
+    if a is not None and spot.state != "anchor":  # the file is there, the place is not
+        return f"**{spot.text}**: {spot.reason}\n\nfile `{a.path}`, root `{a.root}`"
     if a is not None and a.kind == "symbol":
         lines = f", lines {a.lines[0]}-{a.lines[1]}" if a.lines else ""
         return (

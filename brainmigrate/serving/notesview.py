@@ -9,6 +9,7 @@ code points, as ``check`` reports them; an ``end`` is the column after the text.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -19,7 +20,7 @@ from brainmigrate.read.files import is_excluded
 from brainmigrate.read.names import camelcase_names
 from brainmigrate.read.notation import split_trailer
 from brainmigrate.read.run import ImportOptions
-from brainmigrate.read.tokens import Token, tokens
+from brainmigrate.read.tokens import tokens
 from brainmigrate.rules import Finding, Hint
 
 if TYPE_CHECKING:  # check is loaded when a buffer is checked, not at start-up
@@ -89,9 +90,11 @@ class Given:
 class Spot:
     """A citation in the buffer at ``line``, ``col`` up to ``end``: its ``state``
     (``anchor``, or a finding's: ``gone``, ``outside``, ``unresolved``, ``ignored``,
-    ``ambiguous``), the anchor it resolved to (its ``root`` an absolute folder), its
-    line form ``lines``, a gone path's "moved?" ``hint``, why a path is ``outside``
-    (``reason``) and an ambiguous name's ``candidates``."""
+    ``ambiguous``; ``past-end`` or ``no-heading``, an anchored file whose line form or
+    fragment BM204/BM205 warns of, the warning in ``reason``), the anchor it resolved to
+    (its ``root`` an absolute folder), its line form ``lines``, a gone path's "moved?"
+    ``hint``, why a path is ``outside`` (``reason``) and an ambiguous name's
+    ``candidates``."""
 
     line: int
     col: int
@@ -106,7 +109,7 @@ class Spot:
 
     def target(self) -> tuple[str, int] | None:
         """``(absolute file, 1-based line)`` the spot leads to (a file or a declaration
-        that anchors), or None."""
+        that anchors; a line past the file's end leads to its top), or None."""
         a = self.anchor
         if a is None or a.kind == "folder":
             return None
@@ -211,14 +214,23 @@ def analyse(path: str, text: str, settings) -> View:
     findings = [f for f in result.findings if not f.suppressed]
     fixes = {(fx.line, fx.col): fx for fx in (result.fixes or {}).values()}
     hints = {(f.line, f.col): f.hint for f in findings if f.hint is not None}
-    spots = list(_spots(result.facts.resolved(), text.split("\n"), hints))
+    warned = {(f.line, f.col): f for f in findings if f.code in PLACE_WARNINGS}
+    spots = list(_spots(result.facts.resolved(), text.split("\n"), hints, warned))
     return View(findings, fixes, spots)
 
 
-def _spots(resolved, lines: list[str], hints: dict):
+#: The state of a file citation that anchored with a warning about its line form or
+#: fragment (the file is there, the place in it is not), by the warning's code.
+PLACE_WARNINGS = {"BM204": "past-end", "BM205": "no-heading"}
+
+
+def _spots(resolved, lines: list[str], hints: dict, warned: dict):
     """The spots of each fact's citations: a token of the fact's lines at a citation's
     place is that citation; one whose path an anchor of the fact ends with, or a
-    CamelCase name a declaration anchors, is that anchor."""
+    CamelCase name a declaration anchors, is that anchor (in the state of a BM204/BM205
+    at its place, ``warned``, when there is one). The lines are split into tokens as the
+    resolver splits them: a backtick span with spaces is one token when the fact
+    anchored its path (``tokens``' ``holds``)."""
     for fact, res in resolved:
         if res is None:
             continue
@@ -227,7 +239,8 @@ def _spots(resolved, lines: list[str], hints: dict):
         symbols = {a.symbol: a for a in res.anchors if a.kind == "symbol"}
         last = min(max(fact.line, fact.last_line), len(lines))
         segments = [Segment(n, 1, lines[n - 1].rstrip("\r")) for n in range(fact.line, last + 1)]
-        for tok in tokens(segments):
+        holds = functools.partial(_anchor_of, files=files)
+        for tok in tokens(segments, lambda text, holds=holds: holds(text) is not None):
             whole = tok.whole or tok.text
             end = tok.end or tok.col + len(whole)
             c = cites.pop((tok.line, tok.col), None)
@@ -236,9 +249,17 @@ def _spots(resolved, lines: list[str], hints: dict):
                 yield Spot(tok.line, tok.col, end, c.name, c.state, None, c.lines, hint, c.reason,
                            c.candidates)  # fmt: skip
                 continue
-            anchor = _file_anchor(tok, files)
+            anchor = _anchor_of(tok.text, files)
             if anchor is not None:
-                yield Spot(tok.line, tok.col, end, tok.text, "anchor", anchor, tok.lines)
+                w = warned.get((tok.line, tok.col))
+                if w is not None:
+                    state, cited = (
+                        PLACE_WARNINGS[w.code],
+                        lines[tok.line - 1][tok.col - 1 : end - 1],
+                    )
+                    yield Spot(tok.line, tok.col, end, cited, state, anchor, reason=w.message)
+                else:
+                    yield Spot(tok.line, tok.col, end, tok.text, "anchor", anchor, tok.lines)
                 continue
             for name in camelcase_names(whole):
                 anchor = symbols.get(name)
@@ -251,10 +272,10 @@ def _spots(resolved, lines: list[str], hints: dict):
                        hints.get((c.line, c.col)), c.reason, c.candidates)  # fmt: skip
 
 
-def _file_anchor(tok: Token, files: list[Anchor]) -> Anchor | None:
-    """The file or folder anchor whose path the token's path ends with (``./``, ``../``
-    and ``@`` dropped), or None."""
-    text = tok.text.replace("\\", "/").lstrip("@")
+def _anchor_of(text: str, files: list[Anchor]) -> Anchor | None:
+    """The file or folder anchor whose path the cited path ``text`` ends with (``./``,
+    ``../`` and ``@`` dropped), or None."""
+    text = text.replace("\\", "/").lstrip("@")
     while text.startswith(("./", "../")):
         text = text.partition("/")[2]
     text = text.rstrip("/")
