@@ -2,15 +2,19 @@
 ``editor``; docs/editors.md).
 
 What ``check`` finds in a notes buffer's unsaved text is published as diagnostics on open
-and, ``DEBOUNCE`` seconds after the last change, on change (same codes, severities and
-messages); a gone citation ``--fix`` would rewrite has a quick fix, every finding on a
-fact's line an "Ignore CODE on this line" action; a citation has a hover (what it resolved
-to, its state, a gone path's "moved?"), a definition (the cited file at its line, the file
+and, ``DEBOUNCE`` seconds after the last change, on change: the check ``check`` runs on
+the file the buffer names (its configuration, baseline and per-file-ignores; the
+workspace folder holding it its default root), with the same codes and messages; a
+baselined finding is Information, tagged ``[baseline]``. A gone citation ``--fix`` would
+rewrite has a quick fix, an unused suppression (BM401) its removal, the findings on a
+fact's line "Ignore CODE on this line"; a citation has a hover (what it resolved to, its
+state, a gone path's "moved?"), a definition (the cited file at its line, the file
 declaring a CamelCase name at the declaration) and, when a root holds it, a document link.
-What a buffer shows comes from ``serving.notesview``; this module speaks the protocol:
-LSP positions are 0-based, columns in UTF-16 code units. Any document but a notes file
-gets nothing. A fault is logged (stderr and ``window/logMessage``), never sent as a
-traceback.
+Documents are synced whole. What a buffer shows comes from ``serving.notesview``, in the
+protocol's terms from ``serving.lspview``; this module speaks the protocol (exit 0 after
+``shutdown``, 1 without; a request after it is refused with InvalidRequest). Any
+document but a notes file gets nothing. A fault is logged (stderr and
+``window/logMessage``), never sent as a traceback.
 """
 
 from __future__ import annotations
