@@ -782,3 +782,25 @@ def test_a_file_level_message_names_the_file_as_check_does(tmp_path):
          " pass --from jsonl"),
     ]  # fmt: skip
     assert code == 0
+
+
+def test_an_incremental_change_is_made_by_the_protocol_s_line_rule(tmp_path):
+    """A client that sends incremental changes all the same has them made where the
+    editor made them: lines end at ``\\n``, ``\\r\\n``, ``\\r`` only (so the change on
+    line 2, after a line holding U+2028, lands there), columns in UTF-16 units (after an
+    emoji); the rest of the text is kept (pygls took such a change for the whole text)."""
+    odd = "- a\u2028b src/gone.py\n- \U0001f600 src/gone.py\n"
+
+    async def body(s: Session):
+        uri = s.open(s.cwd / "notes" / "CLAUDE.md", odd)
+        await s.diagnostics(uri)
+        doc = types.VersionedTextDocumentIdentifier(uri=uri, version=2)
+        at = types.Range(start=types.Position(1, 9), end=types.Position(1, 13))
+        part = types.TextDocumentContentChangePartial(range=at, text="keep")
+        s.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(text_document=doc, content_changes=[part])
+        )
+        return await s.diagnostics(uri)
+
+    got, code = session(tmp_path, body)
+    assert spans(got) == [("BM101", ERROR, 0, 6, 0, 17, GONE)] and code == 0

@@ -31,7 +31,7 @@ from concurrent.futures import ThreadPoolExecutor
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidRequest
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol
+from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.protocol.json_rpc import RPCRequest
 
 from brainmigrate import __version__
@@ -39,6 +39,7 @@ from brainmigrate.errors import BrainmigrateError
 from brainmigrate.serving.lspview import (  # noqa: F401 - the server's parts, as lsp.X
     SEVERITY,
     Buffer,
+    changed,
     code_actions,
     diagnostic_of,
     diagnostics,
@@ -56,7 +57,21 @@ log = logging.getLogger("brainmigrate.server")
 
 class Protocol(LanguageServerProtocol):
     """pygls' protocol, but a request after ``shutdown`` is answered with the error
-    InvalidRequest, as the protocol says (pygls drops it, and the client waits forever)."""
+    InvalidRequest, as the protocol says (pygls drops it, and the client waits forever),
+    and an incremental change (sent though the server asks for whole documents) is made
+    by the protocol's line rule (``lspview.changed``), never taken for the whole text."""
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams):
+        doc = self.workspace.get_text_document(params.text_document.uri)
+        for change in params.content_changes:
+            if isinstance(change, types.TextDocumentContentChangePartial):
+                text = changed(doc.source, change, self.workspace.position_codec)
+                change = types.TextDocumentContentChangeWholeDocument(text=text)
+            self.workspace.update_text_document(params.text_document, change)
+        user = self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)
+        if user is not None:
+            yield user, (params,), None
 
     def handle_message(self, message) -> None:
         if self._shutdown and isinstance(message, RPCRequest):

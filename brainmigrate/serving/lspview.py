@@ -5,6 +5,8 @@ units agreed), its diagnostics, code actions and hovers.
 
 from __future__ import annotations
 
+import re
+
 from lsprotocol import types
 
 from brainmigrate.rules import HINT_HOW
@@ -20,6 +22,35 @@ SEVERITY = {
 #: The protocol's diagnostic, made of a finding (its severity is the finding's, by
 #: ``SEVERITY``), not ``model.Diagnostic``, whose severity only ``codes`` sets.
 lsp_diagnostic = types.Diagnostic
+
+
+#: A line break by the protocol's rule: ``\n``, ``\r\n`` or ``\r``, nothing else.
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def changed(text: str, change: types.TextDocumentContentChangePartial, codec=None) -> str:
+    """``text`` with the incremental ``change`` made, its range read by the protocol's
+    rule (lines end at ``LINE_BREAK`` only, columns in the agreed code units: ``codec``,
+    None for UTF-16; a position past a line's end is its end, past the last line the
+    text's end). pygls places such a change by ``str.splitlines``, which also ends lines
+    at U+2028, U+000C, U+0085 …, where the editor does not."""
+    starts = [0] + [m.end() for m in LINE_BREAK.finditer(text)]
+    units = Buffer("", codec).units
+
+    def offset(p: types.Position) -> int:
+        if p.line >= len(starts):
+            return len(text)
+        begin = starts[p.line]
+        end = starts[p.line + 1] if p.line + 1 < len(starts) else len(text)
+        line, count = text[begin:end].rstrip("\r\n"), 0
+        for i, ch in enumerate(line):
+            if count >= p.character:
+                return begin + i
+            count += units(ch)
+        return begin + len(line)
+
+    start, end = offset(change.range.start), offset(change.range.end)
+    return text[:start] + change.text + text[max(start, end) :]
 
 
 class Buffer:
