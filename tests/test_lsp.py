@@ -804,3 +804,24 @@ def test_an_incremental_change_is_made_by_the_protocol_s_line_rule(tmp_path):
 
     got, code = session(tmp_path, body)
     assert spans(got) == [("BM101", ERROR, 0, 6, 0, 17, GONE)] and code == 0
+
+
+def test_ignoring_on_a_line_with_an_unused_suppression_drops_the_unused_code(tmp_path):
+    """On a line whose ``ignore BM103`` waives nothing (a BM401) and which cites a gone
+    path, "Ignore BM101 on this line" writes ``ignore BM101``, not ``ignore BM103,
+    BM101`` (which kept the BM401): the line is clean after it."""
+    text = "- has src/g5.py <!-- brainmigrate: ignore BM103 -->\n"
+
+    async def body(s: Session):
+        uri = s.open(s.cwd / "notes" / "CLAUDE.md", text)
+        await s.diagnostics(uri)
+        actions = await _actions(s, uri, 0, 0)
+        (ignore,) = [a for a in actions if a.title.startswith("Ignore")]
+        (edit,) = ignore.edit.changes[uri]
+        s.change(uri, 2, apply(text, edit))
+        return [a.title for a in actions], apply(text, edit), await s.diagnostics(uri)
+
+    (titles, fixed, after), code = session(tmp_path, body)
+    assert titles == ["Remove the unused suppression 'ignore BM103'", "Ignore BM101 on this line"]
+    assert fixed == "- has src/g5.py <!-- brainmigrate: ignore BM101 -->\n"
+    assert spans(after) == [] and code == 0

@@ -139,6 +139,7 @@ def code_actions(view: View, uri: str, lines: Buffer, first: int, last: int) -> 
     (``notesview.ignore_edit``, ``notesview.unused_edit``)."""
     fixes: dict[int, list[types.CodeAction]] = {}
     waivable: dict[int, dict[str, list]] = {}
+    unused: dict[int, set[str]] = {}
     for f in view.findings:
         if not f.line or not first <= f.line - 1 <= last:
             continue
@@ -151,11 +152,14 @@ def code_actions(view: View, uri: str, lines: Buffer, first: int, last: int) -> 
             made.append(_action(f"Replace {fix.old} with {fix.new} ({fix.how})", uri, edit, diag))
         if f.code == "BM401":
             made.extend(_unused_action(f, uri, lines, diag))
+            if f.subject.lower().startswith("ignore "):
+                unused.setdefault(f.line, set()).add(f.subject.split()[-1].upper())
         elif f.fact_line is not None:
             waivable.setdefault(f.line, {}).setdefault(f.code, []).append(diag)
     out: list[types.CodeAction] = []
     for line, made in sorted(fixes.items()):
-        out += made + _ignore_actions(line, waivable.get(line, {}), uri, lines)
+        waive = _ignore_actions(line, waivable.get(line, {}), uri, lines, unused.get(line, ()))
+        out += made + waive
     return out
 
 
@@ -178,15 +182,17 @@ def _unused_action(f, uri: str, lines: Buffer, diag) -> list[types.CodeAction]:
             return []
 
 
-def _ignore_actions(line: int, codes: dict, uri: str, lines: Buffer) -> list:
+def _ignore_actions(line: int, codes: dict, uri: str, lines: Buffer, unused=()) -> list:
     """ "Ignore CODE on this line" once per code of ``codes`` (code: its diagnostics), and
-    one "Ignore CODE, CODE on this line" of them all when there are several."""
+    one "Ignore CODE, CODE on this line" of them all when there are several; the codes of
+    the line's suppression that a BM401 says are ``unused`` are dropped from it (kept, the
+    edit would leave that BM401)."""
     text, out = lines.line(line), []
     groups = [[code] for code in codes]
     if len(codes) > 1:
         groups.append(list(codes))
     for group in groups:
-        waive = ignore_edit(text, group)
+        waive = ignore_edit(text, group, drop=unused)
         if waive is None:
             continue
         start, end, new = waive

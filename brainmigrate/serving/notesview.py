@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -301,13 +301,16 @@ def _suppression(line: str) -> tuple[str, str, list[str]] | None:
     return body, inside, [c.upper() for c in codes]
 
 
-def ignore_edit(line: str, code: str | Sequence[str]) -> tuple[int, int, str] | None:
+def ignore_edit(
+    line: str, code: str | Sequence[str], drop: Collection[str] = ()
+) -> tuple[int, int, str] | None:
     """The edit that makes the notes ``line`` waive ``code`` (one code or several, README,
     "check"): ``(start, end, text)``, 0-based code-point columns of the line, ``end`` not
     included. A line without a trailer gets `` <!-- brainmigrate: ignore CODE -->``; one
     ending with such a suppression gets the codes added to it (``allow-gone`` is ``ignore
-    BM101``); None when the line waives every code already or ends with another comment (a
-    date: a line has one trailer, SPEC.md §Notation)."""
+    BM101``), the codes in ``drop`` (unused ones) taken out of it; None when the line
+    waives every code already or ends with another comment (a date: a line has one
+    trailer, SPEC.md §Notation)."""
     from brainmigrate.rules import waived_by
 
     wanted = [code] if isinstance(code, str) else list(code)
@@ -319,7 +322,7 @@ def ignore_edit(line: str, code: str | Sequence[str]) -> tuple[int, int, str] | 
     held = _suppression(line)
     if held is None:
         return None
-    codes = held[2]
+    codes = [c for c in held[2] if c not in drop]
     added = [c for c in wanted if waived_by(c, frozenset(codes)) is None]
     if not added:
         return None
