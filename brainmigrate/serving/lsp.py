@@ -224,7 +224,8 @@ def make_server(given: Given) -> NotesServer:
 
 
 def _buffer_features(server: NotesServer) -> None:
-    """didOpen, didChange (debounced), didSave (every open buffer again), didClose."""
+    """didOpen, didChange (debounced), didSave (every open buffer again), shutdown (no
+    check begun after it), didClose."""
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     @_guarded
@@ -244,6 +245,13 @@ def _buffer_features(server: NotesServer) -> None:
         ls.running.clear()
         for uri in list(ls.workspace.text_documents):
             ls.schedule(uri, 0)
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(ls: NotesServer, params) -> None:
+        # no check is begun after shutdown; one under way ends before the process does
+        for pending in ls.pending.values():
+            pending.cancel()
+        ls.checker.shutdown(wait=False, cancel_futures=True)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     @_guarded
