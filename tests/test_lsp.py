@@ -49,8 +49,10 @@ class Session:
     """A client talking to ``brainmigrate server`` started in ``cwd``; each publish of
     diagnostics is queued."""
 
-    def __init__(self, cwd: Path, cache: Path, args: tuple[str, ...] = ()) -> None:
-        self.cwd, self.cache, self.args = cwd, cache, args
+    def __init__(
+        self, cwd: Path, cache: Path, args: tuple[str, ...] = (), folders: tuple = ()
+    ) -> None:
+        self.cwd, self.cache, self.args, self.folders = cwd, cache, args, folders
         self.client = LanguageClient("brainmigrate-tests", "1")
         self.published: asyncio.Queue = asyncio.Queue()
         queue = self.published
@@ -66,16 +68,30 @@ class Session:
         params = types.InitializeParams(
             capabilities=types.ClientCapabilities(),
             root_uri=from_fs_path(str(self.cwd)),
+            workspace_folders=[
+                types.WorkspaceFolder(uri=from_fs_path(str(f)), name=f.name) for f in self.folders
+            ]
+            or None,
         )
         self.init = await asyncio.wait_for(self.client.initialize_async(params), WAIT)
         self.client.initialized(types.InitializedParams())
 
     async def diagnostics(self, uri: str) -> types.PublishDiagnosticsParams:
-        """The next diagnostics published for ``uri``."""
+        """The next diagnostics published for ``uri`` (those of other documents dropped)."""
         while True:
             got = await asyncio.wait_for(self.published.get(), WAIT)
             if got.uri == uri:
                 return got
+
+    async def each(self, *uris: str) -> list[types.PublishDiagnosticsParams]:
+        """The next diagnostics published for each of ``uris``, in the order of ``uris``
+        (buffers are checked side by side: they may come in any order)."""
+        got: dict[str, types.PublishDiagnosticsParams] = {}
+        while len(got) < len(uris):
+            one = await asyncio.wait_for(self.published.get(), WAIT)
+            if one.uri in uris:
+                got.setdefault(one.uri, one)
+        return [got[u] for u in uris]
 
     def open(self, path: Path, text: str | None = None) -> str:
         uri = from_fs_path(str(path))
@@ -101,16 +117,20 @@ class Session:
         return code
 
 
-def session(tmp_path: Path, body, config: str | None = None, up: bool = False, args=()) -> object:
+def session(
+    tmp_path: Path, body, config: str | None = None, up: bool = False, args=(), prepare=None
+) -> object:
     """Run ``body(session)`` (a coroutine function) in a started session in the checkout
-    (holding ``.brainmigrate.toml`` ``config``; with ``up``, started in the folder above
-    it; ``args`` added to its command line), then shut it down; returns ``(what body
-    returned, the server's exit code)``."""
+    (holding ``.brainmigrate.toml`` ``config``, then ``prepare(checkout)`` called; with
+    ``up``, started in the folder above it; ``args`` added to its command line), then shut
+    it down; returns ``(what body returned, the server's exit code)``."""
 
     async def main():
         repo = checkout(tmp_path)
         if config is not None:
             write(repo, {".brainmigrate.toml": config})
+        if prepare is not None:
+            prepare(repo)
         s = Session(repo.parent if up else repo, tmp_path / "cache", tuple(args))
         s.repo = repo
         await s.start()
@@ -149,7 +169,7 @@ def apply(text: str, edit: types.TextEdit) -> str:
 
 
 GONE = "cites src/gone.py, which no root holds"
-OLD = "cites src/old.py, which no root holds (moved? src/new.py, by git-rename)"
+OLD = "cites src/old.py, which no root holds; moved? src/new.py (renamed in git history)"
 ERROR = types.DiagnosticSeverity.Error
 
 
@@ -251,7 +271,7 @@ def test_hover_definition_and_links(tmp_path):
     assert texts == [
         f"**src/keep.py**: anchor, file `src/keep.py`, line 2\n\nroot `{root}`",
         "**src/gone.py**: gone: no root holds it",
-        "**src/old.py**: gone: no root holds it\n\nmoved? `src/new.py` (git-rename)",
+        "**src/old.py**: gone: no root holds it\n\nmoved? `src/new.py` (renamed in git history)",
         "**WidgetFactory**: anchor, declaration `WidgetFactory` in `src/widget.py`, lines"
         f" 1-2\n\nroot `{root}`",
         None,
@@ -499,3 +519,309 @@ def test_only_notes_files_check_reads_are_checked(tmp_path):
     assert is_notes(f"{base}/.cursor/rules/a.mdc", settings, base)
     assert not is_notes(f"{base}/notes/drafts/a.md", settings, base)
     assert not is_notes(f"{base}/src/app.py", settings, base)
+
+
+def test_documents_are_synced_whole_so_odd_line_breaks_stay_in_place(tmp_path):
+    """The server asks for whole documents (``TextDocumentSyncKind.Full``): a line holding
+    U+2028, U+000C or U+0085 is one line for the protocol (only ``\\n``, ``\\r\\n``, ``\\r``
+    end one), and the findings after it stay on the lines the editor numbers (incremental
+    sync placed changes by pygls' own line split, which also breaks at those)."""
+    odd = "- a\u2028b src/gone.py\n- c\x0cd src/gone.py\n- e\x85f src/gone.py\n"
+
+    async def body(s: Session):
+        uri = s.open(s.cwd / "notes" / "CLAUDE.md", odd)
+        first = await s.diagnostics(uri)
+        s.change(uri, 2, odd + "- g src/gone.py\n")
+        return first, await s.diagnostics(uri), s.init.capabilities.text_document_sync
+
+    (first, second, sync), code = session(tmp_path, body)
+    assert sync.change == types.TextDocumentSyncKind.Full
+    want = [("BM101", ERROR, n, 6, n, 17, GONE) for n in range(3)]
+    assert spans(first) == want
+    assert spans(second) == [*want, ("BM101", ERROR, 3, 4, 3, 15, GONE)] and code == 0
+
+
+def _baseline(repo: Path) -> None:
+    """The checkout's baseline bl.json, written by ``check --update-baseline`` of its
+    notes as they are (its two BM101s)."""
+    import subprocess
+
+    subprocess.run(
+        [sys.executable, "-m", "brainmigrate", "check", "notes/CLAUDE.md", "--root", ".",
+         "--baseline", "bl.json", "--update-baseline", "-q"],
+        cwd=repo, capture_output=True, check=False,
+    )  # fmt: skip
+    assert (repo / "bl.json").is_file()
+
+
+def test_the_buffer_is_checked_with_check_s_baseline_and_per_file_ignores(tmp_path):
+    """The server runs the check ``check`` runs: the configured baseline's findings are
+    Information, tagged ``[baseline]`` as ``check`` tags them, a new one stays an error;
+    a ``per-file-ignores`` glob is matched against the notes file's own path (not the
+    temporary copy the buffer is checked from), leaving its BM101 out for that file only."""
+
+    async def body(s: Session):
+        uri = s.open(s.cwd / "notes" / "CLAUDE.md", NOTES + "- new src/also-gone.py\n")
+        other = s.open(s.cwd / "notes" / "AGENTS.md", "- lib/none.py and src/gone.py\n")
+        return await s.each(uri, other)
+
+    config = 'baseline = "bl.json"\nper-file-ignores = { "notes/AGENTS.md" = ["BM101"] }\n'
+    (notes, other), code = session(tmp_path, body, config=config, prepare=_baseline)
+    info = types.DiagnosticSeverity.Information
+    assert spans(notes) == [
+        ("BM101", info, 0, 34, 0, 45, GONE + " [baseline]"),
+        ("BM101", info, 1, 35, 1, 45, OLD + " [baseline]"),
+        ("BM101", ERROR, 2, 6, 2, 22, "cites src/also-gone.py, which no root holds"),
+    ]
+    assert [d.code for d in other.diagnostics] == ["BM103"] and code == 0
+
+
+def test_each_workspace_folder_is_the_root_of_its_own_notes(tmp_path):
+    """In a workspace of two folders, a notes file of the second is checked against the
+    second (its default root is the folder that holds it), not the first the server was
+    started in: lib/b.py is there, lib/none.py is gone."""
+    second = tmp_path / "B"
+    write(second, {"lib/b.py": "b = 1\n"})
+
+    async def main():
+        repo = checkout(tmp_path)
+        s = Session(repo, tmp_path / "cache", folders=(repo, second))
+        await s.start()
+        uri = s.open(second / "notes" / "CLAUDE.md", "- uses lib/b.py and lib/none.py\n")
+        got = await s.diagnostics(uri)
+        return got, await s.stop()
+
+    got, code = asyncio.run(main())
+    assert [(d.code, d.message) for d in got.diagnostics] == [
+        ("BM101", "cites lib/none.py, which no root holds"),
+    ]
+    assert code == 0
+
+
+def _actions(s: Session, uri: str, first: int, last: int):
+    params = types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        range=types.Range(start=types.Position(first, 0), end=types.Position(last, 0)),
+        context=types.CodeActionContext(diagnostics=[]),
+    )
+    return asyncio.wait_for(s.client.text_document_code_action_async(params), WAIT)
+
+
+def test_an_unused_suppression_is_removed_and_ignores_come_once_per_code(tmp_path):
+    """A BM401 (an unused suppression) has "Remove the unused suppression", never "Ignore
+    BM401" (which made another BM401); removing it clears the line. Three BM101s and a
+    BM103 on one line give one "Ignore BM101", one "Ignore BM103", and one merged
+    "Ignore BM101, BM103" that waives them all."""
+    text = (
+        "- uses src/keep.py <!-- brainmigrate: ignore BM103 -->\n"
+        "- src/g1.py and src/g2.py and src/g3.py and lib/none.py\n"
+    )
+
+    async def body(s: Session):
+        uri = s.open(s.cwd / "notes" / "CLAUDE.md", text)
+        await s.diagnostics(uri)
+        actions = await _actions(s, uri, 0, 1)
+        fixed = text
+        for a in actions:
+            if a.title.startswith(("Remove", "Ignore BM101, BM103")):
+                (edit,) = a.edit.changes[uri]
+                fixed = apply(fixed, edit)
+        s.change(uri, 2, fixed)
+        return [a.title for a in actions], fixed, await s.diagnostics(uri)
+
+    (titles, fixed, after), code = session(tmp_path, body)
+    assert titles == [
+        "Remove the unused suppression 'ignore BM103'",
+        "Ignore BM101 on this line",
+        "Ignore BM103 on this line",
+        "Ignore BM101, BM103 on this line",
+    ]
+    assert fixed == (
+        "- uses src/keep.py\n"
+        "- src/g1.py and src/g2.py and src/g3.py and lib/none.py"
+        " <!-- brainmigrate: ignore BM101, BM103 -->\n"
+    )
+    assert spans(after) == [] and code == 0
+
+
+@pytest.mark.parametrize(
+    ("line", "subject", "edit"),
+    [
+        ("- a <!-- brainmigrate: ignore BM103 -->", "ignore BM103", (3, 39, "")),
+        ("- a <!-- brainmigrate: ignore BM101, BM103 -->", "ignore BM103",
+         (4, 46, "<!-- brainmigrate: ignore BM101 -->")),
+        ("- a <!-- brainmigrate: allow-gone -->", "allow-gone", (3, 37, "")),
+        ("- a <!-- 2026-01-01 -->", "ignore BM103", None),
+    ],
+)  # fmt: skip
+def test_unused_edit_takes_the_code_or_the_comment_out(line, subject, edit):
+    assert notesview.unused_edit(line, subject) == edit
+
+
+def test_exit_without_shutdown_a_request_after_it_and_bad_json(tmp_path):
+    """As the protocol says: a request after shutdown is answered with InvalidRequest
+    (not left unanswered); exit after shutdown is 0, exit without it 1. A message that
+    is no JSON is one line on stderr, no traceback, and the server goes on."""
+    from pygls.exceptions import JsonRpcException
+
+    async def main():
+        repo = checkout(tmp_path)
+        s = Session(repo, tmp_path / "cache")
+        await s.start()
+        server = s.client._server
+        server.stdin.write(b"Content-Length: 5\r\n\r\n{bad}")
+        uri = s.open(repo / "notes" / "CLAUDE.md")
+        await s.diagnostics(uri)
+        await asyncio.wait_for(s.client.shutdown_async(None), WAIT)
+        hover = types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(0, 20)
+        )
+        with pytest.raises(JsonRpcException) as refused:
+            await asyncio.wait_for(s.client.text_document_hover_async(hover), WAIT)
+        s.client.exit(None)
+        code = await asyncio.wait_for(server.wait(), WAIT)
+        err = (await server.stderr.read()).decode()
+        await asyncio.wait_for(s.client.stop(), WAIT)
+        t = Session(repo, tmp_path / "cache")
+        await t.start()
+        t.client.exit(None)
+        unshut = await asyncio.wait_for(t.client._server.wait(), WAIT)
+        await asyncio.wait_for(t.client.stop(), WAIT)
+        return refused.value.code, code, err, unshut
+
+    refused, code, err, unshut = asyncio.run(main())
+    assert (refused, code, unshut) == (-32600, 0, 1)
+    assert "Traceback" not in err and err.count("\n") == 1
+    assert err.startswith("pygls") and "Unable to handle message" in err
+
+
+def test_a_big_buffer_s_check_holds_up_no_other_buffer(tmp_path):
+    """While a buffer of 20,000 lines is being checked, a small buffer opened after it is
+    checked and published first (its check runs beside the big one, not after it); both
+    are published, the big one with its 20,000 findings."""
+    big = "".join(f"- fact {i} cites src/gone{i % 50}.py and src/keep.py\n" for i in range(20000))
+
+    async def body(s: Session):
+        warm = s.open(s.cwd / "notes" / "CLAUDE.md")  # the checkout's index is built once
+        await s.diagnostics(warm)
+        large = s.open(s.cwd / "notes" / "big" / "CLAUDE.md", big)
+        small = s.open(s.cwd / "notes" / "small" / "CLAUDE.md", "- src/gone.py\n")
+        order = []
+        while len(order) < 2:
+            got = await asyncio.wait_for(s.published.get(), WAIT)
+            order.append((got.uri, len(got.diagnostics)))
+        return order, large, small
+
+    (order, large, small), code = session(tmp_path, body)
+    assert order == [(small, 1), (large, 20000)] and code == 0
+
+
+def _spaced(repo: Path) -> None:
+    write(repo, {"src/dir with space/f#1.py": "x = 1\n"})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "a folder with spaces")
+
+
+def test_a_line_past_the_end_and_a_backticked_path_with_spaces(tmp_path):
+    """``src/keep.py:99`` (a file of 3 lines) is hovered in check's BM204 state, not as an
+    anchor at line 99, and its definition is the file's top; a backticked path with
+    spaces that anchors (``src/dir with space/f#1.py``) has its hover, definition and
+    link over the whole path, as the resolver read it."""
+    text = "- see src/keep.py:99 and `src/dir with space/f#1.py` here\n"
+
+    async def body(s: Session):
+        uri = s.open(s.cwd / "notes" / "CLAUDE.md", text)
+        found = await s.diagnostics(uri)
+        doc = types.TextDocumentIdentifier(uri=uri)
+        out = []
+        for char in (10, 35):
+            at = dict(text_document=doc, position=types.Position(0, char))
+            hover = await s.client.text_document_hover_async(types.HoverParams(**at))
+            where = await s.client.text_document_definition_async(types.DefinitionParams(**at))
+            out.append((hover, where))
+        links = await s.client.text_document_document_link_async(
+            types.DocumentLinkParams(text_document=doc)
+        )
+        return found, out, links
+
+    (found, [(past, top), (spaced, there)], links), code = session(tmp_path, body, prepare=_spaced)
+    root = str((tmp_path / "repo").resolve())
+    assert [(d.code, d.message) for d in found.diagnostics] == [
+        ("BM204", "line 99 is past the end of src/keep.py (3 lines)"),
+    ]
+    assert past.contents.value == (
+        f"**src/keep.py:99**: line 99 is past the end of src/keep.py (3 lines)\n\n"
+        f"file `src/keep.py`, root `{root}`"
+    )
+    assert (top.uri, top.range.start.line) == (from_fs_path(f"{root}/src/keep.py"), 0)
+    assert spaced.contents.value == (
+        f"**src/dir with space/f#1.py**: anchor, file `src/dir with space/f#1.py`\n\nroot `{root}`"
+    )
+    assert (spaced.range.start.character, spaced.range.end.character) == (26, 51)
+    assert there.uri == from_fs_path(f"{root}/src/dir with space/f#1.py")
+    assert [(k.range.start.character, k.range.end.character, k.target) for k in links] == [
+        (6, 20, from_fs_path(f"{root}/src/keep.py")),
+        (26, 51, from_fs_path(f"{root}/src/dir with space/f#1.py")),
+    ]
+    assert code == 0
+
+
+def test_a_file_level_message_names_the_file_as_check_does(tmp_path):
+    """A finding about the whole file (BM313) names it as ``check`` run in the server's
+    folder does (notes/j/facts.md), not by an absolute path, at 0:0."""
+    text = '{"id":"k1","scope":"a","kind":"decision","text":"x"}\n{"id":"k2","text":"y"}\n'
+
+    async def body(s: Session):
+        uri = s.open(s.cwd / "notes" / "j" / "facts.md", text)
+        return await s.diagnostics(uri)
+
+    got, code = session(tmp_path, body)
+    assert spans(got) == [
+        ("BM313", types.DiagnosticSeverity.Warning, 0, 0, 0, 0,
+         "0 fact lines in 2 lines of notes/j/facts.md: it looks like a jsonl export;"
+         " pass --from jsonl"),
+    ]  # fmt: skip
+    assert code == 0
+
+
+def test_an_incremental_change_is_made_by_the_protocol_s_line_rule(tmp_path):
+    """A client that sends incremental changes all the same has them made where the
+    editor made them: lines end at ``\\n``, ``\\r\\n``, ``\\r`` only (so the change on
+    line 2, after a line holding U+2028, lands there), columns in UTF-16 units (after an
+    emoji); the rest of the text is kept (pygls took such a change for the whole text)."""
+    odd = "- a\u2028b src/gone.py\n- \U0001f600 src/gone.py\n"
+
+    async def body(s: Session):
+        uri = s.open(s.cwd / "notes" / "CLAUDE.md", odd)
+        await s.diagnostics(uri)
+        doc = types.VersionedTextDocumentIdentifier(uri=uri, version=2)
+        at = types.Range(start=types.Position(1, 9), end=types.Position(1, 13))
+        part = types.TextDocumentContentChangePartial(range=at, text="keep")
+        s.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(text_document=doc, content_changes=[part])
+        )
+        return await s.diagnostics(uri)
+
+    got, code = session(tmp_path, body)
+    assert spans(got) == [("BM101", ERROR, 0, 6, 0, 17, GONE)] and code == 0
+
+
+def test_ignoring_on_a_line_with_an_unused_suppression_drops_the_unused_code(tmp_path):
+    """On a line whose ``ignore BM103`` waives nothing (a BM401) and which cites a gone
+    path, "Ignore BM101 on this line" writes ``ignore BM101``, not ``ignore BM103,
+    BM101`` (which kept the BM401): the line is clean after it."""
+    text = "- has src/g5.py <!-- brainmigrate: ignore BM103 -->\n"
+
+    async def body(s: Session):
+        uri = s.open(s.cwd / "notes" / "CLAUDE.md", text)
+        await s.diagnostics(uri)
+        actions = await _actions(s, uri, 0, 0)
+        (ignore,) = [a for a in actions if a.title.startswith("Ignore")]
+        (edit,) = ignore.edit.changes[uri]
+        s.change(uri, 2, apply(text, edit))
+        return [a.title for a in actions], apply(text, edit), await s.diagnostics(uri)
+
+    (titles, fixed, after), code = session(tmp_path, body)
+    assert titles == ["Remove the unused suppression 'ignore BM103'", "Ignore BM101 on this line"]
+    assert fixed == "- has src/g5.py <!-- brainmigrate: ignore BM101 -->\n"
+    assert spans(after) == [] and code == 0

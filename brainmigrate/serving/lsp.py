@@ -2,15 +2,19 @@
 ``editor``; docs/editors.md).
 
 What ``check`` finds in a notes buffer's unsaved text is published as diagnostics on open
-and, ``DEBOUNCE`` seconds after the last change, on change (same codes, severities and
-messages); a gone citation ``--fix`` would rewrite has a quick fix, every finding on a
-fact's line an "Ignore CODE on this line" action; a citation has a hover (what it resolved
-to, its state, a gone path's "moved?"), a definition (the cited file at its line, the file
+and, ``DEBOUNCE`` seconds after the last change, on change: the check ``check`` runs on
+the file the buffer names (its configuration, baseline and per-file-ignores; the
+workspace folder holding it its default root), with the same codes and messages; a
+baselined finding is Information, tagged ``[baseline]``. A gone citation ``--fix`` would
+rewrite has a quick fix, an unused suppression (BM401) its removal, the findings on a
+fact's line "Ignore CODE on this line"; a citation has a hover (what it resolved to, its
+state, a gone path's "moved?"), a definition (the cited file at its line, the file
 declaring a CamelCase name at the declaration) and, when a root holds it, a document link.
-What a buffer shows comes from ``serving.notesview``; this module speaks the protocol:
-LSP positions are 0-based, columns in UTF-16 code units. Any document but a notes file
-gets nothing. A fault is logged (stderr and ``window/logMessage``), never sent as a
-traceback.
+Documents are synced whole. What a buffer shows comes from ``serving.notesview``, in the
+protocol's terms from ``serving.lspview``; this module speaks the protocol (exit 0 after
+``shutdown``, 1 without; a request after it is refused with InvalidRequest). Any
+document but a notes file gets nothing. A fault is logged (stderr and
+``window/logMessage``), never sent as a traceback.
 """
 
 from __future__ import annotations
@@ -25,76 +29,78 @@ import traceback
 from concurrent.futures import ThreadPoolExecutor
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidRequest
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol, lsp_method
+from pygls.protocol.json_rpc import RPCRequest
 
 from brainmigrate import __version__
 from brainmigrate.errors import BrainmigrateError
-from brainmigrate.serving.notesview import Given, View, analyse, ignore_edit, is_notes, settings_for
+from brainmigrate.serving.lspview import (  # noqa: F401 - the server's parts, as lsp.X
+    SEVERITY,
+    Buffer,
+    changed,
+    code_actions,
+    diagnostic_of,
+    diagnostics,
+    hover_text,
+)
+from brainmigrate.serving.notesview import Given, View, analyse, is_notes, settings_for
 
 #: Seconds after the last change before a changed buffer is checked again.
 DEBOUNCE = 0.3
-#: LSP severities by finding severity.
-SEVERITY = {
-    "error": types.DiagnosticSeverity.Error,
-    "warning": types.DiagnosticSeverity.Warning,
-    "info": types.DiagnosticSeverity.Information,
-}
+#: Buffers checked at the same time (each in a thread of its own).
+CHECKERS = 4
 
 log = logging.getLogger("brainmigrate.server")
 
-#: The protocol's diagnostic, made of a finding (its severity is the finding's, by
-#: ``SEVERITY``), not ``model.Diagnostic``, whose severity only ``codes`` sets.
-lsp_diagnostic = types.Diagnostic
 
+class Protocol(LanguageServerProtocol):
+    """pygls' protocol, but a request after ``shutdown`` is answered with the error
+    InvalidRequest, as the protocol says (pygls drops it, and the client waits forever),
+    and an incremental change (sent though the server asks for whole documents) is made
+    by the protocol's line rule (``lspview.changed``), never taken for the whole text."""
 
-class Buffer:
-    """A document's lines (``\n``-split, a line's ``\r`` dropped) and the position
-    encoding the client and the server agreed on (pygls' ``PositionCodec``; None:
-    UTF-16, the protocol's default)."""
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams):
+        doc = self.workspace.get_text_document(params.text_document.uri)
+        for change in params.content_changes:
+            if isinstance(change, types.TextDocumentContentChangePartial):
+                text = changed(doc.source, change, self.workspace.position_codec)
+                change = types.TextDocumentContentChangeWholeDocument(text=text)
+            self.workspace.update_text_document(params.text_document, change)
+        user = self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)
+        if user is not None:
+            yield user, (params,), None
 
-    def __init__(self, text: str, codec=None) -> None:
-        self.lines = [ln.removesuffix("\r") for ln in text.split("\n")]
-        self.codec = codec
-
-    def line(self, number: int) -> str:
-        """1-based line ``number``, or "" past the end."""
-        return self.lines[number - 1] if 0 < number <= len(self.lines) else ""
-
-    def units(self, text: str) -> int:
-        if self.codec is not None:
-            return self.codec.client_num_units(text)
-        return len(text.encode("utf-16-le")) // 2
-
-    def range(self, line: int, col: int, end: int) -> types.Range:
-        """The LSP range of 1-based ``line``, code-point columns ``col`` to ``end``
-        (1-based, ``end`` excluded)."""
-        text = self.line(line)
-        return types.Range(
-            start=types.Position(line=line - 1, character=self.units(text[: col - 1])),
-            end=types.Position(line=line - 1, character=self.units(text[: end - 1])),
-        )
-
-    def column(self, position: types.Position) -> int:
-        """The 1-based code-point column of an LSP ``position``."""
-        text, units = self.line(position.line + 1), 0
-        for i, ch in enumerate(text):
-            if units >= position.character:
-                return i + 1
-            units += self.units(ch)
-        return len(text) + 1
+    def handle_message(self, message) -> None:
+        if self._shutdown and isinstance(message, RPCRequest):
+            error = JsonRpcInvalidRequest("the server was shut down; only exit is accepted")
+            self._send_response(message.id, None, error.to_response_error())
+            return
+        super().handle_message(message)
 
 
 class NotesServer(LanguageServer):
     """The server: the command line's ``Given``, the last ``View`` of each open notes
-    buffer by its (version, text), and the pending debounced checks."""
+    buffer by its (version, text), and the pending debounced checks. Documents are synced
+    whole (``TextDocumentSyncKind.Full``): an incremental change is placed by lines the
+    client and pygls split differently (pygls also splits at U+2028, U+000C, U+0085, the
+    protocol only at ``\n``, ``\r\n``, ``\r``), so the server's copy would drift."""
 
     def __init__(self, given: Given) -> None:
-        super().__init__("brainmigrate", __version__)
+        super().__init__(
+            "brainmigrate",
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Full,
+            protocol_cls=Protocol,
+        )
         self.given = given
         self.views: dict[str, tuple[tuple, View | None]] = {}
         self.pending: dict[str, asyncio.Task] = {}
-        # one check at a time, off the protocol's loop
-        self.checker = ThreadPoolExecutor(1, thread_name_prefix="brainmigrate-check")
+        self.running: dict[str, tuple[tuple, asyncio.Future]] = {}
+        # off the protocol's loop, several buffers at a time
+        self.checker = ThreadPoolExecutor(CHECKERS, thread_name_prefix="brainmigrate-check")
 
     def lines(self, uri: str) -> Buffer:
         """The buffer ``uri`` as it is now."""
@@ -103,25 +109,31 @@ class NotesServer(LanguageServer):
 
     async def view(self, uri: str) -> View | None:
         """The ``View`` of the buffer ``uri`` as it is now (None: no notes file), made
-        in the checker thread when the text changed since the last one."""
+        in a checker thread when the text changed since the last one: one check per
+        (version, text), awaited by every request that asks while it runs; a big
+        buffer's check holds up no other buffer's."""
         doc = self.workspace.get_text_document(uri)
         key = (doc.version, doc.source)
         held = self.views.get(uri)
         if held is not None and held[0] == key:
             return held[1]
-        loop = asyncio.get_running_loop()
-        made = await loop.run_in_executor(self.checker, self._analyse, doc.path, doc.source)
-        self.views[uri] = (key, made)
-        return made
+        running = self.running.get(uri)
+        if running is None or running[0] != key:
+            loop = asyncio.get_running_loop()
+            made = loop.run_in_executor(self.checker, self._analyse, doc.path, doc.source)
+            running = self.running[uri] = (key, made)
+        # shielded: a cancelled publish leaves the check to the others waiting on it
+        view = await asyncio.shield(running[1])
+        if self.running.get(uri) is running:
+            del self.running[uri]
+            self.views[uri] = (key, view)
+        return view
 
     def _analyse(self, path: str | None, text: str) -> View | None:
         if not path:
             return None
         path = os.path.abspath(path)
-        try:
-            workspace = self.workspace.root_path
-        except RuntimeError:  # not initialized: no workspace folder
-            workspace = None
+        workspace = self.folder_of(path)
         try:
             settings = settings_for(path, self.given, workspace)
             if not is_notes(path, settings, workspace):
@@ -132,6 +144,19 @@ class NotesServer(LanguageServer):
         except Exception:  # noqa: BLE001 - logged, shown as one line, never a crash
             self.fault(f"checking {path} failed")
             return View(error="brainmigrate server: internal error checking this file (see log)")
+
+    def folder_of(self, path: str) -> str | None:
+        """The workspace folder holding ``path`` (absolute; the innermost of several), else
+        the workspace's root folder, else None (not initialized, or no folder)."""
+        from pygls.uris import to_fs_path
+
+        try:
+            folders = [to_fs_path(f.uri) for f in self.workspace.folders.values()]
+            root = self.workspace.root_path
+        except RuntimeError:  # not initialized: no workspace folder
+            return None
+        holding = [f for f in folders if f and path.startswith(os.path.join(f, ""))]
+        return max(holding, key=len) if holding else root
 
     def fault(self, what: str) -> None:
         """Log the current exception to stderr and the client's log."""
@@ -168,105 +193,6 @@ class NotesServer(LanguageServer):
             self.fault(f"publishing the diagnostics of {uri} failed")
 
 
-def diagnostic_of(view: View, f, lines: Buffer) -> types.Diagnostic:
-    """The LSP diagnostic of finding ``f``: its line and column, to the end of what it is
-    about (else the end of its line; a finding of no line is at 0:0)."""
-    message = f.message
-    if f.hint is not None:
-        message += f" (moved? {f.hint.path}, by {f.hint.how})"
-    if not f.line:
-        where = types.Range(start=types.Position(0, 0), end=types.Position(0, 0))
-    else:
-        text = lines.line(f.line)
-        col = f.col or 1
-        end = view.end_of(f) or len(text) + 1
-        where = lines.range(f.line, col, max(end, col))
-    return lsp_diagnostic(
-        range=where,
-        message=message,
-        severity=SEVERITY.get(f.severity, types.DiagnosticSeverity.Information),
-        code=f.code,
-        source="brainmigrate",
-    )
-
-
-def diagnostics(view: View, lines: Buffer) -> list[types.Diagnostic]:
-    """The diagnostics of ``view``: one per finding; a buffer that could not be checked
-    has one error at 0:0 giving the reason."""
-    if view.error is not None:
-        at = types.Range(start=types.Position(0, 0), end=types.Position(0, 0))
-        return [
-            lsp_diagnostic(
-                range=at,
-                message=view.error,
-                severity=types.DiagnosticSeverity.Error,
-                source="brainmigrate",
-            )
-        ]
-    return [diagnostic_of(view, f, lines) for f in view.findings]
-
-
-def code_actions(view: View, uri: str, lines: Buffer, first: int, last: int) -> list:
-    """The quick fixes of the findings on 0-based lines ``first`` to ``last``: the edit
-    ``--fix`` makes of a fixable one, and for each on a fact's line "Ignore CODE on this
-    line" (``notesview.ignore_edit``)."""
-    out: list[types.CodeAction] = []
-    for f in view.findings:
-        if not f.line or not first <= f.line - 1 <= last:
-            continue
-        diag = diagnostic_of(view, f, lines)
-        fix = view.fixes.get((f.line, f.col))
-        if fix is not None:
-            edit = types.TextEdit(range=lines.range(fix.line, fix.col, fix.col + len(fix.old)),
-                                  new_text=fix.new)  # fmt: skip
-            out.append(_action(f"Replace {fix.old} with {fix.new} ({fix.how})", uri, edit, diag))
-        text = lines.line(f.line)
-        waive = ignore_edit(text, f.code) if f.fact_line is not None else None
-        if waive is not None:
-            start, end, new = waive
-            edit = types.TextEdit(range=lines.range(f.line, start + 1, end + 1), new_text=new)
-            out.append(_action(f"Ignore {f.code} on this line", uri, edit, diag, preferred=False))
-    return out
-
-
-def _action(title, uri, edit, diag, preferred: bool = True) -> types.CodeAction:
-    return types.CodeAction(
-        title=title,
-        kind=types.CodeActionKind.QuickFix,
-        diagnostics=[diag],
-        is_preferred=preferred,
-        edit=types.WorkspaceEdit(changes={uri: [edit]}),
-    )
-
-
-def hover_text(spot) -> str:
-    """The hover of a citation (Markdown): what it resolved to or its state."""
-    a = spot.anchor
-    if a is not None and a.kind == "symbol":
-        lines = f", lines {a.lines[0]}-{a.lines[1]}" if a.lines else ""
-        return (
-            f"**{spot.text}**: anchor, declaration `{a.symbol}` in `{a.path}`{lines}\n\n"
-            f"root `{a.root}`"
-        )
-    if a is not None:
-        lines = ""
-        if spot.lines:
-            first, last = spot.lines
-            lines = f", line {first}" if first == last else f", lines {first}-{last}"
-        return f"**{spot.text}**: anchor, {a.kind} `{a.path}`{lines}\n\nroot `{a.root}`"
-    said = {
-        "gone": "gone: no root holds it",
-        "outside": f"outside every root ({spot.reason})",
-        "unresolved": "unresolved: nothing of it is in any root",
-        "ignored": "ignored: git ignores it (a runtime or build file)",
-        "ambiguous": "ambiguous: " + ", ".join(f"`{c}`" for c in spot.candidates[:5]),
-    }.get(spot.state, spot.state)
-    text = f"**{spot.text}**: {said}"
-    if spot.hint is not None:
-        text += f"\n\nmoved? `{spot.hint.path}` ({spot.hint.how})"
-    return text
-
-
 def _uri(path: str) -> str:
     from pygls.uris import from_fs_path
 
@@ -298,7 +224,8 @@ def make_server(given: Given) -> NotesServer:
 
 
 def _buffer_features(server: NotesServer) -> None:
-    """didOpen, didChange (debounced), didSave (every open buffer again), didClose."""
+    """didOpen, didChange (debounced), didSave (every open buffer again), shutdown (no
+    check begun after it), didClose."""
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     @_guarded
@@ -315,8 +242,16 @@ def _buffer_features(server: NotesServer) -> None:
     async def did_save(ls: NotesServer, params: types.DidSaveTextDocumentParams):
         # a saved file may be what another buffer cites: every open buffer is read again
         ls.views.clear()
+        ls.running.clear()
         for uri in list(ls.workspace.text_documents):
             ls.schedule(uri, 0)
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(ls: NotesServer, params) -> None:
+        # no check is begun after shutdown; one under way ends before the process does
+        for pending in ls.pending.values():
+            pending.cancel()
+        ls.checker.shutdown(wait=False, cancel_futures=True)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     @_guarded
@@ -408,8 +343,26 @@ async def _spot(ls: NotesServer, uri: str, position: types.Position):
     return None if spot is None else (spot, lines)
 
 
+class OneLine(logging.Filter):
+    """A record logged with its exception (pygls logs a message that is no JSON-RPC with
+    its traceback) is one line: the message and the exception's text."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info:
+            exc = record.exc_info[1]
+            record.msg, record.args = f"{record.getMessage()}: {exc}", ()
+            record.exc_info = record.exc_text = None
+        return True
+
+
 def run(given: Given) -> None:
-    """Serve over stdin and stdout until the client says exit (exit 0 after shutdown, as
-    the protocol says; 1 without). Faults are logged to stderr."""
+    """Serve over stdin and stdout until the client says exit, then exit 0 after
+    ``shutdown``, 1 without (or when standard input ends first), as the protocol says.
+    Faults are logged to stderr; a message from the client that cannot be read is one
+    line there."""
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(name)s: %(message)s")
-    make_server(given).start_io()
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(OneLine())
+    server = make_server(given)
+    server.start_io()
+    sys.exit(0 if server.protocol._shutdown else 1)
