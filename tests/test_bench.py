@@ -26,6 +26,7 @@ CASES = {
     "bench_import_rows.py": ["--lines", "100", "--files", "2", "--rounds", "1", "--tree", "{tree}"],
     "bench_index.py": ["--tree", "{tree}", "--names", "2", "--repeat", "1"],
     "bench_memory.py": ["--scale", "0.0001"],
+    "bench_lsp.py": ["--lines", "50", "--repeat", "1"],
     "bench_merge.py": ["--facts", "40", "--repeat", "1"],
     # without universal-ctags, its ctags rows say how to install it; the run goes on
     "bench_roots.py": ["--files", "30", "--seeds", "0,1", "--rounds", "1"],
