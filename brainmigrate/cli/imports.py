@@ -178,8 +178,8 @@ def import_cmd(
     from brainmigrate import importer
 
     quiet = voice().quiet
-    given = (store, dry_run, output, config_file, isolated, stdin_filename, given)
-    paths, found = _configured(paths, *given)
+    setup = (store, dry_run, output, config_file, isolated, stdin_filename, given)
+    paths, found = _configured(paths, *setup)
     s = found[0].settings
     with (
         stdin_notes(paths, stdin_filename) as (read, names),
