@@ -8,6 +8,7 @@ touching no store): the read stage (``read.run``) with the anchors' resolver.
 
 from __future__ import annotations
 
+import copy
 import itertools
 import os
 from collections.abc import Iterator, Sequence
@@ -19,7 +20,7 @@ from brainmigrate.anchors import NAME_CAP, NOTHING, Resolver, copy_resolved
 from brainmigrate.codes import diagnostic
 from brainmigrate.fsutil import printable
 from brainmigrate.model import Diagnostic, FactRecord
-from brainmigrate.read.files import InputError, notes_files
+from brainmigrate.read.files import InputError
 from brainmigrate.read.run import ImportOptions, Notes, ReadFacts, gc_paused, read_files, read_rules
 from brainmigrate.roots import Root, match_recorded, not_a_root, remote_of, store_base
 from brainmigrate.spill import Sorter, Spill
@@ -79,11 +80,13 @@ def read_notes(
     reader: Reader | None = None,
 ) -> Notes:
     """Read every notes file: count every line, build facts, resolve what they name;
-    the anchors name their roots as ``store`` records them (``make_roots``). With
-    ``reader`` (an import's), the store files among ``paths`` are read by their sources
-    (``sources.detect.plan``) into the same facts, after the notes files, and what their
-    entries keep is gathered in ``reader.kept``; without, every file is notes (``check``).
-    A file that gives no fact line is BM313, naming the reader that would read it.
+    the anchors name their roots as ``store`` records them (``make_roots``). The store
+    files among ``paths`` are read by their sources (``sources.detect.plan``: ``--from``,
+    which is ``reader.name`` or else ``options.notation``, or each file detected) into the
+    same facts, after the notes files, for ``import`` and ``check`` alike (so a check
+    finds what the import would store); what their entries keep is gathered in
+    ``reader.kept`` (default: a fresh ``Reader``). A file that gives no fact line is
+    BM313, naming the reader that would read it.
 
     With ``stems``, each fact's stems are made (and kept with it) and counted in
     ``Notes.frequencies``, for the merge. ``digests``: the name lookups take the digests
@@ -115,14 +118,18 @@ def _read_notes(
     digests: bool,
     reader: Reader | None = None,
 ) -> Notes:
+    from brainmigrate.sources import NOTES_READERS
+    from brainmigrate.sources.detect import plan
+
     roots = make_roots(options.roots, store)
     odd: list[str] = []
-    if reader is None:
-        files, store_files = notes_files(paths, odd, options.names, options.files), []
-    else:
-        from brainmigrate.sources.detect import plan
-
-        files, store_files = plan(paths, reader.name, odd, options.names, options.files)
+    reader = reader or Reader()
+    # ``--from`` and ``--notation`` name one thing, the reader (docs/reference.md)
+    name = reader.name or options.notation
+    files, store_files = plan(paths, name, odd, options.names, options.files)
+    if options.notation not in (None, *NOTES_READERS):  # a store's name: no notes left
+        options = copy.copy(options)
+        options.notation = None
     how = read_rules(options)
     resolver = Resolver(
         roots,

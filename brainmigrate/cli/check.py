@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import click
 
-from brainmigrate.cli.check_options import check_options
+from brainmigrate.cli.check_options import check_options, reader_of
 from brainmigrate.cli.options import notes_options
 from brainmigrate.cli.reading import (
     file_rules,
@@ -84,6 +84,7 @@ class CheckOptions(NamedTuple):
     force_exclude: bool
     respect_gitignore: bool | None
     add_ignore: bool
+    source: str | None
 
     @property
     def fixing(self) -> bool:
@@ -246,7 +247,9 @@ def _add_ignore(opts: CheckOptions, found) -> None:
     with notes_progress(opts.no_progress or opts.quiet) as progress:
         for group, selection in found:
             s = group.settings
-            options = read_options(s, opts.parser, {}, progress, opts.notation)
+            options = read_options(
+                s, opts.parser, {}, progress, reader_of(opts.source, opts.notation)
+            )
             done = suppress.add_ignores(
                 group.paths,
                 options,
@@ -276,7 +279,9 @@ def _run(opts: CheckOptions, group, selection, paths, names):
     settings = group.settings
     within = _baseline_folder(opts, group)
     with notes_progress(opts.no_progress or opts.quiet) as progress:
-        options = read_options(settings, opts.parser, names, progress, opts.notation)
+        options = read_options(
+            settings, opts.parser, names, progress, reader_of(opts.source, opts.notation)
+        )
         kwargs = {
             "baseline": settings.baseline,
             "update_baseline": opts.update_baseline,

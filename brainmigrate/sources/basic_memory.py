@@ -201,12 +201,16 @@ def _is_note(head: str) -> bool:
     return seen >= 2
 
 
-def _observation(line: str) -> tuple[int, str, str] | None:
-    """``(col, category, rest)`` of an observation line, else None."""
+def _observation(line: str) -> tuple[int, int, str, str] | None:
+    """``(col, text col, category, rest)`` of an observation line, else None: ``col`` is
+    the 1-based column of its ``[``, ``text col`` that of ``rest`` (where the fact's text
+    starts when the category names a kind), so a finding points at the cited path."""
     m = _OBSERVATION.fullmatch(line)
     if m is None or _TASK_BOX.fullmatch(m["cat"]):
         return None
-    return len(m["lead"]) - len(m["lead"].lstrip()) + 1, m["cat"].strip(), m["rest"].strip()
+    rest = m["rest"]
+    at = m.start("rest") + len(rest) - len(rest.lstrip()) + 1
+    return len(m["lead"]) + 1, at, m["cat"].strip(), rest.strip()
 
 
 def _read_body(lines: list[str | None], start: int, file: str) -> _Note:
@@ -233,14 +237,14 @@ def _read_body(lines: list[str | None], start: int, file: str) -> _Note:
     return note
 
 
-def _observe(note: _Note, number: int, seen: tuple[int, str, str], file: str) -> None:
-    col, category, rest = seen
+def _observe(note: _Note, number: int, seen: tuple[int, int, str, str], file: str) -> None:
+    col, at, category, rest = seen
     kind = kind_named(category)
     text = rest if kind else f"[{category}] {rest}".rstrip()
     if not rest:
         note.skips.append(Skip(file, number, col, f"observation [{category}] has no text"))
         return
-    note.observations.append((number, col, kind or "other", text))
+    note.observations.append((number, at if kind else col, kind or "other", text))
 
 
 def _end_prose(note: _Note, prose: list[int], file: str) -> None:

@@ -13,7 +13,8 @@ Each observation of an entity is one fact:
 - text: the observation, its white space folded to single blanks (a fact is one line); an
   observation may also be an object with a string ``content`` (as forks of the server
   write it);
-- line and column: where the observation's JSON string starts on the entity's line;
+- line and column: where the observation's text starts on the entity's line (after the
+  JSON string's opening quote), so a finding points at the path it cites;
 - key: the entity's name, as written.
 
 A relation makes each fact of ``from`` related to the first fact of ``to`` (its
@@ -147,6 +148,7 @@ def _entity(file, number: int, text: str, data: dict, scope: str | None):
         observation = given.get("content") if isinstance(given, dict) else given
         said = " ".join(observation.split()) if isinstance(observation, str) else ""
         col, at = _column(text, observation if said else given, at)
+        col += bool(said) and isinstance(given, str)  # the text starts after its quote
         if not said:
             yield Skip(file, number, col, f"entity {name!r}: observation {i + 1} is no text")
             continue
