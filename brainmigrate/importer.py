@@ -155,7 +155,7 @@ def _read_notes(
     stats, facts, df = read_files(files, options, how, diags, resolve, stems)
     if store_files:
         stats += _read_stores(store_files, options, how, diags, resolve, stems, facts, df, reader)
-    _no_fact_lines(stats, [p for _, p in files] + [p for _, p, _ in store_files], diags)
+    _no_fact_lines(stats, [p for _, p in files] + [p for _, p, _ in store_files], diags, name)
     resolver.finish()
     _history_unavailable(resolver, diags)
     for file, line, res in crowded:
@@ -186,24 +186,40 @@ def _read_stores(store_files, options, how, diags, resolve, stems, facts, df, re
     return out
 
 
-def _no_fact_lines(stats, paths, diags) -> None:
+def _no_fact_lines(stats, paths, diags, forced: str | None = None) -> None:
     """BM313 for each file read that gave no fact line and is a store file: read as notes
-    (a source recognises it), or read by its source and holding no entry. Nothing of it
-    reaches the store, and that is said, with the fix. (A notes file of prose alone is
-    no finding: an import that reads no fact at all exits 1, ``cli.imports``.)"""
+    (a source recognises it), or read by its source and holding no entry (naming the
+    reader that recognises it, when another does). Nothing of it reaches the store, and
+    that is said, with the fix. With ``forced`` a notes reader (``--from brain``,
+    ``--notation markdown``), also each file read as notes that a source recognises,
+    whatever it gave: a JSON line read as a notes fact is no fact of the store's. (A
+    notes file of prose alone is no finding: an import that reads no fact at all exits 1,
+    ``cli.imports``.)"""
+    from brainmigrate.sources import NOTES_READERS
     from brainmigrate.sources.detect import looks_like
 
     for st, path in zip(stats, paths, strict=True):
-        if st.fact_lines or not st.lines or path.name == "MEMORY.md":
+        if not st.lines or path.name == "MEMORY.md":
             continue
-        if st.notation in ("brain", "markdown"):
-            hint = looks_like(path)
-        else:
+        notes = st.notation in NOTES_READERS
+        if st.fact_lines and not (notes and forced in NOTES_READERS):
+            continue
+        hint = looks_like(path, st.notation)
+        if st.fact_lines:
+            if hint:
+                from brainmigrate.shapes import plural
+
+                said = (
+                    f"{st.path} read as {st.notation} notes ({plural(st.fact_lines, 'fact line')})"
+                )
+                diags.append(diagnostic(st.path, None, "BM313", said + hint))
+            continue
+        if not notes and not hint:
             hint = (
                 f": the {st.notation} reader found no fact in it; fix the lines it warns"
                 " about, or pass --from with the reader the file needs"
             )
-        if hint or st.notation not in ("brain", "markdown"):
+        if hint:
             diags.append(
                 diagnostic(
                     st.path,

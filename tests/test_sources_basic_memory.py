@@ -162,7 +162,9 @@ def test_a_missing_note_is_an_input_error(tmp_path):
 @pytest.mark.parametrize(
     ("text", "found"),
     [
-        ("---\npermalink: a\n---\nprose\n", True),
+        # a permalink alone (a Jekyll or Hugo page) is no note; one observation beside it is
+        ("---\npermalink: a\n---\nprose\n", False),
+        ("---\npermalink: a\n---\nprose\n- [decision] one\n", True),
         ("- [decision] one\n- [idea] two\n", True),
         ("- [decision] only one\n", False),
         ("- [x] done\n- [ ] to do\n- [link](https://x)\n", False),

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from brainmigrate.model import Anchor
+from brainmigrate.model import Anchor, Segment
 
 #: ``--from`` values that read notes, not a store: the notes readers (``read.run``).
 NOTES_READERS = ("brain", "markdown")
@@ -70,6 +70,13 @@ class Entry:
     related: tuple[int, ...] = ()
     key: str | None = None
     relates_to: tuple[str, ...] = ()
+    #: where the file names each key of ``relates_to`` (``(line, col)``, in its order: a
+    #: relation's line), for a warning about a key no entry has; empty: at the entry
+    relates_at: tuple[tuple[int, int], ...] = ()
+    #: the text as it stands on each physical line (``model.Segment``), when it spans
+    #: several (a knowledge entry's body); the lines past the first count as
+    #: continuations. Empty: one segment, ``text`` at ``line`` and ``col``.
+    segments: tuple[Segment, ...] = ()
     #: the fact's marker as the store keeps it (jsonl); None: the marker of its kind
     marker: str | None = None
     #: cited paths the store kept as gone (jsonl), besides those the import finds gone

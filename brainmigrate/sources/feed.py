@@ -18,6 +18,7 @@ from brainmigrate.read.files import InputError, missing_or_unreadable
 from brainmigrate.read.notation import fold
 from brainmigrate.read.run import FileStats
 from brainmigrate.sources import Entry, Reading, Skip, Source
+from brainmigrate.sources.detect import text_lines
 from brainmigrate.spill import Spill
 
 #: The marker a fact of each kind is stored with when its store keeps none (the marker
@@ -55,7 +56,7 @@ def entry_fact(entry: Entry, tasks: TaskIds) -> ParsedFact:
         entry.run,
         entry.created,
         entry.status,
-        (Segment(entry.line, entry.col, entry.text),),
+        entry.segments or (Segment(entry.line, entry.col, entry.text),),
         frozenset(),
         entry.line,
     )
@@ -84,7 +85,7 @@ def read_store_file(
     lines = text.splitlines()
     fact_lines: Counter = Counter()  # line -> entries on it
     scopes: Counter = Counter()
-    for item in source.entries(path, reading):
+    for item in (noted := _Noted(source.entries(path, reading))):
         if not isinstance(item, Skip):
             item = _checked(item)
         if isinstance(item, Skip):
@@ -94,14 +95,30 @@ def read_store_file(
         scopes[item.scope] += 1
         keep(entry_fact(item, tasks), item)
     st.fact_lines = fact_lines.total()
+    lines = text_lines(text)  # as the readers split them: at \n only
+    st.continuations = len(noted.more - fact_lines.keys())
     st.lines = len(lines) + st.fact_lines - len(fact_lines)
     st.blank = sum(1 for n, ln in enumerate(lines, 1) if not ln.strip() and n not in fact_lines)
-    st.skipped = st.lines - st.fact_lines - st.blank
+    st.skipped = st.lines - st.fact_lines - st.continuations - st.blank
     if st.skipped:
         st.skipped_by_reason["prose"] = st.skipped
     if not st.scope:
         st.scope = scopes.most_common(1)[0][0] if scopes else ""
     return st
+
+
+class _Noted:
+    """The items of a source, noting the further lines each entry's text spans
+    (``Entry.segments`` past the first): counted as continuations, as a notes fact's."""
+
+    def __init__(self, items) -> None:
+        self.items, self.more = items, set()
+
+    def __iter__(self):
+        for item in self.items:
+            if isinstance(item, Entry):
+                self.more.update(seg.line for seg in item.segments[1:])
+            yield item
 
 
 def _checked(entry: Entry) -> Entry | Skip:

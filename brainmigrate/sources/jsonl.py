@@ -29,7 +29,7 @@ class JsonlSource:
 
     def detect(self, path: Path, head: str) -> bool:
         """The first line that is not blank is a JSON object with ``NEEDED`` keys."""
-        for line in head.splitlines():
+        for line in head.split("\n"):  # U+2028 in a JSON string ends no line
             if line.strip():
                 try:
                     first = json.loads(line)
@@ -50,7 +50,7 @@ class JsonlSource:
             text = inputs.read_whole(path).decode("utf-8", "replace")
         except OSError as exc:
             raise InputError(f"{reading.file}: {missing_or_unreadable(exc)}") from None
-        for number, line in enumerate(text.splitlines(), 1):
+        for number, line in enumerate(text.split("\n"), 1):  # as detect.text_lines
             if line.strip():
                 yield _entry(reading, number, line)
 
