@@ -392,3 +392,23 @@ def test_from_mcp_memory_reads_a_folder_s_memory_jsonl(tmp_path):
         f"brainmigrate: error: {tmp_path / 'empty'}: no *.jsonl or *.json file in this"
         " folder; pass the server's memory.jsonl (or its folder)\n"
     )
+
+
+# ------------------------------------------------------ 9. why store lines are skipped
+
+
+def test_store_lines_skipped_are_named_as_notes_name_them(tmp_path):
+    note = write(
+        tmp_path / "n.md",
+        "---\ntitle: N\npermalink: n\n---\n# N\n\nSome prose.\n```sh\nmake\n```\n"
+        "- [decision] one\n- [idea] two\n",
+    )
+    report = dry_run(note, "--store", tmp_path / "k.db")
+    (entry,) = report["files"]
+    assert (entry["lines"], entry["fact_lines"], entry["blank"], entry["skipped"]) == (12, 2, 1, 9)
+    assert {k: n for k, n in entry["skipped_by_reason"].items() if n} == {
+        "front-matter": 4,
+        "heading": 1,
+        "code": 3,
+        "prose": 1,
+    }

@@ -19,6 +19,7 @@ from brainmigrate.read.notation import fold
 from brainmigrate.read.run import FileStats
 from brainmigrate.sources import Entry, Reading, Skip, Source
 from brainmigrate.sources.detect import text_lines
+from brainmigrate.sources.skipped import reasons
 from brainmigrate.spill import Spill
 
 #: The marker a fact of each kind is stored with when its store keeps none (the marker
@@ -100,8 +101,8 @@ def read_store_file(
     st.lines = len(lines) + st.fact_lines - len(fact_lines)
     st.blank = sum(1 for n, ln in enumerate(lines, 1) if not ln.strip() and n not in fact_lines)
     st.skipped = st.lines - st.fact_lines - st.continuations - st.blank
-    if st.skipped:
-        st.skipped_by_reason["prose"] = st.skipped
+    if st.skipped:  # named as notes name them: front matter, headings, code, prose
+        st.skipped_by_reason.update(reasons(lines, fact_lines.keys() | noted.more))
     if not st.scope:
         st.scope = scopes.most_common(1)[0][0] if scopes else ""
     return st
