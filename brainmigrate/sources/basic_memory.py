@@ -374,9 +374,11 @@ def _lines(path: Path, file: str) -> tuple[list[str | None], list[Skip]]:
 
 def _head_lines(path: Path) -> list[str]:
     """The first 4 KiB of ``path`` as lines, split at ``\n`` (errors replaced; none
-    when unreadable)."""
-    try:
-        with path.open("rb") as f:
+    when it is no regular file or cannot be read)."""
+    from brainmigrate import inputs
+
+    try:  # a regular file only: a FIFO or /dev/zero named *.md is refused, never read
+        with inputs.opened(path) as f:
             text = f.read(4096).decode("utf-8", errors="replace")
     except OSError:
         return []
