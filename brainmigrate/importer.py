@@ -118,16 +118,17 @@ def _read_notes(
     digests: bool,
     reader: Reader | None = None,
 ) -> Notes:
-    from brainmigrate.sources import NOTES_READERS
+    from brainmigrate.sources import NOTES_READERS, READERS
     from brainmigrate.sources.detect import plan
 
     roots = make_roots(options.roots, store)
     odd: list[str] = []
     reader = reader or Reader()
     # ``--from`` and ``--notation`` name one thing, the reader (docs/reference.md)
-    name = reader.name or options.notation
+    given = options.notation if options.notation in READERS else None  # else read_rules says
+    name = reader.name or given
     files, store_files = plan(paths, name, odd, options.names, options.files)
-    if options.notation not in (None, *NOTES_READERS):  # a store's name: no notes left
+    if given is not None and given not in NOTES_READERS:  # a store's name: no notes left
         options = copy.copy(options)
         options.notation = None
     how = read_rules(options)
