@@ -412,3 +412,14 @@ def test_store_lines_skipped_are_named_as_notes_name_them(tmp_path):
         "code": 3,
         "prose": 1,
     }
+
+
+def test_a_knowledge_entry_with_crlf_line_ends_is_detected(tmp_path):
+    entry = tmp_path / "k" / "rule.md"
+    entry.parent.mkdir()
+    entry.write_bytes(
+        b"---\r\nname: rule\r\ndescription: d\r\ntype: project\r\n---\r\n\r\nKeep it.\r\n"
+    )
+    report = dry_run(entry, "--store", tmp_path / "k.db")
+    assert files_of(report) == {"rule.md": ("knowledge", 7, 1, 0, 1, 5)}
+    assert [f["text"] for f in report["facts"]] == ["Keep it."]

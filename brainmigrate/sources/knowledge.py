@@ -42,7 +42,9 @@ class KnowledgeSource:
     looks_like = "a knowledge entry"
 
     def detect(self, path: Path, head: str) -> bool:
-        """Front matter first, holding ``name``, ``description`` and a ``type`` of ``TYPES``."""
+        """Front matter first, holding ``name``, ``description`` and a ``type`` of ``TYPES``
+        (lines ending in ``\n`` or ``\r\n``)."""
+        head = head.replace("\r\n", "\n")
         if not head.startswith("---\n"):
             return False
         end = head.find("\n---\n", 3)
