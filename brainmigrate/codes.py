@@ -271,7 +271,8 @@ DOCS: dict[str, Doc] = {
     ),
     "BM313": Doc(
         "A file read yields no fact line (every line is prose, or it is a store file read"
-        " as notes).",
+        " as notes), or a store file is read as notes because --from brain|markdown (or"
+        " --notation) says so.",
         "Nothing of it reaches the store, in silence unless said: an import of a jsonl"
         " export read as brain notation gives 0 facts.",
         '{"id": "k1", "scope": "area:x", "kind": "pattern", "text": "…"} (read as notes)',

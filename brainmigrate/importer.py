@@ -8,6 +8,7 @@ touching no store): the read stage (``read.run``) with the anchors' resolver.
 
 from __future__ import annotations
 
+import copy
 import itertools
 import os
 from collections.abc import Iterator, Sequence
@@ -19,7 +20,7 @@ from brainmigrate.anchors import NAME_CAP, NOTHING, Resolver, copy_resolved
 from brainmigrate.codes import diagnostic
 from brainmigrate.fsutil import printable
 from brainmigrate.model import Diagnostic, FactRecord
-from brainmigrate.read.files import InputError, notes_files
+from brainmigrate.read.files import InputError
 from brainmigrate.read.run import ImportOptions, Notes, ReadFacts, gc_paused, read_files, read_rules
 from brainmigrate.roots import Root, match_recorded, not_a_root, remote_of, store_base
 from brainmigrate.spill import Sorter, Spill
@@ -79,11 +80,13 @@ def read_notes(
     reader: Reader | None = None,
 ) -> Notes:
     """Read every notes file: count every line, build facts, resolve what they name;
-    the anchors name their roots as ``store`` records them (``make_roots``). With
-    ``reader`` (an import's), the store files among ``paths`` are read by their sources
-    (``sources.detect.plan``) into the same facts, after the notes files, and what their
-    entries keep is gathered in ``reader.kept``; without, every file is notes (``check``).
-    A file that gives no fact line is BM313, naming the reader that would read it.
+    the anchors name their roots as ``store`` records them (``make_roots``). The store
+    files among ``paths`` are read by their sources (``sources.detect.plan``: ``--from``,
+    which is ``reader.name`` or else ``options.notation``, or each file detected) into the
+    same facts, after the notes files, for ``import`` and ``check`` alike (so a check
+    finds what the import would store); what their entries keep is gathered in
+    ``reader.kept`` (default: a fresh ``Reader``). A file that gives no fact line is
+    BM313, naming the reader that would read it.
 
     With ``stems``, each fact's stems are made (and kept with it) and counted in
     ``Notes.frequencies``, for the merge. ``digests``: the name lookups take the digests
@@ -123,14 +126,19 @@ def _read_notes(
     digests: bool,
     reader: Reader | None = None,
 ) -> Notes:
+    from brainmigrate.sources import NOTES_READERS, READERS
+    from brainmigrate.sources.detect import plan
+
     roots = make_roots(options.roots, store)
     odd: list[str] = []
-    if reader is None:
-        files, store_files = notes_files(paths, odd, options.names, options.files), []
-    else:
-        from brainmigrate.sources.detect import plan
-
-        files, store_files = plan(paths, reader.name, odd, options.names, options.files)
+    reader = reader or Reader()
+    # ``--from`` and ``--notation`` name one thing, the reader (docs/reference.md)
+    given = options.notation if options.notation in READERS else None  # else read_rules says
+    name = reader.name or given
+    files, store_files = plan(paths, name, odd, options.names, options.files)
+    if given is not None and given not in NOTES_READERS:  # a store's name: no notes left
+        options = copy.copy(options)
+        options.notation = None
     how = read_rules(options)
     resolver = Resolver(
         roots,
@@ -156,7 +164,7 @@ def _read_notes(
     stats, facts, df = read_files(files, options, how, diags, resolve, stems)
     if store_files:
         stats += _read_stores(store_files, options, how, diags, resolve, stems, facts, df, reader)
-    _no_fact_lines(stats, [p for _, p in files] + [p for _, p, _ in store_files], diags)
+    _no_fact_lines(stats, [p for _, p in files] + [p for _, p, _ in store_files], diags, name)
     resolver.finish()
     _history_unavailable(resolver, diags)
     for file, line, res in crowded:
@@ -187,24 +195,40 @@ def _read_stores(store_files, options, how, diags, resolve, stems, facts, df, re
     return out
 
 
-def _no_fact_lines(stats, paths, diags) -> None:
+def _no_fact_lines(stats, paths, diags, forced: str | None = None) -> None:
     """BM313 for each file read that gave no fact line and is a store file: read as notes
-    (a source recognises it), or read by its source and holding no entry. Nothing of it
-    reaches the store, and that is said, with the fix. (A notes file of prose alone is
-    no finding: an import that reads no fact at all exits 1, ``cli.imports``.)"""
+    (a source recognises it), or read by its source and holding no entry (naming the
+    reader that recognises it, when another does). Nothing of it reaches the store, and
+    that is said, with the fix. With ``forced`` a notes reader (``--from brain``,
+    ``--notation markdown``), also each file read as notes that a source recognises,
+    whatever it gave: a JSON line read as a notes fact is no fact of the store's. (A
+    notes file of prose alone is no finding: an import that reads no fact at all exits 1,
+    ``cli.imports``.)"""
+    from brainmigrate.sources import NOTES_READERS
     from brainmigrate.sources.detect import looks_like
 
     for st, path in zip(stats, paths, strict=True):
-        if st.fact_lines or not st.lines or path.name == "MEMORY.md":
+        if not st.lines or path.name == "MEMORY.md":
             continue
-        if st.notation in ("brain", "markdown"):
-            hint = looks_like(path)
-        else:
+        notes = st.notation in NOTES_READERS
+        if st.fact_lines and not (notes and forced in NOTES_READERS):
+            continue
+        hint = looks_like(path, st.notation)
+        if st.fact_lines:
+            if hint:
+                from brainmigrate.shapes import plural
+
+                said = (
+                    f"{st.path} read as {st.notation} notes ({plural(st.fact_lines, 'fact line')})"
+                )
+                diags.append(diagnostic(st.path, None, "BM313", said + hint))
+            continue
+        if not notes and not hint:
             hint = (
                 f": the {st.notation} reader found no fact in it; fix the lines it warns"
                 " about, or pass --from with the reader the file needs"
             )
-        if hint or st.notation not in ("brain", "markdown"):
+        if hint:
             diags.append(
                 diagnostic(
                     st.path,

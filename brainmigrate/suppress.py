@@ -75,6 +75,8 @@ def add_ignores(
         files = dict(notes_files(kept, names=options.names, rules=options.files))
         plan = FixResult()
         counts: dict[str, int] = {}
+        for display in _store_files(kept, options, wanted, out):
+            del wanted[display]
         for display, facts in wanted.items():
             edit, count = _edit_file(display, files[display], facts, spans, out)
             if edit is not None:
@@ -88,6 +90,21 @@ def add_ignores(
         return out
     finally:
         given.close()
+
+
+def _store_files(kept, options: ImportOptions, wanted: Wanted, out: Added) -> list[str]:
+    """The files of ``wanted`` that a store reader reads (``sources.detect.plan``): no
+    comment waives a store's fact, so each is named in ``out.notes`` and left alone."""
+    from brainmigrate.sources.detect import plan
+
+    _, stores = plan(kept, options.notation, [], options.names, options.files)
+    found = [(d, s.name) for d, _, s in stores if d in wanted]
+    for display, name in found:
+        out.notes.append(
+            f"{display}: read by the {name} reader, which keeps no suppression comment;"
+            " left alone (fix the facts, or record them with --baseline)"
+        )
+    return [d for d, _ in found]
 
 
 #: Per notes file (display name), per fact (its first line): the codes to waive, and the

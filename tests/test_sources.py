@@ -194,11 +194,13 @@ def test_a_store_file_read_as_notes_says_which_reader_reads_it(export_file, tmp_
     assert not store.exists()
     allowed = cli("import", "--from", "brain", export_file, "--store", store, "--allow-empty")
     assert allowed.exit_code == 0
-    check = cli("check", export_file, "--isolated")
+    check = cli("check", "--from", "brain", export_file, "--isolated")
     assert (
         f"{export_file}: BM313 warning 0 fact lines in 3 lines of {export_file}: it looks like"
         " a jsonl export; pass --from jsonl"
     ) in check.stdout.splitlines()
+    detected = cli("check", export_file, "--isolated")  # read as import reads it
+    assert detected.stdout.startswith("OK: 1 file, 3 fact lines: 0 findings")
 
 
 def test_a_notes_file_of_prose_alone_exits_1_without_a_finding(tmp_path):

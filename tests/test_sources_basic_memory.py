@@ -65,13 +65,13 @@ def test_a_vault_is_its_md_files_sorted():
 def test_observations_are_facts_relations_name_the_notes_they_link(vault):
     assert read(vault, VAULT / "specs" / "search-design.md") == [
         (10, 1, "prose (2 lines to line 11): " + PROSE),
-        (14, 1, "decision", "area:specs/search-design",
+        (14, 14, "decision", "area:specs/search-design",
          "Rank hits with BM25 over stemmed words #ranking (chosen over TF-IDF) #search #fts5",
          "search-design", ("storage-layout", "tokenizer-notes")),
-        (15, 1, "other", "area:specs/search-design",
+        (15, 3, "other", "area:specs/search-design",
          "[idea] Highlight the matched stems in the terminal #search #fts5",
          "search-design", ("storage-layout", "tokenizer-notes")),
-        (16, 1, "other", "area:specs/search-design",
+        (16, 3, "other", "area:specs/search-design",
          "[constraint] A query answers within 50 ms over 10000 facts #perf #search #fts5",
          "search-design", ("storage-layout", "tokenizer-notes")),
     ]  # fmt: skip
@@ -81,10 +81,10 @@ def test_crlf_note_without_permalink_is_scoped_by_its_stem_tags_split_at_commas(
     raw = (VAULT / "storage layout.md").read_bytes()
     assert raw.count(b"\r\n") == raw.count(b"\n") == 9  # the fixture is CRLF throughout
     assert read(vault, VAULT / "storage layout.md") == [
-        (7, 1, "environment", "area:storage-layout",
+        (7, 17, "environment", "area:storage-layout",
          "The store is one SQLite database beside the notes #storage #sqlite",
          "storage-layout", ("search-design",)),
-        (8, 1, "pattern", "area:storage-layout",
+        (8, 13, "pattern", "area:storage-layout",
          "One transaction per import #atomicity #storage #sqlite",
          "storage-layout", ("search-design",)),
     ]  # fmt: skip
@@ -92,11 +92,11 @@ def test_crlf_note_without_permalink_is_scoped_by_its_stem_tags_split_at_commas(
 
 def test_unicode_task_boxes_broken_observations_and_code_blocks(vault):
     assert read(vault, VAULT / "notes" / "tokenizer-notes.md") == [
-        (11, 1, "blocker", "area:tokenizer-notes",
+        (11, 9, "blocker", "area:tokenizer-notes",
          "Café and cafe must share one stem ✓ #unicode #café",
          "tokenizer-notes", ("search-design",)),
         (12, 1, "prose (3 lines to line 14): " + PROSE),
-        (19, 1, "other", "area:tokenizer-notes",
+        (19, 3, "other", "area:tokenizer-notes",
          "[Naming] Stems are lower-cased before they are compared #unicode #café",
          "tokenizer-notes", ("search-design",)),
     ]  # fmt: skip
@@ -105,9 +105,9 @@ def test_unicode_task_boxes_broken_observations_and_code_blocks(vault):
 def test_front_matter_that_is_no_mapping_and_an_empty_observation_are_skips(vault):
     assert read(vault, VAULT / "broken.md") == [
         (1, 1, "front matter is no YAML mapping (a list)"),
-        (5, 1, "decision", "area:broken",
+        (5, 14, "decision", "area:broken",
          "Keep notes whose front matter is broken readable", "broken", ()),
-        (6, 1, "observation [decision] has no text"),
+        (6, 3, "observation [decision] has no text"),
     ]  # fmt: skip
 
 
@@ -125,9 +125,9 @@ def test_a_single_file_unwalked_links_by_the_targets_permalink(tmp_path):
         encoding="utf-8",
     )
     assert read(BasicMemory(), note) == [
-        (5, 3, "environment", "area:deploy-notes", "Deploys run from the build box #ci #ops",
+        (5, 11, "environment", "area:deploy-notes", "Deploys run from the build box #ci #ops",
          "deploy-notes", ("rollback-plan", "release-train")),
-        (6, 1, "decision", "area:deploy-notes",
+        (6, 14, "decision", "area:deploy-notes",
          "Blue-green deploys, see [[Rollback Plan|the plan]] #ops",
          "deploy-notes", ("rollback-plan", "release-train")),
     ]  # fmt: skip
@@ -137,7 +137,7 @@ def test_scope_given_overrides_the_notes(tmp_path):
     note = tmp_path / "n.md"
     note.write_text("---\npermalink: x/y\n---\n- [pattern] Retry twice\n", encoding="utf-8")
     assert read(BasicMemory(), note, scope="area:ops") == [
-        (4, 1, "pattern", "area:ops", "Retry twice", "n", ())
+        (4, 13, "pattern", "area:ops", "Retry twice", "n", ())
     ]
 
 
@@ -150,7 +150,7 @@ def test_front_matter_that_is_no_yaml_and_bytes_that_are_no_utf8(tmp_path):
     assert got[0][:2] == (1, 1) and got[0][2].startswith("front matter is no YAML (")
     assert got[1:] == [
         (4, 19, "not UTF-8, the line is not read"),
-        (5, 1, "decision", "area:bad", "Still read", "bad", ()),
+        (5, 14, "decision", "area:bad", "Still read", "bad", ()),
     ]
 
 
@@ -162,7 +162,9 @@ def test_a_missing_note_is_an_input_error(tmp_path):
 @pytest.mark.parametrize(
     ("text", "found"),
     [
-        ("---\npermalink: a\n---\nprose\n", True),
+        # a permalink alone (a Jekyll or Hugo page) is no note; one observation beside it is
+        ("---\npermalink: a\n---\nprose\n", False),
+        ("---\npermalink: a\n---\nprose\n- [decision] one\n", True),
         ("- [decision] one\n- [idea] two\n", True),
         ("- [decision] only one\n", False),
         ("- [x] done\n- [ ] to do\n- [link](https://x)\n", False),

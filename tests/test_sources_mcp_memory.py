@@ -40,17 +40,17 @@ def test_registered_under_its_from_name():
 
 def test_each_observation_is_a_fact_scoped_by_its_entity():
     assert read(MEMORY) == [
-        (1, 82, "decision", "area:search-service", "Rank hits with BM25 over stemmed words",
+        (1, 83, "decision", "area:search-service", "Rank hits with BM25 over stemmed words",
          "Search Service", ()),
-        (1, 123, "decision", "area:search-service", "Cache the 100 most frequent queries",
+        (1, 124, "decision", "area:search-service", "Cache the 100 most frequent queries",
          "Search Service", ()),
-        (2, 80, "environment", "area:build-box", "Python 3.12 on Debian, two cores",
+        (2, 81, "environment", "area:build-box", "Python 3.12 on Debian, two cores",
          "Build Box", ()),
-        (3, 75, "blocker", "area:flaky-upload", "Uploads over 2 GB time out in CI",
+        (3, 76, "blocker", "area:flaky-upload", "Uploads over 2 GB time out in CI",
          "Flaky Upload", ("Build Box",)),
-        (4, 76, "other", "area:zoë-tanaka", "Owns the søk index", "Zoë Tanaka",
+        (4, 77, "other", "area:zoë-tanaka", "Owns the søk index", "Zoë Tanaka",
          ("Search Service",)),
-        (4, 97, "other", "area:zoë-tanaka", "Reviews every schema change", "Zoë Tanaka",
+        (4, 98, "other", "area:zoë-tanaka", "Reviews every schema change", "Zoë Tanaka",
          ("Search Service",)),
         (7, 1, "relation to 'Nobody Yet': that entity has no fact"),
         (8, 1, "entity 'Empty One' has no observations: no fact"),
@@ -81,7 +81,7 @@ def test_crlf_escapes_object_observations_and_fields_of_the_wrong_type(tmp_path)
     )
     assert read(memory) == [
         (1, 1, "relation to 'Cache': that entity has no fact"),
-        (2, 67, "environment", "area:ci", "Runs on two cores \u2014 always", "CI", ()),
+        (2, 68, "environment", "area:ci", "Runs on two cores \u2014 always", "CI", ()),
         (2, 113, "environment", "area:ci", "Keeps 3 runners", "CI", ()),
         (2, 132, "entity 'CI': observation 3 is no text"),
         (2, 134, "entity 'CI': observation 4 is no text"),
@@ -99,7 +99,7 @@ def test_scope_given_overrides_the_entitys(tmp_path):
         '{"type":"entity","name":"A","entityType":"x","observations":["a fact"]}\n',
         encoding="utf-8",
     )
-    assert read(memory, scope="area:team") == [(1, 62, "other", "area:team", "a fact", "A", ())]
+    assert read(memory, scope="area:team") == [(1, 63, "other", "area:team", "a fact", "A", ())]
 
 
 def test_a_missing_file_is_an_input_error(tmp_path):

@@ -19,6 +19,11 @@ from brainmigrate import stores
 from brainmigrate.errors import BrainmigrateError
 
 
+def text_col(jsonl_line: str) -> int:
+    """The column a jsonl line's fact is reported at: where its text value starts."""
+    return jsonl_line.index('"text": "') + len('"text": "') + 1
+
+
 def imported(*args) -> tuple[int, dict, str]:
     done = cli("import", *args, "--format", "json")
     return done.exit_code, json.loads(done.stdout) if done.stdout else {}, done.stderr
@@ -92,11 +97,12 @@ def test_a_value_with_one_stored_form_is_given_it(tmp_path, fields, column, stor
 )
 def test_a_value_the_store_cannot_read_back_skips_the_entry(tmp_path, fields, why):
     facts = tmp_path / "f.jsonl"
-    facts.write_text(line(1, "kept fact") + line(2, "odd fact", **fields), encoding="utf-8")
+    odd = line(2, "odd fact", **fields)
+    facts.write_text(line(1, "kept fact") + odd, encoding="utf-8")
     store = tmp_path / "k.db"
     code, report, _ = imported("--from", "jsonl", facts, "--store", store)
     assert code == 0
-    assert warnings(report) == [(str(facts), 2, 1, "BM312", f"{why}; skipped")]
+    assert warnings(report) == [(str(facts), 2, text_col(odd), "BM312", f"{why}; skipped")]
     assert rows(store, "SELECT id, text FROM facts") == [(1, "kept fact")]
     readable(store)
 
@@ -120,11 +126,13 @@ def anchor(root: Path, **fields) -> dict:
 )  # fmt: skip
 def test_an_anchor_is_kept_as_the_store_reads_it_or_left_out(tmp_path, fields, said, stored):
     facts = tmp_path / "f.jsonl"
-    facts.write_text(line(1, "ledger rows", anchors=[anchor(tmp_path, **fields)]), "utf-8")
+    one = line(1, "ledger rows", anchors=[anchor(tmp_path, **fields)])
+    facts.write_text(one, "utf-8")
     store = tmp_path / "k.db"
     code, report, _ = imported("--from", "jsonl", facts, "--store", store)
     assert code == 0
-    expected = [(str(facts), 1, 1, "BM312", f"{said}; anchor left out")] if said else []
+    at = text_col(one)
+    expected = [(str(facts), 1, at, "BM312", f"{said}; anchor left out")] if said else []
     assert warnings(report) == expected
     sql = "SELECT path, symbol, line_first, line_last, verified_at FROM anchors"
     assert rows(store, sql) == stored
@@ -158,7 +166,8 @@ def test_a_text_cut_to_the_stored_length_is_said_as_in_notes(tmp_path):
     _, from_store, _ = imported("--from", "jsonl", facts, "--store", tmp_path / "a.db")
     _, from_notes, _ = imported(notes, "--store", tmp_path / "b.db")
     (cut,) = [w for w in warnings(from_store) if w[3] == "BM302"]
-    assert cut == (str(facts), 1, 1, "BM302", "text cut to 1999 of 3003 characters")
+    at = text_col(line(1, text))
+    assert cut == (str(facts), 1, at, "BM302", "text cut to 1999 of 3003 characters")
     assert [w[3:] for w in warnings(from_notes)] == [cut[3:]]
 
 
@@ -171,7 +180,13 @@ def test_nul_and_bytes_that_are_not_utf8_are_replaced_and_said(tmp_path):
     assert code == 0
     col = line(2, "caf@").index("@") + 1
     assert sorted(warnings(report)) == [
-        (str(facts), 1, 1, "BM306", "NUL characters in the text replaced with U+FFFD"),
+        (
+            str(facts),
+            1,
+            text_col(line(1, "a")),
+            "BM306",
+            "NUL characters in the text replaced with U+FFFD",
+        ),
         (str(facts), 2, col, "BM305", "invalid UTF-8 bytes replaced with U+FFFD"),
     ]
     assert rows(store, "SELECT text FROM facts") == [("a\ufffdb",), ("caf\ufffd",)]

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import click
 
-from brainmigrate.cli.check_options import check_options
+from brainmigrate.cli.check_options import check_options, reader_of
 from brainmigrate.cli.options import notes_options
 from brainmigrate.cli.reading import (
     notes_progress,
@@ -83,6 +83,7 @@ class CheckOptions(NamedTuple):
     force_exclude: bool | None
     respect_gitignore: bool | None
     add_ignore: bool
+    source: str | None
 
     @property
     def fixing(self) -> bool:
@@ -275,7 +276,8 @@ def _add_ignore(opts: CheckOptions, found) -> None:
     with notes_progress(opts.no_progress or opts.quiet) as progress:
         for group, selection in found:
             s = group.settings
-            options = read_options(s, opts.parser, {}, progress, opts.notation, group.skip)
+            source = reader_of(opts.source, opts.notation)
+            options = read_options(s, opts.parser, {}, progress, source, group.skip)
             done = suppress.add_ignores(
                 group.paths,
                 options,
@@ -305,7 +307,8 @@ def _run(opts: CheckOptions, group, selection, paths, names):
     settings = group.settings
     within = _baseline_folder(opts, group)
     with notes_progress(opts.no_progress or opts.quiet) as progress:
-        options = read_options(settings, opts.parser, names, progress, opts.notation, group.skip)
+        source = reader_of(opts.source, opts.notation)
+        options = read_options(settings, opts.parser, names, progress, source, group.skip)
         kwargs = {
             "baseline": settings.baseline,
             "update_baseline": opts.update_baseline and bool(settings.baseline),

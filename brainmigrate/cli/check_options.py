@@ -19,8 +19,33 @@ def _codes_option(name: str, help: str):
     return click.option(name, callback=not_blank, multiple=True, metavar="CODES", help=help)
 
 
+def _readers() -> list[str]:
+    from brainmigrate.sources import READERS
+
+    return list(READERS)
+
+
+def reader_of(source: str | None, notation: str | None) -> str | None:
+    """The reader of every PATH: ``--from`` (as ``import --from``: a notes reader or a
+    store's), else ``--notation``; the two naming different readers are refused
+    (``Failure``, exit 2), as ``import`` refuses them."""
+    if source is not None and notation is not None and source != notation:
+        from brainmigrate.cli.runtime import Failure
+
+        raise Failure(f"--from {source} and --notation {notation} disagree; pass one of them")
+    return source or notation
+
+
 #: ``check``'s own options, after the notes options, in the order ``--help`` lists them.
 CHECK_OPTIONS = [
+    click.option(
+        "--from",
+        "source",
+        type=click.Choice(_readers()),
+        default=None,
+        help="Reader of every PATH, as for import: notes (brain, markdown) or a store;"
+        " default: each file detected.",
+    ),
     click.option(
         "--force-exclude/--no-force-exclude",
         default=None,

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from brainmigrate.model import Anchor
+from brainmigrate.model import Anchor, Segment
 
 #: ``--from`` values that read notes, not a store: the notes readers (``read.run``).
 NOTES_READERS = ("brain", "markdown")
@@ -70,6 +70,13 @@ class Entry:
     related: tuple[int, ...] = ()
     key: str | None = None
     relates_to: tuple[str, ...] = ()
+    #: where the file names each key of ``relates_to`` (``(line, col)``, in its order: a
+    #: relation's line), for a warning about a key no entry has; empty: at the entry
+    relates_at: tuple[tuple[int, int], ...] = ()
+    #: the text as it stands on each physical line (``model.Segment``), when it spans
+    #: several (a knowledge entry's body); the lines past the first count as
+    #: continuations. Empty: one segment, ``text`` at ``line`` and ``col``.
+    segments: tuple[Segment, ...] = ()
     #: the fact's marker as the store keeps it (jsonl); None: the marker of its kind
     marker: str | None = None
     #: cited paths the store kept as gone (jsonl), besides those the import finds gone
@@ -113,7 +120,8 @@ class Source(Protocol):
     """A reader of one kind of store file.
 
     ``name`` is its ``--from`` value. ``detect(path, head)`` says whether a file whose
-    first 4 KiB are ``head`` (decoded as UTF-8, errors replaced) is this source's (it
+    start is ``head`` (``detect.head_of``: 4 KiB and the first line whole, decoded as
+    UTF-8, errors replaced) is this source's (it
     must not read the file again; for a folder, ``head`` is ``""``). ``entries(path,
     reading)`` yields the file's ``Entry`` values in order, and a ``Skip`` for each line
     it could not read; it raises ``read.files.InputError`` (``"file:line:col: reason"``)
@@ -124,8 +132,10 @@ class Source(Protocol):
     (``source_files`` falls back to ``[path]``); it is used when ``--from`` names the
     source, while without ``--from`` a folder is walked for ``*.md`` as a notes folder and
     each file detected. Optional too: ``looks_like``, the words BM313 names such a file by
-    when it is read as notes (``"a jsonl export"``; default ``"a <name> file"``).
-    Detection asks the sources in the order they registered (``load_all``'s order).
+    when it is read as notes (``"a jsonl export"``; default ``"a <name> file"``), and
+    ``likely(path, head)``, whether a file ``detect`` leaves to notes may yet be its (BM313
+    names it when notes find no fact line there). Detection asks the sources in the order
+    they registered (``load_all``'s order), ``detect.FIRST`` before the others.
     """
 
     name: str

@@ -67,6 +67,10 @@ _RELATION = re.compile(
 )
 _LINK = re.compile(r"\[\[(?P<target>[^\[\]|]+)(?:\|[^\[\]]*)?\]\]")
 _HEADING = re.compile(r"\s{0,3}#{1,6}(\s|$)")
+#: A brain notation fact line (SPEC.md §Notation: a marker other than ``-``, then a blank):
+#: a file holding one is notes, never a vault note.
+_MARKER = re.compile(r"(?:[+!~=?]|->)[ \t]+\S")
+_BULLET = re.compile(r"\s*[-*+][ \t]+\S")
 _FENCE = re.compile(r"\s{0,3}(```|~~~)")
 _RULE = re.compile(r"\s{0,3}([-*_])(\s*\1){2,}\s*")
 #: Characters a made permalink keeps; other runs become one ``-``.
@@ -95,7 +99,8 @@ class _Note:
     the observations they belong with)."""
 
     observations: list[tuple[int, int, str, str]] = field(default_factory=list)
-    targets: list[str] = field(default_factory=list)
+    #: each ``[[Target]]`` named, ``(target without |label, line, col)``
+    targets: list[tuple[str, int, int]] = field(default_factory=list)
     skips: list[Skip] = field(default_factory=list)
 
 
@@ -105,6 +110,7 @@ class BasicMemory:
     file stem), so a ``[[Target]]`` that names a note by any of them finds it."""
 
     name = "basic-memory"
+    looks_like = "a Basic Memory note"
 
     def __init__(self) -> None:
         # a file walked -> its vault's names (a note's name, lower-cased -> its key); each
@@ -129,8 +135,9 @@ class BasicMemory:
         return found
 
     def detect(self, path: Path, head: str) -> bool:
-        """A note (``.md``) whose front matter has a ``permalink``, or that holds at least
-        two observations (outside code blocks); a folder when more than half of its first
+        """A note (``.md``, ``_is_note``): no brain notation fact line, observations and
+        relations more than half of its list items, and two observations or one beside a
+        front matter ``permalink``; a folder when more than half of its first
         ``DETECT_FILES`` ``.md`` files (sorted) are such notes."""
         if path.is_dir():
             notes = []
@@ -143,6 +150,13 @@ class BasicMemory:
             hits = sum(_is_note("\n".join(_head_lines(n))) for n in notes)
             return bool(notes) and hits * 2 > len(notes)
         return path.suffix.lower() == ".md" and _is_note(head)
+
+    def likely(self, path: Path, head: str) -> bool:
+        """Whether a ``.md`` file that ``detect`` leaves to notes may yet be a note (it
+        holds an observation, and no brain notation fact line): BM313 then names this
+        reader when notes find no fact line in it."""
+        counts = path.suffix.lower() == ".md" and _counts(head)
+        return bool(counts) and counts[0] >= 1
 
     def entries(self, path: Path, reading: Reading) -> Iterator[Entry | Skip]:
         """The facts of the note ``path`` and a ``Skip`` for each line not read, in line order.
@@ -157,14 +171,28 @@ class BasicMemory:
         tags = _tags(head.get("tags"))
         scope = reading.scope or "area:" + _permalink(path, head).replace(",", "-")
         names = self._names.get(path, {})
-        related = [names.get(t.strip().lower()) or link_key(t) for t in note.targets]
-        related = tuple(dict.fromkeys(t for t in related if t and t != key))
+        linked: dict[str, tuple[int, int]] = {}  # key -> where it is first named
+        for target, line, col in note.targets:
+            found = names.get(target.strip().lower()) or link_key(target)
+            if found and found != key:
+                linked.setdefault(found, (line, col))
+        related, at = tuple(linked), tuple(linked.values())
         out: list[Entry | Skip] = [*skips, *note.skips]
         for line, col, kind, text in note.observations:
             known = {w.lower() for w in re.findall(r"#([\w-]+)", text)}
             text += "".join(f" #{t}" for t in tags if t.lower() not in known)
             out.append(
-                Entry(reading.file, line, col, text, kind, scope, key=key, relates_to=related)
+                Entry(
+                    reading.file,
+                    line,
+                    col,
+                    text,
+                    kind,
+                    scope,
+                    key=key,
+                    relates_to=related,
+                    relates_at=at,
+                )  # fmt: skip
             )
         yield from sorted(out, key=lambda item: (item.line, item.col))
 
@@ -190,23 +218,54 @@ def _permalink(path: Path, head: dict) -> str:
 
 
 def _is_note(head: str) -> bool:
-    lines = head.splitlines()
-    front, _ = _front_matter(lines)
-    if isinstance(front, dict) and isinstance(front.get("permalink"), str):
-        return True
-    seen, fenced = 0, False
-    for line in lines:
-        fenced ^= _FENCE.match(line) is not None
-        seen += not fenced and _observation(line) is not None
-    return seen >= 2
+    """Whether ``head`` (a file's start) is a Basic Memory note: no brain notation fact
+    line (``_MARKER``) outside code blocks, observations and relations more than half of
+    its list items, and either two observations or one beside a front matter
+    ``permalink`` (Jekyll and Hugo pages keep a ``permalink`` too)."""
+    counts = _counts(head)
+    if counts is None:
+        return False
+    observations, relations, bullets, permalink = counts
+    if (observations + relations) * 2 <= bullets:
+        return False
+    return observations >= 2 or (permalink and observations >= 1)
 
 
-def _observation(line: str) -> tuple[int, str, str] | None:
-    """``(col, category, rest)`` of an observation line, else None."""
+def _counts(head: str) -> tuple[int, int, int, bool] | None:
+    """``(observations, relations, list items, has a permalink)`` of ``head`` outside its
+    front matter and code blocks; None when a line there is a brain notation fact line."""
+    lines = [line.removesuffix("\r") for line in head.split("\n")]
+    front, start = _front_matter(lines)
+    permalink = isinstance(front, dict) and isinstance(front.get("permalink"), str)
+    observations = relations = bullets = 0
+    fenced = False
+    for line in lines[start:]:
+        if _FENCE.match(line):
+            fenced = not fenced
+        if fenced:
+            continue
+        if _observation(line) is not None:
+            observations += 1
+        elif _RELATION.fullmatch(line):
+            relations += 1
+        elif _MARKER.match(line):
+            return None
+        elif not _BULLET.match(line):
+            continue
+        bullets += 1
+    return observations, relations, bullets, permalink
+
+
+def _observation(line: str) -> tuple[int, int, str, str] | None:
+    """``(col, text col, category, rest)`` of an observation line, else None: ``col`` is
+    the 1-based column of its ``[``, ``text col`` that of ``rest`` (where the fact's text
+    starts when the category names a kind), so a finding points at the cited path."""
     m = _OBSERVATION.fullmatch(line)
     if m is None or _TASK_BOX.fullmatch(m["cat"]):
         return None
-    return len(m["lead"]) - len(m["lead"].lstrip()) + 1, m["cat"].strip(), m["rest"].strip()
+    rest = m["rest"]
+    at = m.start("rest") + len(rest) - len(rest.lstrip()) + 1
+    return len(m["lead"]) + 1, at, m["cat"].strip(), rest.strip()
 
 
 def _read_body(lines: list[str | None], start: int, file: str) -> _Note:
@@ -224,23 +283,24 @@ def _read_body(lines: list[str | None], start: int, file: str) -> _Note:
         else:
             _end_prose(note, prose, file)
         if relation:
-            note.targets.append(relation["target"])
+            target = relation["target"].partition("|")[0]  # [[Target|label]]: the target
+            note.targets.append((target, number, relation.start("target") - 1))
         elif not fenced and not structure:
-            note.targets += [m["target"] for m in _LINK.finditer(line)]
+            note.targets += [(m["target"], number, m.start() + 1) for m in _LINK.finditer(line)]
         if seen:
             _observe(note, number, seen, file)
     _end_prose(note, prose, file)
     return note
 
 
-def _observe(note: _Note, number: int, seen: tuple[int, str, str], file: str) -> None:
-    col, category, rest = seen
+def _observe(note: _Note, number: int, seen: tuple[int, int, str, str], file: str) -> None:
+    col, at, category, rest = seen
     kind = kind_named(category)
     text = rest if kind else f"[{category}] {rest}".rstrip()
     if not rest:
         note.skips.append(Skip(file, number, col, f"observation [{category}] has no text"))
         return
-    note.observations.append((number, col, kind or "other", text))
+    note.observations.append((number, at if kind else col, kind or "other", text))
 
 
 def _end_prose(note: _Note, prose: list[int], file: str) -> None:
@@ -313,12 +373,16 @@ def _lines(path: Path, file: str) -> tuple[list[str | None], list[Skip]]:
 
 
 def _head_lines(path: Path) -> list[str]:
-    """The first 4 KiB of ``path`` as lines (errors replaced; none when unreadable)."""
-    try:
-        with path.open("rb") as f:
-            return f.read(4096).decode("utf-8", errors="replace").splitlines()
+    """The first 4 KiB of ``path`` as lines, split at ``\n`` (errors replaced; none
+    when it is no regular file or cannot be read)."""
+    from brainmigrate import inputs
+
+    try:  # a regular file only: a FIFO or /dev/zero named *.md is refused, never read
+        with inputs.opened(path) as f:
+            text = f.read(4096).decode("utf-8", errors="replace")
     except OSError:
         return []
+    return [line.removesuffix("\r") for line in text.split("\n")]
 
 
 register(BasicMemory())

@@ -20,6 +20,8 @@ from brainmigrate.read.notation import fold
 from brainmigrate.read.run import FileStats
 from brainmigrate.shapes import shorten
 from brainmigrate.sources import Entry, Reading, Skip, Source
+from brainmigrate.sources.detect import text_lines
+from brainmigrate.sources.skipped import reasons
 from brainmigrate.spill import Spill
 from brainmigrate.values import (
     DIGEST_VERSIONS,
@@ -70,7 +72,7 @@ def entry_fact(entry: Entry, tasks: TaskIds) -> ParsedFact:
         entry.run,
         entry.created,
         entry.status,
-        (Segment(entry.line, entry.col, entry.text),),
+        entry.segments or (Segment(entry.line, entry.col, entry.text),),
         frozenset(),
         entry.line,
     )
@@ -101,7 +103,7 @@ def read_store_file(
     _bad_bytes(raw, reading.file, diags)
     fact_lines: Counter = Counter()  # line -> entries on it
     scopes: Counter = Counter()
-    for item in source.entries(path, reading):
+    for item in (noted := _Noted(source.entries(path, reading))):
         if not isinstance(item, Skip):
             item, said = _checked(item)
             for code, message in said:
@@ -117,14 +119,30 @@ def read_store_file(
             diags.append(diagnostic(item.file, item.line, "BM302", cut_to, item.col))
         keep(fact, item)
     st.fact_lines = fact_lines.total()
+    lines = text_lines(text)  # as the readers split them: at \n only
+    st.continuations = len(noted.more - fact_lines.keys())
     st.lines = len(lines) + st.fact_lines - len(fact_lines)
     st.blank = sum(1 for n, ln in enumerate(lines, 1) if not ln.strip() and n not in fact_lines)
-    st.skipped = st.lines - st.fact_lines - st.blank
-    if st.skipped:
-        st.skipped_by_reason["prose"] = st.skipped
+    st.skipped = st.lines - st.fact_lines - st.continuations - st.blank
+    if st.skipped:  # named as notes name them: front matter, headings, code, prose
+        st.skipped_by_reason.update(reasons(lines, fact_lines.keys() | noted.more))
     if not st.scope:
         st.scope = scopes.most_common(1)[0][0] if scopes else ""
     return st
+
+
+class _Noted:
+    """The items of a source, noting the further lines each entry's text spans
+    (``Entry.segments`` past the first): counted as continuations, as a notes fact's."""
+
+    def __init__(self, items) -> None:
+        self.items, self.more = items, set()
+
+    def __iter__(self):
+        for item in self.items:
+            if isinstance(item, Entry):
+                self.more.update(seg.line for seg in item.segments[1:])
+            yield item
 
 
 def _bad_bytes(raw: bytes, file: str, diags: list[Diagnostic]) -> None:
@@ -135,7 +153,7 @@ def _bad_bytes(raw: bytes, file: str, diags: list[Diagnostic]) -> None:
         return
     except UnicodeDecodeError:
         pass
-    for number, line in enumerate(raw.decode("utf-8", "surrogateescape").splitlines(), 1):
+    for number, line in enumerate(text_lines(raw.decode("utf-8", "surrogateescape")), 1):
         bad = next((i for i, c in enumerate(line) if "\udc80" <= c <= "\udcff"), None)
         if bad is not None:
             message = "invalid UTF-8 bytes replaced with U+FFFD"

@@ -29,7 +29,7 @@ class JsonlSource:
 
     def detect(self, path: Path, head: str) -> bool:
         """The first line that is not blank is a JSON object with ``NEEDED`` keys."""
-        for line in head.splitlines():
+        for line in head.split("\n"):  # U+2028 in a JSON string ends no line
             if line.strip():
                 try:
                     first = json.loads(line)
@@ -50,7 +50,7 @@ class JsonlSource:
             text = inputs.read_whole(path).decode("utf-8", "replace")
         except OSError as exc:
             raise InputError(f"{reading.file}: {missing_or_unreadable(exc)}") from None
-        for number, line in enumerate(text.splitlines(), 1):
+        for number, line in enumerate(text.split("\n"), 1):  # as detect.text_lines
             if line.strip():
                 yield _entry(reading, number, line)
 
@@ -62,9 +62,21 @@ def _entry(reading: Reading, number: int, line: str) -> Entry | Skip:
     except ValueError as exc:
         return Skip(reading.file, number, col, f"not JSON ({exc.msg}); line skipped")
     try:
-        return _fact(reading, number, col, data)
+        return _fact(reading, number, _text_col(line, data) or col, data)
     except _Bad as exc:
         return Skip(reading.file, number, col, f"{exc}; line skipped")
+
+
+def _text_col(line: str, data) -> int | None:
+    """The 1-based column where the ``text`` value's characters start on ``line`` (after
+    its opening quote), so a finding points at the path it cites; None when the text is
+    not found spelled as ``json.dumps`` spells it."""
+    text = data.get("text") if isinstance(data, dict) else None
+    for ascii_only in (False, True) if isinstance(text, str) else ():
+        found = line.find(json.dumps(text, ensure_ascii=ascii_only))
+        if found >= 0:
+            return found + 2
+    return None
 
 
 class _Bad(InputError):

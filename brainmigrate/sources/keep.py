@@ -57,7 +57,7 @@ def apply(ran, kept: Mapping[tuple[str, int], Entry]) -> list[Diagnostic]:
     for rec in recs:
         got = entries.get(rec.id)
         if got:
-            warnings += _keep(rec, got, by_id, by_key)
+            warnings += _new(_keep(rec, got, by_id, by_key), warnings)
     if renumber:
         _renumber(ran, recs, renumber)
     else:
@@ -136,26 +136,37 @@ def _keep(rec: FactRecord, got: list[Entry], by_id, by_key) -> list[Diagnostic]:
                 links[what].append(by_id[old])
             else:
                 warnings.append(_unlinked(last, what, f"k{old}"))
-    for key in last.relates_to:
+    places = last.relates_at or ((last.line, last.col),) * len(last.relates_to)
+    for key, at in zip(last.relates_to, places, strict=True):
         if key in by_key:
             links["related"].append(by_key[key])
         else:
-            warnings.append(_unlinked(last, "related", key))
+            warnings.append(_unlinked(last, "related", key, at))
     if last.supersedes or last.related or last.relates_to:
         rec.supersedes = tuple(dict.fromkeys(links["supersedes"]))
         rec.related = tuple(dict.fromkeys(links["related"]))
     return warnings
 
 
-def _unlinked(entry: Entry, what: str, name: str) -> Diagnostic:
+def _unlinked(entry: Entry, what: str, name: str, at: tuple[int, int] | None = None) -> Diagnostic:
+    """BM312 for a link no entry read holds, at ``at`` (where the file names it: a
+    relation's line) else at the entry."""
+    line, col = at or (entry.line, entry.col)
     return diagnostic(
         entry.file,
-        entry.line,
+        line,
         "BM312",
         f"{what} {name}: no entry read holds it; the link is left out (import the file that"
         " holds it in the same run)",
-        entry.col,
+        col,
     )
+
+
+def _new(said: list[Diagnostic], before: list[Diagnostic]) -> list[Diagnostic]:
+    """The warnings of ``said`` not already in ``before`` (the same place and words): a
+    note's relation to a target no note has is said once, not once per fact."""
+    seen = {(d.file, d.line, d.col, d.message) for d in before}
+    return [d for d in said if (d.file, d.line, d.col, d.message) not in seen]
 
 
 def _renumber(ran, recs: list[FactRecord], renumber: dict[int, int]) -> None:

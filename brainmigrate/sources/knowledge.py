@@ -1,11 +1,13 @@
 """The ``knowledge`` source: knowledge entries read back (``exports.knowledge``; seed 000):
 one Markdown file a fact, YAML front matter (``name``, ``description``, ``type``, and ours:
 ``id``, ``scope``, ``kind``, ``status``, ``created``, ``anchors``, ``source``), then the
-fact's text as the body's first line.
+fact's text as the body.
 
 The kind is the front matter's ``kind``; an entry without one (as other tools write them)
 has its ``type`` mapped back through ``--type-map`` (the export's ``KIND=TYPE``, read the
-other way; a type no one kind maps to reads as ``other``). Anchors are kept, the task and
+other way; a type no one kind maps to reads as ``other``). The fact's text is the body
+up to its first heading or export trailer line, its lines joined with a blank (each a
+``Segment``, the lines past the first counted as continuations). Anchors are kept, the task and
 run from ``source`` or the body's ``Source:`` line, a status's reason from ``Status:``,
 gone paths from "Cites files that are gone". Front matter that is no YAML mapping is a
 ``Skip`` at its first line.
@@ -18,16 +20,19 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from brainmigrate import inputs
-from brainmigrate.model import KINDS, STATUSES, Anchor
+from brainmigrate.model import KINDS, STATUSES, Anchor, Segment
 from brainmigrate.read.facts import scope_for
 from brainmigrate.read.files import InputError, missing_or_unreadable
 from brainmigrate.sources import Entry, Reading, Skip, register, safe_yaml
+from brainmigrate.sources.detect import text_lines
 
 #: Knowledge entry types (seed 000), as ``exports.knowledge.TYPES``.
 TYPES = ("project", "reference", "feedback")
 _FRONT_KEY = re.compile(r"^(name|description|type):[ \t]*(.*)$", re.M)
 _SOURCE = re.compile(r"Source: task (?P<task>\S+), run (?P<run>\S+)")
 _STATUS = re.compile(r"Status: (?P<status>\w+)(?: \((?P<reason>.*)\))?")
+#: The lines the export writes after the fact's text.
+_TRAILER = re.compile(r"Status: \w|Source: task |Cites files that are gone:$")
 
 
 class KnowledgeSource:
@@ -37,7 +42,9 @@ class KnowledgeSource:
     looks_like = "a knowledge entry"
 
     def detect(self, path: Path, head: str) -> bool:
-        """Front matter first, holding ``name``, ``description`` and a ``type`` of ``TYPES``."""
+        """Front matter first, holding ``name``, ``description`` and a ``type`` of ``TYPES``
+        (lines ending in ``\n`` or ``\r\n``)."""
+        head = head.replace("\r\n", "\n")
         if not head.startswith("---\n"):
             return False
         end = head.find("\n---\n", 3)
@@ -51,7 +58,7 @@ class KnowledgeSource:
             text = inputs.read_whole(path).decode("utf-8", "replace").removeprefix("\ufeff")
         except OSError as exc:
             raise InputError(f"{reading.file}: {missing_or_unreadable(exc)}") from None
-        lines = text.splitlines()
+        lines = text_lines(text)
         if not lines or lines[0].rstrip() != "---":
             yield Skip(reading.file, 1, 1, "no front matter (a '---' line first); file skipped")
             return
@@ -76,15 +83,16 @@ def _first_line(exc: Exception) -> str:
 
 def _entry(reading: Reading, path: Path, front: dict, lines: list[str], end: int) -> Entry | Skip:
     body = [(n, ln) for n, ln in enumerate(lines[end + 1 :], end + 2)]
-    first = next(((n, ln) for n, ln in body if ln.strip()), None)
-    if first is None:
+    segments = _text_segments(body)
+    if not segments:
         return Skip(reading.file, end + 1, 1, "no text after the front matter; file skipped")
-    number, text = first
+    number, last = segments[0].line, segments[-1].line
+    text = " ".join(seg.text for seg in segments)
     kind = front.get("kind")
     if kind not in KINDS:
         kind = _kind_of_type(front.get("type"), reading.type_map)
     status = front.get("status") if front.get("status") in STATUSES else "active"
-    task, run, reason, gone = _body(body, number)
+    task, run, reason, gone = _body(body, last)
     source = front.get("source") if isinstance(front.get("source"), dict) else {}
     task = task if task is not None else _text(source.get("task"))
     run = run if run is not None else _text(source.get("run"))
@@ -92,8 +100,8 @@ def _entry(reading: Reading, path: Path, front: dict, lines: list[str], end: int
     return Entry(
         reading.file,
         number,
-        len(text) - len(text.lstrip()) + 1,
-        text.strip(),
+        segments[0].col,
+        text,
         kind,
         scope,
         task=task,
@@ -105,7 +113,23 @@ def _entry(reading: Reading, path: Path, front: dict, lines: list[str], end: int
         anchors=tuple(_anchors(front.get("anchors"))),
         gone=tuple(gone),
         key=_text(front.get("name")),
+        segments=tuple(segments) if len(segments) > 1 else (),
     )
+
+
+def _text_segments(body: list[tuple[int, str]]) -> list[Segment]:
+    """The fact's text in the body: each line from the first that is not blank up to the
+    first heading or line the export adds (``Status:``, ``Source:``, "Cites files that
+    are gone:"), blank lines left out, as ``Segment`` values (Claude Code's own memory
+    files: a rule, then ``**Why:**`` and ``**How to apply:**`` lines, all one fact)."""
+    out: list[Segment] = []
+    for number, line in body:
+        stripped = line.strip()
+        if line.startswith("#") or _TRAILER.match(stripped):
+            break
+        if stripped:
+            out.append(Segment(number, len(line) - len(line.lstrip()) + 1, stripped))
+    return out
 
 
 def _body(body: list[tuple[int, str]], text_line: int):

@@ -13,7 +13,8 @@ Each observation of an entity is one fact:
 - text: the observation, its white space folded to single blanks (a fact is one line); an
   observation may also be an object with a string ``content`` (as forks of the server
   write it);
-- line and column: where the observation's JSON string starts on the entity's line;
+- line and column: where the observation's text starts on the entity's line (after the
+  JSON string's opening quote), so a finding points at the path it cites;
 - key: the entity's name, as written.
 
 A relation makes each fact of ``from`` related to the first fact of ``to`` (its
@@ -44,19 +45,36 @@ class McpMemory:
     """The ``mcp-memory`` source: one ``memory.jsonl`` (or ``.json``) file."""
 
     name = "mcp-memory"
+    looks_like = "an MCP memory file"
 
     def detect(self, path: Path, head: str) -> bool:
-        """A ``.jsonl`` or ``.json`` file whose first non-blank line is a JSON object with
-        ``type`` ``entity`` or ``relation`` (or starts as one, when it is longer than
-        ``head``)."""
+        """A ``.jsonl`` or ``.json`` file whose first non-blank line (``head`` holds it
+        whole up to 1 MiB, ``detect.head_of``) is a JSON object with ``type`` ``entity``
+        or ``relation`` (or starts as one, when it is longer than that)."""
         if path.suffix.lower() not in (".jsonl", ".json") or path.is_dir():
             return False
-        first = next((line for line in head.splitlines() if line.strip()), "")
+        from brainmigrate.sources.detect import first_line
+
+        first = first_line(head)  # whole, up to detect.LINE_MAX; lines end at \n only
         try:
             data = json.loads(first)
-        except ValueError:
+        except ValueError:  # a first line longer than detection reads: how it starts
             return _TYPED.match(first) is not None and first == head.rstrip("\r\n")
         return isinstance(data, dict) and data.get("type") in _TYPES
+
+    def files(self, folder: Path) -> list[Path]:
+        """A folder's ``*.jsonl`` and ``*.json`` files, sorted (``--from mcp-memory
+        FOLDER``: the server keeps its ``memory.jsonl`` in a folder of its own). Raises
+        ``InputError`` for a folder without one."""
+        found = sorted(
+            p for p in folder.iterdir() if p.suffix.lower() in (".jsonl", ".json") and p.is_file()
+        )
+        if not found:
+            raise InputError(
+                f"{folder}: no *.jsonl or *.json file in this folder; pass the server's"
+                " memory.jsonl (or its folder)"
+            )
+        return found
 
     def entries(self, path: Path, reading: Reading) -> Iterator[Entry | Skip]:
         """The facts of ``path``'s entities and a ``Skip`` for each line or item not read,
@@ -147,6 +165,7 @@ def _entity(file, number: int, text: str, data: dict, scope: str | None):
         observation = given.get("content") if isinstance(given, dict) else given
         said = " ".join(observation.split()) if isinstance(observation, str) else ""
         col, at = _column(text, observation if said else given, at)
+        col += bool(said) and isinstance(given, str)  # the text starts after its quote
         if not said:
             yield Skip(file, number, col, f"entity {name!r}: observation {i + 1} is no text")
             continue

@@ -5,7 +5,9 @@ bullet a fact.
 A topic line the export wrote, ``- k4 pattern (stale: reason): text``, keeps its id (into
 an empty store), kind and status; any other bullet is a fact of kind ``other``. A topic
 file's scope is its ``# heading`` when that is one word (the export writes the scope
-there), else ``area:<file stem>``; ``--scope`` overrides both. In ``MEMORY.md`` a bullet
+there), else ``area:<file stem>``; ``--scope`` overrides both. A topic file with front
+matter whose body is not bullets alone (Claude Code's ``name``/``description``/``type``
+files) is one entry, read as the ``knowledge`` reader reads one. In ``MEMORY.md`` a bullet
 that names a topic file is the index, not a fact; its other bullets are facts scoped
 ``area:memory``.
 """
@@ -22,6 +24,7 @@ from brainmigrate.model import KINDS, STATUSES
 from brainmigrate.read.facts import scope_for
 from brainmigrate.read.files import InputError, missing_or_unreadable
 from brainmigrate.sources import Entry, Reading, register
+from brainmigrate.sources.detect import text_lines
 
 INDEX = "MEMORY.md"
 
@@ -80,10 +83,15 @@ class MemorySource:
         except OSError as exc:
             raise InputError(f"{reading.file}: {missing_or_unreadable(exc)}") from None
         is_index = path.name == INDEX
+        if not is_index and _entry_file(text):
+            from brainmigrate.sources.knowledge import KnowledgeSource
+
+            yield from KnowledgeSource().entries(path, reading)
+            return
         # an index bullet names a topic file beside it; any other bullet is a fact
         topics = {n for n in _topics(text) if "/" not in n and (path.parent / n).is_file()}
         scope = reading.scope or ("area:memory" if is_index else scope_for(path))
-        for number, line in enumerate(text.splitlines(), 1):
+        for number, line in enumerate(text_lines(text), 1):
             if line.startswith("# ") and not is_index and not reading.scope:
                 heading = line[2:].strip()
                 if heading and " " not in heading:
@@ -92,6 +100,20 @@ class MemorySource:
             entry = _entry(reading, number, line, scope, topics if is_index else set())
             if entry is not None:
                 yield entry
+
+
+def _entry_file(text: str) -> bool:
+    """Whether a topic file is one entry (Claude Code's own memory files: front matter
+    ``name``, ``description``, ``type``, then a body that is not bullets alone): it is
+    read as a knowledge entry, its body the fact."""
+    lines = text_lines(text.removeprefix("\ufeff"))
+    if not lines or lines[0].rstrip() != "---":
+        return False
+    end = next((i for i in range(1, len(lines)) if lines[i].rstrip() == "---"), None)
+    if end is None:
+        return False
+    body = [ln for ln in lines[end + 1 :] if ln.strip() and not ln.startswith("#")]
+    return any(_BULLET.fullmatch(ln.lstrip().rstrip()) is None for ln in body)
 
 
 def _entry(reading: Reading, number: int, line: str, scope: str, topics: set) -> Entry | None:
