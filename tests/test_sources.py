@@ -421,3 +421,25 @@ def test_a_memory_index_bullet_citing_another_file_is_a_fact(tmp_path):
         "Deploys go out on Tuesdays",
         "Payments retry twice",
     ]
+
+
+def test_export_lines_missing_a_field_are_warned_about_not_read_as_prose(tmp_path):
+    """jsonl lines that lack their kind are still an export's: detected, each line a BM312
+    warning, the file a BM313; they were read as notes, 0 fact lines, not a word."""
+    facts = tmp_path / "facts.jsonl"
+    facts.write_text('{"id":"k1","text":"x"}\n{"id":"k2","text":"y"}\n', encoding="utf-8")
+    code, report, _ = imported(facts, "--isolated", "--dry-run", "--allow-empty")
+    assert code == 0
+    name = str(facts)
+    assert sorted(warnings(report), key=lambda w: w[1] or 0) == [
+        (
+            name,
+            None,
+            None,
+            "BM313",
+            f"0 fact lines in 2 lines of {name}: the jsonl reader found no fact in it; fix the"
+            " lines it warns about, or pass --from with the reader the file needs",
+        ),
+        (name, 1, 1, "BM312", "no 'kind' field; line skipped"),
+        (name, 2, 1, "BM312", "no 'kind' field; line skipped"),
+    ]

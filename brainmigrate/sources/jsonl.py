@@ -28,14 +28,18 @@ class JsonlSource:
     looks_like = "a jsonl export"
 
     def detect(self, path: Path, head: str) -> bool:
-        """The first line that is not blank is a JSON object with ``NEEDED`` keys."""
+        """The first line that is not blank is a JSON object holding a ``text`` and one more
+        of ``NEEDED`` (an export line missing a field is still one, and its reader warns
+        about it, never a notes file of 0 fact lines), not an MCP memory line (``type``)."""
         for line in head.split("\n"):  # U+2028 in a JSON string ends no line
             if line.strip():
                 try:
                     first = json.loads(line)
                 except ValueError:
                     return False
-                return isinstance(first, dict) and all(k in first for k in NEEDED)
+                if not isinstance(first, dict) or first.get("type") in ("entity", "relation"):
+                    return False
+                return "text" in first and any(k in first for k in NEEDED if k != "text")
         return False
 
     def files(self, folder: Path) -> list[Path]:
