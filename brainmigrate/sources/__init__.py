@@ -194,6 +194,16 @@ def safe_yaml(text: str) -> object:
     return yaml.load(text, Loader=_string_dates_loader())  # noqa: S506 -- a SafeLoader
 
 
+def yaml_problem(exc: Exception, first_line: int = 2) -> str:
+    """What is wrong with front matter ``safe_yaml`` refused, in one line: the problem
+    and where, as a line of the file (the front matter starting at ``first_line``) and a
+    column (``expected ',' or ']' at line 2, column 15``)."""
+    problem = getattr(exc, "problem", None) or type(exc).__name__
+    mark = getattr(exc, "problem_mark", None)
+    where = f" at line {mark.line + first_line}, column {mark.column + 1}" if mark else ""
+    return " ".join(f"{problem}{where}".split())
+
+
 @functools.cache
 def _string_dates_loader():
     import yaml

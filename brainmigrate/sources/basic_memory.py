@@ -35,7 +35,7 @@ from pathlib import Path
 
 from brainmigrate.model import KINDS
 from brainmigrate.read.files import SKIP_DIRS, InputError, missing_or_unreadable, notes_files
-from brainmigrate.sources import Entry, Reading, Skip, register, safe_yaml
+from brainmigrate.sources import Entry, Reading, Skip, register, safe_yaml, yaml_problem
 
 #: Words that name a kind, as a Basic Memory category or an MCP ``entityType`` may spell
 #: it (case ignored); every kind names itself.
@@ -343,7 +343,7 @@ def _front_matter(lines: list[str | None]) -> tuple[dict | str, int]:
     try:
         data = safe_yaml("\n".join(line or "" for line in lines[1:end]))
     except Exception as exc:  # yaml.YAMLError: its message, kept to one line
-        return f"front matter is no YAML ({' '.join(str(exc).split())[:160]})", end + 1
+        return f"front matter is no YAML ({yaml_problem(exc)})", end + 1
     if data is None:
         return {}, end + 1
     if not isinstance(data, dict):

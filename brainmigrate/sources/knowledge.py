@@ -23,7 +23,7 @@ from brainmigrate import inputs
 from brainmigrate.model import KINDS, STATUSES, Anchor, Segment
 from brainmigrate.read.facts import scope_for
 from brainmigrate.read.files import InputError, missing_or_unreadable
-from brainmigrate.sources import Entry, Reading, Skip, register, safe_yaml
+from brainmigrate.sources import Entry, Reading, Skip, register, safe_yaml, yaml_problem
 from brainmigrate.sources.detect import text_lines
 
 #: Knowledge entry types (seed 000), as ``exports.knowledge.TYPES``.
@@ -69,16 +69,12 @@ class KnowledgeSource:
         try:
             front = safe_yaml("\n".join(lines[1:end]))
         except Exception as exc:  # yaml.YAMLError: yaml is imported by safe_yaml alone
-            yield Skip(reading.file, 2, 1, f"front matter is no YAML ({_first_line(exc)})")
+            yield Skip(reading.file, 2, 1, f"front matter is no YAML ({yaml_problem(exc)})")
             return
         if not isinstance(front, dict):
             yield Skip(reading.file, 2, 1, "front matter is no YAML mapping; file skipped")
             return
         yield _entry(reading, path, front, lines, end)
-
-
-def _first_line(exc: Exception) -> str:
-    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
 def _entry(reading: Reading, path: Path, front: dict, lines: list[str], end: int) -> Entry | Skip:
