@@ -231,6 +231,10 @@ def _plan_file(display, path, found, resolver, hints, unsafe, out: FixResult) ->
         out.left.append(Left(display, f.line, f.col, f.subject, reason))
 
     real = os.path.realpath(path)
+    if real.endswith((".jsonl", ".json")):  # a store file: its lines are JSON, not notes
+        for f in found:
+            leave(f, "a JSON store file is not rewritten; fix its line by hand")
+        return
     try:
         before = inputs.read_bounded(real, FIX_MAX, "a notes file --fix rewrites")
     except inputs.TooLarge as exc:

@@ -502,3 +502,24 @@ def test_a_reference_style_link_is_fixed_at_its_definition(tmp_path, monkeypatch
     assert notes.read_text() == (
         "# Rules\n\n- See [the entry][r] for the start.\n\n[r]: src/new.py\n"
     )
+
+
+def test_a_json_store_file_is_left_alone_by_fix_saying_why(tmp_path, monkeypatch):
+    """``check`` reads a jsonl export as import does and finds its gone citation; --fix
+    does not rewrite JSON lines, and says so (it said the file changed since it was
+    read)."""
+    from trees import renamed
+
+    renamed(tmp_path / "repo", "x = 1\n")
+    facts = tmp_path / "repo" / "facts.jsonl"
+    line = '{"id":"k1","scope":"area:a","kind":"decision","text":"the entry is src/old.py"}\n'
+    facts.write_text(line, encoding="utf-8")
+    monkeypatch.chdir(tmp_path / "repo")
+    done = cli("check", "facts.jsonl", "--fix", "--isolated")
+    col = line.index("src/old.py") + 1
+    assert (done.exit_code, done.stderr) == (
+        1,
+        f"facts.jsonl:1:{col}: left src/old.py: a JSON store file is not rewritten; fix its"
+        " line by hand\nFixed 0 citations in 0 files; 1 left\n",
+    )
+    assert facts.read_text(encoding="utf-8") == line
