@@ -231,7 +231,9 @@ def _plan_file(display, path, found, resolver, hints, unsafe, out: FixResult) ->
         out.left.append(Left(display, f.line, f.col, f.subject, reason))
 
     real = os.path.realpath(path)
-    if real.endswith((".jsonl", ".json")):  # a store file: its lines are JSON, not notes
+    from brainmigrate.sources.detect import json_store
+
+    if json_store(real):  # its lines are JSON, not notes: a rewrite could break them
         for f in found:
             leave(f, "a JSON store file is not rewritten; fix its line by hand")
         return

@@ -41,7 +41,10 @@ def store_time(value: str) -> str | None:
     except ValueError:
         return None
     if when.tzinfo is not None:
-        when = when.astimezone(UTC)
+        try:
+            when = when.astimezone(UTC)
+        except OverflowError:  # 0001-01-01 00:00+01:00 is before year 1 in UTC
+            return None
     if not 1 <= when.year <= 9999:
         return None
     return when.strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -422,3 +422,45 @@ def test_a_knowledge_entry_with_crlf_line_ends_is_detected(tmp_path):
     report = dry_run(entry, "--store", tmp_path / "k.db")
     assert files_of(report) == {"rule.md": ("knowledge", 7, 1, 0, 1, 5)}
     assert [f["text"] for f in report["facts"]] == ["Keep it."]
+
+
+# ------------------------------------------------------- brain notation facts stay notes
+
+
+def test_a_memory_index_does_not_take_a_topic_file_of_brain_notation(tmp_path, root):
+    """A ``MEMORY.md`` naming ``decisions.md`` made the memory reader read it, which
+    keeps bullets only: its ``~`` fact citing a gone file was dropped and check passed."""
+    notes = tmp_path / "notes"
+    write(notes / "decisions.md", "~ keep the pool in src/gone.py\n+ the app is src/here.py\n")
+    write(notes / "MEMORY.md", "# Index\n\n- see decisions.md\n")
+    assert check(notes, "--root", root) == (1, [("decisions.md", 1, 20, "BM101")])
+
+
+def test_a_brain_notation_file_in_a_vault_folder_stays_notes(tmp_path, root):
+    """Three Basic Memory notes make the folder a vault; a file of brain notation facts
+    beside them was read as a vault note: its errors became warnings and check passed."""
+    notes = tmp_path / "notes"
+    for name in "abc":
+        write(
+            notes / f"{name}.md",
+            f"---\ntitle: {name}\npermalink: {name}\n---\n\n## Observations\n"
+            "- [fact] the app is src/here.py\n- [tech] uses sqlite\n",
+        )
+    write(notes / "z.md", "~ keep the pool in src/gone.py\n! deploy needs src/gone2.py\n")
+    code, found = check(notes, "--root", root)
+    assert (code, [f for f in found if f[3] == "BM101"]) == (
+        1,
+        [("z.md", 1, 20, "BM101"), ("z.md", 2, 16, "BM101")],
+    )
+
+
+def test_a_jsonl_file_whose_first_line_is_broken_is_still_read_as_jsonl(tmp_path, root):
+    """A broken first line made detection read the file as notes: 0 fact lines, no word,
+    the second line's gone citation unseen."""
+    good = '{"id": "k2", "scope": "area:x", "kind": "decision", "text": "pool in src/gone.py"}'
+    bad = '{"id": "k1", "scope": "area:x", "kind": "decision", "text": "pool in src/g"one.py"}'
+    facts = write(tmp_path / "e.jsonl", f"{bad}\n{good}\n")
+    assert check(facts, "--root", root) == (
+        1,
+        [("e.jsonl", 1, 1, "BM312"), ("e.jsonl", 2, good.index("src/") + 1, "BM101")],
+    )

@@ -523,3 +523,10 @@ def test_a_json_store_file_is_left_alone_by_fix_saying_why(tmp_path, monkeypatch
         " line by hand\nFixed 0 citations in 0 files; 1 left\n",
     )
     assert facts.read_text(encoding="utf-8") == line
+    # by what detection says too: an .ndjson export was rewritten (a " in the new path
+    # would break its JSON)
+    other = tmp_path / "repo" / "facts.ndjson"
+    other.write_text(line, encoding="utf-8")
+    done = cli("check", "facts.ndjson", "--fix", "--isolated")
+    assert done.exit_code == 1 and "a JSON store file is not rewritten" in done.stderr
+    assert other.read_text(encoding="utf-8") == line

@@ -328,3 +328,15 @@ def test_nul_is_replaced_for_every_reader(tmp_path):
     assert rows(store, "SELECT text FROM facts") == [("rows\ufffd keep",)]
     readable(store)
     assert all(b"\x00" not in p.read_bytes() for p in tmp_path.rglob("*.md"))
+
+
+def test_a_time_whose_offset_leaves_the_calendar_skips_the_entry(tmp_path):
+    """``0001-01-01T00:00:00+02:00`` is before year 1 in UTC: a BM312 skip, where it was
+    an internal error (OverflowError) on check and import."""
+    facts = tmp_path / "f.jsonl"
+    odd = line(2, "odd fact", created="0001-01-01T00:00:00+02:00")
+    facts.write_text(line(1, "kept fact") + odd, encoding="utf-8")
+    code, report, _ = imported("--from", "jsonl", facts, "--store", tmp_path / "k.db")
+    assert code == 0
+    why = "created '0001-01-01T00:00:00+02:00' is no ISO date or time (2024-05-01T10:00:00Z)"
+    assert warnings(report) == [(str(facts), 2, text_col(odd), "BM312", f"{why}; skipped")]

@@ -19,6 +19,7 @@ skipped and counted, never a traceback. A file that cannot be read at all raises
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -192,6 +193,16 @@ def safe_yaml(text: str) -> object:
     import yaml
 
     return yaml.load(text, Loader=_string_dates_loader())  # noqa: S506 -- a SafeLoader
+
+
+#: A brain notation fact line (SPEC.md §Notation: a marker other than ``-``, then a blank):
+#: a file holding one is notes, whatever store its other lines look like.
+BRAIN_FACT_LINE = re.compile(r"(?:[+!~=?]|->)[ \t]+\S")
+
+
+def holds_brain_facts(head: str) -> bool:
+    """Whether a line of ``head`` (a file's start) is a brain notation fact line."""
+    return any(BRAIN_FACT_LINE.match(line) for line in head.split("\n"))
 
 
 def yaml_problem(exc: Exception, first_line: int = 2) -> str:

@@ -35,7 +35,15 @@ from pathlib import Path
 
 from brainmigrate.model import KINDS
 from brainmigrate.read.files import SKIP_DIRS, InputError, missing_or_unreadable, notes_files
-from brainmigrate.sources import Entry, Reading, Skip, register, safe_yaml, yaml_problem
+from brainmigrate.sources import (
+    BRAIN_FACT_LINE,
+    Entry,
+    Reading,
+    Skip,
+    register,
+    safe_yaml,
+    yaml_problem,
+)
 
 #: Words that name a kind, as a Basic Memory category or an MCP ``entityType`` may spell
 #: it (case ignored); every kind names itself.
@@ -67,9 +75,7 @@ _RELATION = re.compile(
 )
 _LINK = re.compile(r"\[\[(?P<target>[^\[\]|]+)(?:\|[^\[\]]*)?\]\]")
 _HEADING = re.compile(r"\s{0,3}#{1,6}(\s|$)")
-#: A brain notation fact line (SPEC.md §Notation: a marker other than ``-``, then a blank):
-#: a file holding one is notes, never a vault note.
-_MARKER = re.compile(r"(?:[+!~=?]|->)[ \t]+\S")
+_MARKER = BRAIN_FACT_LINE  # a file holding one is notes (sources.BRAIN_FACT_LINE)
 _BULLET = re.compile(r"\s*[-*+][ \t]+\S")
 _FENCE = re.compile(r"\s{0,3}(```|~~~)")
 _RULE = re.compile(r"\s{0,3}([-*_])(\s*\1){2,}\s*")

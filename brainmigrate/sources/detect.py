@@ -14,7 +14,15 @@ from pathlib import Path
 
 from brainmigrate.fsutil import printable
 from brainmigrate.read.files import DEFAULT_RULES, InputError, notes_files
-from brainmigrate.sources import NOTES_READERS, READERS, SOURCES, Source, load_all, source_files
+from brainmigrate.sources import (
+    NOTES_READERS,
+    READERS,
+    SOURCES,
+    Source,
+    holds_brain_facts,
+    load_all,
+    source_files,
+)
 
 #: How much of a file detection reads at least: 4 KiB, then on to the end of the first
 #: line that is not blank, up to ``LINE_MAX`` (a jsonl export whose first fact is long).
@@ -157,7 +165,8 @@ def plan(
             if not first(path):
                 continue
             if whole is not None and path.suffix.lower() == ".md":
-                which = whole
+                # a folder's reader takes its notes, not a file of brain notation facts
+                which = None if holds_brain_facts(head_of(path)) else whole
             elif source is not None or reader is not None:
                 which = source
             else:
@@ -187,3 +196,13 @@ def looks_like(path: Path, read_by: str | None = None) -> str:
 def _likely(source: Source, path: Path, head: str) -> bool:
     likely = getattr(source, "likely", None)
     return likely is not None and likely(path, head)
+
+
+def json_store(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is a JSON lines store file (a jsonl export, an MCP memory file), by
+    its name or by what detection says of it, as ``check`` read it (``--fix`` leaves such a
+    file alone: a rewrite could break its JSON)."""
+    if os.fspath(path).lower().endswith((".jsonl", ".json", ".ndjson")):
+        return True
+    found = detected(Path(path))
+    return found is not None and found.name in ("jsonl", "mcp-memory")

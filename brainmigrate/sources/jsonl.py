@@ -35,8 +35,8 @@ class JsonlSource:
             if line.strip():
                 try:
                     first = json.loads(line)
-                except ValueError:
-                    return False
+                except ValueError:  # a broken first line of a jsonl file: still its reader's
+                    return path.suffix.lower() in (".jsonl", ".ndjson") and line.lstrip()[:1] == "{"
                 if not isinstance(first, dict) or first.get("type") in ("entity", "relation"):
                     return False
                 return "text" in first and any(k in first for k in NEEDED if k != "text")

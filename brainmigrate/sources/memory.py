@@ -23,7 +23,7 @@ from brainmigrate import inputs
 from brainmigrate.model import KINDS, STATUSES
 from brainmigrate.read.facts import scope_for
 from brainmigrate.read.files import InputError, missing_or_unreadable
-from brainmigrate.sources import Entry, Reading, register
+from brainmigrate.sources import Entry, Reading, holds_brain_facts, register
 from brainmigrate.sources.detect import text_lines
 
 INDEX = "MEMORY.md"
@@ -60,7 +60,11 @@ class MemorySource:
     looks_like = "an auto-memory folder (MEMORY.md and its topic files)"
 
     def detect(self, path: Path, head: str) -> bool:
-        """``MEMORY.md`` naming a topic file beside it, or a topic file such an index names."""
+        """``MEMORY.md`` naming a topic file beside it, or a topic file such an index names;
+        never a file holding a brain notation fact line (notes: its ``~ ! =`` facts would
+        be no bullets of a topic file, and lost)."""
+        if holds_brain_facts(head):
+            return False
         if path.name == INDEX:
             return any((path.parent / n).is_file() for n in _topics(head))
         return path.name in _index_names(path.parent / INDEX)
