@@ -99,7 +99,6 @@ def read_store_file(
     except OSError as exc:
         raise InputError(f"{reading.file}: {missing_or_unreadable(exc)}") from None
     text = raw.decode("utf-8", "replace")
-    lines = text.splitlines()
     _bad_bytes(raw, reading.file, diags)
     fact_lines: Counter = Counter()  # line -> entries on it
     scopes: Counter = Counter()
@@ -119,7 +118,7 @@ def read_store_file(
             diags.append(diagnostic(item.file, item.line, "BM302", cut_to, item.col))
         keep(fact, item)
     st.fact_lines = fact_lines.total()
-    lines = text_lines(text)  # as the readers split them: at \n only
+    lines = text_lines(text)  # as the readers split them: at \n only (not U+2028)
     st.continuations = len(noted.more - fact_lines.keys())
     st.lines = len(lines) + st.fact_lines - len(fact_lines)
     st.blank = sum(1 for n, ln in enumerate(lines, 1) if not ln.strip() and n not in fact_lines)
